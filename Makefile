@@ -1,0 +1,24 @@
+# Two commands on a fresh machine: `make run` (MCP server over HTTP with a local Neo4j) and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: install run test neo4j-stop
+
+$(BIN)/kg-brain: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test,bench]'
+	touch $@
+
+install: $(BIN)/kg-brain
+
+run: install
+	$(BIN)/kg-brain neo4j start
+	$(BIN)/kg-brain serve --http
+
+test: install
+	$(BIN)/pytest -q
+
+neo4j-stop:
+	$(BIN)/kg-brain neo4j stop

@@ -1,0 +1,9 @@
+// Create a batch of notes; the embedding is stored as a float32 vector property.
+// params: rows: list of maps with every Note property (embedding: 384 floats).
+// returns: zk_id of each created note.
+UNWIND $rows AS row
+CREATE (n:Note)
+SET n = row {.*, embedding: null}
+WITH n, row
+CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
+RETURN n.zk_id AS zk_id

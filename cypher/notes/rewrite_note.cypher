@@ -1,0 +1,17 @@
+// Replace a note's text fields and embedding after keeping its previous version as a Revision.
+// params: zk_id; fields: map of title, content, context, keywords, tags (and optionally
+//         memory_type, failure_signature); vector: 384 floats; now: datetime; cause: why.
+// returns: zk_id, version (the revision number kept).
+MATCH (n:Note {zk_id: $zk_id})
+CALL (n) {
+  OPTIONAL MATCH (old:Revision)-[:REVISION_OF]->(n)
+  RETURN coalesce(max(old.version), 0) + 1 AS version
+}
+CREATE (r:Revision {zk_id: n.zk_id, version: version, title: n.title, content: n.content,
+                    context: n.context, keywords: n.keywords, tags: n.tags,
+                    memory_type: n.memory_type, created: $now, cause: $cause})
+CREATE (r)-[:REVISION_OF]->(n)
+SET n += $fields, n.updated = $now
+WITH n, version
+CALL db.create.setNodeVectorProperty(n, 'embedding', $vector)
+RETURN n.zk_id AS zk_id, version

@@ -1,0 +1,3 @@
+// Durable work queue (evolution, mirror): jobs are found by state and uniquely keyed.
+// params: none. returns: nothing. Idempotent.
+CREATE CONSTRAINT job_key IF NOT EXISTS FOR (j:Job) REQUIRE j.key IS UNIQUE

@@ -1,0 +1,3 @@
+// Scheduler leases: one lock node per job name.
+// params: none. returns: nothing. Idempotent.
+CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE

@@ -1,0 +1,1 @@
+"""kg-brain: knowledge-graph-first long-term memory for coding agents."""

@@ -1,0 +1,108 @@
+"""`kg-brain` command line: the local Neo4j, the MCP server, the scheduler, data tools, benches."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+
+from kg_brain.errors import BrainError
+from kg_brain.settings import Settings, load_settings
+
+log = logging.getLogger("kg_brain")
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def _out(text: str) -> None:
+    """CLI output (not the MCP server): human-readable lines on stdout."""
+    sys.stdout.write(text + "\n")
+
+
+def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    import time
+
+    from kg_brain.app import resolve_connection
+    from kg_brain.db import Database
+    from kg_brain.localdb import local_server
+
+    server = local_server(settings)
+    if args.action == "start":
+        began = time.monotonic()
+        conn = resolve_connection(settings)
+        db = Database(conn, settings.neo4j_timeout_s)
+        try:
+            db.bootstrap_schema()
+            version = db.server_version()
+        finally:
+            db.close()
+        _out(f"Neo4j {version} ready at {conn.uri} in {time.monotonic() - began:.1f}s")
+        if not settings.neo4j_uri:
+            _out(f"Browser: http://127.0.0.1:{settings.neo4j_http_port}/browser/ (user neo4j)")
+        return 0
+    if args.action == "stop":
+        _out("stopped" if server.stop() else "not running")
+        return 0
+    return _status(settings)
+
+
+def _status(settings: Settings) -> int:
+    from kg_brain.app import resolve_connection
+    from kg_brain.db import Database
+
+    conn = resolve_connection(settings, start=False)
+    db = Database(conn, settings.neo4j_timeout_s)
+    try:
+        indexes = db.read("admin/list_indexes")
+        counts = db.read("admin/note_counts")
+        version = db.server_version()
+    except BrainError as exc:
+        _out(f"{conn.uri}: not reachable ({exc})")
+        return 1
+    finally:
+        db.close()
+    status = {
+        "uri": conn.uri, "version": version,
+        "vector_index": next((f"{i['name']} ({i['state']})" for i in indexes
+                              if i["type"] == "VECTOR"), None),
+        "notes": sum(int(c["notes"]) for c in counts),
+        "notes_by_memory_type": _sum_by(counts, "memory_type"),
+    }
+    _out(json.dumps(status, indent=2))
+    return 0
+
+
+def _sum_by(rows: list[dict[str, object]], key: str) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for row in rows:
+        totals[str(row[key])] = totals.get(str(row[key]), 0) + int(str(row["notes"]))
+    return totals
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kg-brain", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (stderr)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    neo = sub.add_parser("neo4j", help="start, stop or inspect the local Neo4j server")
+    neo.add_argument("action", choices=["start", "stop", "status"])
+    neo.set_defaults(handler=cmd_neo4j)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = load_settings()
+        handler: Handler = args.handler
+        return handler(args, settings)
+    except BrainError as exc:
+        sys.stderr.write(f"kg-brain: {exc}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

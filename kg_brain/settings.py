@@ -1,0 +1,113 @@
+"""All configuration, read once from the environment and an optional `.env`.
+
+This is the only module that reads the environment. Names follow the seed's `.env` where the
+seed has one (STALE_DAYS_THRESHOLD, FAST_MODEL_ID, ...). Invalid values fail at start with a
+message naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from kg_brain.errors import SetupError
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kg-brain"
+
+
+class Settings(BaseSettings):
+    """Every tunable value; field names are the environment variable names (case-insensitive)."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    # --- Neo4j -------------------------------------------------------------------------------
+    neo4j_uri: str | None = Field(None, description="Bolt/neo4j URI; unset = local server")
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = Field(None, repr=False)
+    neo4j_database: str = "neo4j"
+    neo4j_timeout_s: float = Field(10.0, gt=0, description="connect/acquire/query timeout")
+    neo4j_version: str = Field("[5.26.0,5.27.0)", description="Maven version range, local server")
+    neo4j_bolt_port: int = Field(7687, ge=0, le=65535)
+    neo4j_http_port: int = Field(7474, ge=0, le=65535)
+    neo4j_heap: str = "1g"
+    neo4j_pagecache: str = "512m"
+    kg_brain_data_dir: Path = Field(default_factory=_default_data_dir)
+
+    # --- Embeddings ----------------------------------------------------------------------------
+    embedding_model: str | None = Field(None, description="path or model id; unset = packaged")
+    embedding_batch_size: int = Field(64, ge=1)
+
+    # --- LLM routing -----------------------------------------------------------------------------
+    llm_provider: Literal["heuristic", "huggingface", "openai"] = "heuristic"
+    huggingface_api_key: str | None = Field(
+        None, repr=False, validation_alias=AliasChoices("HUGGINGFACE_API_KEY", "HF_TOKEN")
+    )
+    fast_model_id: str = "Qwen/Qwen3-4B-Instruct-2507"
+    fast_model_provider: str = "featherless-ai"
+    hard_model_id: str = "Qwen/Qwen3-30B-A3B-Instruct-2507"
+    hard_model_provider: str = "featherless-ai"
+    openai_base_url: str | None = None
+    openai_api_key: str | None = Field(None, repr=False)
+    llm_timeout_s: float = Field(30.0, gt=0)
+    llm_max_retries: int = Field(2, ge=0, le=10)
+
+    # --- Memory pipeline -------------------------------------------------------------------------
+    kg_brain_project: str | None = None
+    dedup_threshold: float = Field(0.92, gt=0, le=1)
+    max_content_chars: int = Field(32_000, ge=100)
+    link_top_k: int = Field(5, ge=0, le=50)
+    link_min_similarity: float = Field(0.45, ge=0, le=1)
+    evolution_min_similarity: float = Field(0.6, ge=0, le=1)
+    secrets_mode: Literal["redact", "reject"] = "redact"
+    session_context_tokens: int = Field(2_000, ge=200)
+
+    # --- Forgetting ------------------------------------------------------------------------------
+    stale_days_threshold: int = Field(45, ge=1)
+    stale_access_threshold: int = Field(2, ge=0)
+    decay_archive_threshold: float = Field(0.3, ge=0, le=1)
+
+    # --- Scheduler -------------------------------------------------------------------------------
+    archive_cron: str = "0 3 * * 0"
+    consolidation_cron: str = "30 3 * * 0"
+    evolution_interval_s: float = Field(5.0, gt=0)
+    scheduler_in_server: bool = True
+    auto_consolidate: bool = False
+
+    # --- MCP transport ---------------------------------------------------------------------------
+    kg_brain_http_host: str = "127.0.0.1"
+    kg_brain_http_port: int = Field(8765, ge=1, le=65535)
+    kg_brain_http_token: str | None = Field(None, repr=False)
+
+    # --- Obsidian mirror -------------------------------------------------------------------------
+    obsidian_api_key: str | None = Field(None, repr=False)
+    obsidian_host: str = "http://localhost:27123"
+    obsidian_vault_subfolder: str = "brain"
+    obsidian_vault_path: Path | None = None
+
+    @field_validator("neo4j_uri")
+    @classmethod
+    def _uri_scheme(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        schemes = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+        if not value.startswith(schemes):
+            raise ValueError(f"must start with one of {', '.join(schemes)}")
+        return value
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the settings once; turn validation errors into one readable SetupError."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in exc.errors()
+        )
+        raise SetupError(f"invalid configuration: {problems}") from None

@@ -1,0 +1,56 @@
+"""Input checks shared by every domain operation: refuse bad input before anything is written."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from typing import TypeVar
+
+from kg_brain.errors import InvalidInput
+from kg_brain.store.model import MemoryType, NoteKind
+
+PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+E = TypeVar("E", bound=StrEnum)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def project(value: str) -> str:
+    if not isinstance(value, str) or not PROJECT.match(value.strip()):
+        raise InvalidInput(
+            f"invalid project {value!r}: use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return value.strip()
+
+
+def content(value: str, limit: int, what: str = "content") -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be text")
+    cleaned = _CONTROL.sub("", value).strip()
+    if not cleaned:
+        raise InvalidInput(f"{what} is empty")
+    if len(cleaned) > limit:
+        raise InvalidInput(f"{what} is {len(cleaned)} characters; the limit is {limit}")
+    return cleaned
+
+
+def choice(enum: type[E], value: str, what: str) -> E:
+    try:
+        return enum(value)
+    except ValueError:
+        allowed = ", ".join(m.value for m in enum)
+        raise InvalidInput(f"unknown {what} {value!r}; allowed: {allowed}") from None
+
+
+def note_kind(value: str) -> NoteKind:
+    return choice(NoteKind, value, "note_kind")
+
+
+def memory_type(value: str) -> MemoryType:
+    return choice(MemoryType, value, "memory_type")
+
+
+def bounded(value: int, low: int, high: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{what} must be an integer from {low} to {high}")
+    return value

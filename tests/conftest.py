@@ -1,0 +1,76 @@
+"""Shared fixtures: a real Neo4j for the whole run, the real embedder, a project per test.
+
+The server comes from NEO4J_TEST_URI when set, else a Docker engine (testcontainers), else a
+local Community server provisioned from Maven Central on free ports in a temporary home. A run
+that cannot get a Neo4j fails: it never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from kg_brain.db import Connection, Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.localdb import LocalNeo4j, docker_engine_available, free_port
+
+
+@dataclass(frozen=True)
+class TestServer:
+    conn: Connection
+    http_url: str
+
+
+def _from_env() -> TestServer:
+    uri = os.environ["NEO4J_TEST_URI"]
+    host = uri.split("://", 1)[1].split(":", 1)[0].split("/", 1)[0]
+    http = os.environ.get("NEO4J_TEST_HTTP_URL", f"http://{host}:7474")
+    conn = Connection(uri, os.environ.get("NEO4J_TEST_USER", "neo4j"),
+                      os.environ.get("NEO4J_TEST_PASSWORD"), "neo4j")
+    return TestServer(conn, http)
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestServer]:
+    if os.environ.get("NEO4J_TEST_URI"):
+        yield _from_env()
+        return
+    if docker_engine_available():
+        from testcontainers.neo4j import Neo4jContainer
+
+        with Neo4jContainer("neo4j:5.26-community", password="kg-brain-test") as container:
+            http = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(7474)}"
+            conn = Connection(container.get_connection_url(), "neo4j", "kg-brain-test", "neo4j")
+            yield TestServer(conn, http)
+        return
+    server = LocalNeo4j(home=tmp_path_factory.mktemp("neo4j-home"), bolt_port=free_port(),
+                        http_port=free_port(), heap="1g", pagecache="256m")
+    conn = server.start(timeout_s=180)
+    try:
+        yield TestServer(conn, f"http://127.0.0.1:{server.http_port}")
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def db(neo4j_server: TestServer) -> Iterator[Database]:
+    database = Database(neo4j_server.conn)
+    database.verify()
+    database.bootstrap_schema()
+    yield database
+    database.close()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture
+def project() -> str:
+    """Each test works in its own project namespace; nothing is ever wiped."""
+    return f"test-{uuid.uuid4().hex[:12]}"
