@@ -9,10 +9,18 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from kg_brain.db import Connection, Database
 from kg_brain.embed import Embedder, SentenceTransformerEmbedder
 from kg_brain.localdb import docker_engine_available, local_server
 from kg_brain.settings import Settings
+
+if TYPE_CHECKING:
+    from kg_brain.lifecycle import Lifecycle
+    from kg_brain.llm.types import Enricher
+    from kg_brain.memory import Memory
+    from kg_brain.search import Search
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
@@ -51,6 +59,7 @@ class Brain:
         self.clock = clock
         self._db = db
         self._embedder = embedder
+        self._enricher: Enricher | None = None
         self._lock = threading.Lock()
 
     @property
@@ -74,6 +83,32 @@ class Brain:
             self._embedder = SentenceTransformerEmbedder(self.settings.embedding_model,
                                                          self.settings.embedding_batch_size)
         return self._embedder
+
+    @property
+    def enricher(self) -> Enricher:
+        if self._enricher is None:
+            from kg_brain.llm import build_enricher
+
+            self._enricher = build_enricher(self.settings, self.embedder)
+        return self._enricher
+
+    @property
+    def memory(self) -> Memory:
+        from kg_brain.memory import Memory
+
+        return Memory(self.settings, self.db, self.embedder, self.enricher, self.clock)
+
+    @property
+    def search(self) -> Search:
+        from kg_brain.search import Search
+
+        return Search(self.settings, self.db, self.embedder, self.clock)
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        from kg_brain.lifecycle import Lifecycle
+
+        return Lifecycle(self.settings, self.db, self.embedder, self.enricher, self.clock)
 
     def close(self) -> None:
         if self._db is not None:

@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 from datetime import timedelta
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -155,6 +156,42 @@ class Memory:
 
         self.db.write_tx(work)
         return evolve
+
+    def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
+                 progress: Callable[[int], None] | None = None) -> list[str]:
+        """Bulk import: validated, enriched where fields are missing, embedded in batches and
+        written with one UNWIND statement per batch. No linking or evolution (like fleeting
+        capture); the notes are linked later by distillation or consolidation."""
+        ids: list[str] = []
+        for start in range(0, len(records), batch_size):
+            batch = [self._import_row(r) for r in records[start:start + batch_size]]
+            vectors = self.embedder.encode_many(
+                [embed_text(r["title"], r["content"], r["context"]) for r in batch])
+            for row, vector in zip(batch, vectors, strict=True):
+                row["embedding"] = vector
+            ids += self.db.write_tx(lambda tx, rows=batch: create_notes(tx, rows))
+            if progress:
+                progress(len(batch))
+        return ids
+
+    def _import_row(self, record: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(record, dict) or "content" not in record:
+            raise InvalidInput("each imported record needs a 'content' field")
+        project = validate.project(str(record.get("project") or "general"))
+        kind = validate.note_kind(str(record.get("note_kind") or "general"))
+        mtype = validate.memory_type(str(record.get("memory_type") or "permanent"))
+        text, _ = self.clean_content(str(record["content"]))
+        if record.get("title"):
+            e = Enrichment(title=str(record["title"]), context=str(record.get("context") or ""),
+                           keywords=list(record.get("keywords") or []),
+                           tags=list(record.get("tags") or []))
+        else:
+            e = self.enricher.enrich(text, kind.value, project)
+        now = self.clock()
+        row = self._note_row(new_zk_id(), text, project, mtype, kind,
+                             bool(record.get("pinned")), e, [], now)
+        del row["embedding"]
+        return row
 
     def link(self, tx: Tx, src: str, dst: str, link_type: LinkType, reason: str,
              weight: float) -> None:

@@ -20,22 +20,22 @@ from kg_brain.localdb import LocalNeo4j, docker_engine_available, free_port
 
 
 @dataclass(frozen=True)
-class TestServer:
+class ServerUnderTest:
     conn: Connection
     http_url: str
 
 
-def _from_env() -> TestServer:
+def _from_env() -> ServerUnderTest:
     uri = os.environ["NEO4J_TEST_URI"]
     host = uri.split("://", 1)[1].split(":", 1)[0].split("/", 1)[0]
     http = os.environ.get("NEO4J_TEST_HTTP_URL", f"http://{host}:7474")
     conn = Connection(uri, os.environ.get("NEO4J_TEST_USER", "neo4j"),
                       os.environ.get("NEO4J_TEST_PASSWORD"), "neo4j")
-    return TestServer(conn, http)
+    return ServerUnderTest(conn, http)
 
 
 @pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestServer]:
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
     if os.environ.get("NEO4J_TEST_URI"):
         yield _from_env()
         return
@@ -45,19 +45,19 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestServe
         with Neo4jContainer("neo4j:5.26-community", password="kg-brain-test") as container:
             http = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(7474)}"
             conn = Connection(container.get_connection_url(), "neo4j", "kg-brain-test", "neo4j")
-            yield TestServer(conn, http)
+            yield ServerUnderTest(conn, http)
         return
     server = LocalNeo4j(home=tmp_path_factory.mktemp("neo4j-home"), bolt_port=free_port(),
                         http_port=free_port(), heap="1g", pagecache="256m")
     conn = server.start(timeout_s=180)
     try:
-        yield TestServer(conn, f"http://127.0.0.1:{server.http_port}")
+        yield ServerUnderTest(conn, f"http://127.0.0.1:{server.http_port}")
     finally:
         server.stop()
 
 
 @pytest.fixture(scope="session")
-def db(neo4j_server: TestServer) -> Iterator[Database]:
+def db(neo4j_server: ServerUnderTest) -> Iterator[Database]:
     database = Database(neo4j_server.conn)
     database.verify()
     database.bootstrap_schema()
@@ -74,3 +74,13 @@ def embedder() -> SentenceTransformerEmbedder:
 def project() -> str:
     """Each test works in its own project namespace; nothing is ever wiped."""
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A skipped test is a test that did not run: the suite fails instead of going quietly green."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if skipped and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if reporter:
+            reporter.write_line(f"{skipped} test(s) skipped: every test must run", red=True)

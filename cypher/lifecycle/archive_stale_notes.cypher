@@ -1,0 +1,37 @@
+// Archive every note archival takes now, in batches of committed transactions (run in
+// auto-commit). Same selection and formula as lifecycle/decay_scores with due_only = true; a
+// note touched since it was selected (new access, pinned, already archived) is skipped.
+// params: project (null = every project); now: datetime; stale_days; max_access; threshold;
+//         half_life_days; saturation; w_recency; w_importance; batch: rows per transaction.
+// returns: zk_id, title, project, note_kind, access_count, inbound, days_idle, decay_score,
+//          reason of each note archived.
+MATCH (n:Note {memory_type: 'permanent'})
+WHERE $project IS NULL OR n.project = $project
+WITH n, coalesce(n.access_count, 0) AS access, coalesce(n.last_accessed, n.created) AS anchor
+WHERE NOT coalesce(n.pinned, false) AND access < $max_access
+WITH n, access, anchor,
+     CASE WHEN anchor >= $now THEN 0.0
+          ELSE duration.inSeconds(anchor, $now).seconds / 86400.0 END AS days_idle
+WHERE days_idle > $stale_days
+WITH n, access, anchor, days_idle,
+     COUNT { (n)<-[r]-(m:Note) WHERE m.memory_type <> 'archived' AND type(r) <> 'SUPERSEDES' }
+       AS inbound,
+     CASE WHEN access >= $saturation THEN 1.0
+          ELSE log(1.0 + access) / log(1.0 + $saturation) END AS importance
+WITH n, access, anchor, days_idle, inbound,
+     $w_recency * exp(-log(2.0) * days_idle / (1 + inbound) / $half_life_days)
+       + $w_importance * importance AS score
+WHERE score < $threshold
+WITH n, access, anchor, days_idle, inbound, score,
+     'stale: idle ' + toString(toInteger(days_idle)) + ' days, ' + toString(access)
+       + ' accesses, ' + toString(inbound) + ' inbound links, decay '
+       + toString(round(score, 3)) AS reason
+CALL (n, access, anchor, reason) {
+  WITH n WHERE n.memory_type = 'permanent' AND NOT coalesce(n.pinned, false)
+          AND coalesce(n.access_count, 0) = access
+          AND coalesce(n.last_accessed, n.created) = anchor
+  SET n.memory_type = 'archived', n.archived_at = $now, n.archive_reason = reason
+  RETURN n.zk_id AS archived_id
+} IN TRANSACTIONS OF $batch ROWS
+RETURN archived_id AS zk_id, n.title AS title, n.project AS project, n.note_kind AS note_kind,
+       access AS access_count, inbound, days_idle, score AS decay_score, reason

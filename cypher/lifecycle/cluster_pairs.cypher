@@ -1,0 +1,25 @@
+// Candidate merge pairs in one project: near-duplicates by vector similarity, or notes joined by
+// a strong link of a merge-compatible type. Only live, unpinned, non-contextual permanent notes
+// of the same kind pair up, and never two notes that contradict each other.
+// params: project; min_similarity; fetch: vector-index neighbours scanned per note;
+//         merge_types: link types that mean "same knowledge"; excluded_kinds: note kinds never
+//         merged. returns: a, b (zk_ids, a < b), a_title, b_title, similarity, link_type (null for
+//         vector pairs).
+MATCH (n:Note {project: $project, memory_type: 'permanent'})
+WHERE NOT coalesce(n.pinned, false) AND NOT n.note_kind IN $excluded_kinds
+CALL (n) {
+  CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, n.embedding)
+  YIELD node AS m, score
+  WHERE m.project = n.project AND m.memory_type = 'permanent' AND n.zk_id < m.zk_id
+    AND score >= $min_similarity
+  RETURN m, score AS similarity, null AS link_type
+  UNION
+  MATCH (n)-[r]-(m:Note {project: n.project, memory_type: 'permanent'})
+  WHERE type(r) IN $merge_types AND r.weight >= $min_similarity AND n.zk_id < m.zk_id
+  RETURN m, r.weight AS similarity, type(r) AS link_type
+}
+WITH n, m, similarity, link_type
+WHERE NOT coalesce(m.pinned, false) AND m.note_kind = n.note_kind
+  AND NOT EXISTS { (n)-[:CONTRADICTS]-(m) }
+RETURN n.zk_id AS a, m.zk_id AS b, n.title AS a_title, m.title AS b_title, similarity, link_type
+ORDER BY a, b

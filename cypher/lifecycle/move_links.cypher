@@ -1,0 +1,26 @@
+// Move the typed links between a cluster's members and other notes onto the merged note, same
+// type, reason, weight and created (dynamic type from the stored relationship, not from text).
+// Links inside the cluster stay with the archived originals.
+// params: merged: zk_id of the new note; originals: member zk_ids. returns: moved (count).
+MATCH (m:Note {zk_id: $merged})
+UNWIND $originals AS oid
+MATCH (o:Note {zk_id: oid})
+CALL (m, o) {
+  MATCH (o)-[r]->(x:Note)
+  WHERE NOT x.zk_id IN $originals AND x <> m
+  MERGE (m)-[nr:$(type(r))]->(x)
+  ON CREATE SET nr.created = r.created, nr.reason = r.reason, nr.weight = r.weight
+  ON MATCH SET nr.weight = CASE WHEN r.weight > nr.weight THEN r.weight ELSE nr.weight END
+  DELETE r
+  RETURN count(*) AS outgoing
+}
+CALL (m, o) {
+  MATCH (o)<-[r]-(x:Note)
+  WHERE NOT x.zk_id IN $originals AND x <> m
+  MERGE (x)-[nr:$(type(r))]->(m)
+  ON CREATE SET nr.created = r.created, nr.reason = r.reason, nr.weight = r.weight
+  ON MATCH SET nr.weight = CASE WHEN r.weight > nr.weight THEN r.weight ELSE nr.weight END
+  DELETE r
+  RETURN count(*) AS incoming
+}
+RETURN sum(outgoing + incoming) AS moved

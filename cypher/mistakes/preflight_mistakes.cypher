@@ -1,0 +1,37 @@
+// Past mistakes of a project most like a task or failure: exact failure-signature matches first,
+// then by vector similarity of the mistake or of a fix for it; each with its fixes. Stamps access
+// on every mistake and fix returned (decay tracking), so this runs as a write.
+// params: project; signature: normalised failure signature ('' = none); vector: 384 floats;
+//         fetch: vector index candidates; k: results; exclude: zk_ids to leave out; now: datetime.
+// returns: mistake (map), signature_match (bool), similarity (float), fixes (list of maps),
+//          best first.
+CALL {
+  MATCH (m:Note {project: $project, failure_signature: $signature})
+  WHERE $signature <> '' AND m.note_kind = 'mistake' AND m.memory_type <> 'archived'
+  RETURN m, vector.similarity.cosine(m.embedding, $vector) AS similarity, 1 AS sig
+  UNION ALL
+  CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
+  YIELD node, score
+  WHERE node.project = $project AND node.note_kind IN ['mistake', 'fix']
+    AND node.memory_type <> 'archived'
+  OPTIONAL MATCH (node)-[:FIXES]->(fixed:Note {note_kind: 'mistake'})
+  WITH CASE node.note_kind WHEN 'mistake' THEN node ELSE fixed END AS m, score
+  WHERE m IS NOT NULL AND m.memory_type <> 'archived'
+  RETURN m, score AS similarity, 0 AS sig
+}
+WITH m, max(similarity) AS similarity, max(sig) AS sig
+WHERE NOT m.zk_id IN $exclude
+ORDER BY sig DESC, similarity DESC
+LIMIT $k
+SET m.access_count = coalesce(m.access_count, 0) + 1, m.last_accessed = $now
+WITH m, similarity, sig
+CALL (m) {
+  OPTIONAL MATCH (f:Note)-[:FIXES]->(m)
+  WHERE f.memory_type <> 'archived'
+  SET f.access_count = coalesce(f.access_count, 0) + 1, f.last_accessed = $now
+  WITH f ORDER BY f.created DESC
+  RETURN collect(f {.zk_id, .title, .content, .created}) AS fixes
+}
+RETURN m {.zk_id, .title, .content, .failure_signature, .memory_type, .created} AS mistake,
+       sig = 1 AS signature_match, similarity, fixes
+ORDER BY sig DESC, similarity DESC

@@ -1,0 +1,54 @@
+// Hybrid search in one statement: vector index + full-text (BM25) index, fused by weighted
+// reciprocal rank, filtered to one project's live notes; stamps access on every returned note.
+// The 5.26 vector index cannot filter, so it over-fetches ($fetch) and falls back to an exact
+// scan of the project when the index candidates do not fill the pool (small or rare projects).
+// params: vector: 384 floats; text: Lucene query built from word tokens ('' = no lexical part);
+//         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
+//         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
+//         length; rrf_k, w_vec, w_lex: fusion constants; k: results; now: datetime.
+// returns: zk_id, title, score, preview, note_kind, project, channels, links; best first.
+CALL () {
+  CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
+  YIELD node, score
+  WHERE node.project = $project AND node.memory_type = 'permanent'
+    AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
+  RETURN collect(node)[..$pool] AS indexed
+}
+CALL (indexed) {
+  WITH indexed WHERE size(indexed) >= $pool
+  RETURN indexed AS vec
+  UNION
+  WITH indexed WHERE size(indexed) < $pool
+  MATCH (n:Note {project: $project})
+  WHERE n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+    AND ($kinds IS NULL OR n.note_kind IN $kinds) AND n.embedding IS NOT NULL
+  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
+  ORDER BY s DESC LIMIT $pool
+  RETURN collect(n) AS vec
+}
+CALL () {
+  WITH 1 AS one WHERE $text <> ''
+  CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})
+  YIELD node, score
+  WHERE node.project = $project AND node.memory_type = 'permanent'
+    AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
+  RETURN collect(node)[..$pool] AS lex
+}
+UNWIND [i IN range(0, size(vec) - 1) | {n: vec[i], s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
+       [i IN range(0, size(lex) - 1) | {n: lex[i], s: $w_lex / ($rrf_k + i + 1), ch: 'lexical'}]
+       AS part
+WITH part.n AS n, sum(part.s) AS score, collect(part.ch) AS channels
+ORDER BY score DESC, n.zk_id
+LIMIT $k
+SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
+RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score,
+       left(n.content, 200) AS preview, n.note_kind AS note_kind, n.project AS project, channels,
+       COLLECT {
+         MATCH (n)-[r]-(m:Note)
+         RETURN {zk_id: m.zk_id, type: type(r),
+                 direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END,
+                 reason: coalesce(r.reason, ''), weight: coalesce(r.weight, 0.0),
+                 title: coalesce(m.title, '')}
+         LIMIT 10
+       } AS links
+ORDER BY score DESC, zk_id

@@ -1,0 +1,18 @@
+// Restore a batch of notes from a backup: the note with that zk_id is replaced property by
+// property (idempotent), temporal values parsed back to their exact type, the embedding stored
+// as a float32 vector property.
+// params: rows: list of {zk_id, props: map of plain values, temporal: list of {key, type, value},
+//         embedding: list of floats or null}. returns: zk_id of each restored note.
+UNWIND $rows AS row
+MERGE (n:Note {zk_id: row.zk_id})
+SET n = row.props
+FOREACH (t IN row.temporal | SET n[t.key] = CASE t.type
+  WHEN 'ZONED DATETIME' THEN datetime(t.value) WHEN 'LOCAL DATETIME' THEN localdatetime(t.value)
+  WHEN 'DATE' THEN date(t.value) WHEN 'ZONED TIME' THEN time(t.value)
+  WHEN 'LOCAL TIME' THEN localtime(t.value) WHEN 'DURATION' THEN duration(t.value) END)
+WITH n, row
+CALL (n, row) {
+  WITH n, row WHERE row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
+}
+RETURN n.zk_id AS zk_id

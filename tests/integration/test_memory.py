@@ -1,0 +1,149 @@
+"""The write side against the real Neo4j and the real embedder (heuristic enricher)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.errors import InvalidInput, NotFound
+from kg_brain.llm import build_enricher
+from kg_brain.memory import Memory
+from kg_brain.settings import Settings, load_settings
+from kg_brain.app import utc_now
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    return load_settings()
+
+
+@pytest.fixture
+def memory(db: Database, embedder: SentenceTransformerEmbedder, settings: Settings) -> Memory:
+    return Memory(settings, db, embedder, build_enricher(settings, embedder), utc_now)
+
+
+def _count(db: Database, project: str) -> int:
+    return sum(int(r["notes"]) for r in db.read("admin/note_counts") if r["project"] == project)
+
+
+RELATED = [
+    "Neo4j vector indexes in 5.26 cannot filter by property, so queries over-fetch candidates "
+    "and filter by project afterwards.",
+    "Over-fetching from the Neo4j vector index needs a larger k when many projects share one "
+    "database, otherwise a small project's notes fall out of the candidate list.",
+    "We decided to size the vector index over-fetch as twenty times k with a floor of one "
+    "hundred candidates, because small projects lost results with plain k.",
+]
+
+
+def test_related_notes_are_enriched_linked_and_evolved(memory: Memory, project: str) -> None:
+    added = [memory.add(text, project) for text in RELATED]
+    for result in added:
+        note = result.note
+        assert note.title and note.context and len(note.keywords) >= 3 and note.tags
+        assert note.memory_type == "permanent"
+    last = memory.get([added[-1].note.zk_id])[0]
+    assert {link.zk_id for link in last.links} & {a.note.zk_id for a in added[:2]}
+    assert all(link.type and link.weight > 0 for link in last.links)
+    before = {a.note.zk_id: a.note.context for a in added}
+    while memory.process_evolution():
+        pass
+    after = {n.zk_id: n.context for n in memory.get(list(before))}
+    changed = [z for z in before if after[z] != before[z]]
+    assert changed, "evolution refined no older note's context"
+    original = memory.revisions(changed[0])[-1]  # newest first: the last is the first kept
+    assert original.context == before[changed[0]]
+    assert original.cause.startswith("evolution from")
+    restored = memory.restore_revision(changed[0], original.version)
+    assert restored.context == before[changed[0]]
+
+
+def test_evolution_job_applies_once_even_when_processed_twice(memory: Memory, project: str) -> None:
+    memory.add(RELATED[0], project)
+    second = memory.add(RELATED[1], project)
+    assert second.evolution_queued
+    assert memory.process_evolution() >= 1
+    key_done_again = memory.process_evolution()
+    assert key_done_again == 0
+    target = [link.zk_id for link in second.note.links][0]
+    assert len(memory.revisions(target)) == 1
+
+
+def test_near_duplicate_returns_the_existing_note(memory: Memory, project: str) -> None:
+    first = memory.add("Run pytest with -x to stop at the first failing test.", project)
+    again = memory.add("Run pytest with -x to stop at the first failing test!", project)
+    assert again.deduplicated and again.matched_zk_id == first.note.zk_id
+    assert again.note.access_count == 1
+    assert _count(memory.db, project) == 1
+
+
+def test_fleeting_notes_are_not_linked_or_evolved(memory: Memory, project: str) -> None:
+    memory.add(RELATED[0], project)
+    fleeting = memory.add(RELATED[1], project, memory_type="fleeting")
+    assert fleeting.note.memory_type == "fleeting"
+    assert fleeting.note.links == [] and not fleeting.evolution_queued
+
+
+def test_distill_promotes_and_links_a_fleeting_note(memory: Memory, project: str) -> None:
+    memory.add(RELATED[0], project)
+    fleeting = memory.add(RELATED[1], project, memory_type="fleeting")
+    promoted = memory.distill(fleeting.note.zk_id)
+    assert promoted.note.memory_type == "permanent"
+    assert promoted.note.links
+    with pytest.raises(InvalidInput, match="not fleeting"):
+        memory.distill(fleeting.note.zk_id)
+
+
+def test_update_keeps_links_and_history(memory: Memory, project: str) -> None:
+    memory.add(RELATED[0], project)
+    second = memory.add(RELATED[1], project)
+    updated = memory.update(second.note.zk_id, RELATED[1] + " Measured on 5.26.30.")
+    assert "5.26.30" in updated.note.content
+    assert {lk.zk_id for lk in updated.note.links} == {lk.zk_id for lk in second.note.links}
+    assert memory.revisions(second.note.zk_id)[0].content == RELATED[1]
+
+
+def test_secrets_are_redacted_before_storage(memory: Memory, project: str) -> None:
+    result = memory.add("Deploy key for staging is AKIAIOSFODNN7EXAMPLE in the CI vars.", project)
+    assert "AKIAIOSFODNN7EXAMPLE" not in result.note.content
+    assert result.redacted
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"content": "   \n\t "}, "empty"),
+        ({"content": "x" * 40_000}, "limit"),
+        ({"content": "ok text", "note_kind": "gossip"}, "allowed: mistake, fix"),
+        ({"content": "ok text", "memory_type": "archived"}, "cannot be written"),
+        ({"content": "ok text", "memory_type": "forever"}, "allowed: fleeting"),
+        ({"content": "ok text", "project": "../etc"}, "invalid project"),
+    ],
+)
+def test_bad_input_is_refused_and_writes_nothing(
+    memory: Memory, project: str, kwargs: dict[str, str], message: str
+) -> None:
+    args = {"project": project, **kwargs}
+    with pytest.raises(InvalidInput, match=message):
+        memory.add(**args)
+    assert _count(memory.db, project) == 0
+
+
+def test_malformed_and_unknown_ids_are_clear_errors(memory: Memory) -> None:
+    with pytest.raises(InvalidInput, match="malformed zk_id"):
+        memory.get(["ZK-123"])
+    with pytest.raises(NotFound, match="ZK-00000000"):
+        memory.get(["ZK-00000000"])
+
+
+def test_bulk_import_writes_every_record_with_embeddings(memory: Memory, project: str) -> None:
+    records = [{"content": f"Fact number {i}: service {i} listens on port {8000 + i}.",
+                "project": project} for i in range(300)]
+    ids = memory.add_many(records, batch_size=128)
+    assert len(ids) == len(set(ids)) == 300
+    assert _count(memory.db, project) == 300
+    near = memory.db.read("notes/nearest_notes", vector=memory.embedder.encode(
+        "which port does service 42 listen on"), project=project, memory_types=["permanent"],
+        fetch=200, k=5, exclude=[])
+    assert near and all(r["similarity"] > 0.3 for r in near)

@@ -1,0 +1,58 @@
+"""Local provisioning: the generated config and the messages when Java or Maven are missing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kg_brain.errors import SetupError
+from kg_brain.localdb import LocalNeo4j
+
+
+def _conf(home: Path) -> dict[str, str]:
+    server = LocalNeo4j(home=home, bolt_port=17687, http_port=17474, heap="512m", pagecache="128m")
+    text = server.write_conf().read_text(encoding="utf-8")
+    return dict(line.split("=", 1) for line in text.splitlines() if line)
+
+
+def test_config_listens_on_loopback_only(tmp_path: Path) -> None:
+    conf = _conf(tmp_path)
+    assert conf["server.default_listen_address"] == "127.0.0.1"
+    assert conf["server.bolt.listen_address"] == "127.0.0.1:17687"
+    assert conf["server.http.listen_address"] == "127.0.0.1:17474"
+
+
+def test_config_sizes_memory_and_turns_usage_reporting_off(tmp_path: Path) -> None:
+    conf = _conf(tmp_path)
+    assert conf["server.memory.heap.max_size"] == "512m"
+    assert conf["server.memory.pagecache.size"] == "128m"
+    assert conf["dbms.usage_report.enabled"] == "false"
+    assert conf["server.directories.data"] == str(tmp_path / "data")
+
+
+def test_missing_java_is_one_clear_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    server = LocalNeo4j(home=tmp_path, cache_dir=tmp_path / "cache")
+    with pytest.raises(SetupError, match="Java 17 or newer is needed"):
+        server.ensure_jars()
+
+
+def test_missing_maven_is_one_clear_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    java = shutil.which("java")
+    assert java is not None, "these tests need the Java that runs Neo4j"
+    (bin_dir / "java").symlink_to(Path(java).resolve())
+    monkeypatch.setenv("PATH", str(bin_dir))
+    server = LocalNeo4j(home=tmp_path, cache_dir=tmp_path / "cache")
+    with pytest.raises(SetupError, match="Maven is needed"):
+        server.ensure_jars()
+
+
+def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:
+    server = LocalNeo4j(home=tmp_path)
+    first = server.connection().password
+    assert first == server.connection().password
+    assert (tmp_path / "conf" / "kg-brain-password").stat().st_mode & 0o077 == 0
