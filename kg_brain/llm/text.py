@@ -21,7 +21,8 @@ STOPWORDS = frozenset(
     there these they this those though through thus to too under until up upon us very via was
     wasn't we were weren't what when where whether which while who whom why will with within
     without won't would wouldn't yet you your yours yourself yourselves
-    e.g i.e eg ie vs via
+    e.g i.e eg ie vs via don doesn didn isn aren wasn weren won wouldn shouldn couldn hasn haven
+    hadn can't let's
     """.split()
 )
 
@@ -35,24 +36,38 @@ WEAK_WORDS = frozenset(
     works worked working want wants try tried tries see seen look looks able good bad better best
     fine ok okay sure yes true false done next last many several various like likely unlikely
     add adds added change changes changed keep keeps kept happen happens happened now today
+    give gives gave stay stays stayed support supports supported build builds built load loads
+    loaded put puts wait waits waited fix fixes fixed choose chose chosen report reports serve
+    serves serving served wipe wiping take takes took pass passes passing fail fail failing
+    break breaks allow allows let lets require requires required provide provides contain
+    contains include includes handle handles create creates created start starts started stop
+    stops read reads write writes show shows check checks remove removes avoid avoids ensure
+    ensures prevent prevents mean means seem seems become becomes go goes went come comes know
+    knows think thought find finds found filter filters give giving getting going doing
+    otherwise instead rather alone probably maybe quite
     """.split()
 )
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "Mr.", "Dr.", "No.")
-_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]+\)")
-_HTML = re.compile(r"</?[a-zA-Z][^>]*>")
+_HTML = re.compile(
+    r"</?(?:a|b|i|u|p|br|hr|em|strong|code|pre|div|span|img|ul|ol|li|h[1-6]|table|tr|td|th|"
+    r"details|summary|sup|sub|kbd|blockquote)\b[^<>]*>",
+    re.I,
+)
 _LINE_MARK = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)")
 _EMPHASIS = re.compile(r"(\*\*|__|~~)(.+?)\1")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'`(\[]?[A-Z0-9])")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'`(\[]?[A-Za-z0-9])")
+_CODE_TOKEN = re.compile(r"(?<!\S)\S*\w[_./]\w\S*|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*|--\w\S*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 _IDENTIFIER_PATTERNS = (
     re.compile(r"`([^`\n]{2,40})`"),  # inline code
-    re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|go|rs|java|kt|rb|php|"
-               r"c|h|cc|cpp|hpp|cs|swift|sh|toml|ya?ml|json|md|sql|cypher|ini|cfg|lock|txt|html|"
-               r"css|env|conf))\b"),  # file names and paths
-    re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\("),  # dotted calls
+    re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|go|rs|java|"
+               r"kt|rb|php|c|h|cc|cpp|hpp|cs|swift|sh|toml|ya?ml|json|md|sql|cypher|ini|cfg|lock|"
+               r"txt|html|css|env|conf))\b"),  # file names and paths
+    re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\("),  # dotted calls
     re.compile(r"\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b"),  # UPPER_SNAKE env vars
     re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"),  # snake_case
     re.compile(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b"),  # CamelCase / ErrorNames
@@ -125,32 +140,36 @@ def split_sentences(text: str) -> list[str]:
 
 
 def prose_sentences(text: str) -> list[str]:
-    """All sentences of a markdown text, paragraph by paragraph and line by line."""
+    """All sentences of a markdown text; headings and list items never run into each other."""
     sentences: list[str] = []
-    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+•]|\d{1,3}[.)])\s)", strip_markdown_keep_lines(text)):
-        sentences.extend(split_sentences(block))
+    for block in markdown_blocks(text):
+        sentences.extend(split_sentences(strip_markdown(block)))
     return sentences
 
 
-def strip_markdown_keep_lines(text: str) -> str:
-    """Like strip_markdown, but headings stay on their own line as a sentence."""
+def markdown_blocks(text: str) -> list[str]:
+    """Paragraphs, with each heading and list item a block of its own; code fences dropped."""
     text = _FENCE.sub("\n\n", text)
-    out = []
-    for line in text.splitlines():
-        heading = re.match(r"^\s*#{1,6}\s+(.*)$", line)
-        out.append(f"\n{heading.group(1)}\n" if heading else line)
-    return strip_markdown("\n".join(out))
+    lines = [f"\n{line}\n" if _LINE_MARK.match(line) else line for line in text.splitlines()]
+    return [b.strip() for b in re.split(r"\n\s*\n", "\n".join(lines)) if b.strip()]
+
+
+def is_heading(block: str) -> bool:
+    return bool(re.match(r"^\s*#{1,6}\s", block))
 
 
 def trim_words(text: str, limit: int) -> str:
-    """Cut at a word boundary within limit characters, without trailing punctuation."""
+    """Cut within limit characters: at a clause break if one is late enough, else a word."""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text.rstrip(" ,;:-")
     cut = text[:limit]
-    if " " in cut:
+    clause = max(cut.rfind(", "), cut.rfind("; "), cut.rfind(" - "), cut.rfind(" — "))
+    if clause >= limit * 0.4:
+        cut = cut[:clause]
+    elif " " in cut:
         cut = cut[: cut.rfind(" ")]
-    return cut.rstrip(" ,;:-(") + "…"
+    return cut.rstrip(" ,;:-(")
 
 
 def words(text: str) -> list[str]:
@@ -190,11 +209,11 @@ def identifiers(text: str) -> list[str]:
 def candidate_phrases(text: str, max_words: int = 3) -> Counter[str]:
     """Stopword-free n-grams of the prose, counted: the pool keywords are chosen from."""
     counts: Counter[str] = Counter()
-    prose = strip_markdown(_FENCE.sub(" ", text))
+    prose = _CODE_TOKEN.sub(" | ", strip_markdown(_FENCE.sub(" ", text)))
     for chunk in re.split(r"[.,;:!?()\[\]{}\"<>|=\n]+", prose):
         run: list[str] = []
         for token in words(chunk) + [""]:
-            if token and token not in STOPWORDS and not token.isdigit():
+            if token and token not in STOPWORDS and len(token) > 1:
                 run.append(token)
                 continue
             counts.update(_ngrams(run, max_words))

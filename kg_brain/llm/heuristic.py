@@ -1,0 +1,348 @@
+"""The offline enricher: deterministic titles, key phrases, tags and rule-based link types.
+
+It keeps every memory feature working without an LLM and is the fallback for each LLM call, so
+it has to be fast (two small batched embedding calls per note) and predictable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from kg_brain.embed import Embedder
+from kg_brain.errors import InvalidInput
+from kg_brain.llm import text as tx
+from kg_brain.llm.rules import classify_link, evolved_context
+from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft, Synthesis
+from kg_brain.store.model import LinkType, NoteKind
+
+
+TITLE_CHARS = 100
+MAX_CANDIDATES = 20
+IDENTIFIER_BOOST = 0.08
+MMR_LAMBDA = 0.7
+MIN_KEYWORDS = 5
+
+_FILLER_LEAD = re.compile(
+    r"^(?:note|tl;?dr|fyi|update|edit|summary|important|ok(?:ay)?|so|well|basically|"
+    r"note that|i think|i noticed|it seems|it turns out|turns out|we found that|found that)"
+    r"\b\s*[:,\-–—]?\s*",
+    re.I,
+)
+_FILLER_SENTENCE = re.compile(
+    r"^(?:(?:ok(?:ay)?|thanks?(?: you)?|great|cool|nice|perfect|awesome|sounds good|lgtm|done|"
+    r"yes|no|sure|got it|hmm+|hello|hi|hey|bye|anyway|alright|right)[\s,.!…]*)+$|"
+    r"^(?:let me (?:check|see|look|try)|i'?ll (?:check|look|try)|let'?s (?:see|go))\b",
+    re.I,
+)
+_ANAPHORA = re.compile(r"^(?:this|that|these|those|it|its|they|also|so|then|which|but|and|"
+                       r"otherwise|therefore|hence)\b", re.I)
+_LABEL = re.compile(r"^[^.!?]{1,40}:$")
+
+_CONTEXT_TEMPLATES: dict[str, str] = {
+    NoteKind.MISTAKE: "Records a failure to avoid repeating, involving {kw}.",
+    NoteKind.FIX: "Records a verified fix for {kw}, so the same problem is solved faster "
+    "next time.",
+    NoteKind.DECISION: "Records the decision about {kw} and its rationale.",
+    NoteKind.PATTERN: "Records a reusable pattern for {kw}.",
+    NoteKind.RESEARCH: "Records research findings on {kw} to inform later choices.",
+    NoteKind.OPEN_THREAD: "Tracks unfinished work on {kw} to pick up in a later session.",
+    NoteKind.SESSION_SUMMARY: "Summarises a work session touching {kw}.",
+    NoteKind.PROJECT_CONTEXT: "Describes standing project context: {kw}.",
+    NoteKind.GENERAL: "Background knowledge about {kw}.",
+}
+
+
+class HeuristicEnricher:
+    """Enricher without an LLM: rules over text plus key-phrase scoring with the embedder."""
+
+    name = "heuristic"
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        min_similarity: float = 0.45,
+        supersede_similarity: float = 0.9,
+        max_context_chars: int = 600,
+    ) -> None:
+        self._embedder = embedder
+        self._min_similarity = min_similarity
+        self._supersede_similarity = supersede_similarity
+        self._max_context_chars = max_context_chars
+
+    # --- enrich ----------------------------------------------------------------------------------
+    def enrich(self, content: str, note_kind: str, project: str) -> Enrichment:
+        limit = min(10, max(5, 4 + len(tx.words(content)) // 40))
+        keywords = self.keywords(content, limit)
+        return Enrichment(
+            title=make_title(content),
+            context=make_context(note_kind, project, keywords),
+            keywords=keywords,
+            tags=make_tags(content, note_kind, project, keywords),
+        )
+
+    def keywords(self, content: str, limit: int = 8) -> list[str]:
+        """Key phrases ranked by closeness to the whole text, diversified (MMR)."""
+        pool = _candidate_pool(content)
+        if not pool:
+            return []
+        phrases = list(pool)
+        doc = np.asarray(self._embedder.encode_many([content[:4000]])[0])
+        vecs = np.asarray(self._embedder.encode_many(phrases))
+        relevance = vecs @ doc + np.asarray([pool[p] for p in phrases])
+        return _mmr(phrases, vecs, relevance, limit)
+
+    # --- links -----------------------------------------------------------------------------------
+    def decide_links(self, note: NoteDraft, candidates: list[Candidate]) -> list[LinkDecision]:
+        decisions: list[LinkDecision] = []
+        seen: set[str] = set()
+        for cand in sorted(candidates, key=lambda c: -c.similarity):
+            if cand.zk_id in seen:
+                continue
+            verdict = classify_link(note, cand, self._min_similarity, self._supersede_similarity)
+            if verdict is None:
+                continue
+            seen.add(cand.zk_id)
+            link_type, reason = verdict
+            weight = round(min(1.0, max(0.0, cand.similarity)), 4)
+            decisions.append(
+                LinkDecision(zk_id=cand.zk_id, link_type=link_type, reason=reason, weight=weight)
+            )
+        return decisions
+
+    def evolve_context(self, old: NoteDraft, new: NoteDraft, link_type: LinkType) -> str | None:
+        title = new.title.strip() or make_title(new.content)
+        return evolved_context(old.context, title, link_type, self._max_context_chars)
+
+    # --- consolidation ---------------------------------------------------------------------------
+    def synthesize(self, notes: list[NoteDraft]) -> Synthesis:
+        if not notes:
+            raise InvalidInput("synthesize needs at least one note")
+        order = self._by_centrality(notes)
+        central = notes[order[0]]
+        content = _merge_units([notes[i].content for i in order])
+        keywords = _merged_keywords([n.content for n in notes], 10)
+        kinds = Counter(n.note_kind for n in notes)
+        kind = kinds.most_common(1)[0][0]
+        tags = make_tags(content, kind, "general", keywords)
+        kw = _join_terms(keywords[:3]) or "one topic"
+        context = f"Consolidates {len(notes)} overlapping notes about {kw} into one reference."
+        return Synthesis(
+            title=central.title.strip() or make_title(central.content),
+            content=content,
+            context=context,
+            keywords=keywords,
+            tags=tags,
+        )
+
+    def _by_centrality(self, notes: list[NoteDraft]) -> list[int]:
+        """Indices ordered by summed similarity to the others: the first speaks for the cluster."""
+        if len(notes) == 1:
+            return [0]
+        texts = [f"{n.title}. {n.content[:2000]}" for n in notes]
+        vecs = np.asarray(self._embedder.encode_many(texts))
+        centrality = (vecs @ vecs.T).sum(axis=1)
+        return sorted(range(len(notes)), key=lambda i: (-round(float(centrality[i]), 6), i))
+
+    def split_atomic(self, text: str) -> list[str]:
+        return split_atomic(text)
+
+
+# --- title, context, tags ---------------------------------------------------------------------
+
+
+def make_title(content: str) -> str:
+    """The first claim-like sentence, without markdown or filler, cut at a word boundary."""
+    chosen = ""
+    for sentence in tx.prose_sentences(content):
+        sentence = _FILLER_LEAD.sub("", sentence).strip()
+        if _FILLER_SENTENCE.match(sentence) or not tx.words(sentence):
+            continue
+        chosen = chosen or sentence
+        if len(tx.words(sentence)) >= 3:
+            chosen = sentence
+            break
+    if not chosen:
+        lines = [line.strip("`# ") for line in content.splitlines() if line.strip("`# ")]
+        chosen = lines[0] if lines else "Untitled note"
+    chosen = chosen.rstrip(".!;: ")
+    return tx.trim_words(chosen[:1].upper() + chosen[1:], TITLE_CHARS)
+
+
+def make_context(note_kind: str, project: str, keywords: list[str]) -> str:
+    """One sentence on why the note matters, by kind, naming its main terms."""
+    template = _CONTEXT_TEMPLATES.get(note_kind, _CONTEXT_TEMPLATES[NoteKind.GENERAL])
+    kw = _join_terms(keywords[:3]) or "this topic"
+    sentence = template.format(kw=kw)
+    if project and project != "general":
+        sentence = sentence[:-1] + f" (project {project})."
+    return sentence
+
+
+def make_tags(content: str, note_kind: str, project: str, keywords: list[str]) -> list[str]:
+    """2-5 category tags: kind, project, then topics named in the text."""
+    tags: list[str] = []
+    for tag in [note_kind, project if project != "general" else "", *tx.detect_topics(content)]:
+        tag = tx.slug(tag)
+        if tag and tag not in tags:
+            tags.append(tag)
+    for fallback in [*(tx.slug(k) for k in keywords), "general"]:
+        if len(tags) >= 2:
+            break
+        if fallback and fallback not in tags:
+            tags.append(fallback)
+    return tags[:5]
+
+
+def _join_terms(terms: list[str]) -> str:
+    if len(terms) <= 1:
+        return "".join(terms)
+    return ", ".join(terms[:-1]) + " and " + terms[-1]
+
+
+# --- key phrases -------------------------------------------------------------------------------
+
+
+def _candidate_pool(content: str) -> dict[str, float]:
+    """Up to MAX_CANDIDATES phrases with a small prior boost (identifiers, repetition)."""
+    prior: dict[str, float] = {}
+    boost: dict[str, float] = {}
+    for rank, ident in enumerate(tx.identifiers(content)[:12]):
+        key = ident.strip("`")
+        prior[key] = 3.0 + content.count(key) - rank * 0.05
+        boost[key] = IDENTIFIER_BOOST
+    first_sentence = " ".join(tx.words(" ".join(tx.prose_sentences(content)[:1])))
+    known = {k.lower() for k in prior}
+    for phrase, count in tx.candidate_phrases(content).items():
+        if phrase in known:
+            continue
+        size = len(phrase.split())
+        prior[phrase] = count + 0.3 * (size - 1) + (0.5 if phrase in first_sentence else 0.0)
+        boost[phrase] = 0.02 * min(count - 1, 3)
+    ranked = sorted(prior, key=lambda p: (-prior[p], p))[:MAX_CANDIDATES]
+    return {p: boost[p] for p in ranked}
+
+
+def _mmr(phrases: list[str], vecs: np.ndarray, relevance: np.ndarray, limit: int) -> list[str]:
+    """Maximal marginal relevance: relevant to the text, unlike the phrases already chosen."""
+    chosen: list[int] = []
+    chosen_terms: list[set[str]] = []
+    skipped: list[int] = []
+    remaining = list(range(len(phrases)))
+    while remaining and len(chosen) < limit:
+        def gain(i: int) -> float:
+            redundancy = max((float(vecs[i] @ vecs[j]) for j in chosen), default=0.0)
+            return MMR_LAMBDA * float(relevance[i]) - (1 - MMR_LAMBDA) * redundancy
+
+        best = max(remaining, key=lambda i: (gain(i), -i))
+        remaining.remove(best)
+        terms = {tx.stem(w) for w in tx.words(phrases[best])} or {phrases[best].lower()}
+        if any(terms <= other or other <= terms for other in chosen_terms):
+            skipped.append(best)  # a part of a chosen phrase: only used to reach the minimum
+            continue
+        chosen.append(best)
+        chosen_terms.append(terms)
+    chosen += skipped[: max(0, min(MIN_KEYWORDS, limit) - len(chosen))]
+    return [phrases[i] for i in chosen]
+
+
+# --- synthesis and splitting ---------------------------------------------------------------------
+
+
+def _merge_units(contents: list[str]) -> str:
+    """Deduplicated union of sentences and code blocks, one paragraph per source note."""
+    kept_terms: list[set[str]] = []
+    kept_keys: set[str] = set()
+    paragraphs: list[str] = []
+    for content in contents:
+        units: list[str] = []
+        for unit in _units(content):
+            key = " ".join(tx.words(unit)) or unit.strip()
+            terms = tx.content_terms(unit)
+            near = any(terms and _jaccard(terms, other) >= 0.8 for other in kept_terms)
+            if key in kept_keys or near:
+                continue
+            kept_keys.add(key)
+            kept_terms.append(terms)
+            units.append(unit)
+        if units:
+            paragraphs.append(_join_units(units))
+    return "\n\n".join(paragraphs)
+
+
+def _units(content: str) -> list[str]:
+    """Sentences of the prose and whole fenced code blocks, in order."""
+    units: list[str] = []
+    for part in re.split(r"(```[^\n`]*\n.*?```)", content, flags=re.S):
+        if part.startswith("```"):
+            units.append(part.strip())
+        else:
+            units.extend(tx.prose_sentences(part))
+    return units
+
+
+def _join_units(units: list[str]) -> str:
+    out = ""
+    for unit in units:
+        sep = "\n" if unit.startswith("```") or out.endswith("```") else " "
+        out = f"{out}{sep}{unit}" if out else unit
+    return out
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _merged_keywords(contents: list[str], limit: int) -> list[str]:
+    """Terms that recur across the cluster: document frequency first, then total count."""
+    doc_freq: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for content in contents:
+        terms = Counter({i.strip("`"): 3 for i in tx.identifiers(content)[:10]})
+        terms.update(tx.candidate_phrases(content))
+        doc_freq.update(set(terms))
+        total.update(terms)
+    ranked = sorted(total, key=lambda t: (-doc_freq[t], -total[t], -len(t.split()), t))
+    out: list[str] = []
+    for term in ranked:
+        stems = {tx.stem(w) for w in tx.words(term)}
+        if any(stems <= {tx.stem(w) for w in tx.words(o)} for o in out):
+            continue
+        out.append(term)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def split_atomic(text: str) -> list[str]:
+    """Self-contained statements: one per sentence, bullet or code block, fillers dropped."""
+    statements: list[str] = []
+    for part in re.split(r"(```[^\n`]*\n.*?```)", text, flags=re.S):
+        if part.startswith("```"):
+            if statements:
+                statements[-1] = f"{statements[-1]}\n{part.strip()}"
+            else:
+                statements.append(part.strip())
+            continue
+        for block in tx.markdown_blocks(part):
+            if not tx.is_heading(block):
+                _add_block(statements, tx.split_sentences(tx.strip_markdown(block)))
+    return list(dict.fromkeys(s for s in statements if len(tx.words(s)) >= 2))
+
+
+def _add_block(statements: list[str], sentences: list[str]) -> None:
+    """Sentences of one block; pronoun-led or tiny ones join the statement before them."""
+    started = False
+    for sentence in sentences:
+        sentence = sentence.strip()
+        if _FILLER_SENTENCE.match(sentence) or sentence.endswith("?") or _LABEL.match(sentence):
+            continue
+        tiny = len(sentence.split()) < 4
+        if statements and (_ANAPHORA.match(sentence) or (tiny and started)):
+            statements[-1] = f"{statements[-1]} {sentence}"
+        else:
+            statements.append(sentence)
+        started = True

@@ -1,0 +1,236 @@
+"""The LLM-backed enricher: routes each operation to the fast or the hard model.
+
+Enrichment, link decisions and splitting use the fast model; memory evolution and synthesis
+use the hard one (the seed's routing). Any provider failure falls back to the heuristic for
+that one call, so a flaky endpoint degrades quality, never availability.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+from pydantic import BaseModel, Field
+
+from kg_brain.errors import ProviderError
+from kg_brain.llm import text as tx
+from kg_brain.llm.heuristic import HeuristicEnricher, make_context, make_tags, make_title
+from kg_brain.llm.providers import ChatProvider
+from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft, Synthesis
+from kg_brain.store.model import LinkType
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+CONTENT_CHARS = 6000
+SNIPPET_CHARS = 500
+_LINK_TYPES = ", ".join(t.value for t in LinkType)
+
+ENRICH_PROMPT = """You turn a piece of knowledge into an atomic Zettelkasten note for a coding \
+agent's long-term memory. Reply with one JSON object and nothing else:
+{"title": str, "context": str, "keywords": [str], "tags": [str]}
+- title: the single claim the note makes, at most 100 characters, no markdown
+- context: one sentence on why this matters for future work
+- keywords: 5-10 specific search terms (identifiers, tools, error names, concepts)
+- tags: 2-5 short lowercase category tags"""
+
+LINKS_PROMPT = f"""You decide which existing notes a new note should link to. A link reads \
+"new note <TYPE> candidate". Types: {_LINK_TYPES}. FIXES: the new note fixes the candidate \
+mistake. SUPERSEDES: it replaces the candidate. CONTRADICTS: they disagree. CAUSED_BY: the \
+candidate is its cause. EXTENDS: it adds detail to the candidate. SUPPORTS: it is evidence for \
+the candidate. Link only real relations; an empty list is fine. Reply with JSON only:
+{{"links": [{{"zk_id": str, "link_type": str, "reason": str}}]}}"""
+
+EVOLVE_PROMPT = """A new note was just linked to an existing note. Rewrite the existing note's \
+context (one or two sentences on why it matters) so that it reflects the new connection. \
+Keep it under {limit} characters. If the context needs no change, answer null. Reply with JSON \
+only: {{"context": str | null}}"""
+
+SYNTHESIZE_PROMPT = """Merge these overlapping notes into one atomic note. Keep every distinct \
+fact and code example, drop repetition. Reply with JSON only:
+{"title": str, "content": str, "context": str, "keywords": [str], "tags": [str]}
+title: one claim of at most 100 characters; keywords: 5-10; tags: 2-5 lowercase."""
+
+SPLIT_PROMPT = """Split the text into atomic statements worth remembering. Each statement must \
+make sense on its own (name things instead of using pronouns); drop chit-chat, greetings and \
+questions; keep code with the statement it belongs to. Reply with JSON only: {"notes": [str]}"""
+
+
+class _EnrichReply(BaseModel):
+    title: str = Field(min_length=1)
+    context: str = ""
+    keywords: list[str] = []
+    tags: list[str] = []
+
+
+class _LinkItem(BaseModel):
+    zk_id: str
+    link_type: str
+    reason: str = ""
+
+
+class _LinksReply(BaseModel):
+    links: list[_LinkItem] = []
+
+
+class _ContextReply(BaseModel):
+    context: str | None = None
+
+
+class _SynthesisReply(_EnrichReply):
+    content: str = Field(min_length=1)
+
+
+class _SplitReply(BaseModel):
+    notes: list[str]
+
+
+class LLMEnricher:
+    """Enricher that asks a chat model and falls back to the heuristic call by call."""
+
+    def __init__(
+        self,
+        provider: ChatProvider,
+        fallback: HeuristicEnricher,
+        *,
+        min_similarity: float = 0.45,
+        max_context_chars: int = 600,
+    ) -> None:
+        self._provider = provider
+        self._fallback = fallback
+        self._min_similarity = min_similarity
+        self._max_context_chars = max_context_chars
+        self.name = f"{provider.kind}:{provider.model_for('fast')}"
+
+    def _call(self, op: str, ask: Callable[[], T], fallback: Callable[[], T]) -> T:
+        try:
+            return ask()
+        except ProviderError as exc:
+            log.warning("%s: %s failed, using the heuristic instead: %s", self.name, op, exc)
+            return fallback()
+
+    def enrich(self, content: str, note_kind: str, project: str) -> Enrichment:
+        def ask() -> Enrichment:
+            user = f"note_kind: {note_kind}\nproject: {project}\n\n{content[:CONTENT_CHARS]}"
+            reply = self._provider.complete("fast", ENRICH_PROMPT, user, _EnrichReply)
+            keywords = _clean_terms(reply.keywords, 10) or self._fallback.keywords(content)
+            return Enrichment(
+                title=tx.trim_words(tx.strip_markdown(reply.title), 100) or make_title(content),
+                context=" ".join(reply.context.split())
+                or make_context(note_kind, project, keywords),
+                keywords=keywords,
+                tags=_clean_tags(reply.tags, note_kind, content, project, keywords),
+            )
+
+        return self._call("enrich", ask, lambda: self._fallback.enrich(content, note_kind, project))
+
+    def decide_links(self, note: NoteDraft, candidates: list[Candidate]) -> list[LinkDecision]:
+        eligible = [c for c in candidates if c.similarity >= self._min_similarity]
+        if not eligible:
+            return []
+
+        def ask() -> list[LinkDecision]:
+            user = json.dumps({"new_note": _draft_json(note), "candidates": [
+                {"zk_id": c.zk_id, "note_kind": c.note_kind, "similarity": round(c.similarity, 3),
+                 "title": c.title, "content": c.content[:SNIPPET_CHARS]} for c in eligible]})
+            reply = self._provider.complete("fast", LINKS_PROMPT, user, _LinksReply)
+            return _valid_links(reply, eligible)
+
+        return self._call(
+            "decide_links", ask, lambda: self._fallback.decide_links(note, candidates)
+        )
+
+    def evolve_context(self, old: NoteDraft, new: NoteDraft, link_type: LinkType) -> str | None:
+        def ask() -> str | None:
+            system = EVOLVE_PROMPT.format(limit=self._max_context_chars)
+            user = json.dumps({"link": f"new note {link_type.value} existing note",
+                               "existing_note": _draft_json(old), "new_note": _draft_json(new)})
+            reply = self._provider.complete("hard", system, user, _ContextReply)
+            refined = " ".join((reply.context or "").split())
+            if not refined or refined == " ".join(old.context.split()):
+                return None
+            return tx.trim_words(refined, self._max_context_chars)
+
+        return self._call(
+            "evolve_context", ask, lambda: self._fallback.evolve_context(old, new, link_type)
+        )
+
+    def synthesize(self, notes: list[NoteDraft]) -> Synthesis:
+        if not notes:
+            return self._fallback.synthesize(notes)  # raises the InvalidInput
+
+        def ask() -> Synthesis:
+            user = json.dumps({"notes": [_draft_json(n) for n in notes]})
+            reply = self._provider.complete("hard", SYNTHESIZE_PROMPT, user, _SynthesisReply)
+            keywords = _clean_terms(reply.keywords, 10)
+            kind = notes[0].note_kind
+            return Synthesis(
+                title=tx.trim_words(tx.strip_markdown(reply.title), 100),
+                content=reply.content.strip(),
+                context=" ".join(reply.context.split()) or make_context(kind, "general", keywords),
+                keywords=keywords,
+                tags=_clean_tags(reply.tags, kind, reply.content, "general", keywords),
+            )
+
+        return self._call("synthesize", ask, lambda: self._fallback.synthesize(notes))
+
+    def split_atomic(self, text: str) -> list[str]:
+        def ask() -> list[str]:
+            reply = self._provider.complete("fast", SPLIT_PROMPT, text[:CONTENT_CHARS], _SplitReply)
+            return list(dict.fromkeys(s.strip() for s in reply.notes if s.strip()))
+
+        if len(text) > CONTENT_CHARS:  # too long for one prompt: the rules handle any length
+            return self._fallback.split_atomic(text)
+        return self._call("split_atomic", ask, lambda: self._fallback.split_atomic(text))
+
+
+def _draft_json(note: NoteDraft) -> dict[str, str]:
+    return {"title": note.title, "note_kind": note.note_kind, "context": note.context,
+            "content": note.content[:SNIPPET_CHARS * 3]}
+
+
+def _valid_links(reply: _LinksReply, eligible: list[Candidate]) -> list[LinkDecision]:
+    """Keep links to offered candidates with a known type; weight is the similarity."""
+    by_id = {c.zk_id: c for c in eligible}
+    decisions: dict[str, LinkDecision] = {}
+    for item in reply.links:
+        cand = by_id.get(item.zk_id.strip())
+        type_name = item.link_type.strip().upper().replace(" ", "_").replace("-", "_")
+        if cand is None or type_name not in LinkType.__members__ or cand.zk_id in decisions:
+            log.debug("dropping link reply item %s", item)
+            continue
+        decisions[cand.zk_id] = LinkDecision(
+            zk_id=cand.zk_id,
+            link_type=LinkType[type_name],
+            reason=" ".join(item.reason.split())[:300] or "chosen by the model",
+            weight=round(min(1.0, max(0.0, cand.similarity)), 4),
+        )
+    return list(decisions.values())
+
+
+def _clean_terms(terms: list[str], limit: int) -> list[str]:
+    """Trimmed, case-insensitively unique, bounded."""
+    out: dict[str, str] = {}
+    for term in terms:
+        term = " ".join(str(term).split()).strip("`'\"#.,;")
+        if term and len(term) <= 80:
+            out.setdefault(term.casefold(), term)
+    return list(out.values())[:limit]
+
+
+def _clean_tags(tags: list[str], kind: str, content: str, project: str,
+                keywords: list[str]) -> list[str]:
+    """Slug tags with the note kind first; padded by the heuristic's tags when too few."""
+    out = [tx.slug(kind)]
+    for tag in tags:
+        tag = tx.slug(str(tag))
+        if tag and tag not in out:
+            out.append(tag)
+    for tag in make_tags(content, kind, project, keywords):
+        if len(out) >= 2:
+            break
+        if tag not in out:
+            out.append(tag)
+    return out[:5]

@@ -1,0 +1,282 @@
+"""The LLM router and both providers, driven against a real OpenAI-compatible HTTP endpoint.
+
+The endpoint is a small stdlib HTTP server on 127.0.0.1 that answers with scripted completions,
+so the providers' real request, retry, parsing and fallback code runs end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.errors import ProviderError
+from kg_brain.llm import HeuristicEnricher, LLMEnricher, build_enricher
+from kg_brain.llm.providers import (
+    HuggingFaceProvider,
+    OpenAICompatibleProvider,
+    extract_json,
+)
+from kg_brain.llm.types import Candidate, NoteDraft
+from kg_brain.settings import Settings, load_settings
+from kg_brain.store.model import LinkType
+
+FAST, HARD = "test/fast-model", "test/hard-model"
+ENRICH_REPLY = {
+    "title": "Pin httpx below 1.0",
+    "context": "Avoids the transport API break in the 1.0 betas.",
+    "keywords": ["httpx", "transport API", "HTTPX", "version pin", "1.0 beta"],
+    "tags": ["Dependencies", "python"],
+}
+
+
+class ChatServer:
+    """Scripted chat-completions endpoint: each request takes the next (status, body, delay)."""
+
+    def __init__(self) -> None:
+        self.script: deque[tuple[int, str, float]] = deque()
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append({"path": self.path, "body": body,
+                                        "auth": self.headers.get("Authorization")})
+                status, content, delay = server.script.popleft() if server.script else (
+                    500, "script exhausted", 0.0)
+                time.sleep(delay)
+                payload = {"id": "x", "object": "chat.completion", "created": 0,
+                           "model": body.get("model"), "choices": [
+                               {"index": 0, "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content}}]}
+                raw = json.dumps(payload if status == 200 else {"error": content}).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    def reply(self, content: str | dict[str, Any], status: int = 200, delay: float = 0.0) -> None:
+        text = content if isinstance(content, str) else json.dumps(content)
+        self.script.append((status, text, delay))
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture()
+def server() -> Iterator[ChatServer]:
+    srv = ChatServer()
+    yield srv
+    srv.close()
+
+
+def make_settings(server: ChatServer, **extra: Any) -> Settings:
+    values: dict[str, Any] = dict(
+        llm_provider="openai", openai_base_url=f"{server.url}/v1", openai_api_key="test-key",
+        fast_model_id=FAST, hard_model_id=HARD, llm_timeout_s=2.0, llm_max_retries=1,
+    )
+    values.update(extra)
+    return load_settings(**values)
+
+
+@pytest.fixture()
+def router(server: ChatServer, embedder: SentenceTransformerEmbedder) -> LLMEnricher:
+    settings = make_settings(server)
+    enricher = build_enricher(settings, embedder)
+    assert isinstance(enricher, LLMEnricher)
+    return enricher
+
+
+# --- reply parsing -----------------------------------------------------------------------------
+
+
+def test_json_is_found_behind_think_blocks_fences_and_chatter() -> None:
+    assert extract_json('<think>{"no": 1}</think>\n```json\n{"a": [1]}\n```\nDone!') == {"a": [1]}
+    assert extract_json('reasoning...</think> Sure: {"b": 2} hope this helps') == {"b": 2}
+    with pytest.raises(ValueError):
+        extract_json("<think>only thoughts</think> no json here")
+
+
+# --- routing -----------------------------------------------------------------------------------
+
+
+def test_enrich_uses_the_fast_model_and_cleans_the_reply(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    server.reply("<think>the user wants a note</think>\n```json\n" + json.dumps(ENRICH_REPLY)
+                 + "\n```")
+    result = router.enrich("httpx 1.0 betas changed the transport API.", "decision", "kg-brain")
+    assert result.title == "Pin httpx below 1.0"
+    assert result.keywords == ["httpx", "transport API", "version pin", "1.0 beta"]
+    assert result.tags == ["decision", "dependencies", "python"]
+    [request] = server.requests
+    assert request["path"] == "/v1/chat/completions"
+    assert request["body"]["model"] == FAST
+    assert request["auth"] == "Bearer test-key"
+    assert router.name == f"openai:{FAST}"
+
+
+def test_evolution_and_synthesis_use_the_hard_model(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    server.reply({"context": "Superseded in practice by the ONLINE wait in bootstrap_schema."})
+    server.reply({"title": "Wait for ONLINE indexes", "content": "Poll SHOW INDEXES.",
+                  "context": "Merged.", "keywords": ["SHOW INDEXES"], "tags": ["neo4j"]})
+    old = NoteDraft(title="Index not ready", content="queryNodes fails", context="Old.")
+    new = NoteDraft(title="Poll SHOW INDEXES", content="Wait until ONLINE.", note_kind="fix")
+    evolved = router.evolve_context(old, new, LinkType.FIXES)
+    merged = router.synthesize([old, new])
+    assert evolved == "Superseded in practice by the ONLINE wait in bootstrap_schema."
+    assert merged.title == "Wait for ONLINE indexes"
+    assert merged.tags[:2] == ["general", "neo4j"]
+    assert [r["body"]["model"] for r in server.requests] == [HARD, HARD]
+
+
+def test_unchanged_or_null_context_means_no_evolution(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    old = NoteDraft(title="a", content="a", context="Keeps the lease safe.")
+    server.reply({"context": None})
+    server.reply({"context": "Keeps the lease safe."})
+    assert router.evolve_context(old, old, LinkType.RELATES_TO) is None
+    assert router.evolve_context(old, old, LinkType.RELATES_TO) is None
+
+
+def test_link_replies_are_validated_against_candidates_and_link_types(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    candidates = [
+        Candidate(zk_id="ZK-aaaa0001", title="Mistake", content="x", note_kind="mistake",
+                  similarity=0.82),
+        Candidate(zk_id="ZK-aaaa0002", title="Other", content="y", note_kind="general",
+                  similarity=0.61),
+        Candidate(zk_id="ZK-aaaa0003", title="Far", content="z", note_kind="general",
+                  similarity=0.2),
+    ]
+    server.reply({"links": [
+        {"zk_id": "ZK-aaaa0001", "link_type": "fixes", "reason": "fixes it"},
+        {"zk_id": "ZK-aaaa0001", "link_type": "RELATES_TO", "reason": "duplicate"},
+        {"zk_id": "ZK-ffff9999", "link_type": "SUPPORTS", "reason": "invented id"},
+        {"zk_id": "ZK-aaaa0002", "link_type": "INSPIRED_BY", "reason": "unknown type"},
+    ]})
+    note = NoteDraft(title="Fix", content="The fix.", note_kind="fix")
+    links = router.decide_links(note, candidates)
+    assert [(link.zk_id, link.link_type, link.weight) for link in links] == [
+        ("ZK-aaaa0001", LinkType.FIXES, 0.82)
+    ]
+    offered = json.loads(server.requests[0]["body"]["messages"][1]["content"])["candidates"]
+    assert [c["zk_id"] for c in offered] == ["ZK-aaaa0001", "ZK-aaaa0002"]  # floor applied
+
+
+def test_split_atomic_uses_the_fast_model(router: LLMEnricher, server: ChatServer) -> None:
+    server.reply(
+        {"notes": ["The lease query filters on project.", " ", "Neo4j 5.26 needs Java 17."]}
+    )
+    assert router.split_atomic("long session text") == [
+        "The lease query filters on project.", "Neo4j 5.26 needs Java 17."]
+    assert server.requests[0]["body"]["model"] == FAST
+
+
+# --- failures ----------------------------------------------------------------------------------
+
+
+def test_malformed_replies_are_retried_then_fall_back_to_the_heuristic(
+    router: LLMEnricher, server: ChatServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.reply("I cannot answer in JSON, sorry.")
+    server.reply({"title": "", "keywords": "not a list"})
+    content = "Always pin httpx below 1.0 because the betas changed the transport API."
+    with caplog.at_level(logging.WARNING, logger="kg_brain.llm.router"):
+        result = router.enrich(content, "decision", "kg-brain")
+    assert len(server.requests) == 2  # llm_max_retries=1: one retry
+    assert result.title == "Always pin httpx below 1.0 because the betas changed the transport API"
+    assert result.context.startswith("Records the decision")
+    assert any("enrich failed" in r.getMessage() for r in caplog.records)
+
+
+def test_server_errors_are_retried(router: LLMEnricher, server: ChatServer) -> None:
+    server.reply("overloaded", status=503)
+    server.reply({"notes": ["Statement one is here."]})
+    assert router.split_atomic("Statement one is here.") == ["Statement one is here."]
+    assert len(server.requests) == 2
+
+
+def test_client_errors_are_not_retried(server: ChatServer) -> None:
+    provider = OpenAICompatibleProvider(make_settings(server, llm_max_retries=3))
+    server.reply("bad key", status=401)
+    with pytest.raises(ProviderError, match="401"):
+        provider.complete("fast", "system", "user", NoteDraft)
+    assert len(server.requests) == 1
+
+
+def test_a_slow_endpoint_times_out_into_the_fallback(
+    server: ChatServer, embedder: SentenceTransformerEmbedder
+) -> None:
+    settings = make_settings(server, llm_timeout_s=0.3, llm_max_retries=0)
+    enricher = build_enricher(settings, embedder)
+    server.reply({"notes": ["late"]}, delay=1.0)
+    started = time.monotonic()
+    assert enricher.split_atomic("Use uv for installs. It is faster than pip.") == [
+        "Use uv for installs. It is faster than pip."]
+    assert time.monotonic() - started < 0.9
+
+
+# --- Hugging Face provider and the factory -----------------------------------------------------
+
+
+def test_huggingface_provider_speaks_chat_completion(
+    server: ChatServer, embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huggingface_hub import constants
+
+    # Loading the embedder sets HF_HUB_OFFLINE, which huggingface_hub applies to every request.
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    settings = make_settings(server, llm_provider="huggingface", HUGGINGFACE_API_KEY="hf-test")
+    provider = HuggingFaceProvider(settings, base_url=server.url)
+    enricher = LLMEnricher(provider, HeuristicEnricher(embedder))
+    server.reply("<think>\nplan\n</think>" + json.dumps(ENRICH_REPLY))
+    result = enricher.enrich("httpx 1.0 betas changed the transport API.", "decision", "p")
+    assert result.title == "Pin httpx below 1.0"
+    assert server.requests[0]["path"].endswith("/chat/completions")
+    assert server.requests[0]["body"]["model"] == FAST
+    assert enricher.name == f"huggingface:{FAST}"
+
+
+def test_factory_falls_back_to_the_heuristic_without_credentials(
+    server: ChatServer, embedder: SentenceTransformerEmbedder
+) -> None:
+    heuristic = load_settings(llm_provider="heuristic", openai_base_url=server.url)
+    no_url = load_settings(llm_provider="openai", openai_base_url=None)
+    no_key = load_settings(llm_provider="huggingface", HUGGINGFACE_API_KEY=None)
+    for settings in (heuristic, no_url, no_key):
+        assert build_enricher(settings, embedder).name == "heuristic"
+    with_key = load_settings(llm_provider="huggingface", HUGGINGFACE_API_KEY="hf-test",
+                             fast_model_id=FAST)
+    assert build_enricher(with_key, embedder).name == f"huggingface:{FAST}"

@@ -1,0 +1,142 @@
+"""Secrets vanish on write; ordinary technical notes come back byte-identical."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kg_brain.redact import redact
+
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgwMbRvI0MBZhpF\n"
+    "Yp0VJ2d1Sdp3ZKp7cXQk9S3jWnIbWqzjX1FjW0y9Lr1D0rOqgXlFvJhFg8j5BzXx\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+
+# (text containing the secret, the secret itself, the kind reported)
+SECRETS: list[tuple[str, str, str]] = [
+    ("aws key AKIAIOSFODNN7EXAMPLE in the CI env", "AKIAIOSFODNN7EXAMPLE", "aws_access_key"),
+    ("session ASIAY34FZKBOKMUTVV7A expired", "ASIAY34FZKBOKMUTVV7A", "aws_access_key"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_key"),
+    ("git clone with ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R9s0T",
+     "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R9s0T", "github_token"),
+    ("oauth gho_16C7e42F292c6912E7710c838347Ae178B4a used",
+     "gho_16C7e42F292c6912E7710c838347Ae178B4a", "github_token"),
+    ("GH_PAT github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGH",
+     "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGH", "github_token"),
+    ("slack bot xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+     "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "slack_token"),
+    ("OPENAI_API_KEY is sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
+     "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z", "openai_key"),
+    ("legacy key sk-4f8Gh2Jk6Lm9Np3Qr7St1Vw5Xy8Za2Bc", "sk-4f8Gh2Jk6Lm9Np3Qr7St1Vw5Xy8Za2Bc",
+     "openai_key"),
+    ("claude sk-ant-api03-Xy7_Zk2-Pq9Rs4Tu8Vw1Xa5Bc6De3Fg0Hi",
+     "sk-ant-api03-Xy7_Zk2-Pq9Rs4Tu8Vw1Xa5Bc6De3Fg0Hi", "anthropic_key"),
+    ("HF token hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+     "huggingface_token"),
+    ("maps AIzaSyA-1234567890abcdefghijklmnopqrstu ok", "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+     "google_api_key"),
+    (f"the session cookie was {JWT}", JWT, "jwt"),
+    (f"deploy key:\n{PEM}\nend", "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn", "private_key"),
+    ("DATABASE_URL=postgres://app:s3cr3tP4ss@db.internal:5432/app", "s3cr3tP4ss", "password"),
+    ("mongodb+srv://admin:Pa55w0rd!@cluster0.mongodb.net/test", "Pa55w0rd!", "password"),
+    ("run psql --password=hunter2 against staging", "hunter2", "password"),
+    ("in .env: DB_PASSWORD=supersecretvalue", "supersecretvalue", "password"),
+    ('config.json has "api_key": "abcd1234efgh5678"', "abcd1234efgh5678", "api_key"),
+    ("settings.py: SECRET_KEY = 'django-insecure-9x!kz#2pq'", "django-insecure-9x!kz#2pq",
+     "secret"),
+    ("client_secret='Zx9kLmQ2pQrTt7'", "Zx9kLmQ2pQrTt7", "secret"),
+    ("yaml: token: ya29.a0AfH6SMBxQ7kq2", "ya29.a0AfH6SMBxQ7kq2", "token"),
+    ("curl -H 'Authorization: Bearer abc123def456ghi789' https://api.example.com",
+     "abc123def456ghi789", "bearer_token"),
+    ("payments use sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+     "stripe_key"),
+]
+
+ORDINARY: list[str] = [
+    "password_hash = bcrypt.hashpw(password.encode(), bcrypt.gensalt())",
+    "token = get_token()",
+    "Use scikit-learn (sometimes written sk-learn) for the baseline classifier.",
+    "Fixed in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f on main.",
+    "Each test uses project test-5f3c2a1e-8b4d-4c1a-9e2f-7a6b5c4d3e2f to stay isolated.",
+    "Download from https://example.com/files/aGVsbG8gd29ybGQxMjM0NTY3ODkw/download?x=1",
+    'api_key = os.environ["OPENAI_API_KEY"]',
+    "neo4j_password: str | None = Field(None, repr=False)",
+    "password: ${NEO4J_PASSWORD}",
+    "Set `OPENAI_API_KEY=<your key>` in .env before starting the server.",
+    "response = client.chat(messages, max_tokens=512, temperature=0.1)",
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "hf_hub_download(repo_id=repo, filename='model.safetensors')",
+    "docker run -e POSTGRES_PASSWORD=$POSTGRES_PASSWORD postgres:16",
+    "if token == expected_token:\n    return True",
+    "password = getpass.getpass()",
+    "connect(user=user, password=db_password, host='localhost')",
+    "api_key: SecretStr | None = None",
+    "PASSWORD_MIN_LENGTH = 12",
+    "DB_PASSWORD_FILE=/run/secrets/db_password",
+    "Connect with bolt://localhost:7687 and user neo4j; browser at http://localhost:7474/browser",
+    "git remote add origin git@github.com:org/repo.git",
+    "The auth token expires after 3600 seconds; call refresh_token() before that.",
+    "curl -H \"Authorization: Bearer $GITHUB_TOKEN\" https://api.github.com/user",
+    "The task-1234567890abcdefghij queue and risk-score-2024-quarterly report are unrelated.",
+    "A JWT starts with eyJ because base64 of '{\"' is eyJ; decode with jwt.decode(token, key)",
+    "password: changeme  # local docker-compose only",
+    "token_count = len(tokens)",
+    "API_KEY = config_value  # a constant bound to a variable",
+    "compose: POSTGRES_PASSWORD: example",
+    "The key AKIA prefix means a long-term AWS access key.",
+    "Bearer authentication sends the token in the Authorization header.",
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), SECRETS, ids=[s[2] + str(i) for i, s in
+                                                                    enumerate(SECRETS)])
+def test_secret_is_replaced_and_reported(text: str, secret: str, kind: str) -> None:
+    cleaned, kinds = redact(text)
+    assert secret not in cleaned
+    assert f"[REDACTED:{kind}]" in cleaned
+    assert kind in kinds
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_note_is_untouched(text: str) -> None:
+    assert redact(text) == (text, [])
+
+
+def test_connection_string_keeps_user_and_host() -> None:
+    cleaned, _ = redact("postgres://app:s3cr3tP4ss@db.internal:5432/app")
+    assert cleaned == "postgres://app:[REDACTED:password]@db.internal:5432/app"
+
+
+def test_assignment_keeps_key_and_quotes() -> None:
+    cleaned, kinds = redact('client = Client(api_key="abcd1234efgh5678", timeout=5)')
+    assert cleaned == 'client = Client(api_key="[REDACTED:api_key]", timeout=5)'
+    assert kinds == ["api_key"]
+
+
+def test_redaction_is_idempotent() -> None:
+    once, _ = redact(" ".join(text for text, _, _ in SECRETS))
+    twice, kinds = redact(once)
+    assert twice == once
+    assert kinds == []
+
+
+def test_several_secrets_in_one_note_are_all_reported() -> None:
+    text = f"token ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R9s0T and {PEM} and password=hunter22"
+    cleaned, kinds = redact(text)
+    assert set(kinds) == {"github_token", "private_key", "password"}
+    assert "hunter22" not in cleaned and "BEGIN RSA" not in cleaned
+
+
+@pytest.mark.parametrize("blob", ["A" * 32_000, "a." * 16_000, "sk-" * 10_000, "token=" * 5_000])
+def test_long_unbroken_input_does_not_backtrack(blob: str) -> None:
+    started = time.monotonic()
+    redact(blob)
+    assert time.monotonic() - started < 2.0  # a quadratic pattern takes minutes here
