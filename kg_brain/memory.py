@@ -22,6 +22,7 @@ from kg_brain.app import Clock
 from kg_brain.db import Database, Tx
 from kg_brain.embed import Embedder
 from kg_brain.errors import InvalidInput, NotFound
+from kg_brain.llm.heuristic import HeuristicEnricher
 from kg_brain.llm.types import Candidate, Enricher, Enrichment, LinkDecision, NoteDraft
 from kg_brain.models import NoteView, iso
 from kg_brain.redact import redact
@@ -68,6 +69,7 @@ class Memory:
         self.enricher = enricher
         self.clock = clock
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
+        self._bulk_enricher = HeuristicEnricher(embedder)
 
     # --- writing ---------------------------------------------------------------------------------
     def clean_content(self, text: str) -> tuple[str, list[str]]:
@@ -159,9 +161,10 @@ class Memory:
 
     def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
                  progress: Callable[[int], None] | None = None) -> list[str]:
-        """Bulk import: validated, enriched where fields are missing, embedded in batches and
-        written with one UNWIND statement per batch. No linking or evolution (like fleeting
-        capture); the notes are linked later by distillation or consolidation."""
+        """Bulk import: validated, enriched where fields are missing (statistical key phrases,
+        no LLM), embedded in batches and written with one UNWIND statement per batch. No
+        linking or evolution (like fleeting capture): one embedding per note keeps it near the
+        raw embedding throughput; distillation or update re-enriches fully."""
         ids: list[str] = []
         for start in range(0, len(records), batch_size):
             batch = [self._import_row(r) for r in records[start:start + batch_size]]
@@ -186,7 +189,7 @@ class Memory:
                            keywords=list(record.get("keywords") or []),
                            tags=list(record.get("tags") or []))
         else:
-            e = self.enricher.enrich(text, kind.value, project)
+            e = self._bulk_enricher.enrich_statistical(text, kind.value, project)
         now = self.clock()
         row = self._note_row(new_zk_id(), text, project, mtype, kind,
                              bool(record.get("pinned")), e, [], now)

@@ -75,8 +75,19 @@ class HeuristicEnricher:
 
     # --- enrich ----------------------------------------------------------------------------------
     def enrich(self, content: str, note_kind: str, project: str) -> Enrichment:
-        limit = min(10, max(5, 4 + len(tx.words(content)) // 40))
-        keywords = self.keywords(content, limit)
+        keywords = self.keywords(content, _keyword_limit(content))
+        return Enrichment(
+            title=make_title(content),
+            context=make_context(note_kind, project, keywords),
+            keywords=keywords,
+            tags=make_tags(content, note_kind, project, keywords),
+        )
+
+    def enrich_statistical(self, content: str, note_kind: str, project: str) -> Enrichment:
+        """Bulk-import enrichment: key phrases ranked by text statistics alone (no embedding
+        call), so importing costs one embedding per note; distillation re-enriches fully."""
+        pool = _candidate_pool(content)
+        keywords = _distinct(list(pool), _keyword_limit(content))  # pool is ranked by prior
         return Enrichment(
             title=make_title(content),
             context=make_context(note_kind, project, keywords),
@@ -224,6 +235,25 @@ def _candidate_pool(content: str) -> dict[str, float]:
         boost[phrase] = 0.02 * min(count - 1, 3)
     ranked = sorted(prior, key=lambda p: (-prior[p], p))[:MAX_CANDIDATES]
     return {p: boost[p] for p in ranked}
+
+
+def _keyword_limit(content: str) -> int:
+    return min(10, max(5, 4 + len(tx.words(content)) // 40))
+
+
+def _distinct(phrases: list[str], limit: int) -> list[str]:
+    """Phrases in order, skipping any whose stems are contained in one already kept."""
+    kept: list[str] = []
+    kept_terms: list[set[str]] = []
+    for phrase in phrases:
+        terms = {tx.stem(w) for w in tx.words(phrase)} or {phrase.lower()}
+        if any(terms <= other or other <= terms for other in kept_terms):
+            continue
+        kept.append(phrase)
+        kept_terms.append(terms)
+        if len(kept) >= limit:
+            break
+    return kept
 
 
 def _mmr(phrases: list[str], vecs: np.ndarray, relevance: np.ndarray, limit: int) -> list[str]:

@@ -275,3 +275,23 @@ def test_split_atomic_drops_filler_and_keeps_statements(enricher: HeuristicEnric
         "The Obsidian mirror is best-effort. It never blocks add_memory.\n"
         "```python\nmirror.write(note)\n```",
     ]
+
+
+class _NoEmbedder:
+    dim = 384
+
+    def encode(self, text: str) -> list[float]:
+        raise AssertionError("bulk enrichment must not embed")
+
+    def encode_many(self, texts: object) -> list[list[float]]:
+        raise AssertionError("bulk enrichment must not embed")
+
+
+def test_statistical_enrichment_needs_no_embedding_and_keeps_identifiers() -> None:
+    enricher = HeuristicEnricher(_NoEmbedder())
+    e = enricher.enrich_statistical(
+        "Fixed TimeoutError in the payment worker by adding exponential backoff with jitter.",
+        "fix", "shop")
+    assert e.title.startswith("Fixed TimeoutError in the payment worker")
+    assert "TimeoutError" in e.keywords and "payment worker" in e.keywords
+    assert e.tags[:2] == ["fix", "shop"]
