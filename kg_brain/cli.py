@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from kg_brain.errors import BrainError
 from kg_brain.settings import Settings, load_settings
+from kg_brain.views.cli import register as register_views
 
 log = logging.getLogger("kg_brain")
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     neo = sub.add_parser("neo4j", help="start, stop or inspect the local Neo4j server")
     neo.add_argument("action", choices=["start", "stop", "status"])
     neo.set_defaults(handler=cmd_neo4j)
+    register_views(sub)
     return parser
 
 

@@ -7,7 +7,8 @@ MATCH (n:Note)
 WHERE n.zk_id > $after AND ($projects IS NULL OR n.project IN $projects)
   AND ($zk_ids IS NULL OR n.zk_id IN $zk_ids)
 WITH n ORDER BY n.zk_id LIMIT $limit
-WITH n, [k IN keys(n) WHERE k <> 'embedding' | [k, replace(valueType(n[k]), ' NOT NULL', '')]] AS typed
+WITH n, [k IN keys(n) WHERE k <> 'embedding'
+         | [k, replace(valueType(n[k]), ' NOT NULL', '')]] AS typed
 RETURN n.zk_id AS zk_id,
        [t IN typed | [t[0], t[1],
          CASE WHEN t[1] IN ['ZONED DATETIME', 'LOCAL DATETIME', 'DATE', 'ZONED TIME', 'LOCAL TIME',
