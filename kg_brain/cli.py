@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from kg_brain.errors import BrainError
 from kg_brain.settings import Settings, load_settings
+from kg_brain.scheduling import register as register_scheduler
 from kg_brain.views.cli import register as register_views
 
 log = logging.getLogger("kg_brain")
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     neo.add_argument("action", choices=["start", "stop", "status"])
     neo.set_defaults(handler=cmd_neo4j)
     register_views(sub)
+    register_scheduler(sub)
     return parser
 
 

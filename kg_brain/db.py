@@ -151,6 +151,8 @@ def _mapped_errors() -> Iterator[None]:
     except nex.ClientError as exc:
         if exc.code and "TransactionTimedOut" in exc.code or "Timeout" in (exc.code or ""):
             raise StoreUnavailable("database unavailable: query timed out") from None
+        if exc.code == "Neo.ClientError.Transaction.LockClientStopped":  # timed out on a lock
+            raise StoreUnavailable("database busy, try again: transaction timed out") from None
         if exc.code and exc.code.startswith("Neo.ClientError.Statement.ArgumentError"):
             raise InvalidInput(_short(exc)) from None
         raise

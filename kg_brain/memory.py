@@ -13,7 +13,7 @@ import os
 import socket
 from datetime import timedelta
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -21,7 +21,7 @@ from kg_brain import validate
 from kg_brain.app import Clock
 from kg_brain.db import Database, Tx
 from kg_brain.embed import Embedder
-from kg_brain.errors import InvalidInput, NotFound
+from kg_brain.errors import Conflict, InvalidInput, NotFound
 from kg_brain.llm.heuristic import HeuristicEnricher
 from kg_brain.llm.types import Candidate, Enricher, Enrichment, LinkDecision, NoteDraft
 from kg_brain.models import NoteView, iso
@@ -31,6 +31,7 @@ from kg_brain.store.model import LinkType, MemoryType, NoteKind
 from kg_brain.store.notes import check_zk_id, create_notes, get_notes, new_zk_id
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _LIVE = [MemoryType.PERMANENT.value, MemoryType.FLEETING.value]
 
 
@@ -102,7 +103,7 @@ class Memory:
             row["failure_signature"] = failure_signature
         links = self._decide_links(zk_id, enrichment, text, kind, project, vector, nearest, mtype)
         queued = self._write_new(row, links, now)
-        note = self.get([zk_id])[0]
+        note = self.get([row["zk_id"]])[0]
         return AddResult(note=note, redacted=found, evolution_queued=queued)
 
     def _note_row(self, zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteKind,
@@ -146,17 +147,17 @@ class Memory:
 
     def _write_new(self, row: dict[str, Any], links: list[LinkDecision], now: Any) -> bool:
         """Note, links and evolution job in one transaction: never a half-written note."""
-        link_rows = [_link_row(row["zk_id"], d) for d in links]
         evolve = any(d.weight >= self.settings.evolution_min_similarity for d in links)
 
-        def work(tx: Tx) -> None:
+        def work(tx: Tx) -> None:  # reads row["zk_id"] late: a retry may have replaced it
             create_notes(tx, [row])
-            if link_rows:
-                tx.run("links/merge_links", rows=link_rows, now=now)
+            if links:
+                tx.run("links/merge_links", now=now,
+                       rows=[_link_row(row["zk_id"], d) for d in links])
             if evolve:
                 tx.run("jobs/enqueue_jobs", now=now, rows=[_job(row["zk_id"], row["project"])])
 
-        self.db.write_tx(work)
+        _with_fresh_ids(lambda: self.db.write_tx(work), [row])
         return evolve
 
     def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
@@ -172,7 +173,8 @@ class Memory:
                 [embed_text(r["title"], r["content"], r["context"]) for r in batch])
             for row, vector in zip(batch, vectors, strict=True):
                 row["embedding"] = vector
-            ids += self.db.write_tx(lambda tx, rows=batch: create_notes(tx, rows))
+            ids += _with_fresh_ids(
+                lambda rows=batch: self.db.write_tx(lambda tx: create_notes(tx, rows)), batch)
             if progress:
                 progress(len(batch))
         return ids
@@ -323,6 +325,20 @@ class Memory:
 
     def queue_depth(self) -> dict[str, int]:
         return {r["kind"]: int(r["pending"]) for r in self.db.read("jobs/queue_depth")}
+
+
+def _with_fresh_ids(write: Callable[[], T], rows: list[dict[str, Any]], tries: int = 3) -> T:
+    """ZK ids are 32 random bits (the seed's format), so a collision happens about once per
+    100k notes; the unique constraint refuses it and the write is retried with new ids."""
+    for attempt in range(tries):
+        try:
+            return write()
+        except Conflict:
+            if attempt == tries - 1:
+                raise
+            for row in rows:
+                row["zk_id"] = new_zk_id()
+    raise AssertionError("unreachable")
 
 
 def _link_row(src: str, d: LinkDecision) -> dict[str, Any]:

@@ -1,5 +1,8 @@
-// Remove a benchmark's own synthetic notes, in batches; refuses any project not named bench-*.
-// params: project. returns: nothing.
+// Remove up to $batch of a benchmark's own synthetic notes (call until it returns 0); refuses
+// any project not named bench-*.
+// params: project; batch. returns: deleted (count).
 MATCH (n:Note {project: $project})
 WHERE $project STARTS WITH 'bench-'
-CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS
+WITH n LIMIT $batch
+DETACH DELETE n
+RETURN count(*) AS deleted

@@ -1,8 +1,10 @@
-// Archive every note archival takes now, in batches of committed transactions (run in
-// auto-commit). Same selection and formula as lifecycle/decay_scores with due_only = true; a
-// note touched since it was selected (new access, pinned, already archived) is skipped.
+// Archive up to $batch of the notes archival takes now, in the caller's write transaction; the
+// caller repeats it until fewer than $batch come back (each chunk commits on its own and stays
+// short, under any server transaction timeout). Same selection and formula as
+// lifecycle/decay_scores with due_only = true; links from notes archived earlier in this run
+// (archived_at = $now) still count, so the chunks archive exactly what the dry run listed.
 // params: project (null = every project); now: datetime; stale_days; max_access; threshold;
-//         half_life_days; saturation; w_recency; w_importance; batch: rows per transaction.
+//         half_life_days; saturation; w_recency; w_importance; batch: notes per chunk.
 // returns: zk_id, title, project, note_kind, access_count, inbound, days_idle, decay_score,
 //          reason of each note archived.
 MATCH (n:Note {memory_type: 'permanent'})
@@ -14,7 +16,8 @@ WITH n, access, anchor,
           ELSE duration.inSeconds(anchor, $now).seconds / 86400.0 END AS days_idle
 WHERE days_idle > $stale_days
 WITH n, access, anchor, days_idle,
-     COUNT { (n)<-[r]-(m:Note) WHERE m.memory_type <> 'archived' AND type(r) <> 'SUPERSEDES' }
+     COUNT { (n)<-[r]-(m:Note) WHERE (m.memory_type <> 'archived' OR m.archived_at = $now)
+                                AND type(r) <> 'SUPERSEDES' }
        AS inbound,
      CASE WHEN access >= $saturation THEN 1.0
           ELSE log(1.0 + access) / log(1.0 + $saturation) END AS importance
@@ -26,12 +29,8 @@ WITH n, access, anchor, days_idle, inbound, score,
      'stale: idle ' + toString(toInteger(days_idle)) + ' days, ' + toString(access)
        + ' accesses, ' + toString(inbound) + ' inbound links, decay '
        + toString(round(score, 3)) AS reason
-CALL (n, access, anchor, reason) {
-  WITH n WHERE n.memory_type = 'permanent' AND NOT coalesce(n.pinned, false)
-          AND coalesce(n.access_count, 0) = access
-          AND coalesce(n.last_accessed, n.created) = anchor
-  SET n.memory_type = 'archived', n.archived_at = $now, n.archive_reason = reason
-  RETURN n.zk_id AS archived_id
-} IN TRANSACTIONS OF $batch ROWS
-RETURN archived_id AS zk_id, n.title AS title, n.project AS project, n.note_kind AS note_kind,
+WITH n, access, days_idle, inbound, score, reason
+LIMIT $batch
+SET n.memory_type = 'archived', n.archived_at = $now, n.archive_reason = reason
+RETURN n.zk_id AS zk_id, n.title AS title, n.project AS project, n.note_kind AS note_kind,
        access AS access_count, inbound, days_idle, score AS decay_score, reason

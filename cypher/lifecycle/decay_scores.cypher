@@ -5,7 +5,8 @@
 //         half_life_days; saturation; w_recency; w_importance; due_only: true = only notes that
 //         archival would take now; limit: max rows.
 // returns: zk_id, title, project, note_kind, pinned, access_count, inbound, days_idle,
-//          decay_score, archive_due (datetime|null), reason; soonest due first.
+//          decay_score, archive_due (ISO text|null: cheaper to ship than datetimes), reason;
+//          soonest due first.
 MATCH (n:Note {memory_type: 'permanent'})
 WHERE $project IS NULL OR n.project = $project
 WITH n, coalesce(n.access_count, 0) AS access, coalesce(n.last_accessed, n.created) AS anchor,
@@ -34,8 +35,8 @@ WITH n, access, anchor, pinned, days_idle, inbound, score,
 RETURN n.zk_id AS zk_id, n.title AS title, n.project AS project, n.note_kind AS note_kind,
        pinned, access AS access_count, inbound, days_idle, score AS decay_score,
        CASE WHEN due_days IS NULL THEN null
-            ELSE anchor + duration({seconds: toInteger(ceil(due_days * 86400.0)) + 1}) END
-         AS archive_due,
+            ELSE toString(anchor + duration({seconds: toInteger(ceil(due_days * 86400.0)) + 1}))
+       END AS archive_due,
        'stale: idle ' + toString(toInteger(days_idle)) + ' days, ' + toString(access)
          + ' accesses, ' + toString(inbound) + ' inbound links, decay '
          + toString(round(score, 3)) AS reason

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from kg_brain.db import Database
@@ -147,3 +149,15 @@ def test_bulk_import_writes_every_record_with_embeddings(memory: Memory, project
         "which port does service 42 listen on"), project=project, memory_types=["permanent"],
         fetch=200, k=5, exclude=[])
     assert near and all(r["similarity"] > 0.3 for r in near)
+
+
+def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
+    memory: Memory, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    existing = memory.add("Cache keys include the tenant id to avoid leaks.", project).note.zk_id
+    unused = f"ZK-{uuid.uuid4().hex[:8].upper()}"
+    fresh = iter([existing, unused])
+    monkeypatch.setattr("kg_brain.memory.new_zk_id", lambda: next(fresh))
+    added = memory.add("Rotate the signing key every ninety days via the vault job.", project)
+    assert added.note.zk_id == unused
+    assert memory.get([existing])[0].content.startswith("Cache keys")

@@ -1,0 +1,179 @@
+"""Cluster consolidation: find near-duplicate or strongly linked notes, merge selected clusters.
+
+A cluster is a connected group of candidate pairs (same project, same kind, live, unpinned,
+non-contextual permanent notes; vector similarity >= min_similarity, or a RELATES_TO / SUPPORTS /
+EXTENDS / SUPERSEDES link that strong; never two notes that contradict). Its id hashes the sorted
+member ids, so a dry run and a later apply name the same cluster the same way, and a cluster that
+changed in between no longer matches. Merging never happens without a selection unless
+AUTO_CONSOLIDATE is on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import Counter
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg_brain import validate
+from kg_brain.app import Clock
+from kg_brain.db import Database, Tx
+from kg_brain.embed import Embedder
+from kg_brain.errors import Conflict, InvalidInput
+from kg_brain.llm.types import Enricher, NoteDraft
+from kg_brain.memory import embed_text
+from kg_brain.store.model import CONTEXTUAL_KINDS, LinkType, MemoryType
+from kg_brain.store.notes import create_notes, new_zk_id
+
+log = logging.getLogger(__name__)
+MERGE_LINK_TYPES = (LinkType.RELATES_TO, LinkType.SUPPORTS, LinkType.EXTENDS, LinkType.SUPERSEDES)
+NEIGHBOURS_SCANNED = 100
+
+
+class Cluster(BaseModel):
+    cluster_id: str = Field(description="stable: the same members give the same id")
+    zk_ids: list[str]
+    titles: list[str]
+    reason: str
+
+
+class MergedCluster(BaseModel):
+    cluster_id: str
+    new_zk_id: str = Field(description="the merged permanent note")
+    archived: list[str] = Field(description="originals, archived and superseded by new_zk_id")
+
+
+class ConsolidationReport(BaseModel):
+    dry_run: bool
+    clusters: list[Cluster]
+    merged: list[MergedCluster] = Field(default_factory=list)
+
+
+def cluster_id(zk_ids: list[str]) -> str:
+    return "CL-" + hashlib.sha256("\n".join(sorted(zk_ids)).encode()).hexdigest()[:12].upper()
+
+
+def build_clusters(pairs: list[dict[str, Any]]) -> list[Cluster]:
+    """Connected components of the pair graph, largest and tightest first."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    titles: dict[str, str] = {}
+    for p in pairs:
+        titles[p["a"]], titles[p["b"]] = p["a_title"] or "", p["b_title"] or ""
+        ra, rb = root(p["a"]), root(p["b"])
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for p in pairs:
+        groups.setdefault(root(p["a"]), []).append(p)
+    clusters = []
+    for edges in groups.values():
+        ids = sorted({p["a"] for p in edges} | {p["b"] for p in edges})
+        clusters.append((len(ids), max(float(p["similarity"]) for p in edges),
+                         Cluster(cluster_id=cluster_id(ids), zk_ids=ids,
+                                 titles=[titles[i] for i in ids], reason=_reason(edges))))
+    clusters.sort(key=lambda c: (-c[0], -c[1], c[2].cluster_id))
+    return [c[2] for c in clusters]
+
+
+def _reason(edges: list[dict[str, Any]]) -> str:
+    vector = [float(p["similarity"]) for p in edges if p["link_type"] is None]
+    linked = sorted({p["link_type"] for p in edges if p["link_type"] is not None})
+    parts = []
+    if vector:
+        parts.append(f"near-duplicates (similarity {min(vector):.2f}-{max(vector):.2f})")
+    if linked:
+        parts.append(f"strongly linked ({', '.join(linked)})")
+    return "; ".join(parts)
+
+
+class Consolidator:
+    def __init__(self, db: Database, embedder: Embedder, enricher: Enricher, clock: Clock,
+                 auto_consolidate: bool) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.enricher = enricher
+        self.clock = clock
+        self.auto_consolidate = auto_consolidate
+
+    def find(self, project: str, min_similarity: float) -> list[Cluster]:
+        pairs = self.db.read("lifecycle/cluster_pairs", project=project,
+                             min_similarity=min_similarity, fetch=NEIGHBOURS_SCANNED,
+                             merge_types=[t.value for t in MERGE_LINK_TYPES],
+                             excluded_kinds=[k.value for k in CONTEXTUAL_KINDS])
+        return build_clusters(pairs)
+
+    def run(self, project: str, dry_run: bool, selected: list[str] | None,
+            min_similarity: float, max_clusters: int) -> ConsolidationReport:
+        if not 0.5 <= min_similarity <= 1.0:
+            raise InvalidInput("min_similarity must be between 0.5 and 1.0")
+        max_clusters = validate.bounded(max_clusters, 1, 200, "max_clusters")
+        clusters = self.find(project, min_similarity)
+        if dry_run:
+            return ConsolidationReport(dry_run=True, clusters=clusters[:max_clusters])
+        chosen = self._choose(clusters, selected, max_clusters)
+        merged = [self._merge(project, c) for c in chosen]
+        return ConsolidationReport(dry_run=False, clusters=chosen, merged=merged)
+
+    def _choose(self, clusters: list[Cluster], selected: list[str] | None,
+                max_clusters: int) -> list[Cluster]:
+        if selected is None:
+            if not self.auto_consolidate:
+                raise InvalidInput("consolidation merges only selected clusters: pass "
+                                   "selected_cluster_ids from a dry run")
+            return clusters[:max_clusters]
+        by_id = {c.cluster_id: c for c in clusters}
+        unknown = [i for i in selected if i not in by_id]
+        if unknown:
+            raise InvalidInput(f"no current cluster {', '.join(unknown)} (the notes changed "
+                               "since the dry run?); run a dry run again")
+        return [by_id[i] for i in dict.fromkeys(selected)]
+
+    def _merge(self, project: str, cluster: Cluster) -> MergedCluster:
+        """Synthesis and embedding first, then one transaction: lock and re-check the members,
+        create the merged note, move the links, archive the originals with SUPERSEDES."""
+        ids = cluster.zk_ids
+        members = self.db.read("lifecycle/cluster_members", zk_ids=ids, project=project)
+        if len(members) != len(ids):
+            raise Conflict(f"cluster {cluster.cluster_id} changed; run a dry run again")
+        synthesis = self.enricher.synthesize([
+            NoteDraft(title=m["title"] or "", content=m["content"], context=m["context"] or "",
+                      note_kind=m["note_kind"]) for m in members])
+        now = self.clock()
+        new_id = new_zk_id()
+        row = {
+            "zk_id": new_id, "title": synthesis.title, "content": synthesis.content,
+            "context": synthesis.context, "keywords": synthesis.keywords,
+            "tags": synthesis.tags, "memory_type": MemoryType.PERMANENT.value,
+            "note_kind": Counter(m["note_kind"] for m in members).most_common(1)[0][0],
+            "pinned": False, "project": project, "created": now, "updated": now,
+            "access_count": sum(int(m["access_count"]) for m in members),
+            "last_accessed": max((m["last_accessed"] for m in members if m["last_accessed"]),
+                                 default=None),
+            "embedding": self.embedder.encode(
+                embed_text(synthesis.title, synthesis.content, synthesis.context)),
+        }
+        reason = f"merged into {new_id} (consolidation {cluster.cluster_id})"
+
+        def work(tx: Tx) -> list[str]:
+            if len(tx.run("lifecycle/lock_cluster", zk_ids=ids, project=project,
+                          now=now)) != len(ids):
+                raise Conflict(f"cluster {cluster.cluster_id} changed; run a dry run again")
+            create_notes(tx, [row])
+            tx.run("lifecycle/move_links", merged=new_id, originals=ids)
+            rows = tx.run("lifecycle/supersede_notes", merged=new_id, originals=ids, now=now,
+                          reason=reason)
+            return [r["zk_id"] for r in rows]
+
+        archived = self.db.write_tx(work)
+        log.info("consolidated %s: %d notes into %s", cluster.cluster_id, len(archived), new_id)
+        return MergedCluster(cluster_id=cluster.cluster_id, new_zk_id=new_id,
+                             archived=sorted(archived))

@@ -1,0 +1,191 @@
+"""Selective forgetting: decay scores, archival, restore, the inbox, and cluster consolidation.
+
+Decay score (0..1, higher = more alive) = 0.6 x recency + 0.4 x importance, where
+
+- recency = exp(-ln 2 x effective_idle / HALF_LIFE_DAYS): halves every 30 idle days;
+- days_idle = days since `last_accessed`, or since `created` when never accessed;
+- effective_idle = days_idle / (1 + inbound), inbound = typed links into the note from live
+  notes (SUPERSEDES excluded): a note that two others build on ages three times slower;
+- importance = min(1, ln(1 + access_count) / ln(1 + ACCESS_SATURATION)): 20 lifetime accesses
+  count as fully important, the first few count most.
+
+A note is archived when all three hold: idle > STALE_DAYS_THRESHOLD days, access_count <
+STALE_ACCESS_THRESHOLD, decay score < decay_archive_threshold. Pinned notes never archive.
+Only permanent notes decay: fleeting notes are the inbox, which distillation (not time) empties.
+Archival is computed set-based in Cypher over the whole graph from the injected clock's `now`;
+archived notes are never deleted and `restore` reverses it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg_brain import validate
+from kg_brain.app import Clock
+from kg_brain.consolidation import (
+    Cluster,
+    ConsolidationReport,
+    Consolidator,
+    MergedCluster,
+)
+from kg_brain.db import Database
+from kg_brain.embed import Embedder
+from kg_brain.errors import InvalidInput, NotFound
+from kg_brain.llm.types import Enricher
+from kg_brain.models import NoteView
+from kg_brain.settings import Settings
+from kg_brain.store.notes import check_zk_id, get_notes
+
+__all__ = ["ArchiveReport", "Cluster", "ConsolidationReport", "DecayEntry", "Lifecycle",
+           "MergedCluster", "StaleCandidate", "decay_score"]
+
+log = logging.getLogger(__name__)
+W_RECENCY = 0.6
+W_IMPORTANCE = 0.4
+HALF_LIFE_DAYS = 30.0
+ACCESS_SATURATION = 20
+ARCHIVE_BATCH = 20_000
+_ALL_ROWS = 2**62
+
+
+def decay_score(days_idle: float, access_count: int, inbound_links: int = 0) -> float:
+    """The formula in the module docstring; lifecycle/decay_scores.cypher computes the same."""
+    effective_idle = max(0.0, days_idle) / (1 + max(0, inbound_links))
+    recency = math.exp(-math.log(2.0) * effective_idle / HALF_LIFE_DAYS)
+    importance = min(1.0, math.log1p(max(0, access_count)) / math.log1p(ACCESS_SATURATION))
+    return W_RECENCY * recency + W_IMPORTANCE * importance
+
+
+class StaleCandidate(BaseModel):
+    zk_id: str
+    title: str
+    project: str
+    note_kind: str
+    decay_score: float
+    days_idle: float
+    access_count: int
+    inbound_links: int = 0
+    reason: str
+
+
+class ArchiveReport(BaseModel):
+    dry_run: bool
+    candidates: list[StaleCandidate] = Field(
+        description="dry run: notes that would be archived; apply: notes archived")
+    archived: int = Field(description="notes archived by this call (0 in a dry run)")
+
+
+class DecayEntry(BaseModel):
+    zk_id: str
+    title: str
+    project: str
+    decay_score: float
+    days_idle: float
+    access_count: int
+    inbound_links: int = 0
+    pinned: bool
+    archive_due: str | None = Field(
+        description="when archival takes the note if nothing touches it; null = never "
+                    "(pinned or used often enough)")
+
+
+class Lifecycle:
+    def __init__(self, settings: Settings, db: Database, embedder: Embedder, enricher: Enricher,
+                 clock: Clock) -> None:
+        self.settings = settings
+        self.db = db
+        self.clock = clock
+        self._consolidator = Consolidator(db, embedder, enricher, clock,
+                                          settings.auto_consolidate)
+
+    def _decay_params(self, project: str | None) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "project": validate.project(project) if project is not None else None,
+            "now": self.clock(), "stale_days": s.stale_days_threshold,
+            "max_access": s.stale_access_threshold, "threshold": s.decay_archive_threshold,
+            "half_life_days": HALF_LIFE_DAYS, "saturation": ACCESS_SATURATION,
+            "w_recency": W_RECENCY, "w_importance": W_IMPORTANCE,
+        }
+
+    def archive_stale(self, dry_run: bool = True, project: str | None = None) -> ArchiveReport:
+        """Whole graph (or one project), no page cap; apply commits in chunks of ARCHIVE_BATCH."""
+        params = self._decay_params(project)
+        if dry_run:
+            rows = self.db.read("lifecycle/decay_scores", **params, due_only=True,
+                                limit=_ALL_ROWS)
+        else:
+            rows = []
+            while True:  # chunks commit separately: short transactions, durable progress
+                chunk = self.db.write("lifecycle/archive_stale_notes", **params,
+                                      batch=ARCHIVE_BATCH)
+                rows += chunk
+                if len(chunk) < ARCHIVE_BATCH:
+                    break
+            log.info("archived %d stale notes", len(rows))
+        return ArchiveReport(dry_run=dry_run, candidates=[_candidate(r) for r in rows],
+                             archived=0 if dry_run else len(rows))
+
+    def decay_report(self, limit: int = 20, project: str | None = None) -> list[DecayEntry]:
+        """Live permanent notes, soonest archival first; never-due notes (pinned, used) last."""
+        limit = validate.bounded(limit, 1, 1000, "limit")
+        rows = self.db.read("lifecycle/decay_scores", **self._decay_params(project),
+                            due_only=False, limit=limit)
+        return [DecayEntry(zk_id=r["zk_id"], title=r["title"] or "", project=r["project"],
+                           decay_score=round(float(r["decay_score"]), 4),
+                           days_idle=round(float(r["days_idle"]), 2),
+                           access_count=int(r["access_count"]), inbound_links=int(r["inbound"]),
+                           pinned=bool(r["pinned"]), archive_due=_iso_text(r["archive_due"]))
+                for r in rows]
+
+    def restore(self, zk_id: str) -> NoteView:
+        """Archived -> permanent, archive fields cleared; the restore counts as an access."""
+        zk_id = check_zk_id(zk_id)
+        rows = self.db.write("lifecycle/restore_note", zk_id=zk_id, now=self.clock())
+        if not rows:
+            raise NotFound(f"no note with id {zk_id}")
+        if rows[0]["was"] != "archived":
+            raise InvalidInput(f"{zk_id} is {rows[0]['was']}, not archived; nothing to restore")
+        return self.db.read_tx(lambda tx: get_notes(tx, [zk_id]))[0]
+
+    def inbox(self, project: str, limit: int = 50) -> list[NoteView]:
+        """Fleeting notes awaiting distillation, oldest first."""
+        project = validate.project(project)
+        limit = validate.bounded(limit, 1, 500, "limit")
+
+        def work(tx: Any) -> list[NoteView]:
+            ids = [r["zk_id"] for r in tx.run("lifecycle/list_inbox", project=project,
+                                              limit=limit)]
+            return get_notes(tx, ids) if ids else []
+
+        return self.db.read_tx(work)
+
+    def consolidate(self, project: str, dry_run: bool = True,
+                    selected_cluster_ids: list[str] | None = None, min_similarity: float = 0.88,
+                    max_clusters: int = 20) -> ConsolidationReport:
+        """Dry run lists clusters with stable ids; apply merges only the selected ones (all of
+        the listed ones without a selection only when AUTO_CONSOLIDATE is on)."""
+        return self._consolidator.run(validate.project(project), dry_run, selected_cluster_ids,
+                                      min_similarity, max_clusters)
+
+    def projects(self) -> list[str]:
+        return [r["project"] for r in self.db.read("lifecycle/list_projects")]
+
+
+def _iso_text(text: str | None) -> str | None:
+    """Cypher's datetime text (`...Z`) in the ISO form every other field uses (`...+00:00`)."""
+    return datetime.fromisoformat(text).isoformat() if text else None
+
+
+def _candidate(row: dict[str, Any]) -> StaleCandidate:
+    return StaleCandidate(zk_id=row["zk_id"], title=row["title"] or "", project=row["project"],
+                          note_kind=row["note_kind"],
+                          decay_score=round(float(row["decay_score"]), 4),
+                          days_idle=round(float(row["days_idle"]), 2),
+                          access_count=int(row["access_count"]),
+                          inbound_links=int(row["inbound"]), reason=row["reason"])

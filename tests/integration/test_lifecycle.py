@@ -1,0 +1,195 @@
+"""Decay, archival, restore, decay report and inbox on the real Neo4j, time moved by the clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.errors import InvalidInput, NotFound
+from kg_brain.lifecycle import Lifecycle, decay_score
+from kg_brain.llm import build_enricher
+from kg_brain.llm.types import Enricher
+from kg_brain.memory import Memory
+from kg_brain.search import Search
+from kg_brain.settings import Settings, load_settings
+from kg_brain.store.model import LinkType
+from kg_brain.store.notes import new_zk_id
+
+T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def at(moment: datetime) -> Callable[[], datetime]:
+    return lambda: moment
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    return load_settings()
+
+
+@pytest.fixture(scope="module")
+def enricher(settings: Settings, embedder: SentenceTransformerEmbedder) -> Enricher:
+    return build_enricher(settings, embedder)
+
+
+@pytest.fixture
+def make(settings: Settings, db: Database, embedder: SentenceTransformerEmbedder,
+         enricher: Enricher) -> Callable[..., Any]:
+    """make(Memory|Lifecycle|Search, when) builds the component with a clock stopped at `when`."""
+
+    def build(kind: type, when: datetime) -> Any:
+        if kind is Search:
+            return Search(settings, db, embedder, at(when))
+        return kind(settings, db, embedder, enricher, at(when))
+
+    return build
+
+
+def _note(project: str, title: str, **extra: Any) -> dict[str, Any]:
+    return {"project": project, "title": title, "content": f"{title}. Details about {title}.",
+            "context": "test note", "keywords": title.lower().split(), **extra}
+
+
+def _ids(memory: Memory, project: str, *titles: str, **extra: Any) -> list[str]:
+    return memory.add_many([_note(project, t, **extra) for t in titles])
+
+
+def _snapshot(db: Database, project: str) -> list[dict[str, Any]]:
+    rows = db.read("lifecycle/decay_scores", project=project, now=T0, stale_days=0, max_access=0,
+                   threshold=0.0, half_life_days=1.0, saturation=1, w_recency=1.0,
+                   w_importance=0.0, due_only=False, limit=1000)
+    return sorted(rows, key=lambda r: r["zk_id"])
+
+
+def test_stale_notes_are_archived_but_pinned_used_linked_and_fleeting_are_not(
+        make: Callable[..., Any], db: Database, project: str) -> None:
+    old = make(Memory, T0)
+    stale = _ids(old, project, "Stale gradle cache workaround", "Stale nginx proxy header")
+    pinned = _ids(old, project, "Pinned release checklist", pinned=True)
+    fleeting = _ids(old, project, "Fleeting idea about caching", memory_type="fleeting")
+    built_on = _ids(old, project, "Core retry policy for the ingest worker")
+    linkers = _ids(old, project, "Ingest worker backoff", "Ingest worker jitter", pinned=True)
+    db.write_tx(lambda tx: [old.link(tx, src, built_on[0], LinkType.EXTENDS, "builds on", 0.8)
+                            for src in linkers])
+    used = _ids(old, project, "Kubernetes liveness probe timeout tuning")
+    make(Search, T0 + timedelta(days=55)).search_memory(
+        "Kubernetes liveness probe timeout tuning", project, top_k=1)
+
+    now = T0 + timedelta(days=60)
+    lifecycle = make(Lifecycle, now)
+    before = _snapshot(db, project)
+    report = lifecycle.archive_stale(dry_run=True, project=project)
+    assert _snapshot(db, project) == before, "a dry run changed the graph"
+    assert sorted(c.zk_id for c in report.candidates) == sorted(stale)
+    assert report.archived == 0
+    assert all(c.days_idle == 60 and c.access_count == 0 and c.decay_score < 0.3
+               and c.reason.startswith("stale: idle 60 days") for c in report.candidates)
+
+    applied = lifecycle.archive_stale(dry_run=False, project=project)
+    assert applied.archived == 2 and sorted(c.zk_id for c in applied.candidates) == sorted(stale)
+    states = {n.zk_id: n.memory_type for n in old.get(stale + pinned + fleeting + built_on
+                                                      + used)}
+    assert [states[z] for z in stale] == ["archived", "archived"]
+    assert {states[z] for z in pinned + built_on + used} == {"permanent"}
+    assert states[fleeting[0]] == "fleeting"
+    row = db.read("lifecycle/cluster_members", zk_ids=stale, project=project)
+    assert row == [], "archived notes are no longer permanent members"
+    assert lifecycle.archive_stale(dry_run=False, project=project).archived == 0
+
+
+def test_restore_brings_an_archived_note_back_into_search(
+        make: Callable[..., Any], project: str) -> None:
+    title = "Postgres advisory locks serialise the migration runner"
+    [zk_id] = _ids(make(Memory, T0), project, title)
+    now = T0 + timedelta(days=90)
+    lifecycle = make(Lifecycle, now)
+    assert lifecycle.archive_stale(dry_run=False, project=project).archived == 1
+    search = make(Search, now)
+    assert zk_id not in [h.zk_id for h in search.search_memory(title, project)]
+
+    note = lifecycle.restore(zk_id)
+    assert note.memory_type == "permanent" and note.updated == now.isoformat()
+    assert zk_id in [h.zk_id for h in search.search_memory(title, project)]
+    assert lifecycle.archive_stale(dry_run=True, project=project).candidates == []
+    with pytest.raises(InvalidInput):
+        lifecycle.restore(zk_id)
+    with pytest.raises(NotFound):
+        lifecycle.restore(new_zk_id())
+
+
+def test_decay_report_lists_soonest_archival_first_with_due_dates(
+        make: Callable[..., Any], project: str) -> None:
+    older = _ids(make(Memory, T0), project, "Older terraform state lock note")
+    newer = _ids(make(Memory, T0 + timedelta(days=10)), project, "Newer helm chart values note")
+    pinned = _ids(make(Memory, T0), project, "Pinned on-call runbook", pinned=True)
+    report = make(Lifecycle, T0 + timedelta(days=20)).decay_report(limit=10, project=project)
+    assert [e.zk_id for e in report] == older + newer + pinned
+    assert report[0].archive_due == (T0 + timedelta(days=45, seconds=1)).isoformat()
+    assert report[2].archive_due is None and report[2].pinned
+    for entry in report:
+        expected = decay_score(entry.days_idle, entry.access_count, entry.inbound_links)
+        assert entry.decay_score == pytest.approx(expected, abs=1e-4)
+
+
+def test_inbox_lists_fleeting_notes_oldest_first(make: Callable[..., Any], project: str) -> None:
+    second = _ids(make(Memory, T0 + timedelta(hours=2)), project, "Second capture",
+                  memory_type="fleeting")
+    first = _ids(make(Memory, T0), project, "First capture", memory_type="fleeting")
+    _ids(make(Memory, T0), project, "A permanent note")
+    inbox = make(Lifecycle, T0 + timedelta(days=1)).inbox(project)
+    assert [n.zk_id for n in inbox] == first + second
+
+
+
+OVERFETCH = [
+    "Neo4j vector index queries cannot filter by project, so over-fetch candidates and filter "
+    "afterwards.",
+    "Neo4j vector index queries can't filter by project, so over-fetch the candidates and filter "
+    "them afterwards.",
+    "The Neo4j vector index query cannot filter by project; over-fetch candidates, then filter "
+    "afterwards.",
+]
+PYTEST_X = ["Run pytest with -x to stop at the first failing test.",
+            "Use pytest -x to stop the run at the first failing test."]
+
+
+def _texts(memory: Memory, project: str, texts: list[str]) -> list[str]:
+    return memory.add_many([{"project": project, "title": t.split(",")[0], "content": t,
+                             "context": "", "keywords": ["test"]} for t in texts])
+
+
+def test_consolidation_apply_merges_only_the_selected_cluster(
+        make: Callable[..., Any], db: Database, project: str) -> None:
+    memory = make(Memory, T0)
+    dupes = _texts(memory, project, OVERFETCH)
+    others = _texts(memory, project, PYTEST_X)
+    [outside] = _texts(memory, project, ["Docker compose --wait holds until health checks pass."])
+    db.write_tx(lambda tx: memory.link(tx, outside, dupes[0], LinkType.RELATES_TO, "uses", 0.5))
+    lifecycle = make(Lifecycle, T0 + timedelta(days=1))
+
+    report = lifecycle.consolidate(project, dry_run=True)
+    assert [sorted(c.zk_ids) for c in report.clusters] == [sorted(dupes), sorted(others)]
+    assert lifecycle.consolidate(project, dry_run=True) == report, "cluster ids are not stable"
+    with pytest.raises(InvalidInput):
+        lifecycle.consolidate(project, dry_run=False)  # no selection, auto_consolidate off
+    with pytest.raises(InvalidInput):
+        lifecycle.consolidate(project, dry_run=False, selected_cluster_ids=["CL-000000000000"])
+
+    chosen = report.clusters[0].cluster_id
+    applied = lifecycle.consolidate(project, dry_run=False, selected_cluster_ids=[chosen])
+    [merged] = applied.merged
+    assert merged.cluster_id == chosen and merged.archived == sorted(dupes)
+    note = memory.get([merged.new_zk_id])[0]
+    assert note.memory_type == "permanent" and "over-fetch" in note.content
+    assert {(link.zk_id, link.type, link.direction) for link in note.links} == (
+        {(outside, "RELATES_TO", "in")} | {(z, "SUPERSEDES", "out") for z in dupes})
+    states = {n.zk_id: n.memory_type for n in memory.get(dupes + others)}
+    assert {states[z] for z in dupes} == {"archived"}
+    assert {states[z] for z in others} == {"permanent"}
+    left = lifecycle.consolidate(project, dry_run=True)
+    assert [c.cluster_id for c in left.clusters] == [report.clusters[1].cluster_id]

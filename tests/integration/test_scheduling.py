@@ -1,0 +1,103 @@
+"""Leases and leased jobs: several scheduler instances on one database run a job once per period."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.memory import Memory
+from kg_brain.scheduling import LeasedJob, Leases, build_jobs, build_scheduler
+from kg_brain.settings import load_settings
+
+SUNDAY = datetime(2024, 3, 3, 3, 0, 5, tzinfo=UTC)  # just after the default weekly archive cron
+
+
+class Clock:
+    """One movable clock shared by every instance, like synchronised wall clocks."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(SUNDAY - timedelta(days=60))
+
+
+@pytest.fixture
+def instances(db: Database, embedder: SentenceTransformerEmbedder,
+              clock: Clock) -> Iterator[list[Brain]]:
+    """Three independent 'processes': each its own driver, all on one database."""
+    brains = [Brain(load_settings(), db=Database(db.conn), embedder=embedder,
+                    clock=clock) for _ in range(3)]
+    yield brains
+    for brain in brains:
+        brain.close()
+
+
+def _archive_jobs(brains: list[Brain], project: str) -> list[LeasedJob]:
+    return [next(j for j in build_jobs(b, holder=f"instance-{i}", project=project)
+                 if j.name.startswith("archive")) for i, b in enumerate(brains)]
+
+
+def _fire(jobs: list[LeasedJob]) -> list[bool]:
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        return list(pool.map(lambda job: job(), jobs))
+
+
+def _add_stale(brain: Brain, project: str, title: str) -> str:
+    memory = Memory(brain.settings, brain.db, brain.embedder, brain.enricher, brain.clock)
+    return memory.add_many([{"project": project, "title": title, "content": title,
+                             "context": "", "keywords": ["stale"]}])[0]
+
+
+def test_three_instances_run_the_archive_job_once_per_period(
+        instances: list[Brain], clock: Clock, project: str) -> None:
+    first = _add_stale(instances[0], project, "Old note about a retired build agent")
+    jobs = _archive_jobs(instances, project)
+    clock.now = SUNDAY
+    assert sorted(_fire(jobs)) == [False, False, True]
+    assert instances[0].memory.get([first])[0].memory_type == "archived"
+
+    clock.now = SUNDAY + timedelta(hours=5)  # same period: a late or restarted instance skips
+    assert _fire(jobs) == [False, False, False]
+
+    clock.now = SUNDAY - timedelta(days=53)
+    second = _add_stale(instances[1], project, "Old note about a decommissioned cache node")
+    clock.now = SUNDAY + timedelta(days=7)  # next period
+    assert sorted(_fire(jobs)) == [False, False, True]
+    assert instances[2].memory.get([second])[0].memory_type == "archived"
+
+
+def test_a_crashed_holders_lease_expires(db: Database, clock: Clock, project: str) -> None:
+    name = f"test-lease:{project}"
+    crashed, other = Leases(db, clock, "crashed"), Leases(db, clock, "other")
+    assert crashed.acquire(name, timedelta(minutes=30))
+    clock.now += timedelta(minutes=29)
+    assert not other.acquire(name, timedelta(minutes=30))
+    clock.now += timedelta(minutes=2)
+    assert other.acquire(name, timedelta(minutes=30))
+    assert not crashed.acquire(name, timedelta(minutes=30))
+
+
+def test_a_failed_run_gives_the_lease_back(db: Database, clock: Clock, project: str) -> None:
+    trigger = build_scheduler(Brain(load_settings(), db=db, clock=clock), blocking=False,
+                              project=project).get_job(f"archive:{project}").trigger
+
+    def boom() -> None:
+        raise RuntimeError("disk full")
+
+    failing = LeasedJob(f"flaky:{project}", trigger, lambda: Leases(db, clock, "a"), boom)
+    working = LeasedJob(f"flaky:{project}", trigger, lambda: Leases(db, clock, "b"), lambda: None)
+    with pytest.raises(RuntimeError):
+        failing()
+    assert working()
