@@ -5,7 +5,8 @@
 // notes. The union is ranked by each note's fused ($agg = 'sum') or best ('max') contribution;
 // every result lists how it was found. Access is stamped on the returned notes.
 // The index cannot filter by project: each vector search over-fetches ($fetch) and falls back to
-// an exact scan of the project when its candidates do not fill the pool.
+// an exact scan of the project only when its candidates do not fill the pool (the scan's index
+// seek gets a null key otherwise, so it costs nothing).
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none); project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate sizes;
 //         blend_n: previous-hop notes blended into the next query; alpha: weight of the query;
@@ -18,16 +19,12 @@ CALL () {
   WHERE node.project = $project AND node.memory_type = 'permanent' AND NOT node.note_kind IN $excluded
   RETURN collect(node)[..$pool] AS got0
 }
-CALL (got0) {
-  WITH got0 WHERE size(got0) >= $pool
-  RETURN got0 AS v0
-  UNION
-  WITH got0 WHERE size(got0) < $pool
-  MATCH (n:Note {project: $project})
-  WHERE n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded AND n.embedding IS NOT NULL
-  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s ORDER BY s DESC LIMIT $pool
-  RETURN collect(n) AS v0
-}
+WITH CASE WHEN size(got0) >= $pool THEN got0 ELSE COLLECT {
+  MATCH (n:Note)
+  WHERE n.project = CASE WHEN size(got0) < $pool THEN $project END
+    AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded AND n.embedding IS NOT NULL
+  RETURN n ORDER BY vector.similarity.cosine(n.embedding, $vector) DESC LIMIT $pool
+} END AS v0
 CALL () {
   WITH 1 AS one WHERE $text <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})
@@ -42,98 +39,81 @@ CALL (v0, lex0) {
   RETURN collect(n) AS h0
 }
 WITH v0, lex0, h0, v0 + [n IN lex0 WHERE NOT n IN v0] AS seen0
-// hop 1
+// hop 1: the blended query vector, then the index (or the project scan)
 CALL (h0, seen0) {
-  WITH h0, seen0 WHERE $hops >= 1 AND size(h0) > 0
   WITH seen0, [x IN h0[..$blend_n] | x.embedding] AS vs
-  WITH seen0, [i IN range(0, size($vector) - 1) |
-         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] AS raw
-  WITH seen0, [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] AS q1
-  CALL (q1, seen0) {
-    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q1)
+  WITH seen0, vs, $hops >= 1 AND size(vs) > 0 AS active
+  WITH seen0, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
+         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
+  WITH seen0, active, CASE WHEN active THEN
+         [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
+  CALL (q, seen0, active) {
+    WITH q, seen0, active WHERE active
+    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
     YIELD node
     WHERE node.project = $project AND node.memory_type = 'permanent'
       AND NOT node.note_kind IN $excluded AND NOT node IN seen0
     RETURN collect(node)[..$pool] AS got
   }
-  CALL (q1, seen0, got) {
-    WITH got WHERE size(got) >= $pool
-    RETURN got AS hits
-    UNION
-    WITH q1, seen0, got WHERE size(got) < $pool
-    MATCH (n:Note {project: $project})
-    WHERE n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+  RETURN CASE WHEN NOT active THEN [] WHEN size(got) >= $pool THEN got ELSE COLLECT {
+    MATCH (n:Note)
+    WHERE n.project = CASE WHEN active AND size(got) < $pool THEN $project END
+      AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND n.embedding IS NOT NULL AND NOT n IN seen0
-    WITH n, vector.similarity.cosine(n.embedding, q1) AS s ORDER BY s DESC LIMIT $pool
-    RETURN collect(n) AS hits
-  }
-  RETURN hits AS v1
-  UNION
-  WITH h0, seen0 WHERE NOT ($hops >= 1 AND size(h0) > 0)
-  RETURN [] AS v1
+    RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
+  } END AS v1
 }
-WITH v0, lex0, h0, v1, seen0 + v1 AS seen1
-// hop 2
+WITH *, seen0 + v1 AS seen1
+// hop 2: the blended query vector, then the index (or the project scan)
 CALL (v1, seen1) {
-  WITH v1, seen1 WHERE $hops >= 2 AND size(v1) > 0
   WITH seen1, [x IN v1[..$blend_n] | x.embedding] AS vs
-  WITH seen1, [i IN range(0, size($vector) - 1) |
-         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] AS raw
-  WITH seen1, [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] AS q2
-  CALL (q2, seen1) {
-    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q2)
+  WITH seen1, vs, $hops >= 2 AND size(vs) > 0 AS active
+  WITH seen1, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
+         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
+  WITH seen1, active, CASE WHEN active THEN
+         [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
+  CALL (q, seen1, active) {
+    WITH q, seen1, active WHERE active
+    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
     YIELD node
     WHERE node.project = $project AND node.memory_type = 'permanent'
       AND NOT node.note_kind IN $excluded AND NOT node IN seen1
     RETURN collect(node)[..$pool] AS got
   }
-  CALL (q2, seen1, got) {
-    WITH got WHERE size(got) >= $pool
-    RETURN got AS hits
-    UNION
-    WITH q2, seen1, got WHERE size(got) < $pool
-    MATCH (n:Note {project: $project})
-    WHERE n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+  RETURN CASE WHEN NOT active THEN [] WHEN size(got) >= $pool THEN got ELSE COLLECT {
+    MATCH (n:Note)
+    WHERE n.project = CASE WHEN active AND size(got) < $pool THEN $project END
+      AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND n.embedding IS NOT NULL AND NOT n IN seen1
-    WITH n, vector.similarity.cosine(n.embedding, q2) AS s ORDER BY s DESC LIMIT $pool
-    RETURN collect(n) AS hits
-  }
-  RETURN hits AS v2
-  UNION
-  WITH v1, seen1 WHERE NOT ($hops >= 2 AND size(v1) > 0)
-  RETURN [] AS v2
+    RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
+  } END AS v2
 }
-WITH v0, lex0, h0, v1, v2, seen1 + v2 AS seen2
-// hop 3
+WITH *, seen1 + v2 AS seen2
+// hop 3: the blended query vector, then the index (or the project scan)
 CALL (v2, seen2) {
-  WITH v2, seen2 WHERE $hops >= 3 AND size(v2) > 0
   WITH seen2, [x IN v2[..$blend_n] | x.embedding] AS vs
-  WITH seen2, [i IN range(0, size($vector) - 1) |
-         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] AS raw
-  WITH seen2, [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] AS q3
-  CALL (q3, seen2) {
-    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q3)
+  WITH seen2, vs, $hops >= 3 AND size(vs) > 0 AS active
+  WITH seen2, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
+         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
+  WITH seen2, active, CASE WHEN active THEN
+         [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
+  CALL (q, seen2, active) {
+    WITH q, seen2, active WHERE active
+    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
     YIELD node
     WHERE node.project = $project AND node.memory_type = 'permanent'
       AND NOT node.note_kind IN $excluded AND NOT node IN seen2
     RETURN collect(node)[..$pool] AS got
   }
-  CALL (q3, seen2, got) {
-    WITH got WHERE size(got) >= $pool
-    RETURN got AS hits
-    UNION
-    WITH q3, seen2, got WHERE size(got) < $pool
-    MATCH (n:Note {project: $project})
-    WHERE n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+  RETURN CASE WHEN NOT active THEN [] WHEN size(got) >= $pool THEN got ELSE COLLECT {
+    MATCH (n:Note)
+    WHERE n.project = CASE WHEN active AND size(got) < $pool THEN $project END
+      AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND n.embedding IS NOT NULL AND NOT n IN seen2
-    WITH n, vector.similarity.cosine(n.embedding, q3) AS s ORDER BY s DESC LIMIT $pool
-    RETURN collect(n) AS hits
-  }
-  RETURN hits AS v3
-  UNION
-  WITH v2, seen2 WHERE NOT ($hops >= 3 AND size(v2) > 0)
-  RETURN [] AS v3
+    RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
+  } END AS v3
 }
+WITH *, seen2 + v3 AS seen3
 WITH [i IN range(0, size(v0) - 1) | {n: v0[i], s: $w_vec / ($rrf_k + i + 1), hop: 0, ch: 'vector', via: null, rel: null}] +
      [i IN range(0, size(lex0) - 1) | {n: lex0[i], s: $w_lex / ($rrf_k + i + 1), hop: 0, ch: 'lexical', via: null, rel: null}] +
      [i IN range(0, size(v1) - 1) | {n: v1[i], s: $w_vec * $decay / ($rrf_k + i + 1), hop: 1, ch: 'vector', via: h0[0].zk_id, rel: null}] +

@@ -1,7 +1,8 @@
 // Hybrid search in one statement: vector index + full-text (BM25) index, fused by weighted
 // reciprocal rank, filtered to one project's live notes; stamps access on every returned note.
 // The 5.26 vector index cannot filter, so it over-fetches ($fetch) and falls back to an exact
-// scan of the project when the index candidates do not fill the pool (small or rare projects).
+// scan of the project only when the index candidates do not fill the pool (small or rare
+// projects; otherwise the scan's index seek gets a null key and costs nothing).
 // params: vector: 384 floats; text: Lucene query built from word tokens ('' = no lexical part);
 //         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
@@ -14,18 +15,13 @@ CALL () {
     AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
   RETURN collect(node)[..$pool] AS indexed
 }
-CALL (indexed) {
-  WITH indexed WHERE size(indexed) >= $pool
-  RETURN indexed AS vec
-  UNION
-  WITH indexed WHERE size(indexed) < $pool
-  MATCH (n:Note {project: $project})
-  WHERE n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+WITH CASE WHEN size(indexed) >= $pool THEN indexed ELSE COLLECT {
+  MATCH (n:Note)
+  WHERE n.project = CASE WHEN size(indexed) < $pool THEN $project END
+    AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
     AND ($kinds IS NULL OR n.note_kind IN $kinds) AND n.embedding IS NOT NULL
-  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
-  ORDER BY s DESC LIMIT $pool
-  RETURN collect(n) AS vec
-}
+  RETURN n ORDER BY vector.similarity.cosine(n.embedding, $vector) DESC LIMIT $pool
+} END AS vec
 CALL () {
   WITH 1 AS one WHERE $text <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})

@@ -11,19 +11,15 @@ CALL () {
     AND NOT node.note_kind IN $excluded
   RETURN collect({n: node, s: score})[..$k] AS indexed
 }
-CALL (indexed) {
-  WITH indexed WHERE size(indexed) >= $k
-  UNWIND indexed AS hit
-  RETURN hit.n AS n, hit.s AS score
-  UNION
-  WITH indexed WHERE size(indexed) < $k
-  MATCH (n:Note {project: $project})
-  WHERE n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-    AND n.embedding IS NOT NULL
-  WITH n, vector.similarity.cosine(n.embedding, $vector) AS score
-  ORDER BY score DESC LIMIT $k
-  RETURN n, score
-}
+WITH indexed, CASE WHEN size(indexed) >= $k THEN [] ELSE COLLECT {
+  MATCH (n:Note)
+  WHERE n.project = CASE WHEN size(indexed) < $k THEN $project END
+    AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded AND n.embedding IS NOT NULL
+  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
+  RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT $k
+} END AS scanned
+UNWIND CASE WHEN size(indexed) >= $k THEN indexed ELSE scanned END AS hit
+WITH hit.n AS n, hit.s AS score
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, left(n.content, 200) AS preview,
        n.note_kind AS note_kind
 ORDER BY score DESC, zk_id

@@ -135,8 +135,9 @@ def test_bad_input_is_refused_and_writes_nothing(
 def test_malformed_and_unknown_ids_are_clear_errors(memory: Memory) -> None:
     with pytest.raises(InvalidInput, match="malformed zk_id"):
         memory.get(["ZK-123"])
-    with pytest.raises(NotFound, match="ZK-00000000"):
-        memory.get(["ZK-00000000"])
+    unknown = f"ZK-{uuid.uuid4().hex[:8].upper()}"
+    with pytest.raises(NotFound, match=unknown):
+        memory.get([unknown.lower()])
 
 
 def test_bulk_import_writes_every_record_with_embeddings(memory: Memory, project: str) -> None:
