@@ -60,11 +60,12 @@ class Brain:
         self._db = db
         self._embedder = embedder
         self._enricher: Enricher | None = None
-        self._lock = threading.Lock()
+        self._db_lock = threading.Lock()  # separate locks: connecting and model loading
+        self._model_lock = threading.Lock()  # may run at the same time
 
     @property
     def db(self) -> Database:
-        with self._lock:
+        with self._db_lock:
             if self._db is None:
                 conn = resolve_connection(self.settings)
                 database = Database(conn, self.settings.neo4j_timeout_s)
@@ -79,18 +80,21 @@ class Brain:
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = SentenceTransformerEmbedder(self.settings.embedding_model,
-                                                         self.settings.embedding_batch_size)
-        return self._embedder
+        with self._model_lock:
+            if self._embedder is None:
+                self._embedder = SentenceTransformerEmbedder(self.settings.embedding_model,
+                                                             self.settings.embedding_batch_size)
+            return self._embedder
 
     @property
     def enricher(self) -> Enricher:
-        if self._enricher is None:
-            from kg_brain.llm import build_enricher
+        embedder = self.embedder
+        with self._model_lock:
+            if self._enricher is None:
+                from kg_brain.llm import build_enricher
 
-            self._enricher = build_enricher(self.settings, self.embedder)
-        return self._enricher
+                self._enricher = build_enricher(self.settings, embedder)
+            return self._enricher
 
     @property
     def memory(self) -> Memory:

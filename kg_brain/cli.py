@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from kg_brain.errors import BrainError
 from kg_brain.settings import Settings, load_settings
 from kg_brain.scheduling import register as register_scheduler
+from kg_brain.serve import register as register_serve
 from kg_brain.views.cli import register as register_views
+from kg_brain.wire import register as register_wire
 
 log = logging.getLogger("kg_brain")
 Handler = Callable[[argparse.Namespace, Settings], int]
@@ -90,8 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     neo = sub.add_parser("neo4j", help="start, stop or inspect the local Neo4j server")
     neo.add_argument("action", choices=["start", "stop", "status"])
     neo.set_defaults(handler=cmd_neo4j)
-    register_views(sub)
+    register_serve(sub)
+    register_wire(sub)
     register_scheduler(sub)
+    register_views(sub)
     return parser
 
 

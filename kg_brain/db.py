@@ -124,8 +124,11 @@ class Database:
         (multi-property full-text, relationship and job indexes) comes from `cypher/schema/`."""
         from neomodel import db as neomodel_db
 
-        from kg_brain.store.model import SCHEMA_MODELS
+        from kg_brain.store.model import SCHEMA_INDEXES, SCHEMA_MODELS
 
+        present = {row["name"] for row in self.read("admin/list_indexes")}
+        if SCHEMA_INDEXES <= present:
+            return  # schema commands take exclusive locks: skip them when nothing is missing
         with _mapped_errors():
             neomodel_db.set_connection(driver=self.driver)
             sink = io.StringIO()  # neomodel reports "already exists" here; stdout is MCP's

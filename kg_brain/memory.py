@@ -98,22 +98,13 @@ class Memory:
             return self._reinforce(nearest[0], found)
         now = self.clock()
         zk_id = new_zk_id()
-        row = self._note_row(zk_id, text, project, mtype, kind, pinned, enrichment, vector, now)
+        row = note_row(zk_id, text, project, mtype, kind, pinned, enrichment, vector, now)
         if failure_signature:
             row["failure_signature"] = failure_signature
         links = self._decide_links(zk_id, enrichment, text, kind, project, vector, nearest, mtype)
         queued = self._write_new(row, links, now)
         note = self.get([row["zk_id"]])[0]
         return AddResult(note=note, redacted=found, evolution_queued=queued)
-
-    def _note_row(self, zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteKind,
-                  pinned: bool, e: Enrichment, vector: list[float], now: Any) -> dict[str, Any]:
-        return {
-            "zk_id": zk_id, "title": e.title, "content": text, "context": e.context,
-            "keywords": e.keywords, "tags": e.tags, "memory_type": mtype.value,
-            "note_kind": kind.value, "pinned": bool(pinned), "project": project,
-            "created": now, "updated": now, "access_count": 0, "embedding": vector,
-        }
 
     def _nearest(self, vector: list[float], project: str, types: list[str], k: int,
                  exclude: list[str]) -> list[dict[str, Any]]:
@@ -193,7 +184,7 @@ class Memory:
         else:
             e = self._bulk_enricher.enrich_statistical(text, kind.value, project)
         now = self.clock()
-        row = self._note_row(new_zk_id(), text, project, mtype, kind,
+        row = note_row(new_zk_id(), text, project, mtype, kind,
                              bool(record.get("pinned")), e, [], now)
         del row["embedding"]
         return row
@@ -325,6 +316,17 @@ class Memory:
 
     def queue_depth(self) -> dict[str, int]:
         return {r["kind"]: int(r["pending"]) for r in self.db.read("jobs/queue_depth")}
+
+
+def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteKind,
+             pinned: bool, e: Enrichment, vector: list[float], now: Any) -> dict[str, Any]:
+    """Every property of a new note, as create_notes writes it."""
+    return {
+        "zk_id": zk_id, "title": e.title, "content": text, "context": e.context,
+        "keywords": e.keywords, "tags": e.tags, "memory_type": mtype.value,
+        "note_kind": kind.value, "pinned": bool(pinned), "project": project,
+        "created": now, "updated": now, "access_count": 0, "embedding": vector,
+    }
 
 
 def _with_fresh_ids(write: Callable[[], T], rows: list[dict[str, Any]], tries: int = 3) -> T:

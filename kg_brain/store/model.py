@@ -84,3 +84,9 @@ class Note(StructuredNode):
 
 
 SCHEMA_MODELS = (Note,)
+# Every index the bootstrap creates (neomodel's names for the model, then cypher/schema/).
+SCHEMA_INDEXES = frozenset({
+    "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
+    "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
+    FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
+})

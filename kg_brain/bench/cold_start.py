@@ -1,0 +1,146 @@
+"""Cold start of the stdio MCP server, as OpenCode sees it: spawn `python mcp_server.py`, then
+time the first `initialize`, `tools/list` and `search_memory` answers.
+
+    python -m kg_brain.bench.cold_start [--runs 3] [--out cold_start.json]
+
+Uses the configured Neo4j (NEO4J_URI etc.); searches an empty scratch project, so it writes
+nothing. `StdioSession` is also the raw client the stdio tests use: it keeps every stdout line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Self
+
+PROTOCOL_VERSION = "2025-06-18"
+SERVER = Path(__file__).resolve().parents[2] / "mcp_server.py"
+
+
+class StdioSession:
+    def __init__(self, script: Path, env: dict[str, str], cwd: Path) -> None:
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen([sys.executable, str(script)], cwd=cwd, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: list[str] = []
+        self.stderr: list[str] = []
+        self._inbox: queue.Queue[str] = queue.Queue()
+        self._next_id = 0
+        self._pumps = [threading.Thread(target=self._pump, daemon=True),
+                       threading.Thread(target=self._drain_stderr, daemon=True)]
+        for pump in self._pumps:
+            pump.start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            self._inbox.put(line)
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        self.stderr.extend(self.proc.stderr)
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
+
+    def request(self, method: str, params: dict[str, Any], timeout: float = 120) -> dict[str, Any]:
+        self._next_id += 1
+        self._send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        deadline = time.monotonic() + timeout
+        while True:
+            message = json.loads(self._inbox.get(timeout=max(deadline - time.monotonic(), 0.01)))
+            if message.get("id") == self._next_id:
+                return message
+
+    def initialize(self) -> dict[str, Any]:
+        reply = self.request("initialize", {"protocolVersion": PROTOCOL_VERSION,
+                                            "capabilities": {},
+                                            "clientInfo": {"name": "opencode", "version": "1"}})
+        self.notify("notifications/initialized")
+        return reply
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.request("tools/call", {"name": name, "arguments": arguments})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message) + "\n")
+        self.proc.stdin.flush()
+
+    def close(self) -> str:
+        """End the session as a client does (close stdin); returns stderr."""
+        assert self.proc.stdin is not None
+        if not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for pump in self._pumps:
+            pump.join(timeout=5)
+        return "".join(self.stderr)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:
+            self.close()
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux): wall time on a busy machine overstates a
+    cold start, CPU time does not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 3)
+
+
+def measure_once(env: dict[str, str], cwd: Path) -> dict[str, float | None]:
+    with StdioSession(SERVER, env, cwd) as session:
+        session.initialize()
+        t_init = time.monotonic() - session.started
+        session.request("tools/list", {})
+        t_list = time.monotonic() - session.started
+        cpu_list = cpu_seconds(session.proc.pid)
+        reply = session.call_tool("search_memory", {"query": "cold start probe", "top_k": 3,
+                                                    "project": f"bench-{uuid.uuid4().hex[:8]}"})
+        t_search = time.monotonic() - session.started
+        if reply.get("result", {}).get("isError"):
+            raise RuntimeError(f"search failed: {reply['result']['content'][0]['text']}")
+    return {"initialize_s": round(t_init, 3), "tools_list_s": round(t_list, 3),
+            "tools_list_cpu_s": cpu_list, "first_search_s": round(t_search, 3)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=Path("cold_start.json"))
+    args = parser.parse_args(argv)
+    env = {**os.environ, "SCHEDULER_IN_SERVER": "false"}
+    runs = [measure_once(env, Path.cwd()) for _ in range(args.runs)]
+    summary = {key: statistics.median(r[key] or 0.0 for r in runs) for key in runs[0]}
+    report = {"runs": runs, "median": summary, "cpus": os.cpu_count(),
+              "load_avg_1m": round(os.getloadavg()[0], 2)}
+    text = json.dumps(report, indent=2)
+    sys.stdout.write(text + "\n")
+    args.out.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

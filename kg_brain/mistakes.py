@@ -1,0 +1,137 @@
+"""Mistake memory: record a failure, record its verified fix, and check for past mistakes before
+starting a task.
+
+A failure is a fleeting `mistake` note carrying a normalised signature (indexed), so the same
+error from another checkout or run is matched exactly; a fix is a permanent `fix` note linked
+FIXES -> the failure, which is then promoted. Preflight ranks exact signature matches first,
+then mistakes similar to the task (directly or through one of their fixes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg_brain import validate
+from kg_brain.errors import InvalidInput
+from kg_brain.memory import Memory
+from kg_brain.models import iso
+from kg_brain.signature import normalize_failure
+from kg_brain.store.model import LinkType, MemoryType, NoteKind
+
+PREVIEW_CHARS = 300
+MAX_TASK_CHARS = 4_000
+
+
+class FixView(BaseModel):
+    zk_id: str
+    title: str
+    preview: str
+    created: str | None
+
+
+class PastMistake(BaseModel):
+    zk_id: str
+    title: str
+    preview: str
+    failure_signature: str | None
+    memory_type: str
+    signature_match: bool = Field(description="same normalised failure signature")
+    similarity: float
+    fixes: list[FixView] = Field(description="verified fixes, newest first; empty = unsolved")
+
+
+class FailureRecorded(BaseModel):
+    project: str
+    zk_id: str
+    title: str
+    failure_signature: str
+    deduplicated: bool = Field(description="an existing note matched and was reinforced")
+    seen_before: list[PastMistake] = Field(
+        description="earlier mistakes with the same signature, with their fixes")
+    hint: str = "once a fix is verified: record_resolution(failure_zk_id, fix_content)"
+
+
+class ResolutionRecorded(BaseModel):
+    project: str
+    fix_zk_id: str
+    failure_zk_id: str
+    failure_memory_type: str = Field(description="the failure after promotion")
+    deduplicated: bool = Field(description="the fix matched an existing note, which was linked")
+
+
+class Preflight(BaseModel):
+    project: str
+    signature: str
+    mistakes: list[PastMistake]
+    hint: str = "recall(zk_ids) for full notes; avoid what these mistakes describe"
+
+
+def record_failure(memory: Memory, content: str, project: str,
+                   failure_signature: str | None = None) -> FailureRecorded:
+    """Store the failure as a fleeting mistake; report earlier occurrences and their fixes."""
+    project = validate.project(project)
+    source = failure_signature if failure_signature and failure_signature.strip() else content
+    signature = normalize_failure(validate.content(source, memory.settings.max_content_chars))
+    added = memory.add(content, project, MemoryType.FLEETING.value, NoteKind.MISTAKE.value,
+                       failure_signature=signature)
+    seen = [m for m in _past_mistakes(memory, content, project, signature, 5, [added.note.zk_id])
+            if m.signature_match]
+    return FailureRecorded(project=project, zk_id=added.note.zk_id, title=added.note.title,
+                           failure_signature=signature, deduplicated=added.deduplicated,
+                           seen_before=seen)
+
+
+def record_resolution(memory: Memory, failure_zk_id: str, fix_content: str,
+                      project: str | None = None) -> ResolutionRecorded:
+    """Write the fix, link it FIXES -> the failure, promote the failure (full distillation)."""
+    failure = memory.get([failure_zk_id])[0]
+    if failure.note_kind != NoteKind.MISTAKE.value:
+        raise InvalidInput(f"{failure.zk_id} is a {failure.note_kind} note, not a mistake; "
+                           "record_failure first")
+    if project is not None and validate.project(project) != failure.project:
+        raise InvalidInput(f"{failure.zk_id} belongs to project {failure.project!r}, "
+                           f"not {project!r}")
+    fix = memory.add(fix_content, failure.project, MemoryType.PERMANENT.value, NoteKind.FIX.value)
+    if fix.note.zk_id == failure.zk_id:
+        raise InvalidInput("fix_content repeats the failure; describe what fixed it")
+    memory.db.write_tx(lambda tx: memory.link(tx, fix.note.zk_id, failure.zk_id, LinkType.FIXES,
+                                              "verified fix", 1.0))
+    promoted = failure.memory_type
+    if failure.memory_type == MemoryType.FLEETING.value:
+        promoted = memory.distill(failure.zk_id).note.memory_type
+    return ResolutionRecorded(project=failure.project, fix_zk_id=fix.note.zk_id,
+                              failure_zk_id=failure.zk_id, failure_memory_type=promoted,
+                              deduplicated=fix.deduplicated)
+
+
+def preflight_check(memory: Memory, task: str, project: str, top_k: int = 5) -> Preflight:
+    """Past mistakes most like the task, signature matches first, each with its fixes."""
+    project = validate.project(project)
+    task = validate.content(task, MAX_TASK_CHARS, "task")
+    k = validate.bounded(top_k, 1, 50, "top_k")
+    signature = normalize_failure(task)
+    return Preflight(project=project, signature=signature,
+                     mistakes=_past_mistakes(memory, task, project, signature, k, []))
+
+
+def _past_mistakes(memory: Memory, text: str, project: str, signature: str, k: int,
+                   exclude: list[str]) -> list[PastMistake]:
+    rows = memory.db.write("mistakes/preflight_mistakes", project=project, signature=signature,
+                           vector=memory.embedder.encode(text), fetch=max(100, k * 20), k=k,
+                           exclude=exclude, now=memory.clock())
+    return [_past(r) for r in rows]
+
+
+def _past(row: dict[str, Any]) -> PastMistake:
+    m = row["mistake"]
+    return PastMistake(
+        zk_id=m["zk_id"], title=m.get("title") or "", preview=m["content"][:PREVIEW_CHARS],
+        failure_signature=m.get("failure_signature"), memory_type=m["memory_type"],
+        signature_match=bool(row["signature_match"]),
+        similarity=round(float(row["similarity"] or 0.0), 4),
+        fixes=[FixView(zk_id=f["zk_id"], title=f.get("title") or "",
+                       preview=f["content"][:PREVIEW_CHARS], created=iso(f.get("created")))
+               for f in row["fixes"]],
+    )

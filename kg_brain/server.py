@@ -1,0 +1,346 @@
+"""The MCP surface: the seed's 18 tools plus recall and capture_context, built over a lazy Brain.
+
+Each tool validates, calls one domain function and returns a Pydantic model naming the project it
+used. Building the server touches neither Neo4j nor the embedding model, so `initialize` and
+`tools/list` answer at once; the first tool call connects. Domain errors (kg_brain.errors) become
+ToolError with the domain's message through one adapter.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from kg_brain import mistakes, sessions, stats
+from kg_brain.app import Brain
+from kg_brain.errors import BrainError
+from kg_brain.lifecycle import ArchiveReport, ConsolidationReport, DecayEntry
+from kg_brain.memory import AddResult
+from kg_brain.models import Hit, LinkView, NoteView
+from kg_brain.project import resolve_project
+from kg_brain.search import Related
+
+F = TypeVar("F", bound=Callable[..., Any])
+ALL_PROJECTS = "*"
+INSTRUCTIONS = (
+    "Long-term memory for this workspace. Start with open_session; before coding a task call "
+    "preflight_check; search with search_memory (lookups) or deep_search (why/how questions), "
+    "then recall(zk_ids) for full notes; store knowledge with add_memory; record_failure and "
+    "record_resolution for errors and their fixes; end with close_session."
+)
+
+NoteKindName = Literal["mistake", "fix", "pattern", "research", "decision", "general",
+                       "open_thread", "session_summary", "project_context"]
+ProjectArg = Annotated[str | None, Field(
+    description="project name; omit for this workspace's project (KG_BRAIN_PROJECT, else the "
+                "git root's name, else 'general')")]
+ScopeArg = Annotated[str | None, Field(
+    description="project name, '*' for all projects; omit for this workspace's project")]
+ZkId = Annotated[str, Field(description="note id, ZK- followed by 8 hex digits")]
+TopK = Annotated[int, Field(ge=1, le=100, description="number of results")]
+Contextual = Annotated[bool, Field(
+    description="also search session_summary, open_thread and project_context notes")]
+
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
+                       openWorldHint=False)
+ADD = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+                      openWorldHint=False)
+REWRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
+                          openWorldHint=False)
+ARCHIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True,
+                          openWorldHint=False)
+
+
+class SearchResults(BaseModel):
+    project: str
+    hits: list[Hit]
+    hint: str = "previews only: recall(zk_ids) for full notes, get_related to follow links"
+
+
+class Saved(BaseModel):
+    project: str
+    zk_id: str
+    title: str
+    memory_type: str
+    note_kind: str
+    deduplicated: bool = Field(description="an existing note matched and was reinforced")
+    similarity: float | None = None
+    redacted: list[str] = Field(default_factory=list, description="kinds of secrets removed")
+    evolution_queued: bool = False
+    links: list[LinkView] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, result: AddResult) -> Saved:
+        n = result.note
+        return cls(project=n.project, zk_id=n.zk_id, title=n.title, memory_type=n.memory_type,
+                   note_kind=n.note_kind, deduplicated=result.deduplicated,
+                   similarity=result.similarity, redacted=result.redacted,
+                   evolution_queued=result.evolution_queued, links=n.links)
+
+
+class Notes(BaseModel):
+    notes: list[NoteView]
+
+
+class ScopedArchiveReport(ArchiveReport):
+    project: str = Field(description="the project archived, '*' for all")
+
+
+class DecayReport(BaseModel):
+    project: str = Field(description="the project reported, '*' for all")
+    entries: list[DecayEntry]
+
+
+class ScopedConsolidationReport(ConsolidationReport):
+    project: str
+
+
+class SessionStart(BaseModel):
+    project: str
+    context: sessions.SessionContext
+    inbox: sessions.Inbox
+
+
+def tool_errors(fn: F) -> F:
+    """The one adapter: domain errors reach the agent as ToolError with their message."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except BrainError as exc:
+            raise ToolError(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+class BrainTools:
+    """The tools as methods over one Brain; `build_server` registers them by name."""
+
+    def __init__(self, brain: Brain) -> None:
+        self.brain = brain
+
+    def _project(self, given: str | None) -> str:
+        return resolve_project(self.brain.settings, given)
+
+    def _scope(self, given: str | None) -> str | None:
+        return None if given == ALL_PROJECTS else self._project(given)
+
+    # --- sessions ------------------------------------------------------------------------------
+    def open_session(self, project: ProjectArg = None) -> SessionStart:
+        """Start every coding session here: the project's state (last handoff, open thread,
+        pinned notes, decisions, past mistakes with fixes) plus the inbox, in one call.
+        Falls back to get_session_context + get_inbox."""
+        p = self._project(project)
+        return SessionStart(project=p, context=self.get_session_context(p),
+                            inbox=self.get_inbox(p, sessions.START_INBOX_LIMIT))
+
+    def get_session_context(self, project: ProjectArg = None) -> sessions.SessionContext:
+        """The project's state as headlines with ids, within the session token budget.
+        Prefer open_session, which also returns the inbox."""
+        return sessions.session_context(self.brain.settings, self.brain.db, self._project(project))
+
+    def get_inbox(self, project: ProjectArg = None,
+                  limit: Annotated[int, Field(ge=1, le=499, description="most notes")] = 50,
+                  ) -> sessions.Inbox:
+        """Fleeting notes awaiting distillation, oldest first: distill_to_permanent what is
+        worth keeping."""
+        p = self._project(project)
+        return sessions.Inbox.of(p, self.brain.lifecycle.inbox(p, limit + 1), limit)
+
+    def close_session(
+        self,
+        objective: Annotated[str, Field(description="what this session set out to do")],
+        completed: Annotated[list[str], Field(description="what got done")],
+        blockers: Annotated[list[str], Field(description="what is in the way; [] if nothing")],
+        next_steps: Annotated[list[str], Field(description="what the next session should do")],
+        key_files: Annotated[list[str] | None, Field(description="files that matter")] = None,
+        project: ProjectArg = None,
+    ) -> sessions.SessionClosed:
+        """End every session here: writes one session_summary and the new active open_thread,
+        archiving older open threads in the same transaction. The next open_session shows it."""
+        return sessions.close_session(self.brain.memory, self._project(project), objective,
+                                      completed, blockers, next_steps, key_files)
+
+    def capture_context(
+        self,
+        text: Annotated[str, Field(description="a chunk of session text, notes or a transcript")],
+        project: ProjectArg = None,
+    ) -> sessions.Captured:
+        """Split session text into atomic statements, each kept as a fleeting note (deduplicated).
+        For one known fact use add_memory instead."""
+        return sessions.capture_context(self.brain.memory, text, self._project(project))
+
+    # --- retrieval -----------------------------------------------------------------------------
+    def search_memory(
+        self,
+        query: Annotated[str, Field(description="what to look up")],
+        top_k: TopK = 10,
+        project: ProjectArg = None,
+        include_contextual: Contextual = False,
+        note_kinds: Annotated[list[NoteKindName] | None, Field(
+            description="only these kinds")] = None,
+    ) -> SearchResults:
+        """Simple direct lookups ("what port does X use?"): hybrid vector + keyword search.
+        For why/how questions spanning notes use deep_search. Returns previews."""
+        p = self._project(project)
+        hits = self.brain.search.search_memory(query, p, top_k, include_contextual,
+                                               list(note_kinds) if note_kinds else None)
+        return SearchResults(project=p, hits=hits)
+
+    def deep_search(
+        self,
+        query: Annotated[str, Field(description="the question")],
+        project: ProjectArg = None,
+        hops: Annotated[int, Field(ge=1, le=3, description="retrieval rounds")] = 2,
+        include_contextual: Contextual = False,
+        top_k: TopK = 10,
+    ) -> SearchResults:
+        """Complex or causal questions ("why is X slow?", "how did we solve Y?"): multi-hop
+        retrieval following the graph. Each hit says how it was found. Returns previews."""
+        p = self._project(project)
+        return SearchResults(project=p, hits=self.brain.search.deep_search(
+            query, p, hops, top_k, include_contextual))
+
+    def recall(self, zk_ids: Annotated[list[str], Field(
+            min_length=1, max_length=50, description="ids from search previews")]) -> Notes:
+        """Full notes (content, context, links) for ids found by a search or session context."""
+        return Notes(notes=self.brain.memory.get(zk_ids))
+
+    def get_related(self, zk_id: ZkId,
+                    depth: Annotated[int, Field(ge=1, le=3, description="link hops")] = 1,
+                    ) -> Related:
+        """Follow the knowledge graph from a note you found: neighbours with link types."""
+        return self.brain.search.get_related(zk_id, depth)
+
+    def preflight_check(
+        self,
+        task: Annotated[str, Field(description="the task about to start, or an error message")],
+        project: ProjectArg = None,
+        top_k: Annotated[int, Field(ge=1, le=50, description="number of mistakes")] = 5,
+    ) -> mistakes.Preflight:
+        """Before coding a task: past mistakes most similar to it, each with its verified fix
+        (same failure signature first)."""
+        return mistakes.preflight_check(self.brain.memory, task, self._project(project), top_k)
+
+    # --- writing -------------------------------------------------------------------------------
+    def add_memory(
+        self,
+        content: Annotated[str, Field(description="one piece of knowledge, self-contained")],
+        project: ProjectArg = None,
+        memory_type: Annotated[Literal["permanent", "fleeting"], Field(
+            description="permanent: linked and searchable; fleeting: quick capture, inbox")
+        ] = "permanent",
+        note_kind: Annotated[NoteKindName, Field(description="what kind of note")] = "general",
+        pinned: Annotated[bool, Field(description="never archive automatically")] = False,
+    ) -> Saved:
+        """Store new knowledge (decision, pattern, research, ...). Near-duplicates reinforce the
+        existing note. For errors use record_failure; for session text capture_context."""
+        return Saved.of(self.brain.memory.add(content, self._project(project), memory_type,
+                                              note_kind, pinned))
+
+    def update_memory(self, zk_id: ZkId, new_content: Annotated[str, Field(
+            description="the corrected or extended content (replaces the old)")]) -> Saved:
+        """Correct or extend an existing note; the previous version is kept as a revision."""
+        return Saved.of(self.brain.memory.update(zk_id, new_content))
+
+    def distill_to_permanent(self, zk_id: ZkId) -> Saved:
+        """Promote a fleeting note (from get_inbox) to permanent knowledge: re-enriched, linked."""
+        return Saved.of(self.brain.memory.distill(zk_id))
+
+    def record_failure(
+        self,
+        content: Annotated[str, Field(description="what failed: the error, command, context")],
+        project: ProjectArg = None,
+        failure_signature: Annotated[str | None, Field(
+            description="the error message or trace to match on; omit to derive from content")
+        ] = None,
+    ) -> mistakes.FailureRecorded:
+        """Capture a fresh failure as a fleeting mistake note with a normalised signature; shows
+        earlier occurrences and their fixes. Follow with record_resolution once fixed."""
+        return mistakes.record_failure(self.brain.memory, content, self._project(project),
+                                       failure_signature)
+
+    def record_resolution(
+        self,
+        failure_zk_id: Annotated[str, Field(description="the mistake note's id")],
+        fix_content: Annotated[str, Field(description="the verified fix and why it works")],
+        project: Annotated[str | None, Field(
+            description="omit to use the failure's project")] = None,
+    ) -> mistakes.ResolutionRecorded:
+        """Capture a validated fix: a permanent fix note linked FIXES -> the failure, which is
+        promoted to permanent. preflight_check will surface it for similar tasks."""
+        return mistakes.record_resolution(self.brain.memory, failure_zk_id, fix_content, project)
+
+    # --- maintenance ---------------------------------------------------------------------------
+    def archive_stale_notes(
+        self,
+        dry_run: Annotated[bool, Field(description="list candidates only; false applies")] = True,
+        project: ScopeArg = None,
+    ) -> ScopedArchiveReport:
+        """Soft-archive unused notes (weekly maintenance): idle, rarely used, low decay score.
+        Run with dry_run first. Archived notes leave searches; restore_note brings one back."""
+        scope = self._scope(project)
+        report = self.brain.lifecycle.archive_stale(dry_run, scope)
+        return ScopedArchiveReport(project=scope or ALL_PROJECTS, **report.model_dump())
+
+    def restore_note(self, zk_id: ZkId) -> NoteView:
+        """Restore one archived note to permanent."""
+        return self.brain.lifecycle.restore(zk_id)
+
+    def decay_report(
+        self,
+        limit: Annotated[int, Field(ge=1, le=1000, description="most notes")] = 20,
+        project: ScopeArg = None,
+    ) -> DecayReport:
+        """The lowest-decay notes, likely to be archived next, with the date archival is due."""
+        scope = self._scope(project)
+        return DecayReport(project=scope or ALL_PROJECTS,
+                           entries=self.brain.lifecycle.decay_report(limit, scope))
+
+    def consolidate_clusters(
+        self,
+        project: ProjectArg = None,
+        dry_run: Annotated[bool, Field(description="list clusters only; false merges")] = True,
+        selected_cluster_ids: Annotated[list[str] | None, Field(
+            description="cluster ids from a dry run to merge")] = None,
+        min_similarity: Annotated[float, Field(ge=0.5, le=1.0,
+                                               description="cluster threshold")] = 0.88,
+        max_clusters: Annotated[int, Field(ge=1, le=100, description="most clusters")] = 20,
+    ) -> ScopedConsolidationReport:
+        """Merge clusters of overlapping notes, manually: dry run first, then apply the selected
+        cluster ids. Originals are archived and superseded by the merged note."""
+        p = self._project(project)
+        report = self.brain.lifecycle.consolidate(p, dry_run, selected_cluster_ids,
+                                                  min_similarity, max_clusters)
+        return ScopedConsolidationReport(project=p, **report.model_dump())
+
+    def brain_stats(self) -> stats.BrainStats:
+        """Health check: note counts by type, kind and project, links by type, evolution queue,
+        index states, Neo4j version and status."""
+        return stats.brain_stats(self.brain.db)
+
+
+TOOLS: dict[str, ToolAnnotations] = {
+    "open_session": READ, "get_session_context": READ, "get_inbox": READ,
+    "distill_to_permanent": ADD, "deep_search": READ, "search_memory": READ,
+    "get_related": READ, "add_memory": ADD, "update_memory": REWRITE,
+    "archive_stale_notes": ARCHIVE, "close_session": ADD, "brain_stats": READ,
+    "record_failure": ADD, "record_resolution": ADD, "preflight_check": READ,
+    "restore_note": ADD, "decay_report": READ, "consolidate_clusters": REWRITE,
+    "recall": READ, "capture_context": ADD,
+}
+
+
+def build_server(brain: Brain) -> FastMCP:
+    """Register every tool; nothing here connects to Neo4j or loads the model."""
+    mcp = FastMCP(name="kg-brain", instructions=INSTRUCTIONS)
+    tools = BrainTools(brain)
+    for name, hints in TOOLS.items():
+        mcp.tool(tool_errors(getattr(tools, name)), name=name, annotations=hints)
+    return mcp

@@ -1,0 +1,56 @@
+"""brain_stats: what is stored and whether the store is healthy, for a one-call health check."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from kg_brain.db import Database
+
+
+class IndexState(BaseModel):
+    name: str
+    type: str
+    state: str
+    properties: list[str] = Field(default_factory=list)
+
+
+class BrainStats(BaseModel):
+    status: str = Field(description="'online' when Neo4j answered every query")
+    neo4j_version: str
+    neo4j_edition: str
+    uri: str
+    notes: int
+    by_memory_type: dict[str, int]
+    by_note_kind: dict[str, int]
+    by_project: dict[str, int]
+    relationships: int
+    relationships_by_type: dict[str, int]
+    evolution_queue: int = Field(description="pending memory-evolution jobs")
+    jobs_pending: dict[str, int] = Field(description="pending jobs by kind")
+    indexes: list[IndexState]
+
+
+def brain_stats(db: Database) -> BrainStats:
+    counts = db.read("admin/note_counts")
+    totals: dict[str, Counter[str]] = {k: Counter() for k in ("memory_type", "note_kind",
+                                                              "project")}
+    for row in counts:
+        for key, counter in totals.items():
+            counter[str(row[key])] += int(row["notes"])
+    rels = {r["type"]: int(r["relationships"]) for r in db.read("admin/relationship_counts")}
+    pending = {r["kind"]: int(r["pending"]) for r in db.read("jobs/queue_depth")}
+    version = db.read("admin/server_version")[0]
+    return BrainStats(
+        status="online", neo4j_version=str(version["version"]),
+        neo4j_edition=str(version["edition"]), uri=db.conn.uri,
+        notes=sum(int(r["notes"]) for r in counts),
+        by_memory_type=dict(totals["memory_type"]), by_note_kind=dict(totals["note_kind"]),
+        by_project=dict(totals["project"]), relationships=sum(rels.values()),
+        relationships_by_type=rels, evolution_queue=pending.get("evolve", 0),
+        jobs_pending=pending,
+        indexes=[IndexState(name=i["name"], type=i["type"], state=i["state"],
+                            properties=list(i["properties"] or [])) for i in db.read(
+                                "admin/list_indexes")],
+    )

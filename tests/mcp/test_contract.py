@@ -1,0 +1,113 @@
+"""The tool contract: names, parameters, annotations and manuals are the API agents rely on.
+These tests need no database: building and listing the server must not touch one."""
+
+from __future__ import annotations
+
+import time
+import typing
+
+import anyio
+import pytest
+from fastmcp import Client, FastMCP
+from fastmcp.exceptions import ToolError
+
+from kg_brain.app import Brain
+from kg_brain.server import NoteKindName, build_server
+from kg_brain.store.model import NoteKind
+from tests.mcp.conftest import make_settings
+
+CONTRACT: dict[str, list[str]] = {
+    "open_session": ["project"],
+    "get_session_context": ["project"],
+    "get_inbox": ["project", "limit"],
+    "distill_to_permanent": ["zk_id"],
+    "deep_search": ["query", "project", "hops", "include_contextual", "top_k"],
+    "search_memory": ["query", "top_k", "project", "include_contextual", "note_kinds"],
+    "get_related": ["zk_id", "depth"],
+    "add_memory": ["content", "project", "memory_type", "note_kind", "pinned"],
+    "update_memory": ["zk_id", "new_content"],
+    "archive_stale_notes": ["dry_run", "project"],
+    "close_session": ["objective", "completed", "blockers", "next_steps", "key_files", "project"],
+    "brain_stats": [],
+    "record_failure": ["content", "project", "failure_signature"],
+    "record_resolution": ["failure_zk_id", "fix_content", "project"],
+    "preflight_check": ["task", "project", "top_k"],
+    "restore_note": ["zk_id"],
+    "decay_report": ["limit", "project"],
+    "consolidate_clusters": ["project", "dry_run", "selected_cluster_ids", "min_similarity",
+                             "max_clusters"],
+    "recall": ["zk_ids"],
+    "capture_context": ["text", "project"],
+}
+REQUIRED: dict[str, set[str]] = {
+    "distill_to_permanent": {"zk_id"}, "deep_search": {"query"}, "search_memory": {"query"},
+    "get_related": {"zk_id"}, "add_memory": {"content"}, "update_memory": {"zk_id", "new_content"},
+    "close_session": {"objective", "completed", "blockers", "next_steps"},
+    "record_failure": {"content"}, "record_resolution": {"failure_zk_id", "fix_content"},
+    "preflight_check": {"task"}, "restore_note": {"zk_id"}, "recall": {"zk_ids"},
+    "capture_context": {"text"},
+}
+DEAD_URI = "bolt://127.0.0.1:9"  # discard port: nothing listens
+
+
+def offline_server() -> FastMCP:
+    return build_server(Brain(make_settings(neo4j_uri=DEAD_URI, neo4j_timeout_s=2,
+                                            kg_brain_project="contract")))
+
+
+def list_tools() -> list[typing.Any]:
+    async def run() -> list[typing.Any]:
+        async with Client(offline_server()) as client:
+            return await client.list_tools()
+
+    return anyio.run(run)
+
+
+def test_every_tool_has_the_contract_name_and_parameters() -> None:
+    tools = {t.name: t for t in list_tools()}
+    assert set(tools) == set(CONTRACT)
+    for name, params in CONTRACT.items():
+        schema = tools[name].input_schema
+        assert list(schema["properties"]) == params, name
+        assert set(schema.get("required", [])) == REQUIRED.get(name, set()), name
+
+
+def test_every_parameter_is_described() -> None:
+    for tool in list_tools():
+        for param, spec in tool.input_schema["properties"].items():
+            assert spec.get("description"), f"{tool.name}.{param}"
+
+
+def test_every_tool_is_annotated_and_has_a_short_manual() -> None:
+    for tool in list_tools():
+        a = tool.annotations
+        assert a is not None and a.read_only_hint is not None, tool.name
+        assert a.destructive_hint is not None and a.idempotent_hint is not None, tool.name
+        assert tool.description and len(tool.description.strip().splitlines()) <= 6, tool.name
+        assert tool.output_schema and tool.output_schema.get("type") == "object", tool.name
+
+
+def test_read_only_tools_are_the_lookups() -> None:
+    read_only = {t.name for t in list_tools() if t.annotations.read_only_hint}
+    assert read_only == {"open_session", "get_session_context", "get_inbox", "deep_search",
+                         "search_memory", "get_related", "brain_stats", "preflight_check",
+                         "decay_report", "recall"}
+
+
+def test_note_kind_choices_match_the_model() -> None:
+    assert set(typing.get_args(NoteKindName)) == {k.value for k in NoteKind}
+
+
+def test_tools_list_answers_without_a_database() -> None:
+    began = time.monotonic()
+    assert len(list_tools()) == len(CONTRACT)
+    assert time.monotonic() - began < 5
+
+
+def test_a_tool_call_without_a_database_says_so() -> None:
+    async def run() -> None:
+        async with Client(offline_server()) as client:
+            await client.call_tool("brain_stats", {})
+
+    with pytest.raises(ToolError, match="database unavailable"):
+        anyio.run(run)

@@ -1,0 +1,54 @@
+"""The stdio server spawned as OpenCode spawns it: `python mcp_server.py` in the workspace, with
+the connection settings in its environment. Every stdout line must be JSON-RPC."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from kg_brain.bench.cold_start import StdioSession
+from tests.conftest import ServerUnderTest
+from tests.mcp.conftest import REPO, server_env
+from tests.mcp.test_contract import CONTRACT
+
+
+def workspace(tmp_path: Path, project: str) -> Path:
+    """A git checkout named after the test's project: the server derives its project from it."""
+    root = tmp_path / project
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    return root / "src"
+
+
+def test_a_spawned_stdio_session_speaks_only_json_rpc_on_stdout(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    with StdioSession(REPO / "mcp_server.py", server_env(neo4j_server),
+                      workspace(tmp_path, project)) as session:
+        assert session.initialize()["result"]["serverInfo"]["name"] == "kg-brain"
+        listed = session.request("tools/list", {})["result"]["tools"]
+        assert {t["name"] for t in listed} == set(CONTRACT)
+        saved = session.call_tool("add_memory", {"content": "Stdio sessions log to stderr only."})
+        assert saved["result"]["structuredContent"]["project"] == project
+        found = session.call_tool("search_memory", {"query": "where do stdio sessions log?"})
+        assert found["result"]["structuredContent"]["hits"][0]["title"]
+        bad = session.call_tool("recall", {"zk_ids": ["not-an-id"]})
+        assert bad["result"]["isError"] and "malformed zk_id" in bad["result"]["content"][0]["text"]
+        stderr = session.close()
+    assert session.proc.returncode == 0, stderr
+    assert session.lines, "no protocol output at all"
+    for line in session.lines:
+        assert json.loads(line)["jsonrpc"] == "2.0", line
+
+
+def test_tools_list_answers_before_the_database_or_model_is_touched(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    env = server_env(neo4j_server, NEO4J_URI="bolt://127.0.0.1:9")
+    with StdioSession(REPO / "mcp_server.py", env, workspace(tmp_path, project)) as session:
+        session.initialize()
+        began = time.monotonic()
+        assert len(session.request("tools/list", {}, timeout=10)["result"]["tools"]) == 20
+        assert time.monotonic() - began < 2
+        down = session.call_tool("brain_stats", {})
+        assert down["result"]["isError"]
+        assert "database unavailable" in down["result"]["content"][0]["text"]
