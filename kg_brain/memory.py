@@ -274,21 +274,24 @@ class Memory:
         return self.get([zk_id])[0]
 
     # --- evolution queue -------------------------------------------------------------------------
-    def process_evolution(self, limit: int = 20) -> int:
-        """Drain up to `limit` evolution jobs; returns how many were completed here."""
+    def process_evolution(self, limit: int = 20,
+                          on_rewritten: Callable[[list[str]], object] | None = None) -> int:
+        """Drain up to `limit` evolution jobs; returns how many were completed here.
+        `on_rewritten` hears the ids of notes each committed job rewrote (the mirror)."""
         now = self.clock()
         jobs = self.db.write("jobs/claim_jobs", kind="evolve", now=now, limit=limit,
                              until=now + timedelta(minutes=2), worker=self.worker_id)
         done = 0
         for job in jobs:
             try:
-                done += self._evolve(job["key"], job["zk_id"])
+                done += self._evolve(job["key"], job["zk_id"], on_rewritten)
             except InvalidInput as exc:  # nothing sensible to retry
                 self.db.write("jobs/complete_job", key=job["key"], now=self.clock(),
                               state="failed", error=str(exc))
         return done
 
-    def _evolve(self, key: str, zk_id: str) -> int:
+    def _evolve(self, key: str, zk_id: str,
+                on_rewritten: Callable[[list[str]], object] | None) -> int:
         targets = self.db.read("notes/evolution_targets", zk_id=zk_id,
                                min_weight=self.settings.evolution_min_similarity)
         rewrites = []
@@ -312,7 +315,10 @@ class Memory:
                        vector=r["vector"], now=now, cause=f"evolution from {zk_id}")
             return 1
 
-        return self.db.write_tx(work)
+        applied = self.db.write_tx(work)
+        if applied and rewrites and on_rewritten:
+            on_rewritten([r["zk_id"] for r in rewrites])
+        return applied
 
     def queue_depth(self) -> dict[str, int]:
         return {r["kind"]: int(r["pending"]) for r in self.db.read("jobs/queue_depth")}

@@ -30,10 +30,12 @@ from kg_brain.app import Brain, Clock
 from kg_brain.db import Database
 from kg_brain.errors import SetupError
 from kg_brain.settings import Settings, load_settings
+from kg_brain.views.mirror import Mirror, mirror_notes
 
 log = logging.getLogger(__name__)
 RUNNING_TTL = timedelta(minutes=30)
 EVOLUTION_BATCH = 50
+MIRROR_BATCH = 50
 _WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 _WEEKDAY_NUMBER = re.compile(r"(?<![/\d])\d+")
 EVOLUTION_TTL = timedelta(minutes=2)  # as long as a claimed evolution job stays claimed
@@ -123,6 +125,7 @@ class Maintenance:
 
     def archive(self) -> None:
         report = self.brain.lifecycle.archive_stale(dry_run=False, project=self.project)
+        mirror_notes(self.brain, [c.zk_id for c in report.candidates])
         log.info("weekly archival: %d notes archived", report.archived)
 
     def consolidation_report(self) -> None:
@@ -134,18 +137,29 @@ class Maintenance:
                 log.info("consolidation candidate %s in %s: %d notes, %s", c.cluster_id, name,
                          len(c.zk_ids), c.reason)
             if self.brain.settings.auto_consolidate and report.clusters:
-                lifecycle.consolidate(name, dry_run=False,
-                                      selected_cluster_ids=[c.cluster_id for c in report.clusters])
+                applied = lifecycle.consolidate(
+                    name, dry_run=False, selected_cluster_ids=[c.cluster_id for c in report.clusters])
+                mirror_notes(self.brain,
+                             [z for m in applied.merged for z in (m.new_zk_id, *m.archived)])
 
     def evolution_drain(self) -> None:
         memory = self.brain.memory
-        while memory.process_evolution(EVOLUTION_BATCH) == EVOLUTION_BATCH:
+
+        def mirror(ids: list[str]) -> None:
+            mirror_notes(self.brain, ids)
+
+        while memory.process_evolution(EVOLUTION_BATCH, mirror) == EVOLUTION_BATCH:
+            pass
+
+    def mirror_drain(self) -> None:
+        mirror = Mirror.from_brain(self.brain)
+        while mirror.enabled and mirror.drain(MIRROR_BATCH) == MIRROR_BATCH:
             pass
 
 
 def build_jobs(brain: Brain, holder: str | None = None,
                project: str | None = None) -> list[LeasedJob]:
-    """The three leased jobs; a project-scoped set has leases of its own."""
+    """The leased jobs; a project-scoped set has leases of its own."""
     s = brain.settings
     work = Maintenance(brain, project)
     suffix = f":{project}" if project else ""
@@ -163,6 +177,9 @@ def build_jobs(brain: Brain, holder: str | None = None,
         LeasedJob(f"evolution-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
                   work.evolution_drain, running_ttl=EVOLUTION_TTL),
+        LeasedJob(f"mirror-drain{suffix}",
+                  IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
+                  work.mirror_drain, running_ttl=EVOLUTION_TTL),
     ]
 
 

@@ -25,8 +25,10 @@ from kg_brain.memory import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
 from kg_brain.project import resolve_project
 from kg_brain.search import Related
+from kg_brain.views.mirror import mirror_notes
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 ALL_PROJECTS = "*"
 INSTRUCTIONS = (
     "Long-term memory for this workspace. Start with open_session; before coding a task call "
@@ -131,6 +133,11 @@ class BrainTools:
     def _scope(self, given: str | None) -> str | None:
         return None if given == ALL_PROJECTS else self._project(given)
 
+    def _mirrored(self, result: R, *zk_ids: str) -> R:
+        """Queue written notes for the Obsidian mirror (a no-op unless it is configured)."""
+        mirror_notes(self.brain, [z for z in zk_ids if z])
+        return result
+
     # --- sessions ------------------------------------------------------------------------------
     def open_session(self, project: ProjectArg = None) -> SessionStart:
         """Start every coding session here: the project's state (last handoff, open thread,
@@ -164,8 +171,10 @@ class BrainTools:
     ) -> sessions.SessionClosed:
         """End every session here: writes one session_summary and the new active open_thread,
         archiving older open threads in the same transaction. The next open_session shows it."""
-        return sessions.close_session(self.brain.memory, self._project(project), objective,
-                                      completed, blockers, next_steps, key_files)
+        closed = sessions.close_session(self.brain.memory, self._project(project), objective,
+                                        completed, blockers, next_steps, key_files)
+        return self._mirrored(closed, closed.summary_zk_id, closed.open_thread_zk_id,
+                              *closed.archived_threads)
 
     def capture_context(
         self,
@@ -174,7 +183,8 @@ class BrainTools:
     ) -> sessions.Captured:
         """Split session text into atomic statements, each kept as a fleeting note (deduplicated).
         For one known fact use add_memory instead."""
-        return sessions.capture_context(self.brain.memory, text, self._project(project))
+        captured = sessions.capture_context(self.brain.memory, text, self._project(project))
+        return self._mirrored(captured, *(n.zk_id for n in captured.notes))
 
     # --- retrieval -----------------------------------------------------------------------------
     def search_memory(
@@ -241,17 +251,20 @@ class BrainTools:
     ) -> Saved:
         """Store new knowledge (decision, pattern, research, ...). Near-duplicates reinforce the
         existing note. For errors use record_failure; for session text capture_context."""
-        return Saved.of(self.brain.memory.add(content, self._project(project), memory_type,
-                                              note_kind, pinned))
+        saved = Saved.of(self.brain.memory.add(content, self._project(project), memory_type,
+                                               note_kind, pinned))
+        return self._mirrored(saved, saved.zk_id)
 
     def update_memory(self, zk_id: ZkId, new_content: Annotated[str, Field(
             description="the corrected or extended content (replaces the old)")]) -> Saved:
         """Correct or extend an existing note; the previous version is kept as a revision."""
-        return Saved.of(self.brain.memory.update(zk_id, new_content))
+        saved = Saved.of(self.brain.memory.update(zk_id, new_content))
+        return self._mirrored(saved, saved.zk_id)
 
     def distill_to_permanent(self, zk_id: ZkId) -> Saved:
         """Promote a fleeting note (from get_inbox) to permanent knowledge: re-enriched, linked."""
-        return Saved.of(self.brain.memory.distill(zk_id))
+        saved = Saved.of(self.brain.memory.distill(zk_id))
+        return self._mirrored(saved, saved.zk_id)
 
     def record_failure(
         self,
@@ -263,8 +276,9 @@ class BrainTools:
     ) -> mistakes.FailureRecorded:
         """Capture a fresh failure as a fleeting mistake note with a normalised signature; shows
         earlier occurrences and their fixes. Follow with record_resolution once fixed."""
-        return mistakes.record_failure(self.brain.memory, content, self._project(project),
-                                       failure_signature)
+        recorded = mistakes.record_failure(self.brain.memory, content, self._project(project),
+                                           failure_signature)
+        return self._mirrored(recorded, recorded.zk_id)
 
     def record_resolution(
         self,
@@ -275,7 +289,9 @@ class BrainTools:
     ) -> mistakes.ResolutionRecorded:
         """Capture a validated fix: a permanent fix note linked FIXES -> the failure, which is
         promoted to permanent. preflight_check will surface it for similar tasks."""
-        return mistakes.record_resolution(self.brain.memory, failure_zk_id, fix_content, project)
+        resolved = mistakes.record_resolution(self.brain.memory, failure_zk_id, fix_content,
+                                              project)
+        return self._mirrored(resolved, resolved.fix_zk_id, resolved.failure_zk_id)
 
     # --- maintenance ---------------------------------------------------------------------------
     def archive_stale_notes(
@@ -287,11 +303,13 @@ class BrainTools:
         Run with dry_run first. Archived notes leave searches; restore_note brings one back."""
         scope = self._scope(project)
         report = self.brain.lifecycle.archive_stale(dry_run, scope)
-        return ScopedArchiveReport(project=scope or ALL_PROJECTS, **report.model_dump())
+        scoped = ScopedArchiveReport(project=scope or ALL_PROJECTS, **report.model_dump())
+        return self._mirrored(scoped, *([] if dry_run else [c.zk_id for c in report.candidates]))
 
     def restore_note(self, zk_id: ZkId) -> NoteView:
         """Restore one archived note to permanent."""
-        return self.brain.lifecycle.restore(zk_id)
+        note = self.brain.lifecycle.restore(zk_id)
+        return self._mirrored(note, note.zk_id)
 
     def decay_report(
         self,
@@ -318,7 +336,8 @@ class BrainTools:
         p = self._project(project)
         report = self.brain.lifecycle.consolidate(p, dry_run, selected_cluster_ids,
                                                   min_similarity, max_clusters)
-        return ScopedConsolidationReport(project=p, **report.model_dump())
+        merged = [z for m in report.merged for z in (m.new_zk_id, *m.archived)]
+        return self._mirrored(ScopedConsolidationReport(project=p, **report.model_dump()), *merged)
 
     def brain_stats(self) -> stats.BrainStats:
         """Health check: note counts by type, kind and project, links by type, evolution queue,
