@@ -9,9 +9,11 @@ them and keeps the previous version as a Revision, completing the job in the sam
 from __future__ import annotations
 
 import logging
+import re
 import os
 import socket
 from datetime import timedelta
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -94,8 +96,9 @@ class Memory:
         enrichment = self.enricher.enrich(text, kind.value, project)
         vector = self.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
         nearest = self._nearest(vector, project, _LIVE, self.settings.link_top_k + 1, [])
-        if nearest and nearest[0]["similarity"] >= self.settings.dedup_threshold:
-            return self._reinforce(nearest[0], found)
+        duplicate = self.duplicate_of(text, nearest)
+        if duplicate:
+            return self._reinforce(duplicate, found)
         now = self.clock()
         zk_id = new_zk_id()
         row = note_row(zk_id, text, project, mtype, kind, pinned, enrichment, vector, now)
@@ -111,6 +114,13 @@ class Memory:
         fetch = max(100, k * 20)
         return self.db.read("notes/nearest_notes", vector=vector, project=project,
                             memory_types=types, fetch=fetch, k=k, exclude=exclude)
+
+    def duplicate_of(self, text: str, nearest: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The nearest note counts as the same note when it is at least DEDUP_THRESHOLD similar
+        and states the same details: embeddings barely tell "port 8001" from "port 8002"."""
+        if not nearest or nearest[0]["similarity"] < self.settings.dedup_threshold:
+            return None
+        return nearest[0] if details(text) == details(nearest[0]["content"]) else None
 
     def _reinforce(self, match: dict[str, Any], found: list[str]) -> AddResult:
         self.db.write("notes/reinforce_note", zk_id=match["zk_id"], now=self.clock())
@@ -275,12 +285,15 @@ class Memory:
 
     # --- evolution queue -------------------------------------------------------------------------
     def process_evolution(self, limit: int = 20,
-                          on_rewritten: Callable[[list[str]], object] | None = None) -> int:
-        """Drain up to `limit` evolution jobs; returns how many were completed here.
-        `on_rewritten` hears the ids of notes each committed job rewrote (the mirror)."""
+                          on_rewritten: Callable[[list[str]], object] | None = None,
+                          project: str | None = None) -> int:
+        """Drain up to `limit` evolution jobs (of one project if given); returns how many were
+        completed here. `on_rewritten` hears the ids of notes each committed job rewrote."""
         now = self.clock()
-        jobs = self.db.write("jobs/claim_jobs", kind="evolve", now=now, limit=limit,
-                             until=now + timedelta(minutes=2), worker=self.worker_id)
+        scope = {"project": validate.project(project)} if project is not None else {}
+        jobs = self.db.write("jobs/claim_project_jobs" if scope else "jobs/claim_jobs",
+                             kind="evolve", now=now, limit=limit,
+                             until=now + timedelta(minutes=2), worker=self.worker_id, **scope)
         done = 0
         for job in jobs:
             try:
@@ -322,6 +335,15 @@ class Memory:
 
     def queue_depth(self) -> dict[str, int]:
         return {r["kind"]: int(r["pending"]) for r in self.db.read("jobs/queue_depth")}
+
+
+_DETAIL = re.compile(r"\d+(?:[.:,/-]\d+)*|\b\w*(?:[_./]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
+
+
+def details(text: str) -> Counter[str]:
+    """The specifics two otherwise alike texts can differ in: numbers, versions, paths,
+    identifiers and acronyms."""
+    return Counter(m.group(0).lower() for m in _DETAIL.finditer(text))
 
 
 def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteKind,

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -34,8 +35,24 @@ def _from_env() -> ServerUnderTest:
     return ServerUnderTest(conn, http)
 
 
+def _routed(server: ServerUnderTest) -> ServerUnderTest:
+    """NEO4J_TEST_SCHEME=neo4j runs the whole suite through the routing driver (as against a
+    cluster or Aura): reads go to readers, writes to the leader, causally chained."""
+    scheme = os.environ.get("NEO4J_TEST_SCHEME", "bolt")
+    if scheme not in ("bolt", "neo4j"):
+        raise pytest.UsageError("NEO4J_TEST_SCHEME must be bolt or neo4j")
+    uri = scheme + "://" + server.conn.uri.split("://", 1)[1]
+    return ServerUnderTest(replace(server.conn, uri=uri), server.http_url)
+
+
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
+    with _provision(tmp_path_factory) as server:
+        yield _routed(server)
+
+
+@contextmanager
+def _provision(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
     if os.environ.get("NEO4J_TEST_URI"):
         yield _from_env()
         return

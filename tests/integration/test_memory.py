@@ -162,3 +162,10 @@ def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
     added = memory.add("Rotate the signing key every ninety days via the vault job.", project)
     assert added.note.zk_id == unused
     assert memory.get([existing])[0].content.startswith("Cache keys")
+
+
+def test_alike_notes_with_different_details_are_both_kept(memory: Memory, project: str) -> None:
+    first = memory.add("Service alpha exposes metrics on port 9100 for the scraper.", project)
+    second = memory.add("Service alpha exposes metrics on port 9101 for the scraper.", project)
+    assert not second.deduplicated
+    assert second.note.zk_id != first.note.zk_id
