@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install run test neo4j-stop
+.PHONY: install run test test-routing neo4j-stop
 
 $(BIN)/kg-brain: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,6 +19,10 @@ run: install
 
 test: install
 	$(BIN)/pytest -q
+
+# The same suite through the routing driver (neo4j://), as against a cluster or Aura.
+test-routing: install
+	NEO4J_TEST_SCHEME=neo4j $(BIN)/pytest -q tests/integration tests/mcp
 
 neo4j-stop:
 	$(BIN)/kg-brain neo4j stop
