@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
+from kg_brain.bench import register as register_bench
 from kg_brain.errors import BrainError
 from kg_brain.settings import Settings, load_settings
 from kg_brain.scheduling import register as register_scheduler
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_wire(sub)
     register_scheduler(sub)
     register_views(sub)
+    register_bench(sub)
     return parser
 
 

@@ -15,7 +15,7 @@ import socket
 from datetime import timedelta
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -23,17 +23,22 @@ from kg_brain import validate
 from kg_brain.app import Clock
 from kg_brain.db import Database, Tx
 from kg_brain.embed import Embedder
-from kg_brain.errors import Conflict, InvalidInput, NotFound
+from kg_brain.errors import InvalidInput, NotFound
 from kg_brain.llm.heuristic import HeuristicEnricher
 from kg_brain.llm.types import Candidate, Enricher, Enrichment, LinkDecision, NoteDraft
 from kg_brain.models import NoteView, iso
 from kg_brain.redact import redact
 from kg_brain.settings import Settings
 from kg_brain.store.model import LinkType, MemoryType, NoteKind
-from kg_brain.store.notes import check_zk_id, create_notes, get_notes, new_zk_id
+from kg_brain.store.notes import (
+    check_zk_id,
+    create_notes,
+    get_notes,
+    new_zk_id,
+    with_fresh_ids,
+)
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 _LIVE = [MemoryType.PERMANENT.value, MemoryType.FLEETING.value]
 
 
@@ -158,7 +163,7 @@ class Memory:
             if evolve:
                 tx.run("jobs/enqueue_jobs", now=now, rows=[_job(row["zk_id"], row["project"])])
 
-        _with_fresh_ids(lambda: self.db.write_tx(work), [row])
+        with_fresh_ids(lambda: self.db.write_tx(work), [row])
         return evolve
 
     def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
@@ -174,7 +179,7 @@ class Memory:
                 [embed_text(r["title"], r["content"], r["context"]) for r in batch])
             for row, vector in zip(batch, vectors, strict=True):
                 row["embedding"] = vector
-            ids += _with_fresh_ids(
+            ids += with_fresh_ids(
                 lambda rows=batch: self.db.write_tx(lambda tx: create_notes(tx, rows)), batch)
             if progress:
                 progress(len(batch))
@@ -355,20 +360,6 @@ def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteK
         "note_kind": kind.value, "pinned": bool(pinned), "project": project,
         "created": now, "updated": now, "access_count": 0, "embedding": vector,
     }
-
-
-def _with_fresh_ids(write: Callable[[], T], rows: list[dict[str, Any]], tries: int = 3) -> T:
-    """ZK ids are 32 random bits (the seed's format), so a collision happens about once per
-    100k notes; the unique constraint refuses it and the write is retried with new ids."""
-    for attempt in range(tries):
-        try:
-            return write()
-        except Conflict:
-            if attempt == tries - 1:
-                raise
-            for row in rows:
-                row["zk_id"] = new_zk_id()
-    raise AssertionError("unreachable")
 
 
 def _link_row(src: str, d: LinkDecision) -> dict[str, Any]:

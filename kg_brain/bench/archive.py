@@ -26,11 +26,11 @@ import numpy as np
 from kg_brain.app import resolve_connection, utc_now
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.errors import Conflict
 from kg_brain.lifecycle import Lifecycle
 from kg_brain.llm import HeuristicEnricher
 from kg_brain.settings import load_settings
-from kg_brain.store.notes import create_notes, new_zk_id
+from kg_brain.bench import delete_bench_project
+from kg_brain.store.notes import create_notes, new_zk_id, with_fresh_ids
 
 log = logging.getLogger("kg_brain.bench.archive")
 BATCH = 2_000
@@ -74,19 +74,7 @@ def populate(db: Database, project: str, notes: int, now: datetime, seed: int) -
 
 
 def _insert(db: Database, rows: list[dict[str, Any]]) -> list[str]:
-    """32-bit ids collide about once per 100,000 notes: draw new ones for a colliding batch."""
-    for _ in range(3):
-        try:
-            return db.write_tx(lambda tx: create_notes(tx, rows))
-        except Conflict:
-            for row in rows:
-                row["zk_id"] = new_zk_id()
-    return db.write_tx(lambda tx: create_notes(tx, rows))
-
-
-def delete_project(db: Database, project: str) -> None:
-    while db.write("bench/delete_bench_project", project=project, batch=5_000)[0]["deleted"]:
-        pass
+    return with_fresh_ids(lambda: db.write_tx(lambda tx: create_notes(tx, rows)), rows)
 
 
 def timed(fn: Any) -> tuple[Any, float]:
@@ -120,7 +108,7 @@ def run(notes: int, seed: int, keep: bool) -> dict[str, Any]:
         }
     finally:
         if not keep:
-            delete_project(db, project)
+            delete_bench_project(db, project)
         db.close()
 
 

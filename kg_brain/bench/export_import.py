@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kg_brain.app import resolve_connection, utc_now
+from kg_brain.bench import delete_bench_project
 from kg_brain.bench.archive import populate, timed
 from kg_brain.db import Database
 from kg_brain.settings import load_settings
@@ -59,7 +60,7 @@ def run(notes: int, seed: int, keep: bool) -> dict[str, Any]:
     finally:
         if not keep:
             for name in (project, copy):
-                db.run_autocommit("bench/delete_bench_project", project=name)
+                delete_bench_project(db, name)
         db.close()
 
 

@@ -158,7 +158,8 @@ def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
     existing = memory.add("Cache keys include the tenant id to avoid leaks.", project).note.zk_id
     unused = f"ZK-{uuid.uuid4().hex[:8].upper()}"
     fresh = iter([existing, unused])
-    monkeypatch.setattr("kg_brain.memory.new_zk_id", lambda: next(fresh))
+    for where in ("kg_brain.memory.new_zk_id", "kg_brain.store.notes.new_zk_id"):
+        monkeypatch.setattr(where, lambda: next(fresh))
     added = memory.add("Rotate the signing key every ninety days via the vault job.", project)
     assert added.note.zk_id == unused
     assert memory.get([existing])[0].content.startswith("Cache keys")

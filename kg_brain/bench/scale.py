@@ -1,0 +1,172 @@
+"""`kg-brain bench scale`: write and read paths at growing corpus sizes, one project per size.
+
+Each corpus is built from realistic synthetic notes through the real bulk import; then it times
+add_memory (heuristic enricher), search_memory and deep_search (total and database time), one
+raw `db.index.vector.queryNodes` call, get_related depth 2 and an archive dry run. It also
+records the raw batched embedding throughput in the same run, the MCP server's cold start and
+resident memory, and the store size on disk. Numbers are printed and saved as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from kg_brain.app import Brain
+from kg_brain.bench import corpus, delete_bench_project
+from kg_brain.db import Database
+from kg_brain.search import Search
+from kg_brain.settings import Settings
+from kg_brain.store.model import VECTOR_INDEX
+
+
+class TimedDatabase:
+    """Wraps a Database and remembers how long the last read/write call took (database time,
+    including the round trip, excluding embedding)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.last_s = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+    def _timed(self, fn: Callable[..., Any], name: str, params: dict[str, Any]) -> Any:
+        began = time.perf_counter()
+        try:
+            return fn(name, **params)
+        finally:
+            self.last_s = time.perf_counter() - began
+
+    def read(self, name: str, **params: Any) -> Any:
+        return self._timed(self._db.read, name, params)
+
+    def write(self, name: str, **params: Any) -> Any:
+        return self._timed(self._db.write, name, params)
+
+
+def _ms(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50_ms": round(statistics.median(ordered) * 1000, 2), "p95_ms": round(p95 * 1000, 2),
+            "n": len(ordered)}
+
+
+def _time(fn: Callable[[], Any]) -> float:
+    began = time.perf_counter()
+    fn()
+    return time.perf_counter() - began
+
+
+def measure_writes(brain: Brain, size: int, project: str, adds: int) -> dict[str, Any]:
+    records = list(corpus.notes(size, project))
+    texts = [r["content"] for r in records[: min(size, 2000)]]
+    raw_s = _time(lambda: brain.embedder.encode_many(texts))
+    with tqdm(total=size, desc=f"import {size}", file=sys.stderr, unit="note") as bar:
+        import_s = _time(lambda: brain.memory.add_many(records, progress=bar.update))
+    raw_rate = len(texts) / raw_s
+    import_rate = size / import_s
+    memory = brain.memory
+    fresh = [r["content"] + f" (case {i})" for i, r in
+             enumerate(corpus.notes(adds, project, seed=size + 99))]
+    add_lat = [_time(lambda t=t: memory.add(t, project)) for t in fresh]
+    return {"raw_embedding_notes_per_s": round(raw_rate, 1),
+            "bulk_import_notes_per_s": round(import_rate, 1),
+            "import_to_raw_ratio": round(import_rate / raw_rate, 3),
+            "add_memory": _ms(add_lat)}
+
+
+def measure_reads(brain: Brain, project: str, queries: list[str]) -> dict[str, Any]:
+    timed = TimedDatabase(brain.db)
+    search = Search(brain.settings, timed, brain.embedder, brain.clock)  # type: ignore[arg-type]
+    result: dict[str, Any] = {}
+    for name, call in (("search_memory", lambda q: search.search_memory(q, project, top_k=10)),
+                       ("deep_search", lambda q: search.deep_search(q, project, hops=2, top_k=10))):
+        total, db_time = [], []
+        for q in queries:
+            total.append(_time(lambda q=q: call(q)))
+            db_time.append(timed.last_s)
+        result[name] = {"total": _ms(total), "db": _ms(db_time)}
+    vectors = brain.embedder.encode_many(queries)
+    raw = []
+    for v in vectors:
+        raw.append(_time(lambda v=v: brain.db.read("bench/raw_vector_query", index=VECTOR_INDEX,
+                                                   k=10, vector=v)))
+    result["raw_vector_query"] = _ms(raw)
+    result["deep_to_raw_ratio"] = round(result["deep_search"]["db"]["p50_ms"]
+                                        / max(result["raw_vector_query"]["p50_ms"], 1e-6), 2)
+    return result
+
+
+def measure_graph(brain: Brain, project: str, samples: int) -> dict[str, Any]:
+    ids = [h.zk_id for h in brain.search.search_memory("retry backoff failure", project, top_k=20)]
+    rng = random.Random(3)
+    related = [_time(lambda z=rng.choice(ids): brain.search.get_related(z, depth=2))
+               for _ in range(samples)] if ids else []
+    archive = [_time(lambda: brain.lifecycle.archive_stale(dry_run=True, project=project))
+               for _ in range(3)]
+    return {"get_related_depth2": _ms(related) if related else None,
+            "archive_dry_run": _ms(archive)}
+
+
+def _store_size(settings: Settings) -> int | None:
+    """Bytes under the local server's data directory (None for a remote server)."""
+    if settings.neo4j_uri:
+        return None
+    root = Path(settings.kg_brain_data_dir) / "neo4j" / "data"
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.exists() else None
+
+
+def run(brain: Brain, sizes: list[int], queries: int, adds: int, keep: bool) -> dict[str, Any]:
+    from kg_brain.bench.cold_start import measure_once
+
+    qs = corpus.queries(queries)
+    results: dict[str, Any] = {"sizes": {}, "machine": {"cpus": os.cpu_count()}}
+    for size in sizes:
+        project = f"bench-scale-{size}-{uuid.uuid4().hex[:6]}"
+        entry = measure_writes(brain, size, project, adds)
+        entry.update(measure_reads(brain, project, qs))
+        entry.update(measure_graph(brain, project, min(queries, 50)))
+        entry["store_bytes"] = _store_size(brain.settings)
+        results["sizes"][str(size)] = entry
+        sys.stderr.write(json.dumps({size: entry}) + "\n")
+        if not keep:
+            delete_bench_project(brain.db, project)
+    results["cold_start"] = measure_once({**os.environ, "SCHEDULER_IN_SERVER": "false"},
+                                         Path.cwd())
+    results["machine"]["load_avg_1m"] = round(os.getloadavg()[0], 2)
+    return results
+
+
+def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
+    brain = Brain(settings)
+    try:
+        sizes = [int(s) for s in args.notes.split(",") if s.strip()]
+        result = run(brain, sizes, args.queries, args.adds, args.keep)
+    finally:
+        brain.close()
+    text = json.dumps(result, indent=2)
+    sys.stdout.write(text + "\n")
+    Path(args.out).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = kinds.add_parser("scale", help="write/read latency and throughput at growing sizes")
+    p.add_argument("--notes", default="1000,10000,100000", help="comma-separated corpus sizes")
+    p.add_argument("--queries", type=int, default=100)
+    p.add_argument("--adds", type=int, default=50, help="add_memory calls timed per size")
+    p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
+    p.add_argument("--out", default="bench-scale.json")
+    p.set_defaults(handler=cmd_scale)

@@ -1,0 +1,201 @@
+"""The read side: hybrid search, deep (iterative) search, neighbourhoods, access stamping.
+
+Every search embeds the query once in Python and sends one Cypher statement: the vector index,
+the full-text index, the later hops (query vectors blended inside Cypher), the neighbour
+expansion and the access stamp all run in that statement. `deep_search_reference` keeps the
+seed's algorithm (re-embed "query + titles" per hop in Python) to measure the design against.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from kg_brain import validate
+from kg_brain.app import Clock
+from kg_brain.db import Database
+from kg_brain.embed import Embedder
+from kg_brain.errors import NotFound
+from kg_brain.models import FoundBy, Hit, LinkView
+from kg_brain.settings import Settings
+from kg_brain.store.model import CONTEXTUAL_KINDS
+from kg_brain.store.notes import check_zk_id
+
+_WORD = re.compile(r"\w+")
+MAX_QUERY_CHARS = 4_000
+MAX_QUERY_TERMS = 64
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Retrieval constants, measured with `kg-brain bench retrieval` (see the bench module)."""
+
+    fetch: int = 100  # vector index candidates (the index cannot filter by project); cost ~ k
+    lex_fetch: int = 250  # full-text candidates
+    pool: int = 40  # per-channel ranked list fed to fusion / per hop
+    rrf_k: float = 20.0
+    w_vec: float = 1.0
+    w_lex: float = 1.0
+    w_graph: float = 1.0
+    decay: float = 0.7  # weight of each later hop relative to the one before
+    alpha: float = 0.5  # weight of the query vector in a later hop's blended query
+    blend_n: int = 3  # previous-hop notes blended into the next hop's query
+    expand_n: int = 10  # top notes per hop whose neighbours are expanded
+    nb_limit: int = 2  # neighbours taken per expanded note
+    agg: Literal["sum", "max"] = "sum"
+
+
+class RelatedNode(BaseModel):
+    zk_id: str
+    title: str
+    note_kind: str
+    memory_type: str
+    depth: int
+
+
+class RelatedEdge(BaseModel):
+    src: str
+    dst: str
+    type: str
+    reason: str = ""
+    weight: float = 0.0
+
+
+class Related(BaseModel):
+    zk_id: str
+    nodes: list[RelatedNode]
+    edges: list[RelatedEdge]
+
+
+def lucene_query(text: str) -> str:
+    """Word tokens only, lower-cased (so AND/OR/NOT are plain words), OR-ed by Lucene's default:
+    no user character ever reaches the query parser as syntax."""
+    seen: dict[str, None] = {}
+    for token in _WORD.findall(text.lower()):
+        seen.setdefault(token.strip("_"), None)
+    return " ".join(t for t in list(seen)[:MAX_QUERY_TERMS] if t)
+
+
+def _excluded(include_contextual: bool) -> list[str]:
+    return [] if include_contextual else [k.value for k in CONTEXTUAL_KINDS]
+
+
+def _hit(row: dict[str, Any], score: float | None = None,
+         found_by: list[dict[str, Any]] | None = None) -> Hit:
+    return Hit(
+        zk_id=row["zk_id"], title=row["title"], score=round(float(
+            row["score"] if score is None else score), 6),
+        preview=row["preview"], note_kind=row["note_kind"], project=row["project"],
+        links=[LinkView(**link) for link in row.get("links") or [] if link.get("zk_id")],
+        found_by=[FoundBy(**f) for f in (row.get("found_by") if found_by is None else found_by)
+                  or []],
+    )
+
+
+class Search:
+    def __init__(self, settings: Settings, db: Database, embedder: Embedder, clock: Clock,
+                 tuning: Tuning | None = None) -> None:
+        self.settings = settings
+        self.db = db
+        self.embedder = embedder
+        self.clock = clock
+        self.tuning = tuning or Tuning()
+
+    def _params(self, query: str, project: str, include_contextual: bool) -> dict[str, Any]:
+        text = validate.content(query, MAX_QUERY_CHARS, "query")
+        return {"vector": self.embedder.encode(text), "text": lucene_query(text),
+                "project": validate.project(project), "excluded": _excluded(include_contextual),
+                "now": self.clock()}
+
+    def search_memory(self, query: str, project: str, top_k: int = 10,
+                      include_contextual: bool = False,
+                      note_kinds: list[str] | None = None) -> list[Hit]:
+        """Hybrid vector + BM25 search fused by reciprocal rank; one statement, access stamped."""
+        k = validate.bounded(top_k, 1, 100, "top_k")
+        kinds = [validate.note_kind(x).value for x in note_kinds] if note_kinds else None
+        t = self.tuning
+        rows = self.db.write(
+            "search/search_memory", **self._params(query, project, include_contextual),
+            kinds=kinds, fetch=max(t.fetch, k * 2), lex_fetch=max(t.lex_fetch, k * 4),
+            pool=max(t.pool, k), rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex, k=k)
+        return [_hit(r, found_by=[{"hop": 0, "channel": c} for c in r["channels"]]) for r in rows]
+
+    def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,
+                    include_contextual: bool = False) -> list[Hit]:
+        """Multi-hop retrieval as one Cypher statement (see cypher/search/deep_search)."""
+        k = validate.bounded(top_k, 1, 100, "top_k")
+        hops = validate.bounded(hops, 1, 3, "hops")
+        t = self.tuning
+        tuning = asdict(replace(t, fetch=max(t.fetch, k * 2), pool=max(t.pool, k)))
+        rows = self.db.write("search/deep_search", **self._params(query, project,
+                                                                  include_contextual),
+                             hops=hops, k=k, **tuning)
+        return [_hit(r) for r in rows]
+
+    def vector_search(self, query: str, project: str, top_k: int = 10) -> list[Hit]:
+        """Flat vector search (the baseline the benchmark compares against); read only."""
+        k = validate.bounded(top_k, 1, 100, "top_k")
+        rows = self._vector(self.embedder.encode(validate.content(query, MAX_QUERY_CHARS,
+                                                                  "query")),
+                            validate.project(project), _excluded(False), k)
+        return [Hit(zk_id=r["zk_id"], title=r["title"], score=round(float(r["score"]), 6),
+                    preview=r["preview"], note_kind=r["note_kind"], project=project,
+                    found_by=[FoundBy(hop=0, channel="vector")]) for r in rows]
+
+    def _vector(self, vector: list[float], project: str, excluded: list[str],
+                k: int) -> list[dict[str, Any]]:
+        return self.db.read("search/vector_notes", vector=vector, project=project,
+                            excluded=excluded, fetch=max(self.tuning.fetch, k * 2), k=k)
+
+    def deep_search_reference(self, query: str, project: str, hops: int = 2, top_k: int = 10,
+                              include_contextual: bool = False) -> list[Hit]:
+        """The seed's algorithm: hop h re-embeds "query + titles of hop h-1's top notes" in
+        Python, searches again and pre-fetches graph neighbours; the union is ranked by best
+        score. Several round trips per call: kept to measure the one-statement design."""
+        k = validate.bounded(top_k, 1, 100, "top_k")
+        hops = validate.bounded(hops, 1, 3, "hops")
+        text = validate.content(query, MAX_QUERY_CHARS, "query")
+        project = validate.project(project)
+        excluded, t = _excluded(include_contextual), self.tuning
+        best: dict[str, tuple[float, dict[str, Any]]] = {}
+
+        def offer(zk_id: str, score: float, how: dict[str, Any]) -> None:
+            if zk_id not in best or score > best[zk_id][0]:
+                best[zk_id] = (score, how)
+
+        prompt = text
+        for hop in range(hops + 1):
+            found = [r for r in self._vector(self.embedder.encode(prompt), project, excluded,
+                                             t.pool + len(best)) if r["zk_id"] not in best]
+            found = found[:t.pool]
+            for r in found:
+                offer(r["zk_id"], float(r["score"]) * t.decay ** hop,
+                      {"hop": hop, "channel": "vector"})
+            top = found[:t.expand_n]
+            for nb in self.db.read("search/note_neighbours", zk_ids=[r["zk_id"] for r in top],
+                                   project=project, excluded=excluded, limit=t.nb_limit):
+                seed_score = best[nb["via"]][0]
+                offer(nb["zk_id"], seed_score * t.decay * float(nb["weight"] or 0.5),
+                      {"hop": hop + 1, "channel": "graph", "via": nb["via"],
+                       "relationship": nb["relationship"]})
+            prompt = " ".join([text] + [r["title"] for r in found[:t.blend_n]])
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
+        if not ranked:
+            return []
+        rows = self.db.write("search/stamp_hits", zk_ids=[z for z, _ in ranked], now=self.clock())
+        scores = dict(ranked)
+        return [_hit(r, score=scores[r["zk_id"]][0], found_by=[scores[r["zk_id"]][1]])
+                for r in rows]
+
+    def get_related(self, zk_id: str, depth: int = 1) -> Related:
+        """The neighbourhood up to `depth` (1-3) with relationship types and directions."""
+        depth = validate.bounded(depth, 1, 3, "depth")
+        rows = self.db.read("search/related_notes", zk_id=check_zk_id(zk_id), depth=depth)
+        if not rows:
+            raise NotFound(f"no note with id {zk_id}")
+        row = rows[0]
+        return Related(zk_id=row["root"], nodes=[RelatedNode(**n) for n in row["nodes"]],
+                       edges=[RelatedEdge(**e) for e in row["edges"]])

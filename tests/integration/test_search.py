@@ -1,0 +1,170 @@
+"""Retrieval on the real server: hybrid search, deep search, neighbourhoods, access stamping."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.errors import NotFound
+from kg_brain.llm import build_enricher
+from kg_brain.memory import Memory
+from kg_brain.search import Search, lucene_query
+from kg_brain.settings import Settings
+from kg_brain.store.model import LinkType
+from kg_brain.store.notes import new_zk_id
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings(neo4j_uri=None, neo4j_password=None)
+
+
+@pytest.fixture
+def memory(settings: Settings, db: Database, embedder: SentenceTransformerEmbedder) -> Memory:
+    return Memory(settings, db, embedder, build_enricher(settings, embedder), lambda: NOW)
+
+
+@pytest.fixture
+def search(settings: Settings, db: Database, embedder: SentenceTransformerEmbedder) -> Search:
+    return Search(settings, db, embedder, lambda: NOW)
+
+
+def note(content: str, project: str, title: str = "", **extra: Any) -> dict[str, Any]:
+    """An import record with an explicit title (skips enrichment: fast and deterministic)."""
+    return {"content": content, "title": title or content[:40], "context": "", "keywords": [],
+            "project": project, **extra}
+
+
+def seed(memory: Memory, project: str) -> dict[str, str]:
+    texts = {
+        "pool": "The connection pool is exhausted when workers hold sessions across requests.",
+        "retry": "Retry transient Neo4j errors with exponential backoff inside transaction functions.",
+        "token": "Deploy key rotation uses the identifier QX7ZETA-4411 in the vault path.",
+        "cache": "The embedding model is cached on first use so the server starts quickly.",
+        "ports": "The local Neo4j server picks free ports for bolt and http at start.",
+        "tests": "Each test writes into its own project and never wipes the database.",
+    }
+    ids = memory.add_many([note(t, project) for t in texts.values()])
+    return dict(zip(texts, ids, strict=True))
+
+
+def test_hybrid_search_finds_lexical_only_match(memory: Memory, search: Search,
+                                                project: str) -> None:
+    ids = seed(memory, project)
+    hits = search.search_memory("QX7ZETA-4411", project, top_k=3)
+    assert hits[0].zk_id == ids["token"]
+    assert "lexical" in {f.channel for f in hits[0].found_by}
+    assert len(hits[0].preview) <= 200 and hits[0].project == project
+
+
+def test_search_is_isolated_by_project(memory: Memory, search: Search, project: str) -> None:
+    seed(memory, project)
+    other = memory.add_many([note("The connection pool is exhausted by workers.",
+                                  f"{project}-other")])
+    hits = search.search_memory("connection pool exhausted", project, top_k=10)
+    assert hits and all(h.project == project for h in hits)
+    assert other[0] not in {h.zk_id for h in hits}
+    deep = search.deep_search("connection pool exhausted", project, hops=2, top_k=10)
+    assert deep and all(h.project == project for h in deep)
+
+
+def test_fleeting_archived_and_contextual_notes_are_excluded(memory: Memory, search: Search,
+                                                             project: str) -> None:
+    text = "Nightly backups of the graph run at three in the morning."
+    ids = memory.add_many([
+        note(text, project, memory_type="fleeting"),
+        note(text, project, memory_type="archived"),
+        note(text, project, note_kind="session_summary"),
+        note("Unrelated: the logo is blue.", project),
+    ])
+    found = {h.zk_id for h in search.search_memory("nightly graph backups", project)}
+    assert not found & set(ids[:3])
+    assert not {h.zk_id for h in search.deep_search("nightly graph backups", project)} & set(ids[:3])
+    with_context = search.search_memory("nightly graph backups", project, include_contextual=True)
+    assert ids[2] in {h.zk_id for h in with_context}
+    assert not {h.zk_id for h in with_context} & set(ids[:2])
+
+
+def test_note_kinds_filter(memory: Memory, search: Search, project: str) -> None:
+    ids = memory.add_many([note("Use a lease so one scheduler runs the job.", project,
+                                note_kind="decision"),
+                           note("Use a lease so only one worker runs the job.", project)])
+    hits = search.search_memory("lease scheduler job", project, note_kinds=["decision"])
+    assert [h.zk_id for h in hits] == [ids[0]]
+
+
+def test_searches_stamp_access_in_one_statement(memory: Memory, search: Search, db: Database,
+                                                project: str) -> None:
+    seed(memory, project)
+    before = db.statements_run
+    hits = search.search_memory("connection pool", project, top_k=3)
+    assert db.statements_run - before == 1
+    notes = memory.get([h.zk_id for h in hits])
+    assert all(n.access_count == 1 and n.last_accessed == NOW.isoformat() for n in notes)
+    before = db.statements_run
+    deep = search.deep_search("connection pool", project, hops=2, top_k=3)
+    assert db.statements_run - before == 1
+    assert all(n.access_count >= 1 for n in memory.get([h.zk_id for h in deep]))
+
+
+def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
+        memory: Memory, search: Search, db: Database, project: str) -> None:
+    ids = seed(memory, project)
+    with db.driver.session() as session:  # a graph-only path: pool -> FIXES <- tests
+        session.run("MATCH (a:Note {zk_id: $a}), (b:Note {zk_id: $b}) "
+                    "CREATE (b)-[:FIXES {reason: 'r', weight: 0.9}]->(a)",
+                    a=ids["pool"], b=ids["tests"]).consume()
+    before = db.statements_run
+    hits = search.deep_search("connection pool exhausted by workers", project, hops=2, top_k=6)
+    assert db.statements_run - before == 1
+    assert hits[0].zk_id == ids["pool"]
+    assert all(h.found_by for h in hits)
+    assert {f.hop for h in hits for f in h.found_by} >= {0, 1}
+    graph = [f for h in hits if h.zk_id == ids["tests"] for f in h.found_by if f.channel == "graph"]
+    assert graph and graph[0].via == ids["pool"] and graph[0].relationship == "FIXES"
+    assert {f.channel for h in hits for f in h.found_by} >= {"vector", "lexical", "graph"}
+
+
+def test_reference_deep_mode_returns_the_same_shape(memory: Memory, search: Search,
+                                                    project: str) -> None:
+    ids = seed(memory, project)
+    hits = search.deep_search_reference("connection pool exhausted", project, hops=2, top_k=4)
+    assert hits[0].zk_id == ids["pool"] and all(h.found_by for h in hits)
+
+
+def test_get_related_follows_depth_and_direction(memory: Memory, search: Search,
+                                                 project: str) -> None:
+    a, b, c, d = memory.add_many([note(f"chain note {x}", project) for x in "abcd"])
+    for src, dst in ((a, b), (c, b), (c, d)):  # a -> b <- c -> d
+        memory.db.write_tx(lambda tx, s=src, t=dst: memory.link(tx, s, t, LinkType.EXTENDS,
+                                                                "because", 0.8))
+    one = search.get_related(a, depth=1)
+    assert [n.zk_id for n in one.nodes] == [b]
+    assert [(e.src, e.dst, e.type) for e in one.edges] == [(a, b, "EXTENDS")]
+    three = search.get_related(a, depth=3)
+    assert {n.zk_id: n.depth for n in three.nodes} == {b: 1, c: 2, d: 3}
+    assert {(e.src, e.dst) for e in three.edges} == {(a, b), (c, b), (c, d)}
+    with pytest.raises(NotFound):
+        search.get_related(new_zk_id(), depth=1)
+
+
+@pytest.mark.parametrize("query", [
+    'pool AND (workers OR "sessions', "title:pool~ ^2 \\ / * ? [a TO z] {x}", "NOT", "!!!",
+    "-pool +workers && ||",
+])
+def test_lucene_syntax_in_queries_is_safe(memory: Memory, search: Search, project: str,
+                                          query: str) -> None:
+    seed(memory, project)
+    search.search_memory(query, project)
+    search.deep_search(query, project, hops=1)
+
+
+def test_lucene_query_keeps_words_only() -> None:
+    assert lucene_query('a AND (b OR "c') == "a and b or c"
+    assert lucene_query("!!! ~ ^") == ""
