@@ -18,7 +18,8 @@ class Conflict(BrainError):
 
 
 class StoreUnavailable(BrainError):
-    """Neo4j cannot be reached or timed out; the call changed nothing."""
+    """Neo4j cannot be reached or timed out; a write may or may not have committed (retrying
+    an add is safe: dedup matches the note if it did)."""
 
 
 class ProviderError(BrainError):

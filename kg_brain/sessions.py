@@ -209,6 +209,7 @@ def _contextual_row(memory: Memory, text: str, title: str, project: str, kind: N
                     now: Any) -> dict[str, Any]:
     """A permanent contextual note with a fixed title (the enricher fills context and terms)."""
     text, _ = memory.clean_content(text)
+    title, _ = memory.clean_content(title)  # titles quote the objective and next step
     title = title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1].rstrip() + "…"
     enrichment = memory.enricher.enrich(text, kind.value, project).model_copy(
         update={"title": title})
@@ -220,7 +221,7 @@ def _contextual_row(memory: Memory, text: str, title: str, project: str, kind: N
 def capture_context(memory: Memory, text: str, project: str) -> Captured:
     """Split session text into self-contained statements and keep each as a fleeting note."""
     project = validate.project(project)
-    text = validate.content(text, memory.settings.max_content_chars, "text")
+    text, _ = memory.clean_content(text)  # whole: a secret may span statements; reject early
     statements = memory.enricher.split_atomic(text)
     notes = []
     for statement in statements[:MAX_CAPTURED]:

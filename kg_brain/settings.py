@@ -22,6 +22,16 @@ def _default_data_dir() -> Path:
     return Path(base) / "kg-brain"
 
 
+def _default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kg-brain"
+
+
+def _default_opencode_config() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "opencode" / "opencode.json"
+
+
 class Settings(BaseSettings):
     """Every tunable value; field names are the environment variable names (case-insensitive)."""
 
@@ -39,6 +49,8 @@ class Settings(BaseSettings):
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
     kg_brain_data_dir: Path = Field(default_factory=_default_data_dir)
+    kg_brain_cache_dir: Path = Field(default_factory=_default_cache_dir)
+    opencode_global_config: Path = Field(default_factory=_default_opencode_config)
 
     # --- Embeddings ----------------------------------------------------------------------------
     embedding_model: str | None = Field(None, description="path or model id; unset = packaged")

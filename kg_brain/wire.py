@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -51,10 +50,9 @@ def server_environment(settings: Settings, global_config: bool) -> dict[str, str
     return env
 
 
-def opencode_path(global_config: bool, cwd: Path | None = None) -> Path:
+def opencode_path(settings: Settings, global_config: bool, cwd: Path | None = None) -> Path:
     if global_config:
-        base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-        return Path(base) / "opencode" / "opencode.json"
+        return settings.opencode_global_config
     return (cwd or Path.cwd()) / "opencode.json"
 
 
@@ -107,7 +105,7 @@ def other_clients(command: list[str], env: dict[str, str]) -> str:
 def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
     command = server_command()
     env = server_environment(settings, args.global_config)
-    path = opencode_path(args.global_config)
+    path = opencode_path(settings, args.global_config)
     backup = wire_opencode(path, opencode_entry(command, env))
     out = sys.stdout.write
     out(f"OpenCode: {SERVER_NAME} written to {path}"

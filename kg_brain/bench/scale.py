@@ -112,8 +112,8 @@ def measure_reads(brain: Brain, project: str, queries: list[str]) -> dict[str, A
 def measure_graph(brain: Brain, project: str, samples: int) -> dict[str, Any]:
     ids = [h.zk_id for h in brain.search.search_memory("retry backoff failure", project, top_k=20)]
     rng = random.Random(3)
-    related = [_time(lambda z=rng.choice(ids): brain.search.get_related(z, depth=2))
-               for _ in range(samples)] if ids else []
+    picks = [rng.choice(ids) for _ in range(samples)] if ids else []
+    related = [_time(lambda z=z: brain.search.get_related(z, depth=2)) for z in picks]
     archive = [_time(lambda: brain.lifecycle.archive_stale(dry_run=True, project=project))
                for _ in range(3)]
     return {"get_related_depth2": _ms(related) if related else None,

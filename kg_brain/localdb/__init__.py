@@ -35,4 +35,5 @@ def local_server(settings: Settings) -> LocalNeo4j:
         pagecache=settings.neo4j_pagecache,
         version_range=settings.neo4j_version,
         password=settings.neo4j_password,
+        cache_dir=settings.kg_brain_cache_dir,
     )

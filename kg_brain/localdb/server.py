@@ -25,6 +25,7 @@ from neo4j import exceptions as nex
 
 from kg_brain.db import Connection
 from kg_brain.errors import SetupError, StoreUnavailable
+from kg_brain.settings import load_settings
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +44,6 @@ JVM_FLAGS = (
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
     "--enable-native-access=ALL-UNNAMED",
 )
-
-
-def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "kg-brain"
 
 
 def free_port() -> int:
@@ -79,7 +75,8 @@ class LocalNeo4j:
     @property
     def lib_dir(self) -> Path:
         key = re.sub(r"[^0-9A-Za-z.]+", "_", self.version_range).strip("_")
-        return (self.cache_dir or _cache_root()) / f"neo4j-{key}" / "lib"
+        cache = self.cache_dir or load_settings().kg_brain_cache_dir  # the user's jar cache
+        return cache / f"neo4j-{key}" / "lib"
 
     @property
     def pid_file(self) -> Path:

@@ -1,0 +1,14 @@
+// Every stored property of a project's notes, their revisions and links (secret-redaction
+// tests search the text for leaked credentials). params: project.
+// returns: kind ('note' | 'revision' | 'link'), props (map, embedding removed).
+MATCH (n:Note {project: $project})
+CALL (n) {
+  RETURN 'note' AS kind, properties(n) AS props
+  UNION ALL
+  MATCH (r:Revision)-[:REVISION_OF]->(n)
+  RETURN 'revision' AS kind, properties(r) AS props
+  UNION ALL
+  MATCH (n)-[l]-(:Note)
+  RETURN 'link' AS kind, properties(l) AS props
+}
+RETURN kind, props {.*, embedding: null} AS props

@@ -1,0 +1,104 @@
+"""Secrets on write, end to end through the tools: every write path redacts credentials before
+anything is stored (content, title, context, keywords, tags, signatures, revisions, link
+reasons), says what it removed, leaves ordinary code notes byte-identical, and refuses them
+outright when SECRETS_MODE=reject."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+
+from kg_brain.app import Brain
+from kg_brain.server import build_server
+from tests.mcp.conftest import call, make_settings
+from tests.unit.test_redact import ORDINARY, PEM, SECRETS
+
+AWS = "AKIA" + "Q3EGRT7BZXY6N5WM"
+DSN_PASSWORD = "Tr0ub4dor-" + "x9q"
+DSN = f"postgres://deploy:{DSN_PASSWORD}@db.internal:5432/app"
+GH = "ghp_" + "7kQ2mZ9xR4tL8vN3pW6yB1cD5fG0hJ2sK4aE"
+
+
+def stored_text(brain: Brain, project: str) -> str:
+    """All string values stored for the project, one per line."""
+    values: list[str] = []
+    for row in brain.db.read("bench/project_text", project=project):
+        for value in row["props"].values():
+            values += value if isinstance(value, list) else [value]
+    return "\n".join(v for v in values if isinstance(v, str))
+
+
+def assert_clean(brain: Brain, project: str, secrets: list[str]) -> None:
+    text = stored_text(brain, project)
+    leaked = [s for s in secrets if s in text]
+    assert not leaked, f"stored: {leaked}"
+
+
+def test_add_memory_redacts_the_corpus_and_keeps_ordinary_notes(
+        brain: Brain, server: FastMCP, project: str) -> None:
+    for text, _secret, kind in SECRETS:
+        saved = call(server, "add_memory", content=f"Found while debugging: {text}")
+        assert kind in saved["redacted"], text
+    for text in ORDINARY:
+        saved = call(server, "add_memory", content=text, memory_type="fleeting")
+        assert saved["redacted"] == [] and not saved["deduplicated"], text
+        stored = call(server, "recall", zk_ids=[saved["zk_id"]])["notes"][0]["content"]
+        assert stored == text.strip()
+    assert_clean(brain, project, [secret for _t, secret, _k in SECRETS])
+
+
+def test_update_memory_redacts_and_the_revision_holds_no_secret(
+        brain: Brain, server: FastMCP, project: str) -> None:
+    zk_id = call(server, "add_memory", content="Staging database reachable from CI only.")["zk_id"]
+    saved = call(server, "update_memory", zk_id=zk_id,
+                 new_content=f"Staging database: {DSN}; CI key {AWS}.")
+    assert set(saved["redacted"]) == {"password", "aws_access_key"}
+    call(server, "update_memory", zk_id=zk_id, new_content="Staging database via the vault.")
+    assert_clean(brain, project, [DSN_PASSWORD, AWS])
+
+
+def test_capture_context_redacts_secrets_spanning_statements(
+        brain: Brain, server: FastMCP, project: str) -> None:
+    text = (f"We rotated the deploy key today.\n{PEM}\nThe old token {GH} is revoked. "
+            f"Migrations run against {DSN} from the runner.")
+    assert call(server, "capture_context", text=text)["notes"]
+    assert_clean(brain, project, ["MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn", "Yp0VJ2d1Sdp3ZKp7cXQk9S3j",
+                                  GH, DSN_PASSWORD])
+
+
+def test_failure_and_resolution_redact_content_and_signature(
+        brain: Brain, server: FastMCP, project: str) -> None:
+    error = f"psycopg.OperationalError: connection to {DSN} failed: password authentication"
+    failure = call(server, "record_failure", content=f"Deploy broke. {error}",
+                   failure_signature=error)
+    assert DSN_PASSWORD not in failure["failure_signature"]
+    call(server, "record_resolution", failure_zk_id=failure["zk_id"],
+         fix_content=f"Reset the role password; the runner now uses {GH} only for checkout.")
+    assert_clean(brain, project, [DSN_PASSWORD, GH])
+
+
+def test_close_session_redacts_titles_and_sections(brain: Brain, server: FastMCP,
+                                                   project: str) -> None:
+    call(server, "close_session", objective=f"Rotate {AWS} out of CI",
+         completed=[f"Moved {DSN} into the vault"], blockers=[],
+         next_steps=[f"Revoke {GH}"], key_files=[".env"])
+    assert_clean(brain, project, [AWS, DSN_PASSWORD, GH])
+
+
+def test_reject_mode_refuses_secrets_and_writes_nothing(brain: Brain, project: str) -> None:
+    strict = build_server(Brain(make_settings(kg_brain_project=project, secrets_mode="reject"),
+                                db=brain.db, embedder=brain.embedder))
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("add_memory", {"content": f"CI key {AWS}"}),
+        ("capture_context", {"text": f"First fact here. Second fact uses {DSN}."}),
+        ("record_failure", {"content": f"auth failed for {DSN}"}),
+        ("close_session", {"objective": f"Rotate {GH}", "completed": [], "blockers": [],
+                           "next_steps": []}),
+    ]
+    for tool, args in attempts:
+        with pytest.raises(ToolError, match="contains secrets"):
+            call(strict, tool, **args)
+    assert brain.db.read("bench/project_footprint", project=project)[0]["notes"] == 0

@@ -1,0 +1,22 @@
+"""Several real stdio servers (OpenCode windows) write and search one project at once: no note
+lost, merged or duplicated, no link lost, no error surfaced, every evolution job done once.
+The full-size run is `python -m kg_brain.bench.stress`."""
+
+from __future__ import annotations
+
+from kg_brain.app import Brain
+from kg_brain.bench.stress import run_once
+from tests.conftest import ServerUnderTest
+from tests.mcp.conftest import server_env
+
+
+def test_three_servers_writing_and_searching_lose_nothing(
+        neo4j_server: ServerUnderTest, brain: Brain, project: str) -> None:
+    report = run_once(brain, server_env(neo4j_server), processes=3, notes=15, project=project,
+                      drain_workers=3, drain_during=True)
+    checks = report["checks"]
+    assert report["errors"] == [] and report["server_tracebacks"] == 0
+    assert checks["notes_in_graph"] == 45 and checks["dedup_hits"] == 0
+    assert checks["links_reported"] > 0 and checks["links_lost"] == 0
+    assert checks["jobs_total"] == checks["jobs_queued"] > 0
+    assert checks["ok"], checks
