@@ -64,8 +64,15 @@ class Revision(BaseModel):
 
 
 def embed_text(title: str, content: str, context: str) -> str:
-    """What a note's vector encodes: the seed's content + context, led by the title claim."""
-    return "\n".join(part for part in (title, content, context) if part)
+    """What a note's vector encodes: the seed's content + context, led by the title claim
+    unless the content already states it (a heuristic title is the first sentence: encoding it
+    twice costs embedding time and tilts the vector towards that sentence)."""
+    lead = title if title and _squash(title) not in _squash(content) else ""
+    return "\n".join(part for part in (lead, content, context) if part)
+
+
+def _squash(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 class Memory:

@@ -1,4 +1,4 @@
-"""Dedup compares the specifics of two alike texts: numbers, versions, paths, identifiers."""
+"""Pure text helpers of the write path: dedup details and what a note's vector encodes."""
 
 from kg_brain.memory import details
 
@@ -14,3 +14,12 @@ def test_numbers_versions_paths_and_identifiers_are_details() -> None:
 
 def test_a_changed_port_changes_the_details() -> None:
     assert details("listens on port 8001") != details("listens on port 8002")
+
+
+def test_a_title_the_content_already_states_is_not_embedded_twice() -> None:
+    from kg_brain.memory import embed_text
+
+    assert embed_text("Fixed the retry loop", "Fixed the retry loop: add backoff.", "Why.") == \
+        "Fixed the retry loop: add backoff.\nWhy."
+    assert embed_text("Retries need backoff", "Add jitter to retries.", "Why.") == \
+        "Retries need backoff\nAdd jitter to retries.\nWhy."
