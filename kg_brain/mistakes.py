@@ -48,6 +48,7 @@ class FailureRecorded(BaseModel):
     title: str
     failure_signature: str
     deduplicated: bool = Field(description="an existing note matched and was reinforced")
+    redacted: list[str] = Field(default_factory=list, description="kinds of secrets removed")
     seen_before: list[PastMistake] = Field(
         description="earlier mistakes with the same signature, with their fixes")
     hint: str = "once a fix is verified: record_resolution(failure_zk_id, fix_content)"
@@ -59,6 +60,7 @@ class ResolutionRecorded(BaseModel):
     failure_zk_id: str
     failure_memory_type: str = Field(description="the failure after promotion")
     deduplicated: bool = Field(description="the fix matched an existing note, which was linked")
+    redacted: list[str] = Field(default_factory=list, description="kinds of secrets removed")
 
 
 class Preflight(BaseModel):
@@ -73,14 +75,14 @@ def record_failure(memory: Memory, content: str, project: str,
     """Store the failure as a fleeting mistake; report earlier occurrences and their fixes."""
     project = validate.project(project)
     source = failure_signature if failure_signature and failure_signature.strip() else content
-    signature = normalize_failure(validate.content(source, memory.settings.max_content_chars))
+    signature = normalize_failure(memory.clean_content(source)[0])  # redacted first
     added = memory.add(content, project, MemoryType.FLEETING.value, NoteKind.MISTAKE.value,
                        failure_signature=signature)
     seen = [m for m in _past_mistakes(memory, content, project, signature, 5, [added.note.zk_id])
             if m.signature_match]
     return FailureRecorded(project=project, zk_id=added.note.zk_id, title=added.note.title,
                            failure_signature=signature, deduplicated=added.deduplicated,
-                           seen_before=seen)
+                           redacted=added.redacted, seen_before=seen)
 
 
 def record_resolution(memory: Memory, failure_zk_id: str, fix_content: str,
@@ -103,7 +105,7 @@ def record_resolution(memory: Memory, failure_zk_id: str, fix_content: str,
         promoted = memory.distill(failure.zk_id).note.memory_type
     return ResolutionRecorded(project=failure.project, fix_zk_id=fix.note.zk_id,
                               failure_zk_id=failure.zk_id, failure_memory_type=promoted,
-                              deduplicated=fix.deduplicated)
+                              deduplicated=fix.deduplicated, redacted=fix.redacted)
 
 
 def preflight_check(memory: Memory, task: str, project: str, top_k: int = 5) -> Preflight:
