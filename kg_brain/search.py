@@ -36,11 +36,11 @@ class Tuning:
     fetch: int = 100  # vector index candidates (the index cannot filter by project); cost ~ k
     lex_fetch: int = 250  # full-text candidates
     pool: int = 40  # per-channel ranked list fed to fusion / per hop
-    rrf_k: float = 20.0
+    rrf_k: float = 8.0  # small k: the top ranks of each channel dominate (LoCoMo: +2 overall)
     w_vec: float = 1.0
     w_lex: float = 1.0
     w_graph: float = 1.0
-    decay: float = 0.7  # weight of each later hop relative to the one before
+    decay: float = 0.5  # weight of each later hop relative to the one before
     alpha: float = 0.5  # weight of the query vector in a later hop's blended query
     blend_n: int = 3  # previous-hop notes blended into the next hop's query
     expand_n: int = 10  # top notes per hop whose neighbours are expanded

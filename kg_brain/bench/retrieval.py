@@ -68,23 +68,47 @@ def summarise(rows: list[tuple[str, dict[str, float]]]) -> dict[str, Any]:
 
 
 def run_corpora(brain: Brain, search: Search, corpora: list[Corpus], chosen: list[str],
-                hops: int, keep: bool, with_reply: bool) -> dict[str, Any]:
+                hops: int, keep: bool, with_reply: bool,
+                reuse: Path | None = None) -> dict[str, Any]:
+    """`reuse`: a manifest of imported projects; read if it exists (no import), else written
+    after importing (projects kept), so repeated tuning trials skip the import."""
     run_id = uuid.uuid4().hex[:8]
     scored: dict[str, list[tuple[str, dict[str, float]]]] = {m: [] for m in chosen}
     latency: dict[str, list[float]] = {m: [] for m in chosen}
     calls = methods(search, hops)
+    imported = _read_manifest(reuse, len(corpora))
     for number, corpus in enumerate(corpora):
-        project = f"bench-{run_id}-{number}"
-        began = time.monotonic()
-        ids = import_corpus(brain, corpus, project, with_reply=with_reply)
-        log.info("corpus %d: %d notes in %.1fs", number, len(ids), time.monotonic() - began)
+        if imported:
+            project, ids = imported[number]
+        else:
+            project = f"bench-{run_id}-{number}"
+            began = time.monotonic()
+            ids = import_corpus(brain, corpus, project, with_reply=with_reply)
+            log.info("corpus %d: %d notes in %.1fs", number, len(ids), time.monotonic() - began)
         try:
             _ask(corpus, ids, project, {m: calls[m] for m in chosen}, scored, latency)
         finally:
-            if not keep:
+            if not (keep or reuse):
                 delete_bench_project(brain.db, project)
+        if reuse and not imported:
+            _append_manifest(reuse, project, ids)
     return {"methods": {m: summarise(scored[m]) | {"latency_ms": _latency(latency[m])}
                         for m in chosen}}
+
+
+def _read_manifest(path: Path | None, count: int) -> list[tuple[str, dict[TurnKey, str]]]:
+    if path is None or not path.exists():
+        return []
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    if len(entries) != count:
+        raise SystemExit(f"{path}: {len(entries)} imported projects, the data has {count}")
+    return [(e["project"], {(s, t): z for s, t, z in e["ids"]}) for e in entries]
+
+
+def _append_manifest(path: Path, project: str, ids: dict[TurnKey, str]) -> None:
+    entries = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+    entries.append({"project": project, "ids": [[s, t, z] for (s, t), z in ids.items()]})
+    path.write_text(json.dumps(entries), encoding="utf-8")
 
 
 def _ask(corpus: Corpus, ids: dict[TurnKey, str], project: str, calls: dict[str, Method],
@@ -149,7 +173,7 @@ def cmd_retrieval(args: argparse.Namespace, settings: Settings) -> int:
             corpora = load_locomo(args.data)
         search = Search(settings, brain.db, brain.embedder, brain.clock, parse_tuning(args.tuning))
         result = run_corpora(brain, search, corpora, args.methods, args.hops, args.keep,
-                             not args.no_reply_context)
+                             not args.no_reply_context, args.reuse)
         result |= {"suite": args.suite, "data": str(args.data), "hops": args.hops,
                    "tuning": asdict(search.tuning)}
     finally:
@@ -170,6 +194,8 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--hops", type=int, default=2)
     p.add_argument("--tuning", nargs="*", default=[], metavar="KEY=VALUE")
     p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
+    p.add_argument("--reuse", type=Path, metavar="MANIFEST",
+                   help="reuse the projects listed in MANIFEST (import and write it if missing)")
     p.add_argument("--no-reply-context", action="store_true",
                    help="import turns without the turn they answer in their context")
     p.set_defaults(handler=cmd_retrieval)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from kg_brain.app import Brain
+from kg_brain.bench import delete_bench_project
 from kg_brain.bench.datasets import dia_keys, load_locomo
 from kg_brain.bench.retrieval import METHODS, report, run_corpora
 from kg_brain.db import Database
@@ -69,3 +70,24 @@ def test_bench_runs_on_a_small_locomo_file(tmp_path: Path, db: Database,
         assert body["overall"]["recall@25"] == 100.0  # 12 notes: everything is in the top 25
         assert body["latency_ms"]["p50"] > 0
     assert "deep_search" in report(result)
+
+
+def test_bench_reuses_imported_projects(tmp_path: Path, db: Database,
+                                        embedder: SentenceTransformerEmbedder) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_conversation("Ana", "Ben")]))
+    corpora, manifest = load_locomo(data), tmp_path / "manifest.json"
+    settings = Settings(neo4j_uri=None, neo4j_password=None)
+    brain = Brain(settings, db=db, embedder=embedder)
+    search = Search(settings, db, embedder, brain.clock)
+    first = run_corpora(brain, search, corpora, ["vector"], hops=2, keep=False,
+                        with_reply=True, reuse=manifest)
+    entries = json.loads(manifest.read_text())
+    try:
+        assert len(entries) == 1 and len(entries[0]["ids"]) == 12
+        again = run_corpora(brain, search, corpora, ["vector"], hops=2, keep=False,
+                            with_reply=True, reuse=manifest)
+        assert again["methods"]["vector"]["overall"] == first["methods"]["vector"]["overall"]
+        assert json.loads(manifest.read_text()) == entries  # read, not re-imported
+    finally:
+        delete_bench_project(db, entries[0]["project"])
