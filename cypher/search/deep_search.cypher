@@ -5,8 +5,10 @@
 // notes. The union is ranked by each note's fused ($agg = 'sum') or best ('max') contribution;
 // every result lists how it was found. Access is stamped on the returned notes.
 // The index cannot filter by project: each vector search over-fetches ($fetch) and falls back to
-// an exact scan of the project only when its candidates do not fill the pool (the scan's index
-// seek gets a null key otherwise, so it costs nothing).
+// an exact scan of the project only when the index finds fewer than $pool of the project's notes
+// (a small or rare project; the scan's index seek gets a null key otherwise, so it costs
+// nothing). Notes seen in earlier hops are dropped after that test, so a later hop never turns
+// a large project into a full scan just because its best candidates were already found.
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none); project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate sizes;
 //         blend_n: previous-hop notes blended into the next query; alpha: weight of the query;
@@ -47,17 +49,18 @@ CALL (h0, seen0) {
          $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
   WITH seen0, active, CASE WHEN active THEN
          [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
-  CALL (q, seen0, active) {
-    WITH q, seen0, active WHERE active
+  CALL (q, active) {
+    WITH q, active WHERE active
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
     YIELD node
     WHERE node.project = $project AND node.memory_type = 'permanent'
-      AND NOT node.note_kind IN $excluded AND NOT node IN seen0
-    RETURN collect(node)[..$pool] AS got
+      AND NOT node.note_kind IN $excluded
+    RETURN collect(node) AS inproj
   }
-  RETURN CASE WHEN NOT active THEN [] WHEN size(got) >= $pool THEN got ELSE COLLECT {
+  WITH seen0, active, q, inproj, [x IN inproj WHERE NOT x IN seen0][..$pool] AS got
+  RETURN CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN got ELSE COLLECT {
     MATCH (n:Note)
-    WHERE n.project = CASE WHEN active AND size(got) < $pool THEN $project END
+    WHERE n.project = CASE WHEN active AND size(inproj) < $pool THEN $project END
       AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND n.embedding IS NOT NULL AND NOT n IN seen0
     RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
@@ -72,17 +75,18 @@ CALL (v1, seen1) {
          $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
   WITH seen1, active, CASE WHEN active THEN
          [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
-  CALL (q, seen1, active) {
-    WITH q, seen1, active WHERE active
+  CALL (q, active) {
+    WITH q, active WHERE active
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
     YIELD node
     WHERE node.project = $project AND node.memory_type = 'permanent'
-      AND NOT node.note_kind IN $excluded AND NOT node IN seen1
-    RETURN collect(node)[..$pool] AS got
+      AND NOT node.note_kind IN $excluded
+    RETURN collect(node) AS inproj
   }
-  RETURN CASE WHEN NOT active THEN [] WHEN size(got) >= $pool THEN got ELSE COLLECT {
+  WITH seen1, active, q, inproj, [x IN inproj WHERE NOT x IN seen1][..$pool] AS got
+  RETURN CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN got ELSE COLLECT {
     MATCH (n:Note)
-    WHERE n.project = CASE WHEN active AND size(got) < $pool THEN $project END
+    WHERE n.project = CASE WHEN active AND size(inproj) < $pool THEN $project END
       AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND n.embedding IS NOT NULL AND NOT n IN seen1
     RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
@@ -97,17 +101,18 @@ CALL (v2, seen2) {
          $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
   WITH seen2, active, CASE WHEN active THEN
          [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
-  CALL (q, seen2, active) {
-    WITH q, seen2, active WHERE active
+  CALL (q, active) {
+    WITH q, active WHERE active
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
     YIELD node
     WHERE node.project = $project AND node.memory_type = 'permanent'
-      AND NOT node.note_kind IN $excluded AND NOT node IN seen2
-    RETURN collect(node)[..$pool] AS got
+      AND NOT node.note_kind IN $excluded
+    RETURN collect(node) AS inproj
   }
-  RETURN CASE WHEN NOT active THEN [] WHEN size(got) >= $pool THEN got ELSE COLLECT {
+  WITH seen2, active, q, inproj, [x IN inproj WHERE NOT x IN seen2][..$pool] AS got
+  RETURN CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN got ELSE COLLECT {
     MATCH (n:Note)
-    WHERE n.project = CASE WHEN active AND size(got) < $pool THEN $project END
+    WHERE n.project = CASE WHEN active AND size(inproj) < $pool THEN $project END
       AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND n.embedding IS NOT NULL AND NOT n IN seen2
     RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool

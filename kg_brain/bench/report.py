@@ -18,8 +18,9 @@ from kg_brain.settings import Settings
 METRICS = ("recall@5", "recall@10", "recall@25", "hit@10", "mrr")
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}"
+def _metric(name: str, value: float) -> str:
+    """Recall and hit are percentages in the result files; MRR is a fraction."""
+    return f"{value:.3f}" if name == "mrr" else f"{value:.1f}"
 
 
 def scale_tables(result: dict[str, Any]) -> str:
@@ -67,15 +68,15 @@ def retrieval_tables(result: dict[str, Any]) -> str:
     categories = sorted(first.get("by_category", {}))
     lines = ["| method | " + " | ".join(METRICS) + " |", "|---" * (len(METRICS) + 1) + "|"]
     for name, data in methods.items():
-        lines.append(f"| {name} | " + " | ".join(_pct(data["overall"][m]) for m in METRICS)
+        lines.append(f"| {name} | " + " | ".join(_metric(m, data["overall"][m]) for m in METRICS)
                      + " |")
     if categories:
         lines += ["", "recall@10 by category:", "",
                   "| method | " + " | ".join(categories) + " |",
                   "|---" * (len(categories) + 1) + "|"]
         for name, data in methods.items():
-            cells = [_pct(data["by_category"][c]["recall@10"]) if c in data["by_category"]
-                     else "n/a" for c in categories]
+            cells = [_metric("recall@10", data["by_category"][c]["recall@10"])
+                     if c in data["by_category"] else "n/a" for c in categories]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -125,8 +126,7 @@ def plot_retrieval(result: dict[str, Any], out: Path, stem: str) -> Path:
     for i, (name, data) in enumerate(methods.items()):
         values = [data["overall"]["recall@10"] if g == "overall"
                   else data["by_category"].get(g, {}).get("recall@10", 0.0) for g in groups]
-        ax.bar([j + i * width for j in range(len(groups))], [100 * v for v in values], width,
-               label=name)
+        ax.bar([j + i * width for j in range(len(groups))], values, width, label=name)
     ax.set_xticks([j + width * (len(methods) - 1) / 2 for j in range(len(groups))], groups)
     ax.set(ylabel="evidence recall@10 (%)", title=f"Retrieval quality: {stem}")
     ax.legend(fontsize=8)

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from kg_brain.app import Brain
-from kg_brain.bench.datasets import Corpus, TurnKey, load_locomo, load_musique
 from kg_brain.bench import delete_bench_project
+from kg_brain.bench.datasets import Corpus, TurnKey, load_locomo, load_musique
 from kg_brain.bench.ingest import import_corpus
+from kg_brain.errors import InvalidInput
 from kg_brain.models import Hit
 from kg_brain.search import Search, Tuning
 from kg_brain.settings import Settings
@@ -33,7 +34,6 @@ log = logging.getLogger(__name__)
 KS = (5, 10, 25)
 DEPTH = max(KS)
 METHODS = ("vector", "search_memory", "deep_search", "deep_reference")
-MUSIQUE_DIR = Path("/work/shared/bench-data/multihop")
 Method = Callable[[str, str], list[Hit]]
 
 
@@ -164,12 +164,11 @@ def report(result: dict[str, Any]) -> str:
 def cmd_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     brain = Brain(settings)
     try:
+        if args.data is None or (args.suite == "musique" and args.corpus is None):
+            raise InvalidInput("--data FILE is required (and --corpus FILE for musique)")
         if args.suite == "musique":
-            corpora = [load_musique(args.data or MUSIQUE_DIR / "musique_train.json",
-                                    args.corpus or MUSIQUE_DIR / "musique_train_corpus.json")]
+            corpora = [load_musique(args.data, args.corpus)]
         else:
-            if args.data is None:
-                raise SystemExit("--data FILE is required for the locomo suite")
             corpora = load_locomo(args.data)
         search = Search(settings, brain.db, brain.embedder, brain.clock, parse_tuning(args.tuning))
         result = run_corpora(brain, search, corpora, args.methods, args.hops, args.keep,

@@ -42,9 +42,10 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
     scale_file.write_text(json.dumps(result))
     retrieval_file = tmp_path / "retrieval.json"
     retrieval_file.write_text(json.dumps({"methods": {"vector": {
-        "overall": dict.fromkeys(report.METRICS, 0.5),
-        "by_category": {"1": dict.fromkeys(report.METRICS, 0.25)}}}}))
+        "overall": {**dict.fromkeys(report.METRICS, 50.0), "mrr": 0.5},
+        "by_category": {"1": {**dict.fromkeys(report.METRICS, 25.0), "mrr": 0.25}}}}}))
     text = report.render([scale_file, retrieval_file], tmp_path / "out")
     assert "| bulk import, notes/s |" in text and "| vector | 50.0 |" in text
+    assert "| 0.500 |" in text and "| vector | 25.0 |" in text
     for png in ("scale-latency.png", "scale-throughput.png", "retrieval-recall10.png"):
         assert (tmp_path / "out" / png).stat().st_size > 1000
