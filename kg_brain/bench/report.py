@@ -49,7 +49,7 @@ def scale_tables(result: dict[str, Any]) -> str:
     cold = result.get("cold_start")
     if cold:
         lines += ["", "| MCP server cold start (stdio) | seconds |", "|---|---|"]
-        lines += [f"| {k.replace('_s', '')} | {v:.2f} |" for k, v in cold.items()
+        lines += [f"| {k.removesuffix('_s')} | {v:.2f} |" for k, v in cold.items()
                   if isinstance(v, (int, float))]
     return "\n".join(lines)
 
