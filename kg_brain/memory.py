@@ -108,7 +108,7 @@ class Memory:
         enrichment = self.enricher.enrich(text, kind.value, project)
         vector = self.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
         nearest = self._nearest(vector, project, _LIVE, self.settings.link_top_k + 1, [])
-        duplicate = self.duplicate_of(text, nearest)
+        duplicate = self._duplicate_of(text, kind, nearest)
         if duplicate:
             return self._reinforce(duplicate, found)
         now = self.clock()
@@ -127,12 +127,16 @@ class Memory:
         return self.db.read("notes/nearest_notes", vector=vector, project=project,
                             memory_types=types, fetch=fetch, k=k, exclude=exclude)
 
-    def duplicate_of(self, text: str, nearest: list[dict[str, Any]]) -> dict[str, Any] | None:
-        """The nearest note counts as the same note when it is at least DEDUP_THRESHOLD similar
-        and states the same details: embeddings barely tell "port 8001" from "port 8002"."""
+    def _duplicate_of(self, text: str, kind: NoteKind,
+                      nearest: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The nearest note counts as the same note when it is at least DEDUP_THRESHOLD similar,
+        of the same kind (a fix is not its mistake) and states the same details: embeddings
+        barely tell "port 8001" from "port 8002"."""
         if not nearest or nearest[0]["similarity"] < self.settings.dedup_threshold:
             return None
-        return nearest[0] if details(text) == details(nearest[0]["content"]) else None
+        match = nearest[0]
+        same = match["note_kind"] == kind.value and details(text) == details(match["content"])
+        return match if same else None
 
     def _reinforce(self, match: dict[str, Any], found: list[str]) -> AddResult:
         self.db.write("notes/reinforce_note", zk_id=match["zk_id"], now=self.clock())

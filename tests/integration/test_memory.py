@@ -170,3 +170,11 @@ def test_alike_notes_with_different_details_are_both_kept(memory: Memory, projec
     second = memory.add("Service alpha exposes metrics on port 9101 for the scraper.", project)
     assert not second.deduplicated
     assert second.note.zk_id != first.note.zk_id
+
+
+def test_a_fix_is_never_merged_into_the_mistake_it_resembles(memory: Memory, project: str) -> None:
+    mistake = memory.add("pytest hangs forever when the Neo4j driver is never closed at exit.",
+                         project, note_kind="mistake")
+    fix = memory.add("Close the Neo4j driver in a session-scoped fixture finaliser so pytest "
+                     "exits cleanly.", project, note_kind="fix")
+    assert not fix.deduplicated and fix.note.zk_id != mistake.note.zk_id
