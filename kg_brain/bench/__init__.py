@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kg_brain.db import Database
@@ -21,6 +24,14 @@ def delete_bench_project(db: Database, project: str) -> int:
                                 batch=5_000)[0]["deleted"]):
         deleted += batch
     return deleted
+
+
+def emit_result(result: dict[str, Any], out: Path) -> None:
+    """Every benchmark's ending: the result printed on stdout and saved as JSON at `out`."""
+    text = json.dumps(result, indent=2)
+    sys.stdout.write(text + "\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n", encoding="utf-8")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -12,7 +12,6 @@ unless --keep.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import time
@@ -24,12 +23,12 @@ from typing import Any
 import numpy as np
 
 from kg_brain.app import resolve_connection, utc_now
+from kg_brain.bench import delete_bench_project, emit_result
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.lifecycle import Lifecycle
 from kg_brain.llm import HeuristicEnricher
 from kg_brain.settings import load_settings
-from kg_brain.bench import delete_bench_project
 from kg_brain.store.notes import create_notes, new_zk_id, with_fresh_ids
 
 log = logging.getLogger("kg_brain.bench.archive")
@@ -121,9 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     result = run(args.notes, args.seed, args.keep)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    emit_result(result, args.out)
     return 0
 
 

@@ -22,6 +22,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Self
 
+from kg_brain.bench import emit_result
+
 PROTOCOL_VERSION = "2025-06-18"
 SERVER = Path(__file__).resolve().parents[2] / "mcp_server.py"
 
@@ -136,9 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {key: statistics.median(r[key] or 0.0 for r in runs) for key in runs[0]}
     report = {"runs": runs, "median": summary, "cpus": os.cpu_count(),
               "load_avg_1m": round(os.getloadavg()[0], 2)}
-    text = json.dumps(report, indent=2)
-    sys.stdout.write(text + "\n")
-    args.out.write_text(text + "\n", encoding="utf-8")
+    emit_result(report, args.out)
     return 0
 
 

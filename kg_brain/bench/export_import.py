@@ -12,19 +12,22 @@ deleted afterwards unless --keep.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 from kg_brain.app import resolve_connection, utc_now
-from kg_brain.bench import delete_bench_project
+from kg_brain.bench import delete_bench_project, emit_result
 from kg_brain.bench.archive import populate, timed
 from kg_brain.db import Database
 from kg_brain.settings import load_settings
-from kg_brain.views.backup import export_records, read_file, restore_records, write_jsonl
+from kg_brain.views.backup import (
+    export_records,
+    read_file,
+    restore_records,
+    write_jsonl,
+)
 
 
 def run(notes: int, seed: int, keep: bool) -> dict[str, Any]:
@@ -72,9 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the bench projects")
     args = parser.parse_args(argv)
     result = run(args.notes, args.seed, args.keep)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    emit_result(result, args.out)
     return 0
 
 

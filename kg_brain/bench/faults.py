@@ -13,7 +13,6 @@ outage drained afterwards, and every note whole (embedding present, links to exi
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import tempfile
@@ -29,7 +28,7 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
+from kg_brain.bench import corpus, emit_result
 from kg_brain.embed import Embedder, SentenceTransformerEmbedder
 from kg_brain.localdb import LocalNeo4j, free_port
 from kg_brain.server import build_server
@@ -233,9 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kg-faults-") as tmp:
         report = run(Path(tmp) / "neo4j", Path(tmp) / "vault", SentenceTransformerEmbedder(),
                      args.timeout_s, args.outage_s)
-    text = json.dumps(report, indent=2)
-    sys.stdout.write(text + "\n")
-    args.out.write_text(text + "\n", encoding="utf-8")
+    emit_result(report, args.out)
     return 0
 
 
