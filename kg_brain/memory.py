@@ -179,13 +179,20 @@ class Memory:
 
     def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
                  progress: Callable[[int], None] | None = None) -> list[str]:
-        """Bulk import: validated, enriched where fields are missing (statistical key phrases,
-        no LLM), embedded in batches and written with one UNWIND statement per batch. No
-        linking or evolution (like fleeting capture): one embedding per note keeps it near the
-        raw embedding throughput; distillation or update re-enriches fully."""
+        """Bulk import: every record is validated and enriched (statistical key phrases, no LLM)
+        before anything is written, so a bad record refuses the whole import; then batches are
+        embedded and written with one UNWIND statement each. No linking or evolution (like
+        fleeting capture): one embedding per note keeps it near the raw embedding throughput;
+        distillation or update re-enriches fully."""
+        rows = []
+        for number, record in enumerate(records, start=1):
+            try:
+                rows.append(self._import_row(record))
+            except InvalidInput as exc:
+                raise InvalidInput(f"record {number}: {exc}; nothing was imported") from exc
         ids: list[str] = []
-        for start in range(0, len(records), batch_size):
-            batch = [self._import_row(r) for r in records[start:start + batch_size]]
+        for start in range(0, len(rows), batch_size):
+            batch = rows[start:start + batch_size]
             vectors = self.embedder.encode_many(
                 [embed_text(r["title"], r["content"], r["context"]) for r in batch])
             for row, vector in zip(batch, vectors, strict=True):

@@ -152,6 +152,15 @@ def test_bulk_import_writes_every_record_with_embeddings(memory: Memory, project
     assert near and all(r["similarity"] > 0.3 for r in near)
 
 
+def test_a_bad_record_anywhere_refuses_the_whole_import(memory: Memory, project: str) -> None:
+    records = [{"content": f"Worker {i} drains queue {i} every minute.", "project": project}
+               for i in range(300)]
+    records.append({"project": project, "title": "no content"})
+    with pytest.raises(InvalidInput, match="record 301: .*nothing was imported"):
+        memory.add_many(records, batch_size=64)
+    assert _count(memory.db, project) == 0
+
+
 def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
     memory: Memory, project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
