@@ -23,7 +23,7 @@ import math
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from kg_brain import validate
 from kg_brain.app import Clock
@@ -50,7 +50,6 @@ W_IMPORTANCE = 0.4
 HALF_LIFE_DAYS = 30.0
 ACCESS_SATURATION = 20
 ARCHIVE_BATCH = 20_000
-_ALL_ROWS = 2**62
 
 
 def decay_score(days_idle: float, access_count: int, inbound_links: int = 0) -> float:
@@ -75,9 +74,18 @@ class StaleCandidate(BaseModel):
 
 class ArchiveReport(BaseModel):
     dry_run: bool
+    total: int = Field(description="dry run: how many notes would be archived; apply: how many "
+                                   "were")
     candidates: list[StaleCandidate] = Field(
-        description="dry run: notes that would be archived; apply: notes archived")
+        description="the first of them (up to the limit asked), soonest due and lowest decay "
+                    "score first")
     archived: int = Field(description="notes archived by this call (0 in a dry run)")
+    _archived_ids: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def archived_ids(self) -> list[str]:
+        """Every note this call archived (not only those listed), for the mirror."""
+        return self._archived_ids
 
 
 class DecayEntry(BaseModel):
@@ -113,29 +121,37 @@ class Lifecycle:
             "w_recency": W_RECENCY, "w_importance": W_IMPORTANCE,
         }
 
-    def archive_stale(self, dry_run: bool = True, project: str | None = None) -> ArchiveReport:
-        """Whole graph (or one project), no page cap; apply commits in chunks of ARCHIVE_BATCH."""
+    def archive_stale(self, dry_run: bool = True, project: str | None = None,
+                      limit: int = 50) -> ArchiveReport:
+        """Whole graph (or one project), no page cap; apply commits in chunks of ARCHIVE_BATCH.
+        Every qualifying note is counted and (when applying) archived; `limit` only bounds how
+        many are listed back."""
+        limit = validate.bounded(limit, 1, 1000, "limit")
         params = self._decay_params(project)
         if dry_run:
-            rows = self.db.read("lifecycle/decay_scores", **params, due_only=True,
-                                limit=_ALL_ROWS)
-        else:
-            rows = []
-            while True:  # chunks commit separately: short transactions, durable progress
-                chunk = self.db.write("lifecycle/archive_stale_notes", **params,
-                                      batch=ARCHIVE_BATCH)
-                rows += chunk
-                if len(chunk) < ARCHIVE_BATCH:
-                    break
-            log.info("archived %d stale notes", len(rows))
-        return ArchiveReport(dry_run=dry_run, candidates=[_candidate(r) for r in rows],
-                             archived=0 if dry_run else len(rows))
+            [page] = self.db.read("lifecycle/decay_scores", **params, due_only=True, limit=limit)
+            return ArchiveReport(dry_run=True, total=page["total"], archived=0,
+                                 candidates=[_candidate(r) for r in page["rows"]])
+        listed: list[dict[str, Any]] = []
+        ids: list[str] = []
+        while True:  # chunks commit separately: short transactions, durable progress
+            chunk = self.db.write("lifecycle/archive_stale_notes", **params, batch=ARCHIVE_BATCH)
+            listed += chunk[:limit - len(listed)]
+            ids += [r["zk_id"] for r in chunk]
+            if len(chunk) < ARCHIVE_BATCH:
+                break
+        log.info("archived %d stale notes", len(ids))
+        report = ArchiveReport(dry_run=False, total=len(ids), archived=len(ids),
+                               candidates=[_candidate(r) for r in listed])
+        report._archived_ids = ids
+        return report
 
     def decay_report(self, limit: int = 20, project: str | None = None) -> list[DecayEntry]:
         """Live permanent notes, soonest archival first; never-due notes (pinned, used) last."""
         limit = validate.bounded(limit, 1, 1000, "limit")
-        rows = self.db.read("lifecycle/decay_scores", **self._decay_params(project),
-                            due_only=False, limit=limit)
+        [page] = self.db.read("lifecycle/decay_scores", **self._decay_params(project),
+                              due_only=False, limit=limit)
+        rows = page["rows"]
         return [DecayEntry(zk_id=r["zk_id"], title=r["title"] or "", project=r["project"],
                            decay_score=round(float(r["decay_score"]), 4),
                            days_idle=round(float(r["days_idle"]), 2),

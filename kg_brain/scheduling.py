@@ -125,7 +125,7 @@ class Maintenance:
 
     def archive(self) -> None:
         report = self.brain.lifecycle.archive_stale(dry_run=False, project=self.project)
-        mirror_notes(self.brain, [c.zk_id for c in report.candidates])
+        mirror_notes(self.brain, report.archived_ids)
         log.info("weekly archival: %d notes archived", report.archived)
 
     def consolidation_report(self) -> None:

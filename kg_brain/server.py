@@ -298,13 +298,15 @@ class BrainTools:
         self,
         dry_run: Annotated[bool, Field(description="list candidates only; false applies")] = True,
         project: ScopeArg = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="most notes listed back; all "
+                                                               "are counted and archived")] = 50,
     ) -> ScopedArchiveReport:
         """Soft-archive unused notes (weekly maintenance): idle, rarely used, low decay score.
         Run with dry_run first. Archived notes leave searches; restore_note brings one back."""
         scope = self._scope(project)
-        report = self.brain.lifecycle.archive_stale(dry_run, scope)
+        report = self.brain.lifecycle.archive_stale(dry_run, scope, limit)
         scoped = ScopedArchiveReport(project=scope or ALL_PROJECTS, **report.model_dump())
-        return self._mirrored(scoped, *([] if dry_run else [c.zk_id for c in report.candidates]))
+        return self._mirrored(scoped, *report.archived_ids)
 
     def restore_note(self, zk_id: ZkId) -> NoteView:
         """Restore one archived note to permanent."""

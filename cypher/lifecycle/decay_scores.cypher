@@ -3,10 +3,11 @@
 // in as parameters so the Python and Cypher forms cannot drift apart.
 // params: project (null = every project); now: datetime; stale_days; max_access; threshold;
 //         half_life_days; saturation; w_recency; w_importance; due_only: true = only notes that
-//         archival would take now; limit: max rows.
-// returns: zk_id, title, project, note_kind, pinned, access_count, inbound, days_idle,
-//          decay_score, archive_due (ISO text|null: cheaper to ship than datetimes), reason;
-//          soonest due first.
+//         archival would take now; limit: max rows listed.
+// returns one row: total (how many notes qualify) and rows, the first $limit of them, soonest
+//          due first, each a map of zk_id, title, project, note_kind, pinned, access_count,
+//          inbound, days_idle, decay_score, archive_due (ISO text|null: cheaper to ship than
+//          datetimes), reason.
 MATCH (n:Note {memory_type: 'permanent'})
 WHERE $project IS NULL OR n.project = $project
 WITH n, coalesce(n.access_count, 0) AS access, coalesce(n.last_accessed, n.created) AS anchor,
@@ -32,13 +33,15 @@ WITH n, access, anchor, pinned, days_idle, inbound, score,
 WITH n, access, anchor, pinned, days_idle, inbound, score,
      CASE WHEN decay_days IS NULL THEN null
           WHEN decay_days > $stale_days THEN decay_days ELSE toFloat($stale_days) END AS due_days
-RETURN n.zk_id AS zk_id, n.title AS title, n.project AS project, n.note_kind AS note_kind,
-       pinned, access AS access_count, inbound, days_idle, score AS decay_score,
-       CASE WHEN due_days IS NULL THEN null
-            ELSE toString(anchor + duration({seconds: toInteger(ceil(due_days * 86400.0)) + 1}))
-       END AS archive_due,
-       'stale: idle ' + toString(toInteger(days_idle)) + ' days, ' + toString(access)
-         + ' accesses, ' + toString(inbound) + ' inbound links, decay '
-         + toString(round(score, 3)) AS reason
-ORDER BY archive_due ASC, decay_score ASC, zk_id ASC
-LIMIT $limit
+WITH n, access, pinned, days_idle, inbound, score,
+     CASE WHEN due_days IS NULL THEN null
+          ELSE toString(anchor + duration({seconds: toInteger(ceil(due_days * 86400.0)) + 1}))
+     END AS archive_due
+ORDER BY archive_due ASC, score ASC, n.zk_id ASC
+WITH collect({zk_id: n.zk_id, title: n.title, project: n.project, note_kind: n.note_kind,
+              pinned: pinned, access_count: access, inbound: inbound, days_idle: days_idle,
+              decay_score: score, archive_due: archive_due,
+              reason: 'stale: idle ' + toString(toInteger(days_idle)) + ' days, '
+                + toString(access) + ' accesses, ' + toString(inbound) + ' inbound links, decay '
+                + toString(round(score, 3))}) AS rows
+RETURN size(rows) AS total, rows[..$limit] AS rows

@@ -99,9 +99,9 @@ def run(notes: int, seed: int, keep: bool) -> dict[str, Any]:
         return {
             "benchmark": "archive_stale_notes", "notes": notes, "project": project,
             "server_version": db.server_version(), "insert_s": insert_s,
-            "dry_run_s": dry_s, "candidates": len(dry.candidates),
+            "dry_run_s": dry_s, "candidates": dry.total,
             "apply_s": apply_s, "archived": applied.archived,
-            "dry_run_after_apply_s": again_s, "candidates_after_apply": len(again.candidates),
+            "dry_run_after_apply_s": again_s, "candidates_after_apply": again.total,
             "decay_report_s": report_s, "decay_report_rows": len(report),
             "target_s": 3.0, "within_target": dry_s < 3.0 and apply_s < 3.0,
         }

@@ -60,10 +60,10 @@ def _ids(memory: Memory, project: str, *titles: str, **extra: Any) -> list[str]:
 
 
 def _snapshot(db: Database, project: str) -> list[dict[str, Any]]:
-    rows = db.read("lifecycle/decay_scores", project=project, now=T0, stale_days=0, max_access=0,
-                   threshold=0.0, half_life_days=1.0, saturation=1, w_recency=1.0,
-                   w_importance=0.0, due_only=False, limit=1000)
-    return sorted(rows, key=lambda r: r["zk_id"])
+    [page] = db.read("lifecycle/decay_scores", project=project, now=T0, stale_days=0,
+                     max_access=0, threshold=0.0, half_life_days=1.0, saturation=1,
+                     w_recency=1.0, w_importance=0.0, due_only=False, limit=1000)
+    return sorted(page["rows"], key=lambda r: r["zk_id"])
 
 
 def test_stale_notes_are_archived_but_pinned_used_linked_and_fleeting_are_not(
@@ -100,6 +100,21 @@ def test_stale_notes_are_archived_but_pinned_used_linked_and_fleeting_are_not(
     row = db.read("lifecycle/cluster_members", zk_ids=stale, project=project)
     assert row == [], "archived notes are no longer permanent members"
     assert lifecycle.archive_stale(dry_run=False, project=project).archived == 0
+
+
+def test_the_limit_bounds_the_listing_but_every_stale_note_is_counted_and_archived(
+        make: Callable[..., Any], project: str) -> None:
+    stale = _ids(make(Memory, T0), project, *(f"Stale runbook step {i}" for i in range(7)))
+    lifecycle = make(Lifecycle, T0 + timedelta(days=60))
+    dry = lifecycle.archive_stale(dry_run=True, project=project, limit=3)
+    assert dry.total == 7 and len(dry.candidates) == 3 and dry.archived_ids == []
+    assert set(c.zk_id for c in dry.candidates) < set(stale)
+    applied = lifecycle.archive_stale(dry_run=False, project=project, limit=2)
+    assert applied.total == applied.archived == 7 and len(applied.candidates) == 2
+    assert sorted(applied.archived_ids) == sorted(stale)
+    assert lifecycle.archive_stale(dry_run=True, project=project).total == 0
+    with pytest.raises(InvalidInput, match="limit"):
+        lifecycle.archive_stale(dry_run=True, project=project, limit=0)
 
 
 def test_restore_brings_an_archived_note_back_into_search(

@@ -26,7 +26,7 @@ CONTRACT: dict[str, list[str]] = {
     "get_related": ["zk_id", "depth"],
     "add_memory": ["content", "project", "memory_type", "note_kind", "pinned"],
     "update_memory": ["zk_id", "new_content"],
-    "archive_stale_notes": ["dry_run", "project"],
+    "archive_stale_notes": ["dry_run", "project", "limit"],
     "close_session": ["objective", "completed", "blockers", "next_steps", "key_files", "project"],
     "brain_stats": [],
     "record_failure": ["content", "project", "failure_signature"],

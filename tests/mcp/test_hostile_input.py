@@ -100,7 +100,7 @@ def strategies(project: str, ids: dict[str, str]) -> dict[str, dict[str, Any]]:
         "distill_to_permanent": {"zk_id": zk},
         "record_failure": {"content": TEXT, "project": proj, "failure_signature": TEXT},
         "record_resolution": {"failure_zk_id": zk, "fix_content": TEXT, "project": proj},
-        "archive_stale_notes": {"dry_run": BOOL, "project": local},
+        "archive_stale_notes": {"dry_run": BOOL, "project": local, "limit": INT},
         "restore_note": {"zk_id": zk},
         "decay_report": {"limit": INT, "project": local},
         "consolidate_clusters": {"project": proj, "dry_run": BOOL,

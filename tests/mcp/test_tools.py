@@ -71,6 +71,7 @@ def test_stale_notes_archive_and_restore(brain: Brain, server: FastMCP, project:
     assert zk_id in [e["zk_id"] for e in call(future, "decay_report", limit=10)["entries"]]
     dry = call(future, "archive_stale_notes")
     assert dry["project"] == project and dry["dry_run"] and dry["archived"] == 0
+    assert dry["total"] == len(dry["candidates"]) == 1
     assert zk_id in [c["zk_id"] for c in dry["candidates"]]
     assert call(future, "archive_stale_notes", dry_run=False)["archived"] == 1
     assert call(server, "search_memory", query="Neo4j page cache")["hits"] == []
