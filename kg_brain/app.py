@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from kg_brain.llm.types import Enricher
     from kg_brain.memory import Memory
     from kg_brain.search import Search
+    from kg_brain.store.share import IndexFetch
 
 log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
@@ -60,6 +61,7 @@ class Brain:
         self._db = db
         self._embedder = embedder
         self._enricher: Enricher | None = None
+        self._index_fetch: IndexFetch | None = None
         self._db_lock = threading.Lock()  # separate locks: connecting and model loading
         self._model_lock = threading.Lock()  # may run at the same time
 
@@ -77,6 +79,17 @@ class Brain:
                     raise
                 self._db = database
             return self._db
+
+    @property
+    def index_fetch(self) -> IndexFetch:
+        """Shared by every search and write of the process, so project shares stay cached."""
+        from kg_brain.store.share import IndexFetch
+
+        db = self.db
+        with self._db_lock:
+            if self._index_fetch is None:
+                self._index_fetch = IndexFetch(db)
+            return self._index_fetch
 
     @property
     def embedder(self) -> Embedder:
@@ -100,13 +113,15 @@ class Brain:
     def memory(self) -> Memory:
         from kg_brain.memory import Memory
 
-        return Memory(self.settings, self.db, self.embedder, self.enricher, self.clock)
+        return Memory(self.settings, self.db, self.embedder, self.enricher, self.clock,
+                      self.index_fetch)
 
     @property
     def search(self) -> Search:
         from kg_brain.search import Search
 
-        return Search(self.settings, self.db, self.embedder, self.clock)
+        return Search(self.settings, self.db, self.embedder, self.clock,
+                      index_fetch=self.index_fetch)
 
     @property
     def lifecycle(self) -> Lifecycle:

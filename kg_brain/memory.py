@@ -37,6 +37,7 @@ from kg_brain.store.notes import (
     new_zk_id,
     with_fresh_ids,
 )
+from kg_brain.store.share import IndexFetch
 
 log = logging.getLogger(__name__)
 _LIVE = [MemoryType.PERMANENT.value, MemoryType.FLEETING.value]
@@ -77,9 +78,10 @@ def _squash(text: str) -> str:
 
 class Memory:
     def __init__(self, settings: Settings, db: Database, embedder: Embedder, enricher: Enricher,
-                 clock: Clock) -> None:
+                 clock: Clock, index_fetch: IndexFetch | None = None) -> None:
         self.settings = settings
         self.db = db
+        self.index_fetch = index_fetch or IndexFetch(db)
         self.embedder = embedder
         self.enricher = enricher
         self.clock = clock
@@ -123,9 +125,9 @@ class Memory:
 
     def _nearest(self, vector: list[float], project: str, types: list[str], k: int,
                  exclude: list[str]) -> list[dict[str, Any]]:
-        fetch = max(100, k * 20)
         return self.db.read("notes/nearest_notes", vector=vector, project=project,
-                            memory_types=types, fetch=fetch, k=k, exclude=exclude)
+                            memory_types=types, fetch=self.index_fetch(project, k, k * 20), k=k,
+                            exclude=exclude)
 
     def _duplicate_of(self, text: str, kind: NoteKind,
                       nearest: list[dict[str, Any]]) -> dict[str, Any] | None:

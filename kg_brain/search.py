@@ -2,7 +2,8 @@
 
 Every search embeds the query once in Python and sends one Cypher statement: the vector index,
 the full-text index, the later hops (query vectors blended inside Cypher), the neighbour
-expansion and the access stamp all run in that statement. `deep_search_reference` keeps the
+expansion and the access stamp all run in that statement. Once a minute per project and process
+a count of the project's notes comes first (kg_brain/store/share.py). `deep_search_reference` keeps the
 seed's algorithm (re-embed "query + titles" per hop in Python) to measure the design against.
 """
 
@@ -23,6 +24,7 @@ from kg_brain.models import FoundBy, Hit, LinkView
 from kg_brain.settings import Settings
 from kg_brain.store.model import CONTEXTUAL_KINDS
 from kg_brain.store.notes import check_zk_id
+from kg_brain.store.share import IndexFetch
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_CHARS = 4_000
@@ -97,12 +99,20 @@ def _hit(row: dict[str, Any], score: float | None = None,
 
 class Search:
     def __init__(self, settings: Settings, db: Database, embedder: Embedder, clock: Clock,
-                 tuning: Tuning | None = None) -> None:
+                 tuning: Tuning | None = None, index_fetch: IndexFetch | None = None) -> None:
         self.settings = settings
         self.db = db
         self.embedder = embedder
         self.clock = clock
         self.tuning = tuning or Tuning()
+        self.index_fetch = index_fetch or IndexFetch(db)
+
+    def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
+        """Vector and full-text candidates for `project`, both widened by the same factor the
+        smaller the project's share of the database (see kg_brain/store/share.py)."""
+        base = max(self.tuning.fetch, k * 2)
+        fetch = self.index_fetch(project, want, base)
+        return {"fetch": fetch, "lex_fetch": max(self.tuning.lex_fetch, k * 4) * fetch // base}
 
     def _params(self, query: str, project: str, include_contextual: bool) -> dict[str, Any]:
         text = validate.content(query, MAX_QUERY_CHARS, "query")
@@ -117,10 +127,11 @@ class Search:
         k = validate.bounded(top_k, 1, 100, "top_k")
         kinds = [validate.note_kind(x).value for x in note_kinds] if note_kinds else None
         t = self.tuning
+        params = self._params(query, project, include_contextual)
+        pool = max(t.pool, k)
         rows = self.db.write(
-            "search/search_memory", **self._params(query, project, include_contextual),
-            kinds=kinds, fetch=max(t.fetch, k * 2), lex_fetch=max(t.lex_fetch, k * 4),
-            pool=max(t.pool, k), rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex, k=k)
+            "search/search_memory", **params, **self._fetches(params["project"], pool, k),
+            kinds=kinds, pool=pool, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex, k=k)
         return [_hit(r, found_by=[{"hop": 0, "channel": c} for c in r["channels"]]) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,
@@ -129,10 +140,10 @@ class Search:
         k = validate.bounded(top_k, 1, 100, "top_k")
         hops = validate.bounded(hops, 1, 3, "hops")
         t = self.tuning
-        tuning = asdict(replace(t, fetch=max(t.fetch, k * 2), pool=max(t.pool, k)))
-        rows = self.db.write("search/deep_search", **self._params(query, project,
-                                                                  include_contextual),
-                             hops=hops, k=k, **tuning)
+        params = self._params(query, project, include_contextual)
+        pool = max(t.pool, k)
+        tuning = asdict(replace(t, pool=pool, **self._fetches(params["project"], pool, k)))
+        rows = self.db.write("search/deep_search", **params, hops=hops, k=k, **tuning)
         return [_hit(r) for r in rows]
 
     def vector_search(self, query: str, project: str, top_k: int = 10) -> list[Hit]:
@@ -148,7 +159,7 @@ class Search:
     def _vector(self, vector: list[float], project: str, excluded: list[str],
                 k: int) -> list[dict[str, Any]]:
         return self.db.read("search/vector_notes", vector=vector, project=project,
-                            excluded=excluded, fetch=max(self.tuning.fetch, k * 2), k=k)
+                            excluded=excluded, fetch=self._fetches(project, k, k)["fetch"], k=k)
 
     def deep_search_reference(self, query: str, project: str, hops: int = 2, top_k: int = 10,
                               include_contextual: bool = False) -> list[Hit]:

@@ -1,8 +1,11 @@
 // Past mistakes of a project most like a task or failure: exact failure-signature matches first,
 // then by vector similarity of the mistake or of a fix for it; each with its fixes. Stamps access
-// on every mistake and fix returned (decay tracking), so this runs as a write.
+// on every mistake and fix returned (decay tracking), so this runs as a write. Similarity is
+// exact over the project's mistakes and fixes (a small share of the notes, which the unfiltered
+// vector index could miss entirely among other notes and projects).
 // params: project; signature: normalised failure signature ('' = none); vector: 384 floats;
-//         fetch: vector index candidates; k: results; exclude: zk_ids to leave out; now: datetime.
+//         fetch: most similar mistakes and fixes considered; k: results; exclude: zk_ids to
+//         leave out; now: datetime.
 // returns: mistake (map), signature_match (bool), similarity (float), fixes (list of maps),
 //          best first.
 CALL {
@@ -10,10 +13,11 @@ CALL {
   WHERE $signature <> '' AND m.note_kind = 'mistake' AND m.memory_type <> 'archived'
   RETURN m, vector.similarity.cosine(m.embedding, $vector) AS similarity, 1 AS sig
   UNION ALL
-  CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
-  YIELD node, score
+  MATCH (node:Note)
   WHERE node.project = $project AND node.note_kind IN ['mistake', 'fix']
-    AND node.memory_type <> 'archived'
+    AND node.memory_type <> 'archived' AND node.embedding IS NOT NULL
+  WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
+  ORDER BY score DESC LIMIT $fetch
   OPTIONAL MATCH (node)-[:FIXES]->(fixed:Note {note_kind: 'mistake'})
   WITH CASE node.note_kind WHEN 'mistake' THEN node ELSE fixed END AS m, score
   WHERE m IS NOT NULL AND m.memory_type <> 'archived'

@@ -12,6 +12,7 @@ from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import NotFound
 from kg_brain.llm import build_enricher
 from kg_brain.memory import Memory
+from kg_brain.mistakes import preflight_check
 from kg_brain.search import Search, lucene_query
 from kg_brain.settings import Settings
 from kg_brain.store.model import LinkType
@@ -102,6 +103,7 @@ def test_note_kinds_filter(memory: Memory, search: Search, project: str) -> None
 def test_searches_stamp_access_in_one_statement(memory: Memory, search: Search, db: Database,
                                                 project: str) -> None:
     seed(memory, project)
+    search.index_fetch.share(project)  # counted once a minute per process, not per search
     before = db.statements_run
     hits = search.search_memory("connection pool", project, top_k=3)
     assert db.statements_run - before == 1
@@ -120,6 +122,7 @@ def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
         session.run("MATCH (a:Note {zk_id: $a}), (b:Note {zk_id: $b}) "
                     "CREATE (b)-[:FIXES {reason: 'r', weight: 0.9}]->(a)",
                     a=ids["pool"], b=ids["tests"]).consume()
+    search.index_fetch.share(project)
     before = db.statements_run
     hits = search.deep_search("connection pool exhausted by workers", project, hops=2, top_k=6)
     assert db.statements_run - before == 1
@@ -168,3 +171,20 @@ def test_lucene_syntax_in_queries_is_safe(memory: Memory, search: Search, projec
 def test_lucene_query_keeps_words_only() -> None:
     assert lucene_query('a AND (b OR "c') == "a and b or c"
     assert lucene_query("!!! ~ ^") == ""
+
+
+def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
+        memory: Memory, search: Search, project: str) -> None:
+    """The vector index cannot filter by project: 300 identical notes of a neighbouring project
+    fill every index candidate list, and the small project's own notes must still be found by
+    search, deep search, preflight_check and the dedup check of add_memory."""
+    text = "The ingest worker drops messages when the Kafka consumer lag exceeds ten thousand."
+    memory.add_many([note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)])
+    [own] = memory.add_many([note(text.replace("drops", "loses"), project,
+                                  note_kind="mistake")])
+    assert [h.zk_id for h in search.search_memory(text, project, top_k=3)] == [own]
+    assert [h.zk_id for h in search.deep_search(text, project, top_k=3)] == [own]
+    assert [h.zk_id for h in search.vector_search(text, project, top_k=3)] == [own]
+    assert [m.zk_id for m in preflight_check(memory, text, project).mistakes] == [own]
+    added = memory.add(text, project, note_kind="mistake")
+    assert added.deduplicated and added.matched_zk_id == own

@@ -1,0 +1,50 @@
+"""How many vector index candidates to ask for, given a project's share of the database.
+
+Neo4j 5.26's vector index cannot filter: a query returns the nearest notes of every project and
+the statement keeps the project's. A project holding a share s of the notes gets about s x fetch
+of them, so asking for `want / s` candidates (with a margin) keeps the index path for any
+project large enough to matter. Below a share of want x MARGIN / ceiling the project is small,
+and the statements' exact scan of the project (their fallback when the index leaves them short)
+is cheaper than a huge index query, so the base fetch is kept and the scan takes over.
+Shares are counted once per project per `ttl_s` seconds in each process.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+from kg_brain.db import Database
+
+MARGIN = 1.5
+
+
+class IndexFetch:
+    def __init__(self, db: Database, base: int = 100, ceiling: int = 2_000,
+                 ttl_s: float = 60.0) -> None:
+        self.db = db
+        self.base = base
+        self.ceiling = ceiling
+        self.ttl_s = ttl_s
+        self._shares: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, project: str, want: int, base: int | None = None) -> int:
+        """Index candidates for a query that needs `want` of `project`'s notes."""
+        floor = max(base or self.base, want)
+        share = self.share(project)
+        need = math.ceil(want * MARGIN / share) if share > 0 else math.inf
+        return max(floor, need) if need <= self.ceiling else floor
+
+    def share(self, project: str) -> float:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._shares.get(project)
+        if cached and now - cached[0] < self.ttl_s:
+            return cached[1]
+        [row] = self.db.read("notes/project_share", project=project)
+        share = row["project_notes"] / row["all_notes"] if row["all_notes"] else 0.0
+        with self._lock:
+            self._shares[project] = (now, share)
+        return share

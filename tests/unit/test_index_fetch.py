@@ -1,0 +1,50 @@
+"""How many vector index candidates a search asks for, by the project's share of the notes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kg_brain.store.share import IndexFetch
+
+
+class Counts:
+    """Answers notes/project_share from a table of project sizes, counting the reads."""
+
+    def __init__(self, sizes: dict[str, int]) -> None:
+        self.sizes = sizes
+        self.reads = 0
+
+    def read(self, name: str, **params: Any) -> list[dict[str, int]]:
+        assert name == "notes/project_share"
+        self.reads += 1
+        return [{"project_notes": self.sizes.get(params["project"], 0),
+                 "all_notes": sum(self.sizes.values())}]
+
+
+def fetch_for(sizes: dict[str, int], project: str, want: int = 40) -> int:
+    return IndexFetch(Counts(sizes), base=100, ceiling=2_000)(project, want)  # type: ignore[arg-type]
+
+
+def test_a_project_holding_most_notes_keeps_the_base_fetch() -> None:
+    assert fetch_for({"a": 10_000}, "a") == 100
+    assert fetch_for({"a": 9_000, "b": 1_000}, "a") == 100
+
+
+def test_a_minority_project_asks_for_candidates_in_inverse_proportion_to_its_share() -> None:
+    assert fetch_for({"a": 1_000, "b": 9_000}, "a") == 600  # 40 x 1.5 / 0.1
+    assert fetch_for({"a": 5_000, "b": 45_000}, "a", want=10) == 150
+
+
+def test_a_tiny_or_empty_project_keeps_the_base_fetch_and_leaves_it_to_the_exact_scan() -> None:
+    assert fetch_for({"a": 20, "b": 99_980}, "a") == 100
+    assert fetch_for({"b": 5_000}, "a") == 100
+    assert fetch_for({}, "a") == 100
+
+
+def test_shares_are_counted_once_per_project_within_the_ttl() -> None:
+    counts = Counts({"a": 100, "b": 900})
+    fetch = IndexFetch(counts, ttl_s=60.0)  # type: ignore[arg-type]
+    assert fetch("a", 40) == fetch("a", 40) == 600
+    fetch("b", 40)
+    assert counts.reads == 2
+    assert IndexFetch(counts, ttl_s=0.0)("a", 40) == 600 and counts.reads == 3
