@@ -1,5 +1,6 @@
 """Cold start of the stdio MCP server, as OpenCode sees it: spawn `python mcp_server.py`, then
-time the first `initialize`, `tools/list` and `search_memory` answers.
+time the first `initialize`, `tools/list` and `search_memory` answers, and take the server's
+resident memory once the model is loaded.
 
     python -m kg_brain.bench.cold_start [--runs 3] [--out cold_start.json]
 
@@ -112,6 +113,17 @@ def cpu_seconds(pid: int) -> float | None:
     return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 3)
 
 
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of a process in MB (Linux)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kb = next((int(line.split()[1]) for line in status.splitlines()
+               if line.startswith("VmRSS:")), None)
+    return None if kb is None else round(kb / 1024, 1)
+
+
 def measure_once(env: dict[str, str], cwd: Path) -> dict[str, float | None]:
     with StdioSession(SERVER, env, cwd) as session:
         session.initialize()
@@ -122,10 +134,12 @@ def measure_once(env: dict[str, str], cwd: Path) -> dict[str, float | None]:
         reply = session.call_tool("search_memory", {"query": "cold start probe", "top_k": 3,
                                                     "project": f"bench-{uuid.uuid4().hex[:8]}"})
         t_search = time.monotonic() - session.started
+        rss = rss_mb(session.proc.pid)
         if reply.get("result", {}).get("isError"):
             raise RuntimeError(f"search failed: {reply['result']['content'][0]['text']}")
     return {"initialize_s": round(t_init, 3), "tools_list_s": round(t_list, 3),
-            "tools_list_cpu_s": cpu_list, "first_search_s": round(t_search, 3)}
+            "tools_list_cpu_s": cpu_list, "first_search_s": round(t_search, 3),
+            "rss_after_first_search_mb": rss}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """`kg-brain bench report RESULT.json...`: Markdown tables and PNG plots from benchmark results.
 
-Understands the JSON written by `bench scale` (key `sizes`) and `bench retrieval` (key
-`methods`); anything else is refused with a clear message.
+Understands the JSON written by `bench scale` (key `sizes`), `bench retrieval` (key `methods`)
+and `python -m kg_brain.bench.projects`; anything else is refused with a clear message.
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ def scale_tables(result: dict[str, Any]) -> str:
         ("deep_search / raw vector query", lambda e: f"{e['deep_to_raw_ratio']:.2f}x"),
         ("get_related depth 2 p50 ms", lambda e: _p50(e.get("get_related_depth2"))),
         ("archive_stale_notes dry run p50 ms", lambda e: _p50(e.get("archive_dry_run"))),
-        ("store size on disk, MB", lambda e: "n/a" if e.get("store_bytes") is None
-         else f"{e['store_bytes'] / 1e6:.0f}"),
+        ("store files on disk, MB", lambda e: _mb(e, "store_bytes")),
+        ("transaction logs on disk, MB", lambda e: _mb(e, "transaction_log_bytes")),
+        ("Neo4j resident memory, MB", lambda e: _mb(e, "neo4j_rss_mb", 1.0)),
     ]
     head = "| measure | " + " | ".join(f"{int(s):,} notes" for s in sizes) + " |"
     lines = [head, "|---" * (len(sizes) + 1) + "|"]
@@ -51,10 +52,25 @@ def scale_tables(result: dict[str, Any]) -> str:
         lines.append(f"| {label} | " + " | ".join(fn(result["sizes"][s]) for s in sizes) + " |")
     cold = result.get("cold_start")
     if cold:
-        lines += ["", "| MCP server cold start (stdio) | seconds |", "|---|---|"]
-        lines += [f"| {k.removesuffix('_s')} | {v:.2f} |" for k, v in cold.items()
-                  if isinstance(v, (int, float))]
+        lines += ["", "| MCP server cold start (stdio) | |", "|---|---|"]
+        lines += [f"| {label} | {cold[key]:{fmt}} |" for key, label, fmt in COLD_START
+                  if isinstance(cold.get(key), (int, float))]
     return "\n".join(lines)
+
+
+COLD_START = [
+    ("initialize_s", "spawn to `initialize` answered, s", ".2f"),
+    ("tools_list_s", "spawn to `tools/list` answered, s", ".2f"),
+    ("tools_list_cpu_s", "CPU time until `tools/list`, s", ".2f"),
+    ("first_search_s", "spawn to first `search_memory` answered (model loaded), s", ".2f"),
+    ("rss_after_first_search_mb", "server resident memory after it, MB", ".0f"),
+]
+
+
+def _mb(entry: dict[str, Any], key: str, unit: float = 1e6) -> str:
+    footprint = entry.get("footprint")
+    value = footprint.get(key) if footprint else None
+    return "n/a" if value is None else f"{value / unit:.0f}"
 
 
 def _pair(stats: dict[str, float]) -> str:
@@ -141,6 +157,23 @@ def plot_retrieval(result: dict[str, Any], out: Path, stem: str) -> Path:
     return path
 
 
+def projects_table(result: dict[str, Any]) -> str:
+    """`bench.projects`: one row per project count, widening fetch against a fixed one."""
+    lines = ["| projects (share) | index fetch | search_memory p50 ms | deep_search p50 ms | "
+             "vector_search p50 ms | vector top-10 vs exact |", "|---|---|---|---|---|---|"]
+    for entry in result["results"]:
+        w, f = entry["widening"], entry["fixed"]
+        cells = [f"{w['fetch']} / {f['fetch']}"]
+        cells += [f"{w[name]['p50_ms']:.1f} / {f[name]['p50_ms']:.1f}"
+                  for name in ("search_memory", "deep_search", "vector_search")]
+        cells.append(f"{w['vector_recall_at_10_vs_exact']:.3f} / "
+                     f"{f['vector_recall_at_10_vs_exact']:.3f}")
+        lines.append(f"| {entry['projects']} ({entry['share']:.0%}) | " + " | ".join(cells)
+                     + " |")
+    return (f"{result['notes_per_project']:,} notes per project; each cell is widening / fixed "
+            "fetch, database time.\n\n" + "\n".join(lines))
+
+
 def render(paths: list[Path], out: Path) -> str:
     out.mkdir(parents=True, exist_ok=True)
     sections: list[str] = []
@@ -154,8 +187,12 @@ def render(paths: list[Path], out: Path) -> str:
             image = plot_retrieval(result, out, path.stem)
             sections.append(f"## Retrieval ({path.name})\n\n{retrieval_tables(result)}\n\n"
                             f"![{image.stem}]({image.name})")
+        elif result.get("benchmark") == "projects":
+            sections.append(f"## Projects sharing one database ({path.name})\n\n"
+                            f"{projects_table(result)}")
         else:
-            raise InvalidInput(f"{path}: not a `bench scale` or `bench retrieval` result")
+            raise InvalidInput(f"{path}: not a `bench scale`, `bench retrieval` or "
+                               "`bench.projects` result")
     return "\n\n".join(sections) + "\n"
 
 

@@ -29,7 +29,7 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
     db: Database, embedder: SentenceTransformerEmbedder, server_env: None, tmp_path: Path
 ) -> None:
     brain = Brain(make_settings(neo4j_uri=os.environ["NEO4J_URI"]), db=db, embedder=embedder)
-    result = run(brain, sizes=[200], queries=4, adds=3, keep=False)
+    result = run(brain, sizes=[200], queries=4, adds=3, keep=False, warmup_s=0.5)
     entry = result["sizes"]["200"]
     assert entry["bulk_import_notes_per_s"] > 0 and entry["raw_embedding_notes_per_s"] > 0
     assert entry["add_memory"]["n"] == 3

@@ -1,0 +1,9 @@
+// Copies notes (properties only, embeddings included) into another project under fresh ids:
+// neighbouring projects that look alike, without embedding the same text again.
+// params: rows: [{src: zk_id to copy, zk_id: the copy's id}]; project: the copies' project.
+// returns: zk_id of each copy.
+UNWIND $rows AS row
+MATCH (n:Note {zk_id: row.src})
+CREATE (m:Note)
+SET m = n {.*, zk_id: row.zk_id, project: $project}
+RETURN m.zk_id AS zk_id

@@ -1,0 +1,33 @@
+"""The multi-project benchmark on a few hundred notes, so it never rots."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kg_brain.app import Brain
+from kg_brain.bench import report
+from kg_brain.bench.projects import run
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from tests.mcp.conftest import make_settings
+
+
+def test_projects_bench_widens_the_fetch_as_the_share_shrinks(
+        db: Database, embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    brain = Brain(make_settings(), db=db, embedder=embedder)
+    result = run(brain, notes=60, projects=[5, 2], queries=4, keep=False)
+    two, five = result["results"]
+    assert (two["projects"], five["projects"]) == (2, 5)
+    assert two["fixed"]["fetch"] == five["fixed"]["fetch"] == 100
+    # the test database holds other tests' notes too, so the share is below 1/P: compare only
+    assert five["widening"]["fetch"] >= two["widening"]["fetch"] >= 100
+    for entry in (two, five):
+        for mode in ("widening", "fixed"):
+            assert entry[mode]["vector_recall_at_10_vs_exact"] >= 0.9
+            assert entry[mode]["deep_search"]["n"] == 4
+    assert not db.read("bench/project_vectors", project=result["project"] + "-0")
+    saved = tmp_path / "projects.json"
+    saved.write_text(json.dumps(result))
+    text = report.render([saved], tmp_path / "out")
+    assert "| 2 (50%) |" in text and "| 5 (20%) |" in text
