@@ -42,8 +42,9 @@ def test_add_memory_redacts_the_corpus_and_keeps_ordinary_notes(
     for text, _secret, kind in SECRETS:
         saved = call(server, "add_memory", content=f"Found while debugging: {text}")
         assert kind in saved["redacted"], text
-    for text in ORDINARY:
-        saved = call(server, "add_memory", content=text, memory_type="fleeting")
+    for number, text in enumerate(ORDINARY):  # each alone: dedup is not what is tested here
+        saved = call(server, "add_memory", content=text, memory_type="fleeting",
+                     project=f"{project}-{number}")
         assert saved["redacted"] == [] and not saved["deduplicated"], text
         stored = call(server, "recall", zk_ids=[saved["zk_id"]])["notes"][0]["content"]
         assert stored == text.strip()
