@@ -82,6 +82,12 @@ class ArchiveReport(BaseModel):
     archived: int = Field(description="notes archived by this call (0 in a dry run)")
     _archived_ids: list[str] = PrivateAttr(default_factory=list)
 
+    @classmethod
+    def applied(cls, ids: list[str], listed: list[StaleCandidate]) -> ArchiveReport:
+        report = cls(dry_run=False, total=len(ids), archived=len(ids), candidates=listed)
+        report._archived_ids = ids
+        return report
+
     @property
     def archived_ids(self) -> list[str]:
         """Every note this call archived (not only those listed), for the mirror."""
@@ -141,10 +147,7 @@ class Lifecycle:
             if len(chunk) < ARCHIVE_BATCH:
                 break
         log.info("archived %d stale notes", len(ids))
-        report = ArchiveReport(dry_run=False, total=len(ids), archived=len(ids),
-                               candidates=[_candidate(r) for r in listed])
-        report._archived_ids = ids
-        return report
+        return ArchiveReport.applied(ids, [_candidate(r) for r in listed])
 
     def decay_report(self, limit: int = 20, project: str | None = None) -> list[DecayEntry]:
         """Live permanent notes, soonest archival first; never-due notes (pinned, used) last."""

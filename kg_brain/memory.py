@@ -189,7 +189,7 @@ class Memory:
         rows = []
         for number, record in enumerate(records, start=1):
             try:
-                rows.append(self._import_row(record))
+                rows.append(self.import_row(record))
             except InvalidInput as exc:
                 raise InvalidInput(f"record {number}: {exc}; nothing was imported") from exc
         ids: list[str] = []
@@ -205,7 +205,8 @@ class Memory:
                 progress(len(batch))
         return ids
 
-    def _import_row(self, record: dict[str, Any]) -> dict[str, Any]:
+    def import_row(self, record: dict[str, Any]) -> dict[str, Any]:
+        """One import record validated and enriched into a note row, without its embedding."""
         if not isinstance(record, dict) or "content" not in record:
             raise InvalidInput("each imported record needs a 'content' field")
         project = validate.project(str(record.get("project") or "general"))

@@ -87,7 +87,7 @@ def measure_import(brain: Brain, size: int, project: str) -> dict[str, Any]:
     sample = records[: min(size, 2000)]
     brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
     content_s = seconds(lambda: brain.embedder.encode_many([r["content"] for r in sample]))
-    rows = [brain.memory._import_row(r) for r in sample]
+    rows = [brain.memory.import_row(r) for r in sample]
     texts = [embed_text(r["title"], r["content"], r["context"]) for r in rows]
     embed_s = seconds(lambda: brain.embedder.encode_many(texts))
     with tqdm(total=size, desc=f"import {size}", file=sys.stderr, unit="note") as bar:
