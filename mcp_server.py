@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from kg_brain.app import Brain
 from kg_brain.errors import BrainError
-from kg_brain.serve import add_serve_arguments, serve
-from kg_brain.server import build_server
+from kg_brain.transport import add_serve_arguments, serve
+from kg_brain.tools import build_server
 from kg_brain.settings import load_settings
 
 settings = load_settings()

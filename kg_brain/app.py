@@ -1,35 +1,43 @@
-"""Wiring: resolve where Neo4j is, build the database, embedder and enricher once per process."""
+"""The composition root: resolve where Neo4j is, build the dependency bundle once per process,
+and every service on it, each once, on first use.
+
+Building a Brain touches neither Neo4j nor the embedding model, so the MCP server answers
+`initialize` at once; the first service a tool call asks for connects, bootstraps the schema
+and wires the Obsidian mirror's queue into every write transaction (when the mirror is set up).
+"""
 
 from __future__ import annotations
 
-import logging
 import subprocess
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
-from typing import TYPE_CHECKING
-
+from kg_brain.clock import Clock, utc_now
+from kg_brain.consolidation import Consolidator
 from kg_brain.db import Connection, Database
+from kg_brain.deps import Deps
 from kg_brain.embed import Embedder, SentenceTransformerEmbedder
+from kg_brain.lifecycle import Lifecycle
+from kg_brain.llm import build_enricher
 from kg_brain.localdb import docker_engine_available, local_server
+from kg_brain.memory.bulk import Importer
+from kg_brain.memory.evolution import Evolution
+from kg_brain.memory.reading import NoteReader
+from kg_brain.memory.revisions import Revisions
+from kg_brain.memory.write import Writer
+from kg_brain.mistakes import Mistakes
+from kg_brain.search import Search
+from kg_brain.sessions import Sessions
 from kg_brain.settings import Settings
+from kg_brain.stats import Stats
+from kg_brain.store.schema import bootstrap_schema
+from kg_brain.store.share import IndexFetch
+from kg_brain.views.mirror import Mirror
 
-if TYPE_CHECKING:
-    from kg_brain.lifecycle import Lifecycle
-    from kg_brain.llm.types import Enricher
-    from kg_brain.memory import Memory
-    from kg_brain.search import Search
-    from kg_brain.store.share import IndexFetch
-
-log = logging.getLogger(__name__)
-Clock = Callable[[], datetime]
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
+S = TypeVar("S")
 
 
 def resolve_connection(settings: Settings, start: bool = True) -> Connection:
@@ -50,86 +58,117 @@ def resolve_connection(settings: Settings, start: bool = True) -> Connection:
     return server.connection(settings.neo4j_database)
 
 
+def connect(settings: Settings) -> Database:
+    """A verified connection with the schema in place."""
+    database = Database(resolve_connection(settings), settings.neo4j_timeout_s)
+    try:
+        database.verify()
+        bootstrap_schema(database)
+    except Exception:
+        database.close()
+        raise
+    return database
+
+
 class Brain:
-    """Everything a tool call needs, built lazily and once: the server answers `initialize`
-    without waiting for Neo4j or the model."""
+    """Everything a tool call needs, built lazily and once per process."""
 
     def __init__(self, settings: Settings, db: Database | None = None,
                  embedder: Embedder | None = None, clock: Clock = utc_now) -> None:
         self.settings = settings
         self.clock = clock
-        self._db = db
+        self._given_db = db
         self._embedder = embedder
-        self._enricher: Enricher | None = None
-        self._index_fetch: IndexFetch | None = None
-        self._db_lock = threading.Lock()  # separate locks: connecting and model loading
-        self._model_lock = threading.Lock()  # may run at the same time
+        self._services: dict[str, object] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
 
-    @property
-    def db(self) -> Database:
-        with self._db_lock:
-            if self._db is None:
-                conn = resolve_connection(self.settings)
-                database = Database(conn, self.settings.neo4j_timeout_s)
-                try:
-                    database.verify()
-                    database.bootstrap_schema()
-                except Exception:
-                    database.close()
-                    raise
-                self._db = database
-            return self._db
-
-    @property
-    def index_fetch(self) -> IndexFetch:
-        """Shared by every search and write of the process, so project shares stay cached."""
-        from kg_brain.store.share import IndexFetch
-
-        db = self.db
-        with self._db_lock:
-            if self._index_fetch is None:
-                self._index_fetch = IndexFetch(db)
-            return self._index_fetch
+    def _once(self, name: str, build: Callable[[], S]) -> S:
+        """One lock per service: connecting to Neo4j never waits for the model, or the other
+        way round; services depend on each other without cycles, so the locks cannot deadlock."""
+        with self._guard:
+            lock = self._locks.setdefault(name, threading.Lock())
+        with lock:
+            if name not in self._services:
+                self._services[name] = build()
+            return self._services[name]  # type: ignore[return-value]
 
     @property
     def embedder(self) -> Embedder:
-        with self._model_lock:
-            if self._embedder is None:
-                self._embedder = SentenceTransformerEmbedder(self.settings.embedding_model,
-                                                             self.settings.embedding_batch_size)
-            return self._embedder
+        """Cheap to build: the model itself loads on the first encode."""
+        return self._once("embedder", lambda: self._embedder or SentenceTransformerEmbedder(
+            self.settings.embedding_model, self.settings.embedding_batch_size))
 
     @property
-    def enricher(self) -> Enricher:
-        embedder = self.embedder
-        with self._model_lock:
-            if self._enricher is None:
-                from kg_brain.llm import build_enricher
-
-                self._enricher = build_enricher(self.settings, embedder)
-            return self._enricher
+    def mirror(self) -> Mirror:
+        return self._once("mirror", lambda: Mirror(self.settings, self.db, self.clock))
 
     @property
-    def memory(self) -> Memory:
-        from kg_brain.memory import Memory
+    def db(self) -> Database:
+        """Connected and bootstrapped on first use; writes record the notes they change for
+        the mirror in the same transaction when the mirror is set up."""
+        return self._once("db", self._database)
 
-        return Memory(self.settings, self.db, self.embedder, self.enricher, self.clock,
-                      self.index_fetch)
+    def _database(self) -> Database:
+        database = self._given_db or connect(self.settings)
+        if not Mirror.configured(self.settings):
+            return database
+        bound = database.bound()
+        bound.on_changes = Mirror.recorder(self.clock)
+        return bound
+
+    @property
+    def deps(self) -> Deps:
+        return self._once("deps", lambda: Deps(
+            settings=self.settings, db=self.db, embedder=self.embedder,
+            enricher=build_enricher(self.settings, self.embedder), clock=self.clock,
+            index_fetch=IndexFetch(self.db)))
+
+    @property
+    def reader(self) -> NoteReader:
+        return self._once("reader", lambda: NoteReader(self.deps))
+
+    @property
+    def writer(self) -> Writer:
+        return self._once("writer", lambda: Writer(self.deps, self.reader))
+
+    @property
+    def importer(self) -> Importer:
+        return self._once("importer", lambda: Importer(self.deps, self.writer))
+
+    @property
+    def evolution(self) -> Evolution:
+        return self._once("evolution", lambda: Evolution(self.deps))
+
+    @property
+    def revisions(self) -> Revisions:
+        return self._once("revisions", lambda: Revisions(self.deps, self.reader, self.writer))
 
     @property
     def search(self) -> Search:
-        from kg_brain.search import Search
-
-        return Search(self.settings, self.db, self.embedder, self.clock,
-                      index_fetch=self.index_fetch)
+        return self._once("search", lambda: Search(self.deps))
 
     @property
     def lifecycle(self) -> Lifecycle:
-        from kg_brain.lifecycle import Lifecycle
+        return self._once("lifecycle", lambda: Lifecycle(self.deps, self.reader))
 
-        return Lifecycle(self.settings, self.db, self.embedder, self.enricher, self.clock)
+    @property
+    def consolidation(self) -> Consolidator:
+        return self._once("consolidation", lambda: Consolidator(self.deps))
+
+    @property
+    def sessions(self) -> Sessions:
+        return self._once("sessions", lambda: Sessions(self.deps, self.writer))
+
+    @property
+    def mistakes(self) -> Mistakes:
+        return self._once("mistakes", lambda: Mistakes(self.deps, self.reader, self.writer))
+
+    @property
+    def stats(self) -> Stats:
+        return self._once("stats", lambda: Stats(self.deps))
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-
+        db = self._services.get("db")
+        if isinstance(db, Database):
+            db.close()

@@ -13,19 +13,20 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import Counter
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from kg_brain import validate
-from kg_brain.app import Clock
-from kg_brain.db import Database, Tx
-from kg_brain.embed import Embedder
+from kg_brain.db import Tx
+from kg_brain.deps import Deps
 from kg_brain.errors import Conflict, InvalidInput
-from kg_brain.llm.types import Enricher, NoteDraft
-from kg_brain.memory import embed_text
-from kg_brain.store.model import CONTEXTUAL_KINDS, LinkType, MemoryType
-from kg_brain.store.notes import create_notes, new_zk_id
+from kg_brain.llm.types import NoteDraft
+from kg_brain.memory.text import embed_text
+from kg_brain.store import lifecycle as statements
+from kg_brain.store import notes
+from kg_brain.store.lifecycle import ClusterPair
+from kg_brain.store.notes import new_zk_id
+from kg_brain.vocab import CONTEXTUAL_KINDS, LinkType, MemoryType
 
 log = logging.getLogger(__name__)
 MERGE_LINK_TYPES = (LinkType.RELATES_TO, LinkType.SUPPORTS, LinkType.EXTENDS, LinkType.SUPERSEDES)
@@ -55,7 +56,7 @@ def cluster_id(zk_ids: list[str]) -> str:
     return "CL-" + hashlib.sha256("\n".join(sorted(zk_ids)).encode()).hexdigest()[:12].upper()
 
 
-def build_clusters(pairs: list[dict[str, Any]]) -> list[Cluster]:
+def build_clusters(pairs: list[ClusterPair]) -> list[Cluster]:
     """Connected components of the pair graph, largest and tightest first."""
     parent: dict[str, str] = {}
 
@@ -71,7 +72,7 @@ def build_clusters(pairs: list[dict[str, Any]]) -> list[Cluster]:
         ra, rb = root(p["a"]), root(p["b"])
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[ClusterPair]] = {}
     for p in pairs:
         groups.setdefault(root(p["a"]), []).append(p)
     clusters = []
@@ -84,7 +85,7 @@ def build_clusters(pairs: list[dict[str, Any]]) -> list[Cluster]:
     return [c[2] for c in clusters]
 
 
-def _reason(edges: list[dict[str, Any]]) -> str:
+def _reason(edges: list[ClusterPair]) -> str:
     vector = [float(p["similarity"]) for p in edges if p["link_type"] is None]
     linked = sorted({p["link_type"] for p in edges if p["link_type"] is not None})
     parts = []
@@ -96,23 +97,27 @@ def _reason(edges: list[dict[str, Any]]) -> str:
 
 
 class Consolidator:
-    def __init__(self, db: Database, embedder: Embedder, enricher: Enricher, clock: Clock,
-                 auto_consolidate: bool) -> None:
-        self.db = db
-        self.embedder = embedder
-        self.enricher = enricher
-        self.clock = clock
-        self.auto_consolidate = auto_consolidate
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+        self.db = deps.db
+        self.auto_consolidate = deps.settings.auto_consolidate
 
     def find(self, project: str, min_similarity: float) -> list[Cluster]:
-        pairs = self.db.read("lifecycle/cluster_pairs", project=project,
-                             min_similarity=min_similarity, fetch=NEIGHBOURS_SCANNED,
-                             merge_types=[t.value for t in MERGE_LINK_TYPES],
-                             excluded_kinds=[k.value for k in CONTEXTUAL_KINDS])
+        pairs = statements.cluster_pairs(self.db, project=project,
+                                         min_similarity=min_similarity, fetch=NEIGHBOURS_SCANNED,
+                                         merge_types=[t.value for t in MERGE_LINK_TYPES],
+                                         excluded_kinds=[k.value for k in CONTEXTUAL_KINDS])
         return build_clusters(pairs)
 
-    def run(self, project: str, dry_run: bool, selected: list[str] | None,
-            min_similarity: float, max_clusters: int) -> ConsolidationReport:
+    def projects(self) -> list[str]:
+        """Projects with permanent notes (the scheduled report walks them)."""
+        return [r["project"] for r in statements.list_projects(self.db)]
+
+    def run(self, project: str, dry_run: bool = True, selected: list[str] | None = None,
+            min_similarity: float = 0.88, max_clusters: int = 20) -> ConsolidationReport:
+        """Dry run lists clusters with stable ids; apply merges only the selected ones (all of
+        the listed ones without a selection only when AUTO_CONSOLIDATE is on)."""
+        project = validate.project(project)
         if not 0.5 <= min_similarity <= 1.0:
             raise InvalidInput("min_similarity must be between 0.5 and 1.0")
         max_clusters = validate.bounded(max_clusters, 1, 200, "max_clusters")
@@ -141,13 +146,13 @@ class Consolidator:
         """Synthesis and embedding first, then one transaction: lock and re-check the members,
         create the merged note, move the links, archive the originals with SUPERSEDES."""
         ids = cluster.zk_ids
-        members = self.db.read("lifecycle/cluster_members", zk_ids=ids, project=project)
+        members = statements.cluster_members(self.db, zk_ids=ids, project=project)
         if len(members) != len(ids):
             raise Conflict(f"cluster {cluster.cluster_id} changed; run a dry run again")
-        synthesis = self.enricher.synthesize([
+        synthesis = self.deps.enricher.synthesize([
             NoteDraft(title=m["title"] or "", content=m["content"], context=m["context"] or "",
                       note_kind=m["note_kind"]) for m in members])
-        now = self.clock()
+        now = self.deps.clock()
         new_id = new_zk_id()
         row = {
             "zk_id": new_id, "title": synthesis.title, "content": synthesis.content,
@@ -158,19 +163,19 @@ class Consolidator:
             "access_count": sum(int(m["access_count"]) for m in members),
             "last_accessed": max((m["last_accessed"] for m in members if m["last_accessed"]),
                                  default=None),
-            "embedding": self.embedder.encode(
+            "embedding": self.deps.embedder.encode(
                 embed_text(synthesis.title, synthesis.content, synthesis.context)),
         }
         reason = f"merged into {new_id} (consolidation {cluster.cluster_id})"
 
         def work(tx: Tx) -> list[str]:
-            if len(tx.run("lifecycle/lock_cluster", zk_ids=ids, project=project,
-                          now=now)) != len(ids):
+            locked = statements.lock_cluster(tx, zk_ids=ids, project=project, now=now)
+            if len(locked) != len(ids):
                 raise Conflict(f"cluster {cluster.cluster_id} changed; run a dry run again")
-            create_notes(tx, [row])
-            tx.run("lifecycle/move_links", merged=new_id, originals=ids)
-            rows = tx.run("lifecycle/supersede_notes", merged=new_id, originals=ids, now=now,
-                          reason=reason)
+            notes.create_notes(tx, rows=[row])
+            statements.move_links(tx, merged=new_id, originals=ids)
+            rows = statements.supersede_notes(tx, merged=new_id, originals=ids, now=now,
+                                              reason=reason)
             return [r["zk_id"] for r in rows]
 
         archived = self.db.write_tx(work)

@@ -1,19 +1,22 @@
-"""Driver lifecycle, read/write helpers over named Cypher files, exception mapping, schema.
+"""Driver lifecycle, transactions, exception mapping.
 
 Every read runs in a read transaction function and every write in a write transaction function,
 so a routed (`neo4j://`) URI spreads reads over followers and sends writes to the leader, and the
 driver retries transient errors (deadlocks, leader switches). One bookmark manager per process
-gives read-your-writes across the cluster.
+gives read-your-writes across the cluster. Statements are run by name only through the typed
+store (`kg_brain/store/`); a write transaction collects the ids of the notes its statements
+changed (the columns a store function declares) and hands them to `on_changes` before it commits, so what follows a change (the Obsidian
+mirror's queue) is recorded by the same transaction.
 """
 
 from __future__ import annotations
 
-import io
+import copy
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction, Query, unit_of_work
@@ -24,11 +27,8 @@ from kg_brain.errors import Conflict, InvalidInput, StoreUnavailable
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-SCHEMA_STATEMENTS = (
-    "schema/create_fulltext_index", "schema/create_job_index", "schema/create_job_state_index",
-    "schema/create_lease_constraint", "schema/create_revision_index",
-)
 Row = dict[str, Any]
+Mode = Literal["read", "write", "autocommit"]
 
 
 @dataclass(frozen=True)
@@ -43,25 +43,44 @@ class Connection:
 
 
 class Tx:
-    """A transaction handle that runs named statements; used inside read_tx/write_tx."""
+    """An open transaction: runs named statements and collects the notes they changed."""
 
-    def __init__(self, tx: ManagedTransaction, db: Database) -> None:
+    def __init__(self, tx: ManagedTransaction, db: Database, writable: bool) -> None:
         self._tx = tx
         self._db = db
+        self.writable = writable
+        self.changed: set[str] = set()
 
-    def run(self, name: str, **params: Any) -> list[Row]:
+    def run(self, name: str, mode: Mode, params: dict[str, Any],
+            changes: tuple[str, ...] = ()) -> list[Row]:
+        """`changes`: the columns of a write statement's rows that name the notes it changed."""
+        if mode != "read" and not self.writable:
+            raise RuntimeError(f"{name} writes; it cannot run in a read transaction")
+        if mode == "autocommit":
+            raise RuntimeError(f"{name} manages its own transactions; run it on the database")
         self._db.statements_run += 1
-        result = self._tx.run(query(name), params)
-        return [record.data() for record in result]
+        rows = [record.data() for record in self._tx.run(query(name), params)]
+        for column in changes:
+            for row in rows:
+                value = row[column]
+                if isinstance(value, str):
+                    self.changed.add(value)
+                elif value:
+                    self.changed.update(z for z in value if z)
+        return rows
+
+
+ChangeHook = Callable[[Tx, list[str]], None]
 
 
 class Database:
-    """Owns the driver; all access goes through named statements in `cypher/`."""
+    """Owns the driver; all access goes through the named statements in `cypher/`."""
 
     def __init__(self, conn: Connection, timeout_s: float = 10.0) -> None:
         self.conn = conn
         self.timeout_s = timeout_s
         self.statements_run = 0  # observable for tests that count round trips
+        self.on_changes: ChangeHook | None = None
         auth = (conn.user, conn.password) if conn.password is not None else None
         self.driver = GraphDatabase.driver(
             conn.uri,
@@ -78,72 +97,60 @@ class Database:
     def close(self) -> None:
         self.driver.close()
 
+    def bound(self) -> Database:
+        """A view sharing this driver and its bookmarks, with change hooks of its own."""
+        view = copy.copy(self)
+        view.on_changes = None
+        return view
+
     @contextmanager
     def _session(self) -> Iterator[neo4j.Session]:
-        with _mapped_errors(), self.driver.session(
+        with mapped_errors(), self.driver.session(
             database=self.conn.database, bookmark_manager=self.bookmarks
         ) as session:
             yield session
 
-    def _unit(self, fn: Callable[[Tx], T], timeout_s: float | None) -> Callable[..., T]:
+    def read_tx(self, fn: Callable[[Tx], T], timeout_s: float | None = None) -> T:
         @unit_of_work(timeout=timeout_s or self.timeout_s)
         def work(tx: ManagedTransaction) -> T:
-            return fn(Tx(tx, self))
+            return fn(Tx(tx, self, writable=False))
 
-        return work
-
-    def read_tx(self, fn: Callable[[Tx], T], timeout_s: float | None = None) -> T:
         with self._session() as session:
-            return session.execute_read(self._unit(fn, timeout_s))
+            return session.execute_read(work)
 
     def write_tx(self, fn: Callable[[Tx], T], timeout_s: float | None = None) -> T:
+        """`fn` may be retried on transient errors: it must read its inputs when it runs."""
+        @unit_of_work(timeout=timeout_s or self.timeout_s)
+        def work(tx: ManagedTransaction) -> T:
+            handle = Tx(tx, self, writable=True)
+            result = fn(handle)
+            if handle.changed and self.on_changes is not None:
+                self.on_changes(handle, sorted(handle.changed))
+            return result
+
         with self._session() as session:
-            return session.execute_write(self._unit(fn, timeout_s))
+            return session.execute_write(work)
 
-    def read(self, name: str, **params: Any) -> list[Row]:
-        return self.read_tx(lambda tx: tx.run(name, **params))
-
-    def write(self, name: str, **params: Any) -> list[Row]:
-        return self.write_tx(lambda tx: tx.run(name, **params))
-
-    def run_autocommit(self, name: str, **params: Any) -> list[Row]:
-        """For statements that manage their own transactions (CALL ... IN TRANSACTIONS)."""
+    def run(self, name: str, mode: Mode, params: dict[str, Any],
+            changes: tuple[str, ...] = ()) -> list[Row]:
+        """One statement in a transaction of its own (`autocommit` for statements that manage
+        their own transactions: schema commands, CALL ... IN TRANSACTIONS)."""
+        if mode == "read":
+            return self.read_tx(lambda tx: tx.run(name, mode, params))
+        if mode == "write":
+            return self.write_tx(lambda tx: tx.run(name, mode, params, changes))
         self.statements_run += 1
         with self._session() as session:
             result = session.run(Query(query(name), timeout=None), params)
             return [record.data() for record in result]
 
     def verify(self) -> None:
-        with _mapped_errors():
+        with mapped_errors():
             self.driver.verify_connectivity()
-
-    def server_version(self) -> str:
-        rows = self.read("admin/server_version")
-        return str(rows[0]["version"]) if rows else "unknown"
-
-    def bootstrap_schema(self) -> None:
-        """Idempotent: neomodel installs the node model's constraints and indexes, the rest
-        (multi-property full-text, relationship and job indexes) comes from `cypher/schema/`."""
-        from neomodel import db as neomodel_db
-
-        from kg_brain.store.model import SCHEMA_INDEXES, SCHEMA_MODELS
-
-        present = {row["name"] for row in self.read("admin/list_indexes")}
-        if SCHEMA_INDEXES <= present:
-            return  # schema commands take exclusive locks: skip them when nothing is missing
-        with _mapped_errors():
-            neomodel_db.set_connection(driver=self.driver)
-            sink = io.StringIO()  # neomodel reports "already exists" here; stdout is MCP's
-            for model in SCHEMA_MODELS:
-                neomodel_db.install_labels(model, quiet=True, stdout=sink)
-            for name in SCHEMA_STATEMENTS:
-                self.run_autocommit(name)
-            self.run_autocommit("schema/await_indexes")
-        log.debug("schema bootstrap done")
 
 
 @contextmanager
-def _mapped_errors() -> Iterator[None]:
+def mapped_errors() -> Iterator[None]:
     """Driver exceptions become the domain's; no stack trace reaches an agent."""
     try:
         yield

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kg_brain.errors import ProviderError
-from kg_brain.store.model import EMBEDDING_DIM
+from kg_brain.vocab import EMBEDDING_DIM
 
 log = logging.getLogger(__name__)
 Vector = list[float]

@@ -1,4 +1,4 @@
-"""Selective forgetting: decay scores, archival, restore, the inbox, and cluster consolidation.
+"""Selective forgetting: decay scores, archival, restore, and the inbox.
 
 Decay score (0..1, higher = more alive) = 0.6 x recency + 0.4 x importance, where
 
@@ -26,23 +26,13 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from kg_brain import validate
-from kg_brain.app import Clock
-from kg_brain.consolidation import (
-    Cluster,
-    ConsolidationReport,
-    Consolidator,
-    MergedCluster,
-)
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
+from kg_brain.db import Tx
+from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput, NotFound
-from kg_brain.llm.types import Enricher
+from kg_brain.memory.reading import NoteReader
 from kg_brain.models import NoteView
-from kg_brain.settings import Settings
-from kg_brain.store.notes import check_zk_id, get_notes
-
-__all__ = ["ArchiveReport", "Cluster", "ConsolidationReport", "DecayEntry", "Lifecycle",
-           "MergedCluster", "StaleCandidate", "decay_score"]
+from kg_brain.store import lifecycle as statements
+from kg_brain.store.lifecycle import ArchivedNote
 
 log = logging.getLogger(__name__)
 W_RECENCY = 0.6
@@ -109,13 +99,11 @@ class DecayEntry(BaseModel):
 
 
 class Lifecycle:
-    def __init__(self, settings: Settings, db: Database, embedder: Embedder, enricher: Enricher,
-                 clock: Clock) -> None:
-        self.settings = settings
-        self.db = db
-        self.clock = clock
-        self._consolidator = Consolidator(db, embedder, enricher, clock,
-                                          settings.auto_consolidate)
+    def __init__(self, deps: Deps, reader: NoteReader) -> None:
+        self.settings = deps.settings
+        self.db = deps.db
+        self.clock = deps.clock
+        self.reader = reader
 
     def _decay_params(self, project: str | None) -> dict[str, Any]:
         s = self.settings
@@ -135,13 +123,13 @@ class Lifecycle:
         limit = validate.bounded(limit, 1, 1000, "limit")
         params = self._decay_params(project)
         if dry_run:
-            [page] = self.db.read("lifecycle/decay_scores", **params, due_only=True, limit=limit)
+            page = statements.decay_scores(self.db, **params, due_only=True, limit=limit)
             return ArchiveReport(dry_run=True, total=page["total"], archived=0,
                                  candidates=[_candidate(r) for r in page["rows"]])
-        listed: list[dict[str, Any]] = []
+        listed: list[ArchivedNote] = []
         ids: list[str] = []
         while True:  # chunks commit separately: short transactions, durable progress
-            chunk = self.db.write("lifecycle/archive_stale_notes", **params, batch=ARCHIVE_BATCH)
+            chunk = statements.archive_stale_notes(self.db, **params, batch=ARCHIVE_BATCH)
             listed += chunk[:limit - len(listed)]
             ids += [r["zk_id"] for r in chunk]
             if len(chunk) < ARCHIVE_BATCH:
@@ -152,8 +140,8 @@ class Lifecycle:
     def decay_report(self, limit: int = 20, project: str | None = None) -> list[DecayEntry]:
         """Live permanent notes, soonest archival first; never-due notes (pinned, used) last."""
         limit = validate.bounded(limit, 1, 1000, "limit")
-        [page] = self.db.read("lifecycle/decay_scores", **self._decay_params(project),
-                              due_only=False, limit=limit)
+        page = statements.decay_scores(self.db, **self._decay_params(project), due_only=False,
+                                       limit=limit)
         rows = page["rows"]
         return [DecayEntry(zk_id=r["zk_id"], title=r["title"] or "", project=r["project"],
                            decay_score=round(float(r["decay_score"]), 4),
@@ -164,36 +152,24 @@ class Lifecycle:
 
     def restore(self, zk_id: str) -> NoteView:
         """Archived -> permanent, archive fields cleared; the restore counts as an access."""
-        zk_id = check_zk_id(zk_id)
-        rows = self.db.write("lifecycle/restore_note", zk_id=zk_id, now=self.clock())
-        if not rows:
+        zk_id = validate.zk_id(zk_id)
+        row = statements.restore_note(self.db, zk_id=zk_id, now=self.clock())
+        if row is None:
             raise NotFound(f"no note with id {zk_id}")
-        if rows[0]["was"] != "archived":
-            raise InvalidInput(f"{zk_id} is {rows[0]['was']}, not archived; nothing to restore")
-        return self.db.read_tx(lambda tx: get_notes(tx, [zk_id]))[0]
+        if row["was"] != "archived":
+            raise InvalidInput(f"{zk_id} is {row['was']}, not archived; nothing to restore")
+        return self.reader.get([zk_id])[0]
 
     def inbox(self, project: str, limit: int = 50) -> list[NoteView]:
         """Fleeting notes awaiting distillation, oldest first."""
         project = validate.project(project)
         limit = validate.bounded(limit, 1, 500, "limit")
 
-        def work(tx: Any) -> list[NoteView]:
-            ids = [r["zk_id"] for r in tx.run("lifecycle/list_inbox", project=project,
-                                              limit=limit)]
-            return get_notes(tx, ids) if ids else []
+        def work(tx: Tx) -> list[NoteView]:
+            ids = [r["zk_id"] for r in statements.list_inbox(tx, project=project, limit=limit)]
+            return self.reader.get(ids, tx) if ids else []
 
         return self.db.read_tx(work)
-
-    def consolidate(self, project: str, dry_run: bool = True,
-                    selected_cluster_ids: list[str] | None = None, min_similarity: float = 0.88,
-                    max_clusters: int = 20) -> ConsolidationReport:
-        """Dry run lists clusters with stable ids; apply merges only the selected ones (all of
-        the listed ones without a selection only when AUTO_CONSOLIDATE is on)."""
-        return self._consolidator.run(validate.project(project), dry_run, selected_cluster_ids,
-                                      min_similarity, max_clusters)
-
-    def projects(self) -> list[str]:
-        return [r["project"] for r in self.db.read("lifecycle/list_projects")]
 
 
 def _iso_text(text: str | None) -> str | None:
@@ -201,7 +177,7 @@ def _iso_text(text: str | None) -> str | None:
     return datetime.fromisoformat(text).isoformat() if text else None
 
 
-def _candidate(row: dict[str, Any]) -> StaleCandidate:
+def _candidate(row: ArchivedNote | dict[str, Any]) -> StaleCandidate:
     return StaleCandidate(zk_id=row["zk_id"], title=row["title"] or "", project=row["project"],
                           note_kind=row["note_kind"],
                           decay_score=round(float(row["decay_score"]), 4),

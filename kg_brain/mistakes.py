@@ -9,16 +9,18 @@ then mistakes similar to the task (directly or through one of their fixes).
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from kg_brain import validate
+from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput
-from kg_brain.memory import Memory
+from kg_brain.memory.reading import NoteReader
+from kg_brain.memory.write import Writer
 from kg_brain.models import iso
 from kg_brain.signature import normalize_failure
-from kg_brain.store.model import LinkType, MemoryType, NoteKind
+from kg_brain.store import mistakes as statements
+from kg_brain.store.mistakes import PastMistakeRow
+from kg_brain.vocab import LinkType, MemoryType, NoteKind
 
 PREVIEW_CHARS = 300
 MAX_TASK_CHARS = 4_000
@@ -70,63 +72,68 @@ class Preflight(BaseModel):
     hint: str = "recall(zk_ids) for full notes; avoid what these mistakes describe"
 
 
-def record_failure(memory: Memory, content: str, project: str,
-                   failure_signature: str | None = None) -> FailureRecorded:
-    """Store the failure as a fleeting mistake; report earlier occurrences and their fixes."""
-    project = validate.project(project)
-    source = failure_signature if failure_signature and failure_signature.strip() else content
-    signature = normalize_failure(memory.clean_content(source)[0])  # redacted first
-    added = memory.add(content, project, MemoryType.FLEETING.value, NoteKind.MISTAKE.value,
-                       failure_signature=signature)
-    seen = [m for m in _past_mistakes(memory, content, project, signature, 5, [added.note.zk_id])
-            if m.signature_match]
-    return FailureRecorded(project=project, zk_id=added.note.zk_id, title=added.note.title,
-                           failure_signature=signature, deduplicated=added.deduplicated,
-                           redacted=added.redacted, seen_before=seen)
+class Mistakes:
+    def __init__(self, deps: Deps, reader: NoteReader, writer: Writer) -> None:
+        self.deps = deps
+        self.reader = reader
+        self.writer = writer
+
+    def record_failure(self, content: str, project: str,
+                       failure_signature: str | None = None) -> FailureRecorded:
+        """Store the failure as a fleeting mistake; report earlier occurrences and their fixes."""
+        project = validate.project(project)
+        source = failure_signature if failure_signature and failure_signature.strip() else content
+        signature = normalize_failure(self.writer.clean_content(source)[0])  # redacted first
+        added = self.writer.add(content, project, MemoryType.FLEETING.value,
+                                NoteKind.MISTAKE.value, failure_signature=signature)
+        seen = [m for m in self._past_mistakes(content, project, signature, 5,
+                                               [added.note.zk_id]) if m.signature_match]
+        return FailureRecorded(project=project, zk_id=added.note.zk_id, title=added.note.title,
+                               failure_signature=signature, deduplicated=added.deduplicated,
+                               redacted=added.redacted, seen_before=seen)
+
+    def record_resolution(self, failure_zk_id: str, fix_content: str,
+                          project: str | None = None) -> ResolutionRecorded:
+        """Write the fix, link it FIXES -> the failure, promote the failure (full distillation)."""
+        failure = self.reader.get([failure_zk_id])[0]
+        if failure.note_kind != NoteKind.MISTAKE.value:
+            raise InvalidInput(f"{failure.zk_id} is a {failure.note_kind} note, not a mistake; "
+                               "record_failure first")
+        if project is not None and validate.project(project) != failure.project:
+            raise InvalidInput(f"{failure.zk_id} belongs to project {failure.project!r}, "
+                               f"not {project!r}")
+        fix = self.writer.add(fix_content, failure.project, MemoryType.PERMANENT.value,
+                              NoteKind.FIX.value)
+        if fix.note.zk_id == failure.zk_id:
+            raise InvalidInput("fix_content repeats the failure; describe what fixed it")
+        self.deps.db.write_tx(lambda tx: self.writer.link(tx, fix.note.zk_id, failure.zk_id,
+                                                          LinkType.FIXES, "verified fix", 1.0))
+        promoted = failure.memory_type
+        if failure.memory_type == MemoryType.FLEETING.value:
+            promoted = self.writer.distill(failure.zk_id).note.memory_type
+        return ResolutionRecorded(project=failure.project, fix_zk_id=fix.note.zk_id,
+                                  failure_zk_id=failure.zk_id, failure_memory_type=promoted,
+                                  deduplicated=fix.deduplicated, redacted=fix.redacted)
+
+    def preflight_check(self, task: str, project: str, top_k: int = 5) -> Preflight:
+        """Past mistakes most like the task, signature matches first, each with its fixes."""
+        project = validate.project(project)
+        task = validate.content(task, MAX_TASK_CHARS, "task")
+        k = validate.bounded(top_k, 1, 50, "top_k")
+        signature = normalize_failure(task)
+        return Preflight(project=project, signature=signature,
+                         mistakes=self._past_mistakes(task, project, signature, k, []))
+
+    def _past_mistakes(self, text: str, project: str, signature: str, k: int,
+                       exclude: list[str]) -> list[PastMistake]:
+        rows = statements.preflight_mistakes(
+            self.deps.db, project=project, signature=signature,
+            vector=self.deps.embedder.encode(text), fetch=max(100, k * 20), k=k,
+            exclude=exclude, now=self.deps.clock())
+        return [_past(r) for r in rows]
 
 
-def record_resolution(memory: Memory, failure_zk_id: str, fix_content: str,
-                      project: str | None = None) -> ResolutionRecorded:
-    """Write the fix, link it FIXES -> the failure, promote the failure (full distillation)."""
-    failure = memory.get([failure_zk_id])[0]
-    if failure.note_kind != NoteKind.MISTAKE.value:
-        raise InvalidInput(f"{failure.zk_id} is a {failure.note_kind} note, not a mistake; "
-                           "record_failure first")
-    if project is not None and validate.project(project) != failure.project:
-        raise InvalidInput(f"{failure.zk_id} belongs to project {failure.project!r}, "
-                           f"not {project!r}")
-    fix = memory.add(fix_content, failure.project, MemoryType.PERMANENT.value, NoteKind.FIX.value)
-    if fix.note.zk_id == failure.zk_id:
-        raise InvalidInput("fix_content repeats the failure; describe what fixed it")
-    memory.db.write_tx(lambda tx: memory.link(tx, fix.note.zk_id, failure.zk_id, LinkType.FIXES,
-                                              "verified fix", 1.0))
-    promoted = failure.memory_type
-    if failure.memory_type == MemoryType.FLEETING.value:
-        promoted = memory.distill(failure.zk_id).note.memory_type
-    return ResolutionRecorded(project=failure.project, fix_zk_id=fix.note.zk_id,
-                              failure_zk_id=failure.zk_id, failure_memory_type=promoted,
-                              deduplicated=fix.deduplicated, redacted=fix.redacted)
-
-
-def preflight_check(memory: Memory, task: str, project: str, top_k: int = 5) -> Preflight:
-    """Past mistakes most like the task, signature matches first, each with its fixes."""
-    project = validate.project(project)
-    task = validate.content(task, MAX_TASK_CHARS, "task")
-    k = validate.bounded(top_k, 1, 50, "top_k")
-    signature = normalize_failure(task)
-    return Preflight(project=project, signature=signature,
-                     mistakes=_past_mistakes(memory, task, project, signature, k, []))
-
-
-def _past_mistakes(memory: Memory, text: str, project: str, signature: str, k: int,
-                   exclude: list[str]) -> list[PastMistake]:
-    rows = memory.db.write("mistakes/preflight_mistakes", project=project, signature=signature,
-                           vector=memory.embedder.encode(text), fetch=max(100, k * 20), k=k,
-                           exclude=exclude, now=memory.clock())
-    return [_past(r) for r in rows]
-
-
-def _past(row: dict[str, Any]) -> PastMistake:
+def _past(row: PastMistakeRow) -> PastMistake:
     m = row["mistake"]
     return PastMistake(
         zk_id=m["zk_id"], title=m.get("title") or "", preview=m["content"][:PREVIEW_CHARS],

@@ -16,15 +16,12 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from kg_brain import validate
-from kg_brain.app import Clock
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
+from kg_brain.deps import Deps
 from kg_brain.errors import NotFound
 from kg_brain.models import FoundBy, Hit, LinkView
-from kg_brain.settings import Settings
-from kg_brain.store.model import CONTEXTUAL_KINDS
-from kg_brain.store.notes import check_zk_id
-from kg_brain.store.share import IndexFetch
+from kg_brain.store import search as statements
+from kg_brain.store.search import VectorHit
+from kg_brain.vocab import CONTEXTUAL_KINDS
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_CHARS = 4_000
@@ -98,14 +95,12 @@ def _hit(row: dict[str, Any], score: float | None = None,
 
 
 class Search:
-    def __init__(self, settings: Settings, db: Database, embedder: Embedder, clock: Clock,
-                 tuning: Tuning | None = None, index_fetch: IndexFetch | None = None) -> None:
-        self.settings = settings
-        self.db = db
-        self.embedder = embedder
-        self.clock = clock
+    def __init__(self, deps: Deps, tuning: Tuning | None = None) -> None:
+        self.db = deps.db
+        self.embedder = deps.embedder
+        self.clock = deps.clock
+        self.index_fetch = deps.index_fetch
         self.tuning = tuning or Tuning()
-        self.index_fetch = index_fetch or IndexFetch(db)
 
     def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
         """Vector and full-text candidates for `project`, both widened by the same factor the
@@ -129,8 +124,8 @@ class Search:
         t = self.tuning
         params = self._params(query, project, include_contextual)
         pool = max(t.pool, k)
-        rows = self.db.write(
-            "search/search_memory", **params, **self._fetches(params["project"], pool, k),
+        rows = statements.search_memory(
+            self.db, **params, **self._fetches(params["project"], pool, k),
             kinds=kinds, pool=pool, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex, k=k)
         return [_hit(r, found_by=[{"hop": 0, "channel": c} for c in r["channels"]]) for r in rows]
 
@@ -143,7 +138,7 @@ class Search:
         params = self._params(query, project, include_contextual)
         pool = max(t.pool, k)
         tuning = asdict(replace(t, pool=pool, **self._fetches(params["project"], pool, k)))
-        rows = self.db.write("search/deep_search", **params, hops=hops, k=k, **tuning)
+        rows = statements.deep_search(self.db, **params, hops=hops, k=k, **tuning)
         return [_hit(r) for r in rows]
 
     def vector_search(self, query: str, project: str, top_k: int = 10) -> list[Hit]:
@@ -157,9 +152,10 @@ class Search:
                     found_by=[FoundBy(hop=0, channel="vector")]) for r in rows]
 
     def _vector(self, vector: list[float], project: str, excluded: list[str],
-                k: int) -> list[dict[str, Any]]:
-        return self.db.read("search/vector_notes", vector=vector, project=project,
-                            excluded=excluded, fetch=self._fetches(project, k, k)["fetch"], k=k)
+                k: int) -> list[VectorHit]:
+        return statements.vector_notes(self.db, vector=vector, project=project,
+                                       excluded=excluded,
+                                       fetch=self._fetches(project, k, k)["fetch"], k=k)
 
     def deep_search_reference(self, query: str, project: str, hops: int = 2, top_k: int = 10,
                               include_contextual: bool = False) -> list[Hit]:
@@ -186,8 +182,9 @@ class Search:
                 offer(r["zk_id"], float(r["score"]) * t.decay ** hop,
                       {"hop": hop, "channel": "vector"})
             top = found[:t.expand_n]
-            for nb in self.db.read("search/note_neighbours", zk_ids=[r["zk_id"] for r in top],
-                                   project=project, excluded=excluded, limit=t.nb_limit):
+            for nb in statements.note_neighbours(self.db, zk_ids=[r["zk_id"] for r in top],
+                                                 project=project, excluded=excluded,
+                                                 limit=t.nb_limit):
                 seed_score = best[nb["via"]][0]
                 offer(nb["zk_id"], seed_score * t.decay * float(nb["weight"] or 0.5),
                       {"hop": hop + 1, "channel": "graph", "via": nb["via"],
@@ -196,7 +193,7 @@ class Search:
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
         if not ranked:
             return []
-        rows = self.db.write("search/stamp_hits", zk_ids=[z for z, _ in ranked], now=self.clock())
+        rows = statements.stamp_hits(self.db, zk_ids=[z for z, _ in ranked], now=self.clock())
         scores = dict(ranked)
         return [_hit(r, score=scores[r["zk_id"]][0], found_by=[scores[r["zk_id"]][1]])
                 for r in rows]
@@ -204,9 +201,8 @@ class Search:
     def get_related(self, zk_id: str, depth: int = 1) -> Related:
         """The neighbourhood up to `depth` (1-3) with relationship types and directions."""
         depth = validate.bounded(depth, 1, 3, "depth")
-        rows = self.db.read("search/related_notes", zk_id=check_zk_id(zk_id), depth=depth)
-        if not rows:
+        row = statements.related_notes(self.db, zk_id=validate.zk_id(zk_id), depth=depth)
+        if row is None:
             raise NotFound(f"no note with id {zk_id}")
-        row = rows[0]
         return Related(zk_id=row["root"], nodes=[RelatedNode(**n) for n in row["nodes"]],
                        edges=[RelatedEdge(**e) for e in row["edges"]])

@@ -13,12 +13,15 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kg_brain import validate
-from kg_brain.db import Database, Tx
-from kg_brain.memory import Memory, embed_text, note_row
+from kg_brain.db import Tx
+from kg_brain.deps import Deps
+from kg_brain.memory.text import embed_text, note_row
+from kg_brain.memory.write import Writer
 from kg_brain.models import NoteView, iso
-from kg_brain.settings import Settings
-from kg_brain.store.model import LinkType, MemoryType, NoteKind
-from kg_brain.store.notes import create_notes, new_zk_id
+from kg_brain.store import notes
+from kg_brain.store import sessions as statements
+from kg_brain.store.notes import new_zk_id
+from kg_brain.vocab import LinkType, MemoryType, NoteKind
 
 CHARS_PER_TOKEN = 4
 LIST_LIMIT = 20
@@ -103,22 +106,85 @@ class Captured(BaseModel):
     hint: str = "captured as fleeting notes: distill_to_permanent the ones worth keeping"
 
 
-def session_context(settings: Settings, db: Database, project: str) -> SessionContext:
-    """One read, then the sections in priority order until the budget is spent."""
-    project = validate.project(project)
-    row = db.read("sessions/session_context", project=project, limit=LIST_LIMIT)[0]
-    budget = _Budget(settings.session_context_tokens * CHARS_PER_TOKEN)
-    ctx = SessionContext(project=project, token_budget=settings.session_context_tokens,
-                         approx_tokens=0)
-    ctx.last_session = budget.handoff(row["summary"])
-    ctx.open_thread = budget.handoff(row["thread"])
-    ctx.pinned = budget.headlines(row["pinned"], Headline)
-    ctx.project_context = budget.headlines(row["context"], Headline)
-    ctx.decisions = budget.headlines(row["decisions"], Headline)
-    ctx.mistakes = budget.headlines(row["mistakes"], MistakeHeadline)
-    ctx.approx_tokens = -(-budget.used // CHARS_PER_TOKEN)
-    ctx.omitted = budget.omitted
-    return ctx
+class Sessions:
+    def __init__(self, deps: Deps, writer: Writer) -> None:
+        self.deps = deps
+        self.writer = writer
+
+    def context(self, project: str) -> SessionContext:
+        """One read, then the sections in priority order until the budget is spent."""
+        project = validate.project(project)
+        row = statements.session_context(self.deps.db, project=project, limit=LIST_LIMIT)
+        tokens = self.deps.settings.session_context_tokens
+        budget = _Budget(tokens * CHARS_PER_TOKEN)
+        ctx = SessionContext(project=project, token_budget=tokens, approx_tokens=0)
+        ctx.last_session = budget.handoff(row["summary"])
+        ctx.open_thread = budget.handoff(row["thread"])
+        ctx.pinned = budget.headlines(row["pinned"], Headline)
+        ctx.project_context = budget.headlines(row["context"], Headline)
+        ctx.decisions = budget.headlines(row["decisions"], Headline)
+        ctx.mistakes = budget.headlines(row["mistakes"], MistakeHeadline)
+        ctx.approx_tokens = -(-budget.used // CHARS_PER_TOKEN)
+        ctx.omitted = budget.omitted
+        return ctx
+
+    def close(self, project: str, objective: str, completed: list[str], blockers: list[str],
+              next_steps: list[str], key_files: list[str] | None = None) -> SessionClosed:
+        """Write the summary and the new open thread, link them, archive older threads: one tx."""
+        project = validate.project(project)
+        objective = validate.content(objective, 2_000, "objective")
+        files = key_files or []
+        summary = _section_text(objective, [("Completed", completed), ("Blockers", blockers),
+                                            ("Next steps", next_steps), ("Key files", files)])
+        thread = _section_text(objective, [("Next steps", next_steps), ("Blockers", blockers),
+                                           ("Key files", files)])
+        first_step = next((s.strip() for s in next_steps if s.strip()), objective)
+        now = self.deps.clock()
+        rows = [
+            self._contextual_row(summary, f"Session summary: {objective}", project,
+                                 NoteKind.SESSION_SUMMARY, now),
+            self._contextual_row(thread, f"Open thread: {first_step}", project,
+                                 NoteKind.OPEN_THREAD, now),
+        ]
+        summary_id, thread_id = rows[0]["zk_id"], rows[1]["zk_id"]
+
+        def work(tx: Tx) -> list[str]:
+            notes.create_notes(tx, rows=rows)
+            self.writer.link(tx, thread_id, summary_id, LinkType.PART_OF,
+                             "handoff of this session", 1.0)
+            archived = statements.archive_open_threads(tx, project=project, keep=thread_id,
+                                                       now=now, reason=f"superseded by {thread_id}")
+            return [r["zk_id"] for r in archived]
+
+        archived = self.deps.db.write_tx(work)
+        return SessionClosed(project=project, summary_zk_id=summary_id,
+                             open_thread_zk_id=thread_id, archived_threads=archived)
+
+    def _contextual_row(self, text: str, title: str, project: str, kind: NoteKind,
+                        now: Any) -> dict[str, Any]:
+        """A permanent contextual note with a fixed title (the enricher fills context and
+        terms)."""
+        text, _ = self.writer.clean_content(text)
+        title, _ = self.writer.clean_content(title)  # titles quote the objective and next step
+        title = title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1].rstrip() + "…"
+        enrichment = self.deps.enricher.enrich(text, kind.value, project).model_copy(
+            update={"title": title})
+        vector = self.deps.embedder.encode(embed_text(title, text, enrichment.context))
+        return note_row(new_zk_id(), text, project, MemoryType.PERMANENT, kind, False,
+                        enrichment, vector, now)
+
+    def capture(self, text: str, project: str) -> Captured:
+        """Split session text into self-contained statements and keep each as a fleeting note."""
+        project = validate.project(project)
+        text, _ = self.writer.clean_content(text)  # whole: a secret may span statements
+        pieces = self.deps.enricher.split_atomic(text)
+        captured = []
+        for statement in pieces[:MAX_CAPTURED]:
+            added = self.writer.add(statement, project, MemoryType.FLEETING.value)
+            captured.append(CapturedNote(zk_id=added.note.zk_id, title=added.note.title,
+                                         deduplicated=added.deduplicated))
+        return Captured(project=project, notes=captured,
+                        skipped=max(len(pieces) - MAX_CAPTURED, 0))
 
 
 class _Budget:
@@ -162,39 +228,6 @@ def _headline(row: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def close_session(memory: Memory, project: str, objective: str, completed: list[str],
-                  blockers: list[str], next_steps: list[str],
-                  key_files: list[str] | None = None) -> SessionClosed:
-    """Write the summary and the new open thread, link them, archive older threads: one tx."""
-    project = validate.project(project)
-    objective = validate.content(objective, 2_000, "objective")
-    files = key_files or []
-    summary = _section_text(objective, [("Completed", completed), ("Blockers", blockers),
-                                        ("Next steps", next_steps), ("Key files", files)])
-    thread = _section_text(objective, [("Next steps", next_steps), ("Blockers", blockers),
-                                       ("Key files", files)])
-    first_step = next((s.strip() for s in next_steps if s.strip()), objective)
-    now = memory.clock()
-    rows = [
-        _contextual_row(memory, summary, f"Session summary: {objective}", project,
-                        NoteKind.SESSION_SUMMARY, now),
-        _contextual_row(memory, thread, f"Open thread: {first_step}", project,
-                        NoteKind.OPEN_THREAD, now),
-    ]
-    summary_id, thread_id = rows[0]["zk_id"], rows[1]["zk_id"]
-
-    def work(tx: Tx) -> list[str]:
-        create_notes(tx, rows)
-        memory.link(tx, thread_id, summary_id, LinkType.PART_OF, "handoff of this session", 1.0)
-        archived = tx.run("sessions/archive_open_threads", project=project, keep=thread_id,
-                          now=now, reason=f"superseded by {thread_id}")
-        return [r["zk_id"] for r in archived]
-
-    archived = memory.db.write_tx(work)
-    return SessionClosed(project=project, summary_zk_id=summary_id,
-                         open_thread_zk_id=thread_id, archived_threads=archived)
-
-
 def _section_text(objective: str, sections: list[tuple[str, list[str]]]) -> str:
     lines = [f"Objective: {objective}"]
     for name, items in sections:
@@ -203,30 +236,3 @@ def _section_text(objective: str, sections: list[tuple[str, list[str]]]) -> str:
             lines.append(f"{name}:")
             lines += [f"- {i}" for i in kept]
     return "\n".join(lines)
-
-
-def _contextual_row(memory: Memory, text: str, title: str, project: str, kind: NoteKind,
-                    now: Any) -> dict[str, Any]:
-    """A permanent contextual note with a fixed title (the enricher fills context and terms)."""
-    text, _ = memory.clean_content(text)
-    title, _ = memory.clean_content(title)  # titles quote the objective and next step
-    title = title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1].rstrip() + "…"
-    enrichment = memory.enricher.enrich(text, kind.value, project).model_copy(
-        update={"title": title})
-    vector = memory.embedder.encode(embed_text(title, text, enrichment.context))
-    return note_row(new_zk_id(), text, project, MemoryType.PERMANENT, kind, False,
-                    enrichment, vector, now)
-
-
-def capture_context(memory: Memory, text: str, project: str) -> Captured:
-    """Split session text into self-contained statements and keep each as a fleeting note."""
-    project = validate.project(project)
-    text, _ = memory.clean_content(text)  # whole: a secret may span statements; reject early
-    statements = memory.enricher.split_atomic(text)
-    notes = []
-    for statement in statements[:MAX_CAPTURED]:
-        added = memory.add(statement, project, MemoryType.FLEETING.value)
-        notes.append(CapturedNote(zk_id=added.note.zk_id, title=added.note.title,
-                                  deduplicated=added.deduplicated))
-    return Captured(project=project, notes=notes,
-                    skipped=max(len(statements) - MAX_CAPTURED, 0))

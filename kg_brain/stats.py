@@ -6,7 +6,8 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
-from kg_brain.db import Database
+from kg_brain.deps import Deps
+from kg_brain.store import admin, jobs
 
 
 class IndexState(BaseModel):
@@ -32,25 +33,30 @@ class BrainStats(BaseModel):
     indexes: list[IndexState]
 
 
-def brain_stats(db: Database) -> BrainStats:
-    counts = db.read("admin/note_counts")
-    totals: dict[str, Counter[str]] = {k: Counter() for k in ("memory_type", "note_kind",
-                                                              "project")}
-    for row in counts:
-        for key, counter in totals.items():
-            counter[str(row[key])] += int(row["notes"])
-    rels = {r["type"]: int(r["relationships"]) for r in db.read("admin/relationship_counts")}
-    pending = {r["kind"]: int(r["pending"]) for r in db.read("jobs/queue_depth")}
-    version = db.read("admin/server_version")[0]
-    return BrainStats(
-        status="online", neo4j_version=str(version["version"]),
-        neo4j_edition=str(version["edition"]), uri=db.conn.uri,
-        notes=sum(int(r["notes"]) for r in counts),
-        by_memory_type=dict(totals["memory_type"]), by_note_kind=dict(totals["note_kind"]),
-        by_project=dict(totals["project"]), relationships=sum(rels.values()),
-        relationships_by_type=rels, evolution_queue=pending.get("evolve", 0),
-        jobs_pending=pending,
-        indexes=[IndexState(name=i["name"], type=i["type"], state=i["state"],
-                            properties=list(i["properties"] or [])) for i in db.read(
-                                "admin/list_indexes")],
-    )
+class Stats:
+    def __init__(self, deps: Deps) -> None:
+        self.db = deps.db
+
+    def report(self) -> BrainStats:
+        db = self.db
+        counts = admin.note_counts(db)
+        totals: dict[str, Counter[str]] = {k: Counter() for k in ("memory_type", "note_kind",
+                                                                  "project")}
+        for row in counts:
+            for key, counter in totals.items():
+                counter[str(row[key])] += int(row["notes"])
+        rels = {r["type"]: int(r["relationships"]) for r in admin.relationship_counts(db)}
+        pending = {r["kind"]: int(r["pending"]) for r in jobs.queue_depth(db)}
+        version = admin.server_version(db)
+        return BrainStats(
+            status="online", neo4j_version=str(version["version"]),
+            neo4j_edition=str(version["edition"]), uri=db.conn.uri,
+            notes=sum(int(r["notes"]) for r in counts),
+            by_memory_type=dict(totals["memory_type"]), by_note_kind=dict(totals["note_kind"]),
+            by_project=dict(totals["project"]), relationships=sum(rels.values()),
+            relationships_by_type=rels, evolution_queue=pending.get("evolve", 0),
+            jobs_pending=pending,
+            indexes=[IndexState(name=i["name"], type=i["type"], state=i["state"],
+                                properties=list(i["properties"] or []))
+                     for i in admin.list_indexes(db)],
+        )

@@ -7,9 +7,10 @@ from enum import StrEnum
 from typing import TypeVar
 
 from kg_brain.errors import InvalidInput
-from kg_brain.store.model import MemoryType, NoteKind
+from kg_brain.vocab import MemoryType, NoteKind
 
 PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+ZK_ID = re.compile(r"^ZK-[0-9A-F]{8}$")
 E = TypeVar("E", bound=StrEnum)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
@@ -21,6 +22,14 @@ def project(value: str) -> str:
             "starting with a letter or digit"
         )
     return value.strip()
+
+
+def zk_id(value: str) -> str:
+    """Accept any case, store upper case; reject anything not shaped like ZK-<8 hex>."""
+    cleaned = value.strip().upper() if isinstance(value, str) else ""
+    if not ZK_ID.match(cleaned):
+        raise InvalidInput(f"malformed zk_id {value!r}: expected ZK- followed by 8 hex digits")
+    return cleaned
 
 
 def content(value: str, limit: int, what: str = "content") -> str:

@@ -1,83 +1,33 @@
 """Shared fixtures: a real Neo4j for the whole run, the real embedder, a project per test.
 
-The server comes from NEO4J_TEST_URI when set, else a Docker engine (testcontainers), else a
-local Community server provisioned from Maven Central on free ports in a temporary home. A run
-that cannot get a Neo4j fails: it never skips.
+The server comes from tests/support/neo4j.py (NEO4J_TEST_URI, else testcontainers, else a local
+server); a run that cannot get a Neo4j fails, and a skipped test fails the run.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
 
 import pytest
 
-from kg_brain.db import Connection, Database
+from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.localdb import LocalNeo4j, docker_engine_available, free_port
-
-
-@dataclass(frozen=True)
-class ServerUnderTest:
-    conn: Connection
-    http_url: str
-
-
-def _from_env() -> ServerUnderTest:
-    uri = os.environ["NEO4J_TEST_URI"]
-    host = uri.split("://", 1)[1].split(":", 1)[0].split("/", 1)[0]
-    http = os.environ.get("NEO4J_TEST_HTTP_URL", f"http://{host}:7474")
-    conn = Connection(uri, os.environ.get("NEO4J_TEST_USER", "neo4j"),
-                      os.environ.get("NEO4J_TEST_PASSWORD"), "neo4j")
-    return ServerUnderTest(conn, http)
-
-
-def _routed(server: ServerUnderTest) -> ServerUnderTest:
-    """NEO4J_TEST_SCHEME=neo4j runs the whole suite through the routing driver (as against a
-    cluster or Aura): reads go to readers, writes to the leader, causally chained."""
-    scheme = os.environ.get("NEO4J_TEST_SCHEME", "bolt")
-    if scheme not in ("bolt", "neo4j"):
-        raise pytest.UsageError("NEO4J_TEST_SCHEME must be bolt or neo4j")
-    uri = scheme + "://" + server.conn.uri.split("://", 1)[1]
-    return ServerUnderTest(replace(server.conn, uri=uri), server.http_url)
+from kg_brain.store.schema import bootstrap_schema
+from tests.support.neo4j import ServerUnderTest, provision, routed
 
 
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
-    with _provision(tmp_path_factory) as server:
-        yield _routed(server)
-
-
-@contextmanager
-def _provision(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
-    if os.environ.get("NEO4J_TEST_URI"):
-        yield _from_env()
-        return
-    if docker_engine_available():
-        from testcontainers.neo4j import Neo4jContainer
-
-        with Neo4jContainer("neo4j:5.26-community", password="kg-brain-test") as container:
-            http = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(7474)}"
-            conn = Connection(container.get_connection_url(), "neo4j", "kg-brain-test", "neo4j")
-            yield ServerUnderTest(conn, http)
-        return
-    server = LocalNeo4j(home=tmp_path_factory.mktemp("neo4j-home"), bolt_port=free_port(),
-                        http_port=free_port(), heap="1g", pagecache="256m")
-    conn = server.start(timeout_s=180)
-    try:
-        yield ServerUnderTest(conn, f"http://127.0.0.1:{server.http_port}")
-    finally:
-        server.stop()
+    with provision(tmp_path_factory.mktemp("neo4j-home")) as server:
+        yield routed(server)
 
 
 @pytest.fixture(scope="session")
 def db(neo4j_server: ServerUnderTest) -> Iterator[Database]:
     database = Database(neo4j_server.conn)
     database.verify()
-    database.bootstrap_schema()
+    bootstrap_schema(database)
     yield database
     database.close()
 

@@ -1,7 +1,7 @@
 // Copies notes (properties only, embeddings included) into another project under fresh ids:
 // neighbouring projects that look alike, without embedding the same text again.
 // params: rows: [{src: zk_id to copy, zk_id: the copy's id}]; project: the copies' project.
-// returns: zk_id of each copy.
+// returns: zk_id; zk_id of each copy
 UNWIND $rows AS row
 MATCH (n:Note {zk_id: row.src})
 CREATE (m:Note)

@@ -1,6 +1,7 @@
 // Everything a write to one project can change, summed: notes by state, links touching them,
 // revisions, jobs, access stamps and update times (hostile-input tests compare before/after).
-// params: project. returns: notes, fleeting, archived, links, revisions, jobs, accesses, updated.
+// params: project.
+// returns: notes, fleeting, archived, links, revisions, jobs, accesses, updated
 OPTIONAL MATCH (n:Note {project: $project})
 OPTIONAL MATCH (n)-[r]-(:Note)
 WITH n, count(r) AS degree

@@ -1,6 +1,6 @@
 // Every stored property of a project's notes, their revisions and links (secret-redaction
 // tests search the text for leaked credentials). params: project.
-// returns: kind ('note' | 'revision' | 'link'), props (map, embedding removed).
+// returns: kind, props; kind ('note' | 'revision' | 'link'), props (map, embedding removed)
 MATCH (n:Note {project: $project})
 CALL (n) {
   RETURN 'note' AS kind, properties(n) AS props

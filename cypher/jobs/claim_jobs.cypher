@@ -1,5 +1,6 @@
 // Claim pending jobs of a kind for a while (a crashed worker's claim expires), oldest first.
-// params: kind; now, until: datetimes; limit; worker: id. returns: key, zk_id, project, attempts.
+// params: kind; now, until: datetimes; limit; worker: id.
+// returns: key, zk_id, project, attempts
 MATCH (j:Job {kind: $kind, state: 'pending'})
 WHERE j.claimed_until IS NULL OR j.claimed_until < $now
 WITH j ORDER BY j.created LIMIT $limit

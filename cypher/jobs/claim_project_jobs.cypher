@@ -1,5 +1,6 @@
 // Claim pending jobs of a kind in one project only (a scoped drain: tests, benchmarks, one tenant).
-// params: kind; project; now, until: datetimes; limit; worker: id. returns: key, zk_id, project, attempts.
+// params: kind; project; now, until: datetimes; limit; worker: id.
+// returns: key, zk_id, project, attempts
 MATCH (j:Job {kind: $kind, state: 'pending', project: $project})
 WHERE j.claimed_until IS NULL OR j.claimed_until < $now
 WITH j ORDER BY j.created LIMIT $limit

@@ -2,7 +2,8 @@
 // this is what makes a retried or raced job apply exactly once. The job's write lock is taken
 // first and the state read after it, so of two workers racing on one job only the first to
 // commit sees it pending (a state read before the lock would let both complete it).
-// params: key; now: datetime; state: 'done' | 'failed'; error. returns: key when it was pending.
+// params: key; now: datetime; state: 'done' | 'failed'; error.
+// returns: key; key when it was pending
 MATCH (j:Job {key: $key})
 SET j.locked_at = $now
 WITH j

@@ -2,7 +2,8 @@
 // (it holds the lease for the rest of its period) does not run twice either. The node is
 // write-locked (SET seen) before its expiry is read, so two processes cannot both win; the
 // unique constraint on name makes the MERGE safe.
-// params: lease (its name); holder; now, until: datetimes. returns: holder, expires, acquired.
+// params: lease (its name); holder; now, until: datetimes.
+// returns: holder, expires, acquired
 MERGE (l:Lease {name: $lease})
 ON CREATE SET l.holder = $holder, l.expires = $now
 SET l.seen = $now

@@ -6,7 +6,7 @@
 // params: project (null = every project); now: datetime; stale_days; max_access; threshold;
 //         half_life_days; saturation; w_recency; w_importance; batch: notes per chunk.
 // returns: zk_id, title, project, note_kind, access_count, inbound, days_idle, decay_score,
-//          reason of each note archived.
+//          reason; reason of each note archived
 MATCH (n:Note {memory_type: 'permanent'})
 WHERE $project IS NULL OR n.project = $project
 WITH n, coalesce(n.access_count, 0) AS access, coalesce(n.last_accessed, n.created) AS anchor

@@ -1,6 +1,7 @@
 // The live notes of a cluster, as the synthesis needs them.
-// params: zk_ids; project. returns: zk_id, title, content, context, note_kind, access_count,
-//          last_accessed of each member still permanent.
+// params: zk_ids; project.
+// returns: zk_id, title, content, context, note_kind, access_count, last_accessed; each member
+//          still permanent
 MATCH (n:Note)
 WHERE n.zk_id IN $zk_ids AND n.project = $project AND n.memory_type = 'permanent'
 RETURN n.zk_id AS zk_id, n.title AS title, n.content AS content, n.context AS context,

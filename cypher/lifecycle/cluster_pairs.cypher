@@ -3,8 +3,9 @@
 // of the same kind pair up, and never two notes that contradict each other.
 // params: project; min_similarity; fetch: vector-index neighbours scanned per note;
 //         merge_types: link types that mean "same knowledge"; excluded_kinds: note kinds never
-//         merged. returns: a, b (zk_ids, a < b), a_title, b_title, similarity, link_type (null for
-//         vector pairs).
+//         merged.
+// returns: a, b, a_title, b_title, similarity, link_type; a < b (zk_ids), link_type null for
+//          vector pairs
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE NOT coalesce(n.pinned, false) AND NOT n.note_kind IN $excluded_kinds
 CALL (n) {

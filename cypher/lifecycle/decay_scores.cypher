@@ -4,10 +4,10 @@
 // params: project (null = every project); now: datetime; stale_days; max_access; threshold;
 //         half_life_days; saturation; w_recency; w_importance; due_only: true = only notes that
 //         archival would take now; limit: max rows listed.
-// returns one row: total (how many notes qualify) and rows, the first $limit of them, soonest
-//          due first, each a map of zk_id, title, project, note_kind, pinned, access_count,
-//          inbound, days_idle, decay_score, archive_due (ISO text|null: cheaper to ship than
-//          datetimes), reason.
+// returns: total, rows; one row: total (how many notes qualify) and rows, the first $limit of
+//          them, soonest due first, each a map of zk_id, title, project, note_kind, pinned,
+//          access_count, inbound, days_idle, decay_score, archive_due (ISO text|null: cheaper to
+//          ship than datetimes), reason
 MATCH (n:Note {memory_type: 'permanent'})
 WHERE $project IS NULL OR n.project = $project
 WITH n, coalesce(n.access_count, 0) AS access, coalesce(n.last_accessed, n.created) AS anchor,

@@ -1,7 +1,9 @@
 // Move the typed links between a cluster's members and other notes onto the merged note, same
 // type, reason, weight and created (dynamic type from the stored relationship, not from text).
 // Links inside the cluster stay with the archived originals.
-// params: merged: zk_id of the new note; originals: member zk_ids. returns: moved (count).
+// params: merged: zk_id of the new note; originals: member zk_ids.
+// returns: moved, neighbours; moved (count), neighbours (zk_ids whose links now reach the merged
+//          note)
 MATCH (m:Note {zk_id: $merged})
 UNWIND $originals AS oid
 MATCH (o:Note {zk_id: oid})
@@ -12,7 +14,7 @@ CALL (m, o) {
   ON CREATE SET nr.created = r.created, nr.reason = r.reason, nr.weight = r.weight
   ON MATCH SET nr.weight = CASE WHEN r.weight > nr.weight THEN r.weight ELSE nr.weight END
   DELETE r
-  RETURN count(*) AS outgoing
+  RETURN count(*) AS outgoing, collect(DISTINCT x.zk_id) AS out_ids
 }
 CALL (m, o) {
   MATCH (o)<-[r]-(x:Note)
@@ -21,6 +23,7 @@ CALL (m, o) {
   ON CREATE SET nr.created = r.created, nr.reason = r.reason, nr.weight = r.weight
   ON MATCH SET nr.weight = CASE WHEN r.weight > nr.weight THEN r.weight ELSE nr.weight END
   DELETE r
-  RETURN count(*) AS incoming
+  RETURN count(*) AS incoming, collect(DISTINCT x.zk_id) AS in_ids
 }
-RETURN sum(outgoing + incoming) AS moved
+WITH sum(outgoing + incoming) AS moved, collect(out_ids + in_ids) AS ids
+RETURN moved, reduce(acc = [], l IN ids | acc + [z IN l WHERE NOT z IN acc]) AS neighbours

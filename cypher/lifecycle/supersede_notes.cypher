@@ -1,5 +1,6 @@
 // Archive a merged cluster's originals and record the merge: (merged)-[:SUPERSEDES]->(original).
-// params: merged: zk_id; originals: zk_ids; now: datetime; reason. returns: zk_id archived.
+// params: merged: zk_id; originals: zk_ids; now: datetime; reason.
+// returns: zk_id; zk_id archived
 MATCH (m:Note {zk_id: $merged})
 UNWIND $originals AS oid
 MATCH (o:Note {zk_id: oid, memory_type: 'permanent'})

@@ -1,7 +1,7 @@
 // Create or refresh typed links in one batch. The type is a parameter checked by the caller
 // against the closed LinkType vocabulary and used as a dynamic type, never spliced into text.
 // params: rows: list of {src, dst, type, reason, weight}; now: datetime.
-// returns: src, dst, type of each link written.
+// returns: src, dst, type; type of each link written
 UNWIND $rows AS row
 MATCH (a:Note {zk_id: row.src}), (b:Note {zk_id: row.dst})
 MERGE (a)-[r:$(row.type)]->(b)

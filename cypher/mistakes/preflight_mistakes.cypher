@@ -6,8 +6,8 @@
 // params: project; signature: normalised failure signature ('' = none); vector: 384 floats;
 //         fetch: most similar mistakes and fixes considered; k: results; exclude: zk_ids to
 //         leave out; now: datetime.
-// returns: mistake (map), signature_match (bool), similarity (float), fixes (list of maps),
-//          best first.
+// returns: mistake, signature_match, similarity, fixes; mistake (map), signature_match (bool),
+//          similarity (float), fixes (list of maps), best first
 CALL {
   MATCH (m:Note {project: $project, failure_signature: $signature})
   WHERE $signature <> '' AND m.note_kind = 'mistake' AND m.memory_type <> 'archived'

@@ -1,6 +1,6 @@
 // Create a batch of notes; the embedding is stored as a float32 vector property.
 // params: rows: list of maps with every Note property (embedding: 384 floats).
-// returns: zk_id of each created note.
+// returns: zk_id; zk_id of each created note
 UNWIND $rows AS row
 CREATE (n:Note)
 SET n = row {.*, embedding: null}

@@ -1,5 +1,6 @@
 // Full notes by id, with their typed links in both directions (embedding left out).
-// params: zk_ids: list of ids. returns: note (map), links (list of maps), in the order asked.
+// params: zk_ids: list of ids.
+// returns: note, links; note (map), links (list of maps), in the order asked
 UNWIND range(0, size($zk_ids) - 1) AS i
 MATCH (n:Note {zk_id: $zk_ids[i]})
 RETURN n {.*, embedding: null} AS note,

@@ -4,7 +4,7 @@
 // index seek gets a null key otherwise, so it costs nothing).
 // params: vector: 384 floats; project; memory_types: allowed memory_type values;
 //         fetch: index candidates to scan; k: results; exclude: zk_ids to leave out.
-// returns: zk_id, title, content, context, note_kind, memory_type, similarity, best first.
+// returns: zk_id, title, content, context, note_kind, memory_type, similarity; best first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node, score

@@ -1,7 +1,7 @@
 // Replace a note's text fields and embedding after keeping its previous version as a Revision.
 // params: zk_id; fields: map of title, content, context, keywords, tags (and optionally
 //         memory_type, failure_signature); vector: 384 floats; now: datetime; cause: why.
-// returns: zk_id, version (the revision number kept).
+// returns: zk_id, version; version (the revision number kept)
 // The note's write lock is taken before the versions are read: two concurrent rewrites of one
 // note then number their revisions one after the other instead of both taking the same number.
 MATCH (n:Note {zk_id: $zk_id})

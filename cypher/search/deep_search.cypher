@@ -14,7 +14,7 @@
 //         blend_n: previous-hop notes blended into the next query; alpha: weight of the query;
 //         expand_n: top notes per hop whose neighbours are expanded; nb_limit: neighbours per
 //         note; rrf_k, w_vec, w_lex, w_graph, decay: scoring; agg: 'sum' | 'max'; k; now.
-// returns: zk_id, title, score, preview, note_kind, project, found_by, links; best first.
+// returns: zk_id, title, score, preview, note_kind, project, found_by, links; links; best first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node

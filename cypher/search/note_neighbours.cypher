@@ -1,7 +1,8 @@
 // Live neighbours of some notes over the typed note relationships (the reference deep mode's
 // graph expansion); read only.
 // params: zk_ids: seed notes; project; excluded: note kinds to leave out; limit: per seed.
-// returns: via (seed zk_id), zk_id, title, relationship, weight.
+// returns: via, zk_id, title, relationship, weight; via (seed zk_id), zk_id, title, relationship,
+//          weight
 UNWIND $zk_ids AS seed_id
 MATCH (seed:Note {zk_id: seed_id})
 CALL (seed) {

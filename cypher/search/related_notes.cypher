@@ -1,8 +1,9 @@
 // A note's neighbourhood up to depth 3 over the typed note relationships, with directions
 // (each edge keeps its src -> dst orientation).
 // params: zk_id; depth: 1..3.
-// returns: no row when the note is missing; else root, nodes (zk_id, title, note_kind,
-//          memory_type, depth: fewest hops from the root), edges (src, dst, type, reason, weight).
+// returns: root, nodes, edges; no row when the note is missing; else root, nodes (zk_id, title,
+//          note_kind, memory_type, depth: fewest hops from the root), edges (src, dst, type,
+//          reason, weight)
 MATCH (root:Note {zk_id: $zk_id})
 RETURN root.zk_id AS root,
   COLLECT {

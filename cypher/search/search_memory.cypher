@@ -7,7 +7,7 @@
 //         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
 //         length; rrf_k, w_vec, w_lex: fusion constants; k: results; now: datetime.
-// returns: zk_id, title, score, preview, note_kind, project, channels, links; best first.
+// returns: zk_id, title, score, preview, note_kind, project, channels, links; links; best first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node, score

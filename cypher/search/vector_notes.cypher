@@ -3,7 +3,8 @@
 // scan of the project when the index candidates do not fill k.
 // params: vector: 384 floats; project; excluded: note kinds to leave out; fetch: index
 //         candidates; k: results.
-// returns: zk_id, title, score (cosine, 0..1), preview, note_kind; best first.
+// returns: zk_id, title, score, preview, note_kind; score (cosine, 0..1), preview, note_kind; best
+//          first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node, score

@@ -1,7 +1,7 @@
 // Archive a project's older open threads once the new handoff's thread exists (same transaction);
 // the new thread SUPERSEDES each one it replaces.
 // params: project; keep: zk_id of the new open thread; now: datetime; reason: archive reason.
-// returns: zk_id of each archived thread.
+// returns: zk_id; zk_id of each archived thread
 MATCH (new:Note {zk_id: $keep})
 MATCH (old:Note {project: $project, note_kind: 'open_thread'})
 WHERE old.memory_type <> 'archived' AND old.zk_id <> $keep

@@ -1,7 +1,8 @@
 // A project's state at session start, as headlines: the last session summary, the active open
 // thread, pinned and project_context notes, recent decisions, recent mistakes with their fixes.
-// params: project; limit: most items per list. returns: one row: summary, thread (map or null),
-//         pinned, context, decisions (lists of maps), mistakes (maps with a `fixes` list).
+// params: project; limit: most items per list.
+// returns: summary, thread, pinned, context, decisions, mistakes; one row: summary, thread (map or
+//          null), pinned, context, decisions (lists of maps), mistakes (maps with a `fixes` list)
 RETURN
   head(COLLECT {
     MATCH (s:Note {project: $project, note_kind: 'session_summary'})

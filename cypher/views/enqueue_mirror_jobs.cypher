@@ -1,6 +1,7 @@
 // Ask for notes to be mirrored to Obsidian: one durable job per note, re-armed on every change
 // (`requested` tells a worker that finished an older render to run again).
-// params: zk_ids: list; now: datetime. returns: key of each job (missing notes are skipped).
+// params: zk_ids: list; now: datetime.
+// returns: key; key of each job (missing notes are skipped)
 UNWIND $zk_ids AS id
 MATCH (n:Note {zk_id: id})
 MERGE (j:Job {key: 'mirror:' + id})

@@ -1,7 +1,7 @@
 // The typed relationships of a page of exported notes: every outgoing one, plus incoming ones
 // from notes outside the exported projects (so a project-filtered backup keeps them too).
 // params: zk_ids: the page's ids; projects: list or null (all).
-// returns: src, type, dst, props: list of [key, type, value] (temporal values as strings).
+// returns: src, type, dst, props; props: list of [key, type, value] (temporal values as strings)
 UNWIND $zk_ids AS id
 MATCH (n:Note {zk_id: id})
 CALL (n) {

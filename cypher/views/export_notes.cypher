@@ -2,7 +2,7 @@
 // temporal values as their Cypher string form with their type, the embedding apart.
 // params: after: last zk_id of the previous page ('' to start); projects: list or null (all);
 //         zk_ids: list or null (all); limit.
-// returns: zk_id, props: list of [key, type, value], embedding.
+// returns: zk_id, props, embedding; props: list of [key, type, value], embedding
 MATCH (n:Note)
 WHERE n.zk_id > $after AND ($projects IS NULL OR n.project IN $projects)
   AND ($zk_ids IS NULL OR n.zk_id IN $zk_ids)

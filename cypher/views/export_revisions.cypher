@@ -1,5 +1,6 @@
 // The kept previous versions of a page of exported notes, every property typed.
-// params: zk_ids: the page's ids. returns: note (zk_id), props: list of [key, type, value].
+// params: zk_ids: the page's ids.
+// returns: note, props; note (zk_id), props: list of [key, type, value]
 MATCH (r:Revision)-[:REVISION_OF]->(n:Note)
 WHERE n.zk_id IN $zk_ids
 WITH n, r, [k IN keys(r) | [k, replace(valueType(r[k]), ' NOT NULL', '')]] AS typed

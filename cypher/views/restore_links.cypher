@@ -1,7 +1,7 @@
 // Restore typed relationships from a backup (types checked by the caller against LinkType and
 // used as dynamic types); an existing relationship of that type is overwritten, not doubled.
 // params: rows: list of {src, dst, type, props: map, temporal: list of {key, type, value}}.
-// returns: src, dst, type of each restored relationship (missing end notes are skipped).
+// returns: src, dst, type; type of each restored relationship (missing end notes are skipped)
 UNWIND $rows AS row
 MATCH (a:Note {zk_id: row.src}), (b:Note {zk_id: row.dst})
 MERGE (a)-[r:$(row.type)]->(b)

@@ -2,7 +2,8 @@
 // property (idempotent), temporal values parsed back to their exact type, the embedding stored
 // as a float32 vector property.
 // params: rows: list of {zk_id, props: map of plain values, temporal: list of {key, type, value},
-//         embedding: list of floats or null}. returns: zk_id of each restored note.
+//         embedding: list of floats or null}.
+// returns: zk_id; zk_id of each restored note
 UNWIND $rows AS row
 MERGE (n:Note {zk_id: row.zk_id})
 SET n = row.props

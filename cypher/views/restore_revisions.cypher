@@ -1,6 +1,7 @@
 // Restore kept versions of notes from a backup, keyed by (note zk_id, version), idempotent.
 // params: rows: list of {note, version, props: map, temporal: list of {key, type, value}}.
-// returns: note, version of each restored revision (revisions of missing notes are skipped).
+// returns: note, version; version of each restored revision (revisions of missing notes are
+//          skipped)
 UNWIND $rows AS row
 MATCH (n:Note {zk_id: row.note})
 MERGE (r:Revision {zk_id: row.note, version: row.version})

@@ -1,8 +1,9 @@
 // Notes that break the schema: missing required fields, unknown enum values, malformed ids,
 // wrong embedding size. Read-only; the CI-safe health check.
 // params: project (null = every project); memory_types, note_kinds: the allowed values;
-//         dim: embedding size; limit. returns: zk_id (or element id when missing), project,
-//         problems: list of text, ordered by project and id.
+//         dim: embedding size; limit.
+// returns: zk_id, project, problems; zk_id (or element id when missing), project, problems: list
+//          of text, ordered by project and id
 MATCH (n:Note)
 WHERE $project IS NULL OR n.project = $project
 WITH n, [p IN [

@@ -22,13 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from kg_brain.app import resolve_connection, utc_now
-from kg_brain.bench import delete_bench_project, emit_result
+from kg_brain.app import Brain, connect
+from kg_brain.bench.common import delete_bench_project, emit_result
+from kg_brain.clock import utc_now
 from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.lifecycle import Lifecycle
-from kg_brain.llm import HeuristicEnricher
 from kg_brain.settings import load_settings
+from kg_brain.store.links import merge_links
 from kg_brain.store.notes import create_notes, new_zk_id, with_fresh_ids
 
 log = logging.getLogger("kg_brain.bench.archive")
@@ -68,12 +67,12 @@ def populate(db: Database, project: str, notes: int, now: datetime, seed: int) -
     links = [{"src": ids[int(rng.integers(len(ids)))], "dst": ids[int(i)], "type": "RELATES_TO",
               "reason": "bench", "weight": 0.7} for i in linked]
     for start in range(0, len(links), 10 * BATCH):
-        db.write("links/merge_links", rows=links[start:start + 10 * BATCH], now=now)
+        merge_links(db, rows=links[start:start + 10 * BATCH], now=now)
     return ids
 
 
 def _insert(db: Database, rows: list[dict[str, Any]]) -> list[str]:
-    return with_fresh_ids(lambda: db.write_tx(lambda tx: create_notes(tx, rows)), rows)
+    return with_fresh_ids(lambda: [r["zk_id"] for r in create_notes(db, rows=rows)], rows)
 
 
 def timed(fn: Any) -> tuple[Any, float]:
@@ -83,14 +82,12 @@ def timed(fn: Any) -> tuple[Any, float]:
 
 
 def run(notes: int, seed: int, keep: bool) -> dict[str, Any]:
-    settings = load_settings()
-    db = Database(resolve_connection(settings), timeout_s=300)
+    settings = load_settings(neo4j_timeout_s=300)
+    db = connect(settings)
     project = f"bench-archive-{uuid.uuid4().hex[:8]}"
     now = utc_now()
-    embedder = SentenceTransformerEmbedder()
-    lifecycle = Lifecycle(settings, db, embedder, HeuristicEnricher(embedder), lambda: now)
+    lifecycle = Brain(settings, db=db, clock=lambda: now).lifecycle
     try:
-        db.bootstrap_schema()
         _, insert_s = timed(lambda: populate(db, project, notes, now, seed))
         dry, dry_s = timed(lambda: lifecycle.archive_stale(dry_run=True, project=project))
         report, report_s = timed(lambda: lifecycle.decay_report(limit=20, project=project))

@@ -23,7 +23,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Self
 
-from kg_brain.bench import emit_result
+from kg_brain.bench.common import emit_result
 
 PROTOCOL_VERSION = "2025-06-18"
 SERVER = Path(__file__).resolve().parents[2] / "mcp_server.py"

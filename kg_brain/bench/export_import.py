@@ -17,10 +17,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from kg_brain.app import resolve_connection, utc_now
-from kg_brain.bench import delete_bench_project, emit_result
+from kg_brain.app import connect
+from kg_brain.clock import utc_now
+from kg_brain.bench.common import delete_bench_project, emit_result
 from kg_brain.bench.archive import populate, timed
-from kg_brain.db import Database
 from kg_brain.settings import load_settings
 from kg_brain.views.backup import (
     export_records,
@@ -31,13 +31,11 @@ from kg_brain.views.backup import (
 
 
 def run(notes: int, seed: int, keep: bool) -> dict[str, Any]:
-    settings = load_settings()
-    db = Database(resolve_connection(settings), timeout_s=300)
+    db = connect(load_settings(neo4j_timeout_s=300))
     project = f"bench-views-{uuid.uuid4().hex[:8]}"
     copy = f"{project}-copy"
     now = utc_now()
     try:
-        db.bootstrap_schema()
         _, insert_s = timed(lambda: populate(db, project, notes, now, seed))
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "backup.jsonl"

@@ -28,13 +28,14 @@ from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
-from kg_brain.bench import corpus, emit_result
+from kg_brain.bench import corpus
+from kg_brain.bench.common import emit_result
 from kg_brain.embed import Embedder, SentenceTransformerEmbedder
 from kg_brain.localdb import LocalNeo4j, free_port
-from kg_brain.server import build_server
+from kg_brain.tools import build_server
 from kg_brain.settings import load_settings
+from kg_brain.store import bench
 from kg_brain.store.notes import get_notes
-from kg_brain.views.mirror import Mirror
 
 log = logging.getLogger(__name__)
 TOPIC = ("The {c} retries its Neo4j writes with exponential backoff; transient deadlocks are "
@@ -107,7 +108,7 @@ async def scenario(server: LocalNeo4j, brain: Brain, project: str, writes_before
         for _ in range(writes_before):
             counter[0] += 1
             await _add(client, project, counter[0], "before", calls)
-        pending = brain.memory.queue_depth()
+        pending = brain.evolution.queue_depth()
         stopped, outage_over, restarted = threading.Event(), threading.Event(), threading.Event()
         began_stop = time.monotonic()
         async with anyio.create_task_group() as tg:
@@ -140,9 +141,9 @@ async def scenario(server: LocalNeo4j, brain: Brain, project: str, writes_before
 def drain_queues(brain: Brain, project: str) -> dict[str, int]:
     """What a scheduler would do once the database is back: both queues, to the end."""
     evolved = mirrored = 0
-    while n := brain.memory.process_evolution(20, project=project):
+    while n := brain.evolution.process(20, project=project):
         evolved += n
-    mirror = Mirror.from_brain(brain)
+    mirror = brain.mirror
     while n := mirror.drain(50):
         mirrored += n
     return {"evolution_jobs_done": evolved, "mirror_jobs_done": mirrored}
@@ -151,14 +152,14 @@ def drain_queues(brain: Brain, project: str) -> dict[str, int]:
 def integrity(brain: Brain, project: str, calls: CallLog, vault: Path,
               subfolder: str) -> dict[str, Any]:
     written = {c["zk_id"] for c in calls.calls if c["zk_id"]}
-    counts = brain.db.read("bench/stress_note_counts", project=project)[0]
-    links = brain.db.read("bench/stress_link_counts", project=project)[0]
+    counts = bench.stress_note_counts(brain.db, project=project)
+    links = bench.stress_link_counts(brain.db, project=project)
     jobs = [j for kind in ("evolve", "mirror")
-            for j in brain.db.read("bench/stress_jobs", project=project, kind=kind)]
+            for j in bench.stress_jobs(brain.db, project=project, kind=kind)]
     files = {p.stem for p in (vault / subfolder / "zk").glob("ZK-*.md")}
     queued = {j["zk_id"] for j in jobs if j["key"].startswith("mirror")}
     failed_adds = sum(1 for c in calls.calls if c["error"] and not c["phase"].endswith("-read"))
-    found = brain.db.read_tx(lambda tx: get_notes(tx, sorted(written)))
+    found = get_notes(brain.db, zk_ids=sorted(written))
     return {"notes_acknowledged": len(written), "notes_in_graph": counts["notes"],
             "acknowledged_missing": len(written) - len(found),
             "committed_though_reported_failed": counts["notes"] - len(found),

@@ -12,6 +12,7 @@ from typing import Any
 
 from kg_brain.app import Brain
 from kg_brain.bench.datasets import Corpus, Turn, TurnKey
+from kg_brain.store.links import merge_links
 
 log = logging.getLogger(__name__)
 FOLLOWS_WEIGHT = 0.5
@@ -41,7 +42,7 @@ def import_corpus(brain: Brain, corpus: Corpus, project: str,
         records.append(turn_record(turn, previous if same_session else None, corpus, project,
                                    with_reply))
         previous = turn
-    ids = brain.memory.add_many(records)
+    ids = brain.importer.add_many(records)
     by_key = {turn.key: zk for turn, zk in zip(corpus.turns, ids, strict=True)}
     links = [
         {"src": ids[i], "dst": ids[i - 1], "type": "RELATES_TO",
@@ -50,6 +51,6 @@ def import_corpus(brain: Brain, corpus: Corpus, project: str,
         if corpus.turns[i].date and corpus.turns[i].session == corpus.turns[i - 1].session
     ]
     for start in range(0, len(links), 1000):
-        brain.db.write("links/merge_links", rows=links[start:start + 1000], now=brain.clock())
+        merge_links(brain.db, rows=links[start:start + 1000], now=brain.clock())
     log.info("imported %d notes and %d links into %s", len(ids), len(links), project)
     return by_key

@@ -17,6 +17,7 @@ import argparse
 import logging
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,12 @@ import numpy as np
 from tqdm import tqdm
 
 from kg_brain.app import Brain
-from kg_brain.bench import corpus, delete_bench_project, emit_result
+from kg_brain.bench import corpus
+from kg_brain.bench.common import delete_bench_project, emit_result
 from kg_brain.bench.scale import TimedDatabase, latency_stats
 from kg_brain.search import Search
 from kg_brain.settings import load_settings
+from kg_brain.store import bench
 from kg_brain.store.notes import new_zk_id, with_fresh_ids
 from kg_brain.store.share import IndexFetch
 
@@ -37,12 +40,12 @@ COPY_BATCH = 2_000
 def _copy(brain: Brain, ids: list[str], project: str) -> None:
     for start in range(0, len(ids), COPY_BATCH):
         rows = [{"src": z, "zk_id": new_zk_id()} for z in ids[start:start + COPY_BATCH]]
-        with_fresh_ids(lambda rows=rows: brain.db.write("bench/copy_notes", rows=rows,
-                                                        project=project), rows)
+        with_fresh_ids(lambda rows=rows: bench.copy_notes(brain.db, rows=rows,
+                                                          project=project), rows)
 
 
 def _exact_top(brain: Brain, project: str, queries: list[str], k: int) -> list[list[str]]:
-    rows = brain.db.read("bench/project_vectors", project=project)
+    rows = bench.project_vectors(brain.db, project=project)
     ids = [r["zk_id"] for r in rows]
     matrix = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -54,8 +57,7 @@ def measure(brain: Brain, project: str, queries: list[str], exact: list[list[str
             widening: bool) -> dict[str, Any]:
     timed = TimedDatabase(brain.db)
     fetch = IndexFetch(timed, ceiling=2_000 if widening else 0)  # type: ignore[arg-type]
-    search = Search(brain.settings, timed, brain.embedder, brain.clock,  # type: ignore[arg-type]
-                    index_fetch=fetch)
+    search = Search(replace(brain.deps, db=timed, index_fetch=fetch))  # type: ignore[arg-type]
     result: dict[str, Any] = {"fetch": fetch(project, search.tuning.pool, search.tuning.fetch)}
     calls = {"search_memory": lambda q: search.search_memory(q, project, top_k=10),
              "deep_search": lambda q: search.deep_search(q, project, hops=2, top_k=10),
@@ -85,7 +87,7 @@ def run(brain: Brain, notes: int, projects: list[int], queries: int,
                            "results": []}
     try:
         with tqdm(total=notes, desc="import", file=sys.stderr, unit="note") as bar:
-            ids = brain.memory.add_many(list(corpus.notes(notes, made[0])), progress=bar.update)
+            ids = brain.importer.add_many(list(corpus.notes(notes, made[0])), progress=bar.update)
         exact = _exact_top(brain, made[0], qs, 10)
         for count in sorted(projects):
             for _ in tqdm(range(len(made), count), desc=f"copies to {count} projects",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kg_brain.app import Brain
-from kg_brain.bench import delete_bench_project
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.datasets import Corpus, TurnKey, load_locomo, load_musique
 from kg_brain.bench.ingest import import_corpus
 from kg_brain.errors import InvalidInput
@@ -170,7 +170,7 @@ def cmd_retrieval(args: argparse.Namespace, settings: Settings) -> int:
             corpora = [load_musique(args.data, args.corpus)]
         else:
             corpora = load_locomo(args.data)
-        search = Search(settings, brain.db, brain.embedder, brain.clock, parse_tuning(args.tuning))
+        search = Search(brain.deps, parse_tuning(args.tuning))
         result = run_corpora(brain, search, corpora, args.methods, args.hops, args.keep,
                              not args.no_reply_context, args.reuse)
         result |= {"suite": args.suite, "data": str(args.data), "hops": args.hops,

@@ -21,20 +21,23 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from kg_brain.app import Brain
-from kg_brain.bench import corpus, delete_bench_project
+from kg_brain.bench import corpus
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.cold_start import measure_once, rss_mb
-from kg_brain.db import Database
+from kg_brain.db import Database, Mode
 from kg_brain.localdb import docker_engine_available, local_server
-from kg_brain.memory import embed_text
+from kg_brain.memory.text import embed_text
 from kg_brain.search import Search
 from kg_brain.settings import Settings
-from kg_brain.store.model import VECTOR_INDEX
+from kg_brain.store import bench
+from kg_brain.vocab import VECTOR_INDEX
 
 
 WARMUP_ADDS = 20
@@ -52,18 +55,13 @@ class TimedDatabase:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._db, name)
 
-    def _timed(self, fn: Callable[..., Any], name: str, params: dict[str, Any]) -> Any:
+    def run(self, name: str, mode: Mode, params: dict[str, Any],
+            changes: tuple[str, ...] = ()) -> Any:
         began = time.perf_counter()
         try:
-            return fn(name, **params)
+            return self._db.run(name, mode, params, changes)
         finally:
             self.last_s = time.perf_counter() - began
-
-    def read(self, name: str, **params: Any) -> Any:
-        return self._timed(self._db.read, name, params)
-
-    def write(self, name: str, **params: Any) -> Any:
-        return self._timed(self._db.write, name, params)
 
 
 def latency_stats(samples: list[float]) -> dict[str, float]:
@@ -87,11 +85,11 @@ def measure_import(brain: Brain, size: int, project: str) -> dict[str, Any]:
     sample = records[: min(size, 2000)]
     brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
     content_s = seconds(lambda: brain.embedder.encode_many([r["content"] for r in sample]))
-    rows = [brain.memory.import_row(r) for r in sample]
+    rows = [brain.importer.import_row(r) for r in sample]
     texts = [embed_text(r["title"], r["content"], r["context"]) for r in rows]
     embed_s = seconds(lambda: brain.embedder.encode_many(texts))
     with tqdm(total=size, desc=f"import {size}", file=sys.stderr, unit="note") as bar:
-        import_s = seconds(lambda: brain.memory.add_many(records, progress=bar.update))
+        import_s = seconds(lambda: brain.importer.add_many(records, progress=bar.update))
     raw_rate = len(sample) / embed_s
     import_rate = size / import_s
     return {"raw_embedding_content_notes_per_s": round(len(sample) / content_s, 1),
@@ -114,12 +112,12 @@ def warm_up(brain: Brain, project: str, queries: list[str], duration_s: float) -
 
 def measure_adds(brain: Brain, size: int, project: str, adds: int) -> dict[str, Any]:
     """add_memory with the heuristic enricher; the first WARMUP_ADDS calls are not timed."""
-    memory = brain.memory
+    writer = brain.writer
     fresh = [r["content"] + f" (case {i})" for i, r in
              enumerate(corpus.notes(WARMUP_ADDS + adds, project, seed=size + 99))]
     for text in fresh[:WARMUP_ADDS]:
-        memory.add(text, project)
-    add_lat = [seconds(lambda t=t: memory.add(t, project)) for t in fresh[WARMUP_ADDS:]]
+        writer.add(text, project)
+    add_lat = [seconds(lambda t=t: writer.add(t, project)) for t in fresh[WARMUP_ADDS:]]
     return {"add_memory": latency_stats(add_lat)}
 
 
@@ -128,7 +126,7 @@ def measure_reads(brain: Brain, project: str, queries: list[str],
     """Each call is warmed up on other queries first, so query planning, the JIT compiler of
     a freshly restarted server and the first page loads are not timed."""
     timed = TimedDatabase(brain.db)
-    search = Search(brain.settings, timed, brain.embedder, brain.clock)  # type: ignore[arg-type]
+    search = Search(replace(brain.deps, db=timed))  # type: ignore[arg-type]
     result: dict[str, Any] = {}
     for name, call in (("search_memory", lambda q: search.search_memory(q, project, top_k=10)),
                        ("deep_search", lambda q: search.deep_search(q, project, hops=2, top_k=10))):
@@ -140,8 +138,8 @@ def measure_reads(brain: Brain, project: str, queries: list[str],
             db_time.append(timed.last_s)
         result[name] = {"total": latency_stats(total), "db": latency_stats(db_time)}
     def raw_query(vector: list[float]) -> float:
-        return seconds(lambda: brain.db.read("bench/raw_vector_query", index=VECTOR_INDEX, k=10,
-                                           vector=vector))
+        return seconds(lambda: bench.raw_vector_query(brain.db, index=VECTOR_INDEX, k=10,
+                                                      vector=vector))
 
     for v in brain.embedder.encode_many(warmup):
         raw_query(v)

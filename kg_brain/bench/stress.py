@@ -34,6 +34,7 @@ from kg_brain.app import Brain
 from kg_brain.bench import corpus
 from kg_brain.bench.cold_start import SERVER, StdioSession
 from kg_brain.settings import load_settings
+from kg_brain.store import bench
 
 log = logging.getLogger(__name__)
 DRAIN_BATCH = 20
@@ -159,10 +160,10 @@ class Drain:
         return self
 
     def _work(self) -> None:
-        memory = self.brain.memory
+        evolution = self.brain.evolution
         try:
             while True:
-                n = memory.process_evolution(DRAIN_BATCH, project=self.project)
+                n = evolution.process(DRAIN_BATCH, project=self.project)
                 self.done.append(n)
                 if not n and self.writes_done.is_set():
                     return
@@ -185,13 +186,13 @@ def verify(brain: Brain, project: str, logs: list[WorkerLog], expected: int,
     db = brain.db
     saved = [s for lg in logs for s in lg.saved]
     ids = Counter(s["zk_id"] for s in saved if not s["deduplicated"])
-    counts = db.read("bench/stress_note_counts", project=project)[0]
+    counts = bench.stress_note_counts(db, project=project)
     reported = [link for lg in logs for link in lg.links]
-    missing = db.read("bench/stress_missing_links", rows=reported) if reported else []
-    links = db.read("bench/stress_link_counts", project=project)[0]
-    jobs = db.read("bench/stress_jobs", project=project, kind="evolve")
+    missing = bench.stress_missing_links(db, rows=reported) if reported else []
+    links = bench.stress_link_counts(db, project=project)
+    jobs = bench.stress_jobs(db, project=project, kind="evolve")
     queued = {f"evolve:{s['zk_id']}" for s in saved if s["evolution_queued"]}
-    revisions = db.read("bench/stress_revisions", project=project)
+    revisions = bench.stress_revisions(db, project=project)
     twice = [r["zk_id"] for r in revisions
              if any(n > 1 for c, n in Counter(r["causes"]).items() if c.startswith("evolution"))]
     gaps = [r["zk_id"] for r in revisions

@@ -16,7 +16,7 @@ from kg_brain.errors import InvalidInput
 from kg_brain.llm import text as tx
 from kg_brain.llm.rules import classify_link, evolved_context
 from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft, Synthesis
-from kg_brain.store.model import LinkType, NoteKind
+from kg_brain.vocab import LinkType, NoteKind
 
 
 TITLE_CHARS = 100

@@ -19,7 +19,7 @@ from kg_brain.llm import text as tx
 from kg_brain.llm.heuristic import HeuristicEnricher, make_context, make_tags, make_title
 from kg_brain.llm.providers import ChatProvider
 from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft, Synthesis
-from kg_brain.store.model import LinkType
+from kg_brain.vocab import LinkType
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -10,7 +10,7 @@ import re
 
 from kg_brain.llm import text as tx
 from kg_brain.llm.types import Candidate, NoteDraft
-from kg_brain.store.model import LinkType, NoteKind
+from kg_brain.vocab import LinkType, NoteKind
 
 CONTRADICTION_MIN_SIMILARITY = 0.6
 EXTENDS_OVERLAP = 0.6

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from kg_brain.store.model import LinkType
+from kg_brain.vocab import LinkType
 
 
 class Enrichment(BaseModel):

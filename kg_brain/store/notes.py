@@ -1,50 +1,150 @@
-"""Notes: ids, batched creation and full reads. Functions take an open transaction."""
+"""Notes: ids, batched creation, reads, rewrites with revisions, nearest neighbours."""
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable
-from typing import Any, TypeVar
+from datetime import datetime
+from typing import Any, TypedDict, TypeVar
 
-from kg_brain.db import Tx
-from kg_brain.errors import Conflict, InvalidInput
-from kg_brain.models import NoteView
+from neo4j.time import DateTime
+
+from kg_brain.errors import Conflict
+from kg_brain.store.statement import On, read, write
 
 T = TypeVar("T")
-ZK_ID = re.compile(r"^ZK-[0-9A-F]{8}$")
+Vector = list[float]
 
 
 def new_zk_id() -> str:
     return f"ZK-{secrets.token_hex(4).upper()}"
 
 
-def check_zk_id(zk_id: str) -> str:
-    """Accept any case, store upper case; reject anything not shaped like ZK-<8 hex>."""
-    value = zk_id.strip().upper() if isinstance(zk_id, str) else ""
-    if not ZK_ID.match(value):
-        raise InvalidInput(f"malformed zk_id {zk_id!r}: expected ZK- followed by 8 hex digits")
-    return value
-
-
-def create_notes(tx: Tx, rows: list[dict[str, Any]]) -> list[str]:
-    return [r["zk_id"] for r in tx.run("notes/create_notes", rows=rows)]
-
-
-def get_notes(tx: Tx, zk_ids: list[str]) -> list[NoteView]:
-    return [NoteView.from_row(r) for r in tx.run("notes/get_notes", zk_ids=zk_ids)]
-
-
-def with_fresh_ids(write: Callable[[], T], rows: list[dict[str, Any]], tries: int = 3) -> T:
+def with_fresh_ids(write_rows: Callable[[], T], rows: list[dict[str, Any]], tries: int = 3) -> T:
     """ZK ids are 32 random bits (the seed's format), so a collision happens about once per
     100k notes; the unique constraint refuses it and the write is retried with new ids.
-    `write` must read the ids from `rows` when it runs."""
+    `write_rows` must read the ids from `rows` when it runs."""
     for attempt in range(tries):
         try:
-            return write()
+            return write_rows()
         except Conflict:
             if attempt == tries - 1:
                 raise
             for row in rows:
                 row["zk_id"] = new_zk_id()
     raise AssertionError("unreachable")
+
+
+class NoteId(TypedDict):
+    zk_id: str
+
+
+class NoteWithLinks(TypedDict):
+    note: dict[str, Any]
+    links: list[dict[str, Any]]
+
+
+class EvolutionTarget(TypedDict):
+    title: str | None
+    content: str
+    context: str | None
+    note_kind: str
+    target: str
+    target_title: str | None
+    target_content: str
+    target_context: str | None
+    target_kind: str
+    target_keywords: list[str] | None
+    target_tags: list[str] | None
+    link_type: str
+
+
+class RevisionRow(TypedDict):
+    version: int
+    title: str | None
+    content: str
+    context: str | None
+    keywords: list[str] | None
+    tags: list[str] | None
+    memory_type: str | None
+    created: DateTime
+    cause: str
+
+
+class NearestNote(TypedDict):
+    zk_id: str
+    title: str | None
+    content: str
+    context: str | None
+    note_kind: str
+    memory_type: str
+    similarity: float
+
+
+class NoteForUpdate(TypedDict):
+    zk_id: str
+    project: str
+    note_kind: str
+    memory_type: str
+    title: str | None
+    content: str
+    context: str | None
+    pinned: bool | None
+    failure_signature: str | None
+
+
+class ProjectShare(TypedDict):
+    project_notes: int
+    all_notes: int
+
+
+class Rewritten(TypedDict):
+    zk_id: str
+    version: int
+
+
+@write("zk_id")
+def create_notes(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
+    """Every property of each note (kg_brain.memory.text.note_row), embedding included."""
+
+
+@read
+def get_notes(on: On, *, zk_ids: list[str]) -> list[NoteWithLinks]:
+    """Full notes with their links, in the order asked; missing ids are left out."""
+
+
+@read
+def note_for_update(on: On, *, zk_id: str) -> NoteForUpdate | None:
+    """What a rewrite needs to know about one note."""
+
+
+@read
+def nearest_notes(on: On, *, vector: Vector, project: str, memory_types: list[str], fetch: int,
+                  k: int, exclude: list[str]) -> list[NearestNote]:
+    """Dedup and link candidates: the index, or an exact scan of a small project."""
+
+
+@read
+def project_share(on: On, *, project: str) -> ProjectShare:
+    """The project's notes next to the whole database's (kg_brain/store/share.py)."""
+
+
+@write("zk_id")
+def reinforce_note(on: On, *, zk_id: str, now: datetime) -> list[NoteId]:
+    """A near-duplicate write counts as a use of the note it matched."""
+
+
+@write("zk_id")
+def rewrite_note(on: On, *, zk_id: str, fields: dict[str, Any], vector: Vector, now: datetime,
+                 cause: str) -> Rewritten | None:
+    """New text and vector; the previous version is kept as a Revision."""
+
+
+@read
+def list_revisions(on: On, *, zk_id: str) -> list[RevisionRow]:
+    """Kept versions, newest first."""
+
+
+@read
+def evolution_targets(on: On, *, zk_id: str, min_weight: float) -> list[EvolutionTarget]:
+    """The new note's text and each neighbour it linked to strongly enough to refine."""

@@ -16,6 +16,7 @@ import threading
 import time
 
 from kg_brain.db import Database
+from kg_brain.store import notes
 
 MARGIN = 1.5
 
@@ -43,7 +44,7 @@ class IndexFetch:
             cached = self._shares.get(project)
         if cached and now - cached[0] < self.ttl_s:
             return cached[1]
-        [row] = self.db.read("notes/project_share", project=project)
+        row = notes.project_share(self.db, project=project)
         share = row["project_notes"] / row["all_notes"] if row["all_notes"] else 0.0
         with self._lock:
             self._shares[project] = (now, share)

@@ -23,8 +23,9 @@ from kg_brain import validate
 from kg_brain.db import Database
 from kg_brain.errors import InvalidInput
 from kg_brain.models import iso
-from kg_brain.store.model import EMBEDDING_DIM, LinkType
+from kg_brain.store import views
 from kg_brain.store.notes import new_zk_id
+from kg_brain.vocab import EMBEDDING_DIM, LinkType
 
 FORMAT = "kg-brain-export"
 VERSION = 1
@@ -68,8 +69,7 @@ def export_records(db: Database, projects: list[str] | None = None,
     ids: list[str] = []
     after = ""
     while True:
-        rows = db.read("views/export_notes", after=after, projects=projects, zk_ids=zk_ids,
-                       limit=PAGE)
+        rows = views.export_notes(db, after=after, projects=projects, zk_ids=zk_ids, limit=PAGE)
         for row in rows:
             plain, temporal = _typed(row["props"])
             yield {"kind": "note", "zk_id": row["zk_id"], "props": plain, "temporal": temporal,
@@ -84,8 +84,8 @@ def export_records(db: Database, projects: list[str] | None = None,
     for start in range(0, len(ids), PAGE):
         page = ids[start:start + PAGE]
         link_rows, revision_rows = db.read_tx(lambda tx, p=page: (
-            tx.run("views/export_links", zk_ids=p, projects=projects),
-            tx.run("views/export_revisions", zk_ids=p)))
+            views.export_links(tx, zk_ids=p, projects=projects),
+            views.export_revisions(tx, zk_ids=p)))
         for row in link_rows:
             plain, temporal = _typed(row["props"])
             yield {"kind": "link", "src": row["src"], "type": row["type"], "dst": row["dst"],
@@ -200,13 +200,13 @@ class Restorer:
                                    f"not {EMBEDDING_DIM}")
             rows.append({"zk_id": props["zk_id"], "props": props, "embedding": embedding,
                          "temporal": _temporal(r)})
-        self.counts.notes += len(self.db.write("views/restore_notes", rows=rows))
+        self.counts.notes += len(views.restore_notes(self.db, rows=rows))
 
     def _links(self, records: list[Record]) -> None:
         rows = [{"src": self._id(r["src"]), "dst": self._id(r["dst"]),
                  "type": _link_type(r["type"]), "props": r["props"], "temporal": _temporal(r)}
                 for r in records]
-        written = len(self.db.write("views/restore_links", rows=rows))
+        written = len(views.restore_links(self.db, rows=rows))
         self.counts.links += written
         self.counts.skipped += len(rows) - written
 
@@ -216,7 +216,7 @@ class Restorer:
             note = self._id(r["note"])
             rows.append({"note": note, "version": r["props"]["version"],
                          "props": {**r["props"], "zk_id": note}, "temporal": _temporal(r)})
-        written = len(self.db.write("views/restore_revisions", rows=rows))
+        written = len(views.restore_revisions(self.db, rows=rows))
         self.counts.revisions += written
         self.counts.skipped += len(rows) - written
 

@@ -18,9 +18,10 @@ from kg_brain import validate
 from kg_brain.db import Database
 from kg_brain.errors import InvalidInput
 from kg_brain.lifecycle import decay_score
-from kg_brain.memory import Memory
-from kg_brain.store.model import NoteKind
-from kg_brain.store.notes import ZK_ID
+from kg_brain.memory.write import Writer
+from kg_brain.store import notes, views
+from kg_brain.validate import ZK_ID
+from kg_brain.vocab import NoteKind
 
 MAX_LINES = 200
 MAX_BYTES = 25 * 1024
@@ -101,8 +102,8 @@ def render(rows: list[Row]) -> str:
 
 
 def export_memory_md(db: Database, project: str, now: datetime) -> str:
-    notes = db.read("views/memory_md_notes", project=validate.project(project))
-    return render(build_rows(notes, now))
+    rows = views.memory_md_notes(db, project=validate.project(project))
+    return render(build_rows(rows, now))
 
 
 def parse(text: str) -> tuple[list[Row], int]:
@@ -126,20 +127,20 @@ class ImportReport:
     ignored_lines: int
 
 
-def import_memory_md(memory: Memory, text: str, project: str) -> ImportReport:
+def import_memory_md(writer: Writer, text: str, project: str) -> ImportReport:
     """Each row not already in the graph goes through the full add pipeline (dedup, links)."""
     rows, ignored = parse(text)
     if not rows and ignored:
         raise InvalidInput("no `- (score) [d:YYYY-MM-DD] text` rows found")
     refs = [r.ref.upper() for r in rows if r.ref and ZK_ID.match(r.ref.upper())]
-    found = memory.db.read("notes/get_notes", zk_ids=refs) if refs else []
+    found = notes.get_notes(writer.db, zk_ids=refs) if refs else []
     existing = {r["note"]["zk_id"] for r in found}
     report = ImportReport([], [], [], ignored)
     for row in rows:
         if row.ref and row.ref.upper() in existing:
             report.known.append(row.ref.upper())
             continue
-        result = memory.add(row.text, project)
+        result = writer.add(row.text, project)
         target = report.deduplicated if result.deduplicated else report.added
         target.append(result.note.zk_id)
     return report

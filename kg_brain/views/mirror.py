@@ -1,7 +1,9 @@
 """Best-effort Obsidian mirror: each note as `<subfolder>/zk/ZK-XXXXXXXX.md` in a vault.
 
-Off the request path: writers only enqueue a durable `Job {kind: 'mirror'}` per changed note
-(`Mirror.enqueue`, which never raises), and the scheduler's `Mirror.drain` renders the note's
+Off the request path: every write transaction records a durable `Job {kind: 'mirror'}` per
+note it changed (`Mirror.recorder`, wired into the database by the composition root, so a note
+written and its neighbours whose backlinks changed are queued by the very transaction that
+changed them), and the scheduler's `Mirror.drain` renders the note's
 current state and writes it to every configured target: the Local REST API plugin
 (OBSIDIAN_API_KEY, OBSIDIAN_HOST) and/or a vault folder on disk (OBSIDIAN_VAULT_PATH). A note
 that no longer exists has its file removed. Failing targets are retried with backoff.
@@ -21,12 +23,14 @@ from urllib.parse import quote
 
 import httpx
 
-from kg_brain.app import Brain, Clock
-from kg_brain.db import Database
+from kg_brain import validate
+from kg_brain.clock import Clock
+from kg_brain.db import ChangeHook, Database, Tx
 from kg_brain.errors import BrainError, InvalidInput
 from kg_brain.models import iso
 from kg_brain.settings import Settings
-from kg_brain.store.notes import check_zk_id
+from kg_brain.store import jobs, notes, views
+from kg_brain.store.jobs import ClaimedJob
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 5
@@ -42,7 +46,7 @@ def note_path(subfolder: str, zk_id: str) -> PurePosixPath:
     parts = PurePosixPath(subfolder.replace("\\", "/")).parts if subfolder.strip() else ()
     if any(p in ("", ".", "..", "/") or ":" in p for p in parts):
         raise InvalidInput(f"OBSIDIAN_VAULT_SUBFOLDER {subfolder!r} must be a relative folder")
-    return PurePosixPath(*parts, "zk", f"{check_zk_id(zk_id)}.md")
+    return PurePosixPath(*parts, "zk", f"{validate.zk_id(zk_id)}.md")
 
 
 # --- rendering -------------------------------------------------------------------------------
@@ -183,35 +187,38 @@ class Mirror:
         self.clock = clock
         self.targets = list(targets_from(settings) if targets is None else targets)
 
-    @classmethod
-    def from_brain(cls, brain: Brain) -> Mirror:
-        return cls(brain.settings, brain.db, brain.clock)
+    @staticmethod
+    def configured(settings: Settings) -> bool:
+        return bool(settings.obsidian_api_key or settings.obsidian_vault_path)
+
+    @staticmethod
+    def recorder(clock: Clock) -> ChangeHook:
+        """The write transactions' hook: queue the notes they changed, in the same transaction."""
+        def record(tx: Tx, zk_ids: list[str]) -> None:
+            views.enqueue_mirror_jobs(tx, zk_ids=zk_ids, now=clock())
+
+        return record
 
     @property
     def enabled(self) -> bool:
         return bool(self.targets)
 
     def enqueue(self, zk_ids: Sequence[str]) -> int:
-        """Called after writes; cheap, and a failure is logged, never raised to the writer."""
+        """Queue notes for mirroring outside a write (a full re-mirror)."""
         if not self.enabled or not zk_ids:
             return 0
-        try:
-            return len(self.db.write("views/enqueue_mirror_jobs", zk_ids=list(zk_ids),
-                                     now=self.clock()))
-        except BrainError as exc:
-            log.warning("obsidian mirror: could not queue %d note(s): %s", len(zk_ids), exc)
-            return 0
+        return len(views.enqueue_mirror_jobs(self.db, zk_ids=list(zk_ids), now=self.clock()))
 
     def drain(self, limit: int = 50) -> int:
         """Render and write up to `limit` queued notes; returns how many were mirrored."""
         if not self.enabled:
             return 0
         now = self.clock()
-        jobs = self.db.write("jobs/claim_jobs", kind="mirror", now=now, limit=limit,
-                             until=now + timedelta(minutes=2), worker="mirror")
-        return sum(self._run(job, now) for job in jobs)
+        claimed = jobs.claim_jobs(self.db, kind="mirror", now=now, limit=limit,
+                                  until=now + timedelta(minutes=2), worker="mirror")
+        return sum(self._run(job, now) for job in claimed)
 
-    def _run(self, job: dict[str, Any], claimed_at: datetime) -> int:
+    def _run(self, job: ClaimedJob, claimed_at: datetime) -> int:
         state, error, retry_at = "done", None, None
         try:
             self.sync([job["zk_id"]])
@@ -224,15 +231,15 @@ class Mirror:
             retry_at = None if failed else self.clock() + backoff
             log.warning("obsidian mirror of %s failed (attempt %s): %s", job["zk_id"],
                         job["attempts"], error)
-        self.db.write("views/finish_mirror_job", key=job["key"], claimed_at=claimed_at,
-                      now=self.clock(), state=state, retry_at=retry_at, error=error)
+        views.finish_mirror_job(self.db, key=job["key"], claimed_at=claimed_at,
+                                now=self.clock(), state=state, retry_at=retry_at, error=error)
         return int(state == "done")
 
     def sync(self, zk_ids: Sequence[str]) -> int:
         """Write the current state of these notes to every target now (files of notes that no
         longer exist are removed); raises on the first failing target."""
-        ids = [check_zk_id(z) for z in zk_ids]
-        rows = {r["note"]["zk_id"]: r for r in self.db.read("notes/get_notes", zk_ids=ids)}
+        ids = [validate.zk_id(z) for z in zk_ids]
+        rows = {r["note"]["zk_id"]: r for r in notes.get_notes(self.db, zk_ids=ids)}
         for zk_id in ids:
             path = note_path(self.settings.obsidian_vault_subfolder, zk_id)
             row = rows.get(zk_id)
@@ -242,8 +249,3 @@ class Mirror:
                 else:
                     target.put(path, render_note(row["note"], row["links"]))
         return len(ids)
-
-
-def mirror_notes(brain: Brain, zk_ids: Sequence[str]) -> int:
-    """The hook for writers: queue these notes for the mirror (no-op when it is not set up)."""
-    return Mirror.from_brain(brain).enqueue(zk_ids)

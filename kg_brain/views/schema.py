@@ -21,7 +21,8 @@ from typing import Any
 
 from kg_brain.db import Database
 from kg_brain.models import iso
-from kg_brain.store.model import EMBEDDING_DIM, MemoryType, NoteKind
+from kg_brain.store import views
+from kg_brain.vocab import EMBEDDING_DIM, MemoryType, NoteKind
 from kg_brain.views.backup import export_records
 
 KINDS = {k.value for k in NoteKind}
@@ -95,8 +96,8 @@ class MigrationReport:
 
 def plan(db: Database, name: str, project: str | None = None) -> list[Change]:
     rule = MIGRATIONS[name]
-    rows = db.read("views/nonconforming_notes", project=project, memory_types=sorted(TYPES),
-                   note_kinds=sorted(KINDS))
+    rows = views.nonconforming_notes(db, project=project, memory_types=sorted(TYPES),
+                                     note_kinds=sorted(KINDS))
     changes = []
     for row in rows:
         fields = rule(row)
@@ -116,7 +117,7 @@ def migrate(db: Database, name: str, now: datetime, apply: bool = False,
     rows = [{"zk_id": c.zk_id, "fields": c.new,
              "old_memory_type": _text(c.old["memory_type"]),
              "old_note_kind": _text(c.old["note_kind"])} for c in changes]
-    done = {r["zk_id"] for r in db.write("views/migrate_note_fields", rows=rows)}
+    done = {r["zk_id"] for r in views.migrate_note_fields(db, rows=rows)}
     report.changed = len(done)
     report.skipped = [c.zk_id for c in changes if c.zk_id not in done]
     return report
@@ -148,6 +149,6 @@ class Violation:
 
 
 def check_schema(db: Database, project: str | None = None, limit: int = 1000) -> list[Violation]:
-    rows = db.read("views/schema_violations", project=project, memory_types=sorted(TYPES),
-                   note_kinds=sorted(KINDS), dim=EMBEDDING_DIM, limit=limit)
+    rows = views.schema_violations(db, project=project, memory_types=sorted(TYPES),
+                                   note_kinds=sorted(KINDS), dim=EMBEDDING_DIM, limit=limit)
     return [Violation(r["zk_id"], r["project"], list(r["problems"])) for r in rows]

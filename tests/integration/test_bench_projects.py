@@ -10,7 +10,8 @@ from kg_brain.bench import report
 from kg_brain.bench.projects import run
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from tests.mcp.conftest import make_settings
+from kg_brain.store.bench import project_vectors
+from tests.support.brains import make_settings
 
 
 def test_projects_bench_widens_the_fetch_as_the_share_shrinks(
@@ -26,7 +27,7 @@ def test_projects_bench_widens_the_fetch_as_the_share_shrinks(
         for mode in ("widening", "fixed"):
             assert entry[mode]["vector_recall_at_10_vs_exact"] >= 0.9
             assert entry[mode]["deep_search"]["n"] == 4
-    assert not db.read("bench/project_vectors", project=result["project"] + "-0")
+    assert not project_vectors(db, project=result["project"] + "-0")
     saved = tmp_path / "projects.json"
     saved.write_text(json.dumps(result))
     text = report.render([saved], tmp_path / "out")

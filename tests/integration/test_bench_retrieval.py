@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kg_brain.app import Brain
-from kg_brain.bench import delete_bench_project
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.datasets import dia_keys, load_locomo
 from kg_brain.bench.retrieval import METHODS, report, run_corpora
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.search import Search
-from kg_brain.settings import Settings
+from tests.support.brains import make_brain
 
 TOPICS = ["hiking in the alps", "a new puppy named Biscuit", "learning the violin",
           "a pottery class", "moving to Lisbon", "a marathon in spring"]
@@ -57,9 +55,8 @@ def test_bench_runs_on_a_small_locomo_file(tmp_path: Path, db: Database,
     corpora = load_locomo(data)
     assert len(corpora[0].turns) == 12 and "shared a photo of a red bicycle" in \
         corpora[0].turns[0].text
-    settings = Settings(neo4j_uri=None, neo4j_password=None)
-    brain = Brain(settings, db=db, embedder=embedder)
-    search = Search(settings, db, embedder, brain.clock)
+    brain = make_brain(db, embedder)
+    search = brain.search
     result = run_corpora(brain, search, corpora, list(METHODS), hops=2, keep=False,
                          with_reply=True)
     for name in METHODS:
@@ -77,9 +74,8 @@ def test_bench_reuses_imported_projects(tmp_path: Path, db: Database,
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([_conversation("Ana", "Ben")]))
     corpora, manifest = load_locomo(data), tmp_path / "manifest.json"
-    settings = Settings(neo4j_uri=None, neo4j_password=None)
-    brain = Brain(settings, db=db, embedder=embedder)
-    search = Search(settings, db, embedder, brain.clock)
+    brain = make_brain(db, embedder)
+    search = brain.search
     first = run_corpora(brain, search, corpora, ["vector"], hops=2, keep=False,
                         with_reply=True, reuse=manifest)
     entries = json.loads(manifest.read_text())

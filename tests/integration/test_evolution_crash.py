@@ -10,35 +10,31 @@ import sys
 import textwrap
 from datetime import timedelta
 
-from kg_brain.app import utc_now
+from kg_brain.app import Brain
+from kg_brain.clock import utc_now
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.llm import build_enricher
-from kg_brain.memory import Memory
-from kg_brain.settings import load_settings
-from tests.conftest import ServerUnderTest
+from tests.support.brains import make_brain
+from tests.support.neo4j import ServerUnderTest
 
 WRITER = textwrap.dedent("""
     import json, os, signal, sys
     from datetime import timedelta
-    from kg_brain.app import utc_now
+    from kg_brain.app import Brain
+    from kg_brain.clock import utc_now
     from kg_brain.db import Connection, Database
-    from kg_brain.embed import SentenceTransformerEmbedder
-    from kg_brain.llm import build_enricher
-    from kg_brain.memory import Memory
     from kg_brain.settings import load_settings
-    settings = load_settings()
+    from kg_brain.store import jobs
     db = Database(Connection(os.environ["NEO4J_URI"], "neo4j", os.environ.get("NEO4J_PASSWORD"),
                              "neo4j"))
-    emb = SentenceTransformerEmbedder()
-    memory = Memory(settings, db, emb, build_enricher(settings, emb), utc_now)
+    brain = Brain(load_settings(_env_file=None), db=db)
     project = sys.argv[1]
-    first = memory.add("Flaky CI runs come from tests sharing one Neo4j database without "
-                       "project isolation.", project)
-    second = memory.add("Give every test its own project namespace so flaky CI runs caused by "
-                        "a shared Neo4j database go away.", project)
+    first = brain.writer.add("Flaky CI runs come from tests sharing one Neo4j database "
+                             "without project isolation.", project)
+    second = brain.writer.add("Give every test its own project namespace so flaky CI runs "
+                              "caused by a shared Neo4j database go away.", project)
     if sys.argv[2] == "claim":
-        memory.db.write("jobs/claim_jobs", kind="evolve", now=utc_now(), limit=10,
+        jobs.claim_jobs(db, kind="evolve", now=utc_now(), limit=10,
                         until=utc_now() + timedelta(minutes=2), worker="doomed")
     sys.stdout.write(json.dumps([first.note.zk_id, second.note.zk_id]) + "\\n")
     sys.stdout.flush()
@@ -54,10 +50,8 @@ def _crash_writer(server: ServerUnderTest, project: str, mode: str) -> list[str]
     return list(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
-def _memory(db: Database, embedder: SentenceTransformerEmbedder, later: timedelta) -> Memory:
-    settings = load_settings()
-    return Memory(settings, db, embedder, build_enricher(settings, embedder),
-                  lambda: utc_now() + later)
+def _brain(db: Database, embedder: SentenceTransformerEmbedder, later: timedelta) -> Brain:
+    return make_brain(db, embedder, clock=lambda: utc_now() + later)
 
 
 def test_evolution_queued_before_a_crash_completes_once_after_restart(
@@ -65,13 +59,13 @@ def test_evolution_queued_before_a_crash_completes_once_after_restart(
     project: str,
 ) -> None:
     first, _ = _crash_writer(neo4j_server, project, "queue")
-    memory = _memory(db, embedder, timedelta())
-    assert not memory.revisions(first)
-    while memory.process_evolution():
+    brain = _brain(db, embedder, timedelta())
+    assert not brain.revisions.history(first)
+    while brain.evolution.process():
         pass
-    assert len(memory.revisions(first)) == 1
-    assert memory.process_evolution() == 0
-    assert len(memory.revisions(first)) == 1
+    assert len(brain.revisions.history(first)) == 1
+    assert brain.evolution.process() == 0
+    assert len(brain.revisions.history(first)) == 1
 
 
 def test_a_crashed_workers_claim_expires_and_the_job_runs_once(
@@ -79,10 +73,10 @@ def test_a_crashed_workers_claim_expires_and_the_job_runs_once(
     project: str,
 ) -> None:
     first, _ = _crash_writer(neo4j_server, project, "claim")
-    now_memory = _memory(db, embedder, timedelta())
-    now_memory.process_evolution()
-    assert not now_memory.revisions(first), "a live claim must not be taken over"
-    later = _memory(db, embedder, timedelta(minutes=5))
-    while later.process_evolution():
+    now = _brain(db, embedder, timedelta())
+    now.evolution.process()
+    assert not now.revisions.history(first), "a live claim must not be taken over"
+    later = _brain(db, embedder, timedelta(minutes=5))
+    while later.evolution.process():
         pass
-    assert len(later.revisions(first)) == 1
+    assert len(later.revisions.history(first)) == 1

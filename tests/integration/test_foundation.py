@@ -5,12 +5,15 @@ from __future__ import annotations
 import urllib.request
 from datetime import UTC, datetime
 
-from kg_brain.cypher import all_query_names, query
+from kg_brain.cypher import all_query_names
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.store.model import VECTOR_INDEX
-from kg_brain.store.notes import create_notes, new_zk_id
-from tests.conftest import ServerUnderTest
+from kg_brain.store import admin
+from kg_brain.store.notes import create_notes, nearest_notes, new_zk_id
+from kg_brain.store.schema import bootstrap_schema
+from kg_brain.vocab import VECTOR_INDEX
+from tests.support.neo4j import ServerUnderTest
+from tests.support.statements import body, bound_statements, row_keys
 
 
 def _note(project: str, text: str, vector: list[float]) -> dict[str, object]:
@@ -22,14 +25,14 @@ def _note(project: str, text: str, vector: list[float]) -> dict[str, object]:
 
 
 def test_server_is_neo4j_5_26_community(db: Database) -> None:
-    rows = db.read("admin/server_version")
-    assert rows[0]["version"].startswith("5.26.")
-    assert rows[0]["edition"] == "community"
+    version = admin.server_version(db)
+    assert version["version"].startswith("5.26.")
+    assert version["edition"] == "community"
 
 
 def test_schema_bootstrap_is_idempotent_and_creates_the_indexes(db: Database) -> None:
-    db.bootstrap_schema()  # second run must not fail
-    indexes = {i["name"]: i for i in db.read("admin/list_indexes")}
+    bootstrap_schema(db)  # second run must not fail
+    indexes = {i["name"]: i for i in admin.list_indexes(db)}
     assert indexes[VECTOR_INDEX]["type"] == "VECTOR"
     assert indexes["note_fulltext"]["properties"] == ["title", "content", "context", "keywords"]
     for prop in ("project", "memory_type", "note_kind", "last_accessed"):
@@ -44,9 +47,10 @@ def test_vector_index_returns_the_nearest_note_for_real_embeddings(
              "Bananas are rich in potassium",
              "The train to Zurich leaves at nine"]
     rows = [_note(project, t, v) for t, v in zip(texts, embedder.encode_many(texts), strict=True)]
-    db.write_tx(lambda tx: create_notes(tx, rows))
-    found = db.read("notes/nearest_notes", vector=embedder.encode("which fruit has potassium?"),
-                    project=project, memory_types=["permanent"], fetch=100, k=1, exclude=[])
+    create_notes(db, rows=rows)
+    found = nearest_notes(db, vector=embedder.encode("which fruit has potassium?"),
+                          project=project, memory_types=["permanent"], fetch=100, k=1,
+                          exclude=[])
     assert found[0]["zk_id"] == rows[1]["zk_id"]
     assert found[0]["similarity"] > 0.5
 
@@ -64,8 +68,23 @@ def test_every_cypher_file_compiles_on_the_real_server(db: Database) -> None:
     assert len(names) > 10
     with db.driver.session(database=db.conn.database) as session:
         for name in names:
-            text = "\n".join(line for line in query(name).splitlines()
-                             if not line.strip().startswith("//"))
+            text = body(name)
             if text.strip().upper().startswith(("CREATE", "SHOW")) or "IN TRANSACTIONS" in text:
                 continue  # schema commands and periodic commits cannot be EXPLAINed
             session.run("EXPLAIN " + text).consume()
+
+
+def test_every_store_row_has_exactly_the_columns_its_statement_returns(db: Database) -> None:
+    """The server's own account of each statement's columns, against the store's row type."""
+    explained = 0
+    with db.driver.session(database=db.conn.database) as session:
+        for name, spec in bound_statements().items():
+            text = body(name)
+            if text.strip().upper().startswith(("CREATE", "SHOW", "CALL DB.AWAIT")):
+                continue  # schema commands return nothing and cannot be EXPLAINed
+            result = session.run("EXPLAIN " + text)
+            columns = list(result.keys())
+            result.consume()
+            assert row_keys(spec) == columns, name
+            explained += 1
+    assert explained > 50

@@ -8,17 +8,15 @@ from typing import Any
 
 import pytest
 
+from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import InvalidInput, NotFound
-from kg_brain.lifecycle import Lifecycle, decay_score
-from kg_brain.llm import build_enricher
-from kg_brain.llm.types import Enricher
-from kg_brain.memory import Memory
-from kg_brain.search import Search
-from kg_brain.settings import Settings, load_settings
-from kg_brain.store.model import LinkType
+from kg_brain.lifecycle import decay_score
+from kg_brain.store import lifecycle as statements
 from kg_brain.store.notes import new_zk_id
+from kg_brain.vocab import LinkType
+from tests.support.brains import make_brain
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -27,27 +25,10 @@ def at(moment: datetime) -> Callable[[], datetime]:
     return lambda: moment
 
 
-@pytest.fixture(scope="module")
-def settings() -> Settings:
-    return load_settings()
-
-
-@pytest.fixture(scope="module")
-def enricher(settings: Settings, embedder: SentenceTransformerEmbedder) -> Enricher:
-    return build_enricher(settings, embedder)
-
-
 @pytest.fixture
-def make(settings: Settings, db: Database, embedder: SentenceTransformerEmbedder,
-         enricher: Enricher) -> Callable[..., Any]:
-    """make(Memory|Lifecycle|Search, when) builds the component with a clock stopped at `when`."""
-
-    def build(kind: type, when: datetime) -> Any:
-        if kind is Search:
-            return Search(settings, db, embedder, at(when))
-        return kind(settings, db, embedder, enricher, at(when))
-
-    return build
+def make(db: Database, embedder: SentenceTransformerEmbedder) -> Callable[[datetime], Brain]:
+    """make(when) builds a Brain whose clock is stopped at `when`."""
+    return lambda when: make_brain(db, embedder, clock=at(when))
 
 
 def _note(project: str, title: str, **extra: Any) -> dict[str, Any]:
@@ -55,33 +36,33 @@ def _note(project: str, title: str, **extra: Any) -> dict[str, Any]:
             "context": "test note", "keywords": title.lower().split(), **extra}
 
 
-def _ids(memory: Memory, project: str, *titles: str, **extra: Any) -> list[str]:
-    return memory.add_many([_note(project, t, **extra) for t in titles])
+def _ids(brain: Brain, project: str, *titles: str, **extra: Any) -> list[str]:
+    return brain.importer.add_many([_note(project, t, **extra) for t in titles])
 
 
 def _snapshot(db: Database, project: str) -> list[dict[str, Any]]:
-    [page] = db.read("lifecycle/decay_scores", project=project, now=T0, stale_days=0,
-                     max_access=0, threshold=0.0, half_life_days=1.0, saturation=1,
-                     w_recency=1.0, w_importance=0.0, due_only=False, limit=1000)
+    page = statements.decay_scores(db, project=project, now=T0, stale_days=0, max_access=0,
+                                   threshold=0.0, half_life_days=1.0, saturation=1,
+                                   w_recency=1.0, w_importance=0.0, due_only=False, limit=1000)
     return sorted(page["rows"], key=lambda r: r["zk_id"])
 
 
 def test_stale_notes_are_archived_but_pinned_used_linked_and_fleeting_are_not(
-        make: Callable[..., Any], db: Database, project: str) -> None:
-    old = make(Memory, T0)
+        make: Callable[[datetime], Brain], db: Database, project: str) -> None:
+    old = make(T0)
     stale = _ids(old, project, "Stale gradle cache workaround", "Stale nginx proxy header")
     pinned = _ids(old, project, "Pinned release checklist", pinned=True)
     fleeting = _ids(old, project, "Fleeting idea about caching", memory_type="fleeting")
     built_on = _ids(old, project, "Core retry policy for the ingest worker")
     linkers = _ids(old, project, "Ingest worker backoff", "Ingest worker jitter", pinned=True)
-    db.write_tx(lambda tx: [old.link(tx, src, built_on[0], LinkType.EXTENDS, "builds on", 0.8)
-                            for src in linkers])
+    db.write_tx(lambda tx: [old.writer.link(tx, src, built_on[0], LinkType.EXTENDS,
+                                            "builds on", 0.8) for src in linkers])
     used = _ids(old, project, "Kubernetes liveness probe timeout tuning")
-    make(Search, T0 + timedelta(days=55)).search_memory(
+    make(T0 + timedelta(days=55)).search.search_memory(
         "Kubernetes liveness probe timeout tuning", project, top_k=1)
 
     now = T0 + timedelta(days=60)
-    lifecycle = make(Lifecycle, now)
+    lifecycle = make(now).lifecycle
     before = _snapshot(db, project)
     report = lifecycle.archive_stale(dry_run=True, project=project)
     assert _snapshot(db, project) == before, "a dry run changed the graph"
@@ -92,20 +73,20 @@ def test_stale_notes_are_archived_but_pinned_used_linked_and_fleeting_are_not(
 
     applied = lifecycle.archive_stale(dry_run=False, project=project)
     assert applied.archived == 2 and sorted(c.zk_id for c in applied.candidates) == sorted(stale)
-    states = {n.zk_id: n.memory_type for n in old.get(stale + pinned + fleeting + built_on
-                                                      + used)}
+    states = {n.zk_id: n.memory_type
+              for n in old.reader.get(stale + pinned + fleeting + built_on + used)}
     assert [states[z] for z in stale] == ["archived", "archived"]
     assert {states[z] for z in pinned + built_on + used} == {"permanent"}
     assert states[fleeting[0]] == "fleeting"
-    row = db.read("lifecycle/cluster_members", zk_ids=stale, project=project)
+    row = statements.cluster_members(db, zk_ids=stale, project=project)
     assert row == [], "archived notes are no longer permanent members"
     assert lifecycle.archive_stale(dry_run=False, project=project).archived == 0
 
 
 def test_the_limit_bounds_the_listing_but_every_stale_note_is_counted_and_archived(
-        make: Callable[..., Any], project: str) -> None:
-    stale = _ids(make(Memory, T0), project, *(f"Stale runbook step {i}" for i in range(7)))
-    lifecycle = make(Lifecycle, T0 + timedelta(days=60))
+        make: Callable[[datetime], Brain], project: str) -> None:
+    stale = _ids(make(T0), project, *(f"Stale runbook step {i}" for i in range(7)))
+    lifecycle = make(T0 + timedelta(days=60)).lifecycle
     dry = lifecycle.archive_stale(dry_run=True, project=project, limit=3)
     assert dry.total == 7 and len(dry.candidates) == 3 and dry.archived_ids == []
     assert set(c.zk_id for c in dry.candidates) < set(stale)
@@ -118,13 +99,13 @@ def test_the_limit_bounds_the_listing_but_every_stale_note_is_counted_and_archiv
 
 
 def test_restore_brings_an_archived_note_back_into_search(
-        make: Callable[..., Any], project: str) -> None:
+        make: Callable[[datetime], Brain], project: str) -> None:
     title = "Postgres advisory locks serialise the migration runner"
-    [zk_id] = _ids(make(Memory, T0), project, title)
+    [zk_id] = _ids(make(T0), project, title)
     now = T0 + timedelta(days=90)
-    lifecycle = make(Lifecycle, now)
+    lifecycle = make(now).lifecycle
     assert lifecycle.archive_stale(dry_run=False, project=project).archived == 1
-    search = make(Search, now)
+    search = make(now).search
     assert zk_id not in [h.zk_id for h in search.search_memory(title, project)]
 
     note = lifecycle.restore(zk_id)
@@ -138,11 +119,11 @@ def test_restore_brings_an_archived_note_back_into_search(
 
 
 def test_decay_report_lists_soonest_archival_first_with_due_dates(
-        make: Callable[..., Any], project: str) -> None:
-    older = _ids(make(Memory, T0), project, "Older terraform state lock note")
-    newer = _ids(make(Memory, T0 + timedelta(days=10)), project, "Newer helm chart values note")
-    pinned = _ids(make(Memory, T0), project, "Pinned on-call runbook", pinned=True)
-    report = make(Lifecycle, T0 + timedelta(days=20)).decay_report(limit=10, project=project)
+        make: Callable[[datetime], Brain], project: str) -> None:
+    older = _ids(make(T0), project, "Older terraform state lock note")
+    newer = _ids(make(T0 + timedelta(days=10)), project, "Newer helm chart values note")
+    pinned = _ids(make(T0), project, "Pinned on-call runbook", pinned=True)
+    report = make(T0 + timedelta(days=20)).lifecycle.decay_report(limit=10, project=project)
     assert [e.zk_id for e in report] == older + newer + pinned
     assert report[0].archive_due == (T0 + timedelta(days=45, seconds=1)).isoformat()
     assert report[2].archive_due is None and report[2].pinned
@@ -151,12 +132,12 @@ def test_decay_report_lists_soonest_archival_first_with_due_dates(
         assert entry.decay_score == pytest.approx(expected, abs=1e-4)
 
 
-def test_inbox_lists_fleeting_notes_oldest_first(make: Callable[..., Any], project: str) -> None:
-    second = _ids(make(Memory, T0 + timedelta(hours=2)), project, "Second capture",
+def test_inbox_lists_fleeting_notes_oldest_first(make: Callable[[datetime], Brain], project: str) -> None:
+    second = _ids(make(T0 + timedelta(hours=2)), project, "Second capture",
                   memory_type="fleeting")
-    first = _ids(make(Memory, T0), project, "First capture", memory_type="fleeting")
-    _ids(make(Memory, T0), project, "A permanent note")
-    inbox = make(Lifecycle, T0 + timedelta(days=1)).inbox(project)
+    first = _ids(make(T0), project, "First capture", memory_type="fleeting")
+    _ids(make(T0), project, "A permanent note")
+    inbox = make(T0 + timedelta(days=1)).lifecycle.inbox(project)
     assert [n.zk_id for n in inbox] == first + second
 
 
@@ -173,38 +154,39 @@ PYTEST_X = ["Run pytest with -x to stop at the first failing test.",
             "Use pytest -x to stop the run at the first failing test."]
 
 
-def _texts(memory: Memory, project: str, texts: list[str]) -> list[str]:
-    return memory.add_many([{"project": project, "title": t.split(",")[0], "content": t,
+def _texts(brain: Brain, project: str, texts: list[str]) -> list[str]:
+    return brain.importer.add_many([{"project": project, "title": t.split(",")[0], "content": t,
                              "context": "", "keywords": ["test"]} for t in texts])
 
 
 def test_consolidation_apply_merges_only_the_selected_cluster(
-        make: Callable[..., Any], db: Database, project: str) -> None:
-    memory = make(Memory, T0)
-    dupes = _texts(memory, project, OVERFETCH)
-    others = _texts(memory, project, PYTEST_X)
-    [outside] = _texts(memory, project, ["Docker compose --wait holds until health checks pass."])
-    db.write_tx(lambda tx: memory.link(tx, outside, dupes[0], LinkType.RELATES_TO, "uses", 0.5))
-    lifecycle = make(Lifecycle, T0 + timedelta(days=1))
+        make: Callable[[datetime], Brain], db: Database, project: str) -> None:
+    old = make(T0)
+    dupes = _texts(old, project, OVERFETCH)
+    others = _texts(old, project, PYTEST_X)
+    [outside] = _texts(old, project, ["Docker compose --wait holds until health checks pass."])
+    db.write_tx(lambda tx: old.writer.link(tx, outside, dupes[0], LinkType.RELATES_TO, "uses",
+                                           0.5))
+    brain = make(T0 + timedelta(days=1))
 
-    report = lifecycle.consolidate(project, dry_run=True)
+    report = brain.consolidation.run(project, dry_run=True)
     assert [sorted(c.zk_ids) for c in report.clusters] == [sorted(dupes), sorted(others)]
-    assert lifecycle.consolidate(project, dry_run=True) == report, "cluster ids are not stable"
+    assert brain.consolidation.run(project, dry_run=True) == report, "cluster ids are not stable"
     with pytest.raises(InvalidInput):
-        lifecycle.consolidate(project, dry_run=False)  # no selection, auto_consolidate off
+        brain.consolidation.run(project, dry_run=False)  # no selection, auto_consolidate off
     with pytest.raises(InvalidInput):
-        lifecycle.consolidate(project, dry_run=False, selected_cluster_ids=["CL-000000000000"])
+        brain.consolidation.run(project, dry_run=False, selected=["CL-000000000000"])
 
     chosen = report.clusters[0].cluster_id
-    applied = lifecycle.consolidate(project, dry_run=False, selected_cluster_ids=[chosen])
+    applied = brain.consolidation.run(project, dry_run=False, selected=[chosen])
     [merged] = applied.merged
     assert merged.cluster_id == chosen and merged.archived == sorted(dupes)
-    note = memory.get([merged.new_zk_id])[0]
+    note = brain.reader.get([merged.new_zk_id])[0]
     assert note.memory_type == "permanent" and "over-fetch" in note.content
     assert {(link.zk_id, link.type, link.direction) for link in note.links} == (
         {(outside, "RELATES_TO", "in")} | {(z, "SUPERSEDES", "out") for z in dupes})
-    states = {n.zk_id: n.memory_type for n in memory.get(dupes + others)}
+    states = {n.zk_id: n.memory_type for n in brain.reader.get(dupes + others)}
     assert {states[z] for z in dupes} == {"archived"}
     assert {states[z] for z in others} == {"permanent"}
-    left = lifecycle.consolidate(project, dry_run=True)
+    left = brain.consolidation.run(project, dry_run=True)
     assert [c.cluster_id for c in left.clusters] == [report.clusters[1].cluster_id]

@@ -6,27 +6,14 @@ import uuid
 
 import pytest
 
+from kg_brain.app import Brain
 from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import InvalidInput, NotFound
-from kg_brain.llm import build_enricher
-from kg_brain.memory import Memory
-from kg_brain.settings import Settings, load_settings
-from kg_brain.app import utc_now
-
-
-@pytest.fixture(scope="module")
-def settings() -> Settings:
-    return load_settings()
-
-
-@pytest.fixture
-def memory(db: Database, embedder: SentenceTransformerEmbedder, settings: Settings) -> Memory:
-    return Memory(settings, db, embedder, build_enricher(settings, embedder), utc_now)
+from kg_brain.store import admin, notes
 
 
 def _count(db: Database, project: str) -> int:
-    return sum(int(r["notes"]) for r in db.read("admin/note_counts") if r["project"] == project)
+    return sum(int(r["notes"]) for r in admin.note_counts(db) if r["project"] == project)
 
 
 RELATED = [
@@ -39,75 +26,75 @@ RELATED = [
 ]
 
 
-def test_related_notes_are_enriched_linked_and_evolved(memory: Memory, project: str) -> None:
-    added = [memory.add(text, project) for text in RELATED]
+def test_related_notes_are_enriched_linked_and_evolved(brain: Brain, project: str) -> None:
+    added = [brain.writer.add(text, project) for text in RELATED]
     for result in added:
         note = result.note
         assert note.title and note.context and len(note.keywords) >= 3 and note.tags
         assert note.memory_type == "permanent"
-    last = memory.get([added[-1].note.zk_id])[0]
+    last = brain.reader.get([added[-1].note.zk_id])[0]
     assert {link.zk_id for link in last.links} & {a.note.zk_id for a in added[:2]}
     assert all(link.type and link.weight > 0 for link in last.links)
     before = {a.note.zk_id: a.note.context for a in added}
-    while memory.process_evolution():
+    while brain.evolution.process():
         pass
-    after = {n.zk_id: n.context for n in memory.get(list(before))}
+    after = {n.zk_id: n.context for n in brain.reader.get(list(before))}
     changed = [z for z in before if after[z] != before[z]]
     assert changed, "evolution refined no older note's context"
-    original = memory.revisions(changed[0])[-1]  # newest first: the last is the first kept
+    original = brain.revisions.history(changed[0])[-1]  # newest first: the last is the first kept
     assert original.context == before[changed[0]]
     assert original.cause.startswith("evolution from")
-    restored = memory.restore_revision(changed[0], original.version)
+    restored = brain.revisions.restore(changed[0], original.version)
     assert restored.context == before[changed[0]]
 
 
-def test_evolution_job_applies_once_even_when_processed_twice(memory: Memory, project: str) -> None:
-    memory.add(RELATED[0], project)
-    second = memory.add(RELATED[1], project)
+def test_evolution_job_applies_once_even_when_processed_twice(brain: Brain, project: str) -> None:
+    brain.writer.add(RELATED[0], project)
+    second = brain.writer.add(RELATED[1], project)
     assert second.evolution_queued
-    assert memory.process_evolution() >= 1
-    key_done_again = memory.process_evolution()
+    assert brain.evolution.process() >= 1
+    key_done_again = brain.evolution.process()
     assert key_done_again == 0
     target = [link.zk_id for link in second.note.links][0]
-    assert len(memory.revisions(target)) == 1
+    assert len(brain.revisions.history(target)) == 1
 
 
-def test_near_duplicate_returns_the_existing_note(memory: Memory, project: str) -> None:
-    first = memory.add("Run pytest with -x to stop at the first failing test.", project)
-    again = memory.add("Run pytest with -x to stop at the first failing test!", project)
+def test_near_duplicate_returns_the_existing_note(brain: Brain, project: str) -> None:
+    first = brain.writer.add("Run pytest with -x to stop at the first failing test.", project)
+    again = brain.writer.add("Run pytest with -x to stop at the first failing test!", project)
     assert again.deduplicated and again.matched_zk_id == first.note.zk_id
     assert again.note.access_count == 1
-    assert _count(memory.db, project) == 1
+    assert _count(brain.db, project) == 1
 
 
-def test_fleeting_notes_are_not_linked_or_evolved(memory: Memory, project: str) -> None:
-    memory.add(RELATED[0], project)
-    fleeting = memory.add(RELATED[1], project, memory_type="fleeting")
+def test_fleeting_notes_are_not_linked_or_evolved(brain: Brain, project: str) -> None:
+    brain.writer.add(RELATED[0], project)
+    fleeting = brain.writer.add(RELATED[1], project, memory_type="fleeting")
     assert fleeting.note.memory_type == "fleeting"
     assert fleeting.note.links == [] and not fleeting.evolution_queued
 
 
-def test_distill_promotes_and_links_a_fleeting_note(memory: Memory, project: str) -> None:
-    memory.add(RELATED[0], project)
-    fleeting = memory.add(RELATED[1], project, memory_type="fleeting")
-    promoted = memory.distill(fleeting.note.zk_id)
+def test_distill_promotes_and_links_a_fleeting_note(brain: Brain, project: str) -> None:
+    brain.writer.add(RELATED[0], project)
+    fleeting = brain.writer.add(RELATED[1], project, memory_type="fleeting")
+    promoted = brain.writer.distill(fleeting.note.zk_id)
     assert promoted.note.memory_type == "permanent"
     assert promoted.note.links
     with pytest.raises(InvalidInput, match="not fleeting"):
-        memory.distill(fleeting.note.zk_id)
+        brain.writer.distill(fleeting.note.zk_id)
 
 
-def test_update_keeps_links_and_history(memory: Memory, project: str) -> None:
-    memory.add(RELATED[0], project)
-    second = memory.add(RELATED[1], project)
-    updated = memory.update(second.note.zk_id, RELATED[1] + " Measured on 5.26.30.")
+def test_update_keeps_links_and_history(brain: Brain, project: str) -> None:
+    brain.writer.add(RELATED[0], project)
+    second = brain.writer.add(RELATED[1], project)
+    updated = brain.writer.update(second.note.zk_id, RELATED[1] + " Measured on 5.26.30.")
     assert "5.26.30" in updated.note.content
     assert {lk.zk_id for lk in updated.note.links} == {lk.zk_id for lk in second.note.links}
-    assert memory.revisions(second.note.zk_id)[0].content == RELATED[1]
+    assert brain.revisions.history(second.note.zk_id)[0].content == RELATED[1]
 
 
-def test_secrets_are_redacted_before_storage(memory: Memory, project: str) -> None:
-    result = memory.add("Deploy key for staging is AKIAIOSFODNN7EXAMPLE in the CI vars.", project)
+def test_secrets_are_redacted_before_storage(brain: Brain, project: str) -> None:
+    result = brain.writer.add("Deploy key for staging is AKIAIOSFODNN7EXAMPLE in the CI vars.", project)
     assert "AKIAIOSFODNN7EXAMPLE" not in result.note.content
     assert result.redacted
 
@@ -124,66 +111,70 @@ def test_secrets_are_redacted_before_storage(memory: Memory, project: str) -> No
     ],
 )
 def test_bad_input_is_refused_and_writes_nothing(
-    memory: Memory, project: str, kwargs: dict[str, str], message: str
+    brain: Brain, project: str, kwargs: dict[str, str], message: str
 ) -> None:
     args = {"project": project, **kwargs}
     with pytest.raises(InvalidInput, match=message):
-        memory.add(**args)
-    assert _count(memory.db, project) == 0
+        brain.writer.add(**args)
+    assert _count(brain.db, project) == 0
 
 
-def test_malformed_and_unknown_ids_are_clear_errors(memory: Memory) -> None:
+def test_malformed_and_unknown_ids_are_clear_errors(brain: Brain) -> None:
     with pytest.raises(InvalidInput, match="malformed zk_id"):
-        memory.get(["ZK-123"])
+        brain.reader.get(["ZK-123"])
     unknown = f"ZK-{uuid.uuid4().hex[:8].upper()}"
     with pytest.raises(NotFound, match=unknown):
-        memory.get([unknown.lower()])
+        brain.reader.get([unknown.lower()])
 
 
-def test_bulk_import_writes_every_record_with_embeddings(memory: Memory, project: str) -> None:
+def test_bulk_import_writes_every_record_with_embeddings(brain: Brain, project: str) -> None:
     records = [{"content": f"Fact number {i}: service {i} listens on port {8000 + i}.",
                 "project": project} for i in range(300)]
-    ids = memory.add_many(records, batch_size=128)
+    ids = brain.importer.add_many(records, batch_size=128)
     assert len(ids) == len(set(ids)) == 300
-    assert _count(memory.db, project) == 300
-    near = memory.db.read("notes/nearest_notes", vector=memory.embedder.encode(
+    assert _count(brain.db, project) == 300
+    near = notes.nearest_notes(brain.db, vector=brain.embedder.encode(
         "which port does service 42 listen on"), project=project, memory_types=["permanent"],
         fetch=200, k=5, exclude=[])
     assert near and all(r["similarity"] > 0.3 for r in near)
 
 
-def test_a_bad_record_anywhere_refuses_the_whole_import(memory: Memory, project: str) -> None:
+def test_a_bad_record_anywhere_refuses_the_whole_import(brain: Brain, project: str) -> None:
     records = [{"content": f"Worker {i} drains queue {i} every minute.", "project": project}
                for i in range(300)]
     records.append({"project": project, "title": "no content"})
     with pytest.raises(InvalidInput, match="record 301: .*nothing was imported"):
-        memory.add_many(records, batch_size=64)
-    assert _count(memory.db, project) == 0
+        brain.importer.add_many(records, batch_size=64)
+    assert _count(brain.db, project) == 0
 
 
 def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
-    memory: Memory, project: str, monkeypatch: pytest.MonkeyPatch
+    brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    existing = memory.add("Cache keys include the tenant id to avoid leaks.", project).note.zk_id
+    existing = brain.writer.add("Cache keys include the tenant id to avoid leaks.",
+                                project).note.zk_id
     unused = f"ZK-{uuid.uuid4().hex[:8].upper()}"
     fresh = iter([existing, unused])
-    for where in ("kg_brain.memory.new_zk_id", "kg_brain.store.notes.new_zk_id"):
+    for where in ("kg_brain.memory.write.new_zk_id", "kg_brain.store.notes.new_zk_id"):
         monkeypatch.setattr(where, lambda: next(fresh))
-    added = memory.add("Rotate the signing key every ninety days via the vault job.", project)
+    added = brain.writer.add("Rotate the signing key every ninety days via the vault job.", project)
     assert added.note.zk_id == unused
-    assert memory.get([existing])[0].content.startswith("Cache keys")
+    assert brain.reader.get([existing])[0].content.startswith("Cache keys")
 
 
-def test_alike_notes_with_different_details_are_both_kept(memory: Memory, project: str) -> None:
-    first = memory.add("Service alpha exposes metrics on port 9100 for the scraper.", project)
-    second = memory.add("Service alpha exposes metrics on port 9101 for the scraper.", project)
+def test_alike_notes_with_different_details_are_both_kept(brain: Brain, project: str) -> None:
+    first = brain.writer.add("Service alpha exposes metrics on port 9100 for the scraper.",
+                             project)
+    second = brain.writer.add("Service alpha exposes metrics on port 9101 for the scraper.",
+                              project)
     assert not second.deduplicated
     assert second.note.zk_id != first.note.zk_id
 
 
-def test_a_fix_is_never_merged_into_the_mistake_it_resembles(memory: Memory, project: str) -> None:
-    mistake = memory.add("pytest hangs forever when the Neo4j driver is never closed at exit.",
-                         project, note_kind="mistake")
-    fix = memory.add("Close the Neo4j driver in a session-scoped fixture finaliser so pytest "
-                     "exits cleanly.", project, note_kind="fix")
+def test_a_fix_is_never_merged_into_the_mistake_it_resembles(brain: Brain, project: str) -> None:
+    mistake = brain.writer.add(
+        "pytest hangs forever when the Neo4j driver is never closed at exit.", project,
+        note_kind="mistake")
+    fix = brain.writer.add("Close the Neo4j driver in a session-scoped fixture finaliser so "
+                           "pytest exits cleanly.", project, note_kind="fix")
     assert not fix.deduplicated and fix.note.zk_id != mistake.note.zk_id

@@ -9,14 +9,12 @@ from dataclasses import replace
 
 import pytest
 
-from kg_brain.app import utc_now
+from kg_brain.clock import utc_now
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.llm import build_enricher
-from kg_brain.memory import Memory
-from kg_brain.search import Search
-from kg_brain.settings import load_settings
-from tests.conftest import ServerUnderTest
+from kg_brain.store import jobs
+from tests.support.brains import make_brain
+from tests.support.neo4j import ServerUnderTest
 
 
 @pytest.fixture
@@ -29,25 +27,28 @@ def routed_db(neo4j_server: ServerUnderTest) -> Iterator[Database]:
 
 def test_reads_run_in_read_transactions_that_refuse_writes(routed_db: Database,
                                                            project: str) -> None:
-    """A write statement sent through read() is refused: read() really asks for read mode,
-    which a cluster may route to a follower."""
+    """A write statement sent in a read transaction is refused by the server: read_tx really
+    asks for read mode, which a cluster may route to a follower."""
+    params = {"now": utc_now(), "rows": [{"key": f"probe:{project}", "kind": "probe",
+                                          "zk_id": "ZK-00000000", "project": project}]}
     with pytest.raises(Exception, match="(?i)read"):
-        routed_db.read("jobs/enqueue_jobs", now=utc_now(), rows=[
-            {"key": f"probe:{project}", "kind": "probe", "zk_id": "ZK-00000000",
-             "project": project}])
+        routed_db.read_tx(lambda tx: tx.run("jobs/enqueue_jobs", "read", params))
+
+
+def test_the_store_refuses_a_write_statement_in_a_read_transaction(routed_db: Database) -> None:
+    with pytest.raises(RuntimeError, match="cannot run in a read transaction"):
+        routed_db.read_tx(lambda tx: jobs.enqueue_jobs(tx, now=utc_now(), rows=[]))
 
 
 def test_a_client_reads_its_own_writes_through_the_routing_driver(
     routed_db: Database, embedder: SentenceTransformerEmbedder, project: str
 ) -> None:
-    settings = load_settings()
-    memory = Memory(settings, routed_db, embedder, build_enricher(settings, embedder), utc_now)
-    search = Search(settings, routed_db, embedder, utc_now)
+    brain = make_brain(routed_db, embedder)
     before = set(routed_db.bookmarks.get_bookmarks())
-    added = memory.add("Causal chaining: every session of this process carries the bookmark of "
-                       "the last write, so a replica serves a read only once it has caught up.",
-                       project)
+    added = brain.writer.add("Causal chaining: every session of this process carries the "
+                             "bookmark of the last write, so a replica serves a read only once "
+                             "it has caught up.", project)
     after_write = set(routed_db.bookmarks.get_bookmarks())
     assert after_write and after_write != before
-    hits = search.search_memory("how does a replica know it has caught up?", project, top_k=3)
+    hits = brain.search.search_memory("how does a replica know it has caught up?", project, top_k=3)
     assert hits[0].zk_id == added.note.zk_id

@@ -11,9 +11,8 @@ import pytest
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.memory import Memory
-from kg_brain.scheduling import LeasedJob, Leases, build_jobs, build_scheduler
-from kg_brain.settings import load_settings
+from kg_brain.maintenance import LeasedJob, Leases, build_jobs, build_scheduler
+from tests.support.brains import make_brain, make_settings
 
 SUNDAY = datetime(2024, 3, 3, 3, 0, 5, tzinfo=UTC)  # just after the default weekly archive cron
 
@@ -37,8 +36,7 @@ def clock() -> Clock:
 def instances(db: Database, embedder: SentenceTransformerEmbedder,
               clock: Clock) -> Iterator[list[Brain]]:
     """Three independent 'processes': each its own driver, all on one database."""
-    brains = [Brain(load_settings(), db=Database(db.conn), embedder=embedder,
-                    clock=clock) for _ in range(3)]
+    brains = [make_brain(Database(db.conn), embedder, clock=clock) for _ in range(3)]
     yield brains
     for brain in brains:
         brain.close()
@@ -55,9 +53,8 @@ def _fire(jobs: list[LeasedJob]) -> list[bool]:
 
 
 def _add_stale(brain: Brain, project: str, title: str) -> str:
-    memory = Memory(brain.settings, brain.db, brain.embedder, brain.enricher, brain.clock)
-    return memory.add_many([{"project": project, "title": title, "content": title,
-                             "context": "", "keywords": ["stale"]}])[0]
+    return brain.importer.add_many([{"project": project, "title": title, "content": title,
+                                     "context": "", "keywords": ["stale"]}])[0]
 
 
 def test_three_instances_run_the_archive_job_once_per_period(
@@ -66,7 +63,7 @@ def test_three_instances_run_the_archive_job_once_per_period(
     jobs = _archive_jobs(instances, project)
     clock.now = SUNDAY
     assert sorted(_fire(jobs)) == [False, False, True]
-    assert instances[0].memory.get([first])[0].memory_type == "archived"
+    assert instances[0].reader.get([first])[0].memory_type == "archived"
 
     clock.now = SUNDAY + timedelta(hours=5)  # same period: a late or restarted instance skips
     assert _fire(jobs) == [False, False, False]
@@ -75,7 +72,7 @@ def test_three_instances_run_the_archive_job_once_per_period(
     second = _add_stale(instances[1], project, "Old note about a decommissioned cache node")
     clock.now = SUNDAY + timedelta(days=7)  # next period
     assert sorted(_fire(jobs)) == [False, False, True]
-    assert instances[2].memory.get([second])[0].memory_type == "archived"
+    assert instances[2].reader.get([second])[0].memory_type == "archived"
 
 
 def test_a_crashed_holders_lease_expires(db: Database, clock: Clock, project: str) -> None:
@@ -90,7 +87,7 @@ def test_a_crashed_holders_lease_expires(db: Database, clock: Clock, project: st
 
 
 def test_a_failed_run_gives_the_lease_back(db: Database, clock: Clock, project: str) -> None:
-    trigger = build_scheduler(Brain(load_settings(), db=db, clock=clock), blocking=False,
+    trigger = build_scheduler(Brain(make_settings(), db=db, clock=clock), blocking=False,
                               project=project).get_job(f"archive:{project}").trigger
 
     def boom() -> None:

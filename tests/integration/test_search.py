@@ -7,33 +7,26 @@ from typing import Any
 
 import pytest
 
+from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import NotFound
-from kg_brain.llm import build_enricher
-from kg_brain.memory import Memory
-from kg_brain.mistakes import preflight_check
 from kg_brain.search import Search, lucene_query
-from kg_brain.settings import Settings
-from kg_brain.store.model import LinkType
 from kg_brain.store.notes import new_zk_id
+from kg_brain.vocab import LinkType
+from tests.support.brains import make_brain
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def settings() -> Settings:
-    return Settings(neo4j_uri=None, neo4j_password=None)
+def brain(db: Database, embedder: SentenceTransformerEmbedder) -> Brain:
+    return make_brain(db, embedder, clock=lambda: NOW)
 
 
 @pytest.fixture
-def memory(settings: Settings, db: Database, embedder: SentenceTransformerEmbedder) -> Memory:
-    return Memory(settings, db, embedder, build_enricher(settings, embedder), lambda: NOW)
-
-
-@pytest.fixture
-def search(settings: Settings, db: Database, embedder: SentenceTransformerEmbedder) -> Search:
-    return Search(settings, db, embedder, lambda: NOW)
+def search(brain: Brain) -> Search:
+    return brain.search
 
 
 def note(content: str, project: str, title: str = "", **extra: Any) -> dict[str, Any]:
@@ -42,7 +35,7 @@ def note(content: str, project: str, title: str = "", **extra: Any) -> dict[str,
             "project": project, **extra}
 
 
-def seed(memory: Memory, project: str) -> dict[str, str]:
+def seed(brain: Brain, project: str) -> dict[str, str]:
     texts = {
         "pool": "The connection pool is exhausted when workers hold sessions across requests.",
         "retry": "Retry transient Neo4j errors with exponential backoff inside transaction functions.",
@@ -51,22 +44,22 @@ def seed(memory: Memory, project: str) -> dict[str, str]:
         "ports": "The local Neo4j server picks free ports for bolt and http at start.",
         "tests": "Each test writes into its own project and never wipes the database.",
     }
-    ids = memory.add_many([note(t, project) for t in texts.values()])
+    ids = brain.importer.add_many([note(t, project) for t in texts.values()])
     return dict(zip(texts, ids, strict=True))
 
 
-def test_hybrid_search_finds_lexical_only_match(memory: Memory, search: Search,
+def test_hybrid_search_finds_lexical_only_match(brain: Brain, search: Search,
                                                 project: str) -> None:
-    ids = seed(memory, project)
+    ids = seed(brain, project)
     hits = search.search_memory("QX7ZETA-4411", project, top_k=3)
     assert hits[0].zk_id == ids["token"]
     assert "lexical" in {f.channel for f in hits[0].found_by}
     assert len(hits[0].preview) <= 200 and hits[0].project == project
 
 
-def test_search_is_isolated_by_project(memory: Memory, search: Search, project: str) -> None:
-    seed(memory, project)
-    other = memory.add_many([note("The connection pool is exhausted by workers.",
+def test_search_is_isolated_by_project(brain: Brain, search: Search, project: str) -> None:
+    seed(brain, project)
+    other = brain.importer.add_many([note("The connection pool is exhausted by workers.",
                                   f"{project}-other")])
     hits = search.search_memory("connection pool exhausted", project, top_k=10)
     assert hits and all(h.project == project for h in hits)
@@ -75,10 +68,10 @@ def test_search_is_isolated_by_project(memory: Memory, search: Search, project: 
     assert deep and all(h.project == project for h in deep)
 
 
-def test_fleeting_archived_and_contextual_notes_are_excluded(memory: Memory, search: Search,
+def test_fleeting_archived_and_contextual_notes_are_excluded(brain: Brain, search: Search,
                                                              project: str) -> None:
     text = "Nightly backups of the graph run at three in the morning."
-    ids = memory.add_many([
+    ids = brain.importer.add_many([
         note(text, project, memory_type="fleeting"),
         note(text, project, memory_type="archived"),
         note(text, project, note_kind="session_summary"),
@@ -92,32 +85,32 @@ def test_fleeting_archived_and_contextual_notes_are_excluded(memory: Memory, sea
     assert not {h.zk_id for h in with_context} & set(ids[:2])
 
 
-def test_note_kinds_filter(memory: Memory, search: Search, project: str) -> None:
-    ids = memory.add_many([note("Use a lease so one scheduler runs the job.", project,
+def test_note_kinds_filter(brain: Brain, search: Search, project: str) -> None:
+    ids = brain.importer.add_many([note("Use a lease so one scheduler runs the job.", project,
                                 note_kind="decision"),
                            note("Use a lease so only one worker runs the job.", project)])
     hits = search.search_memory("lease scheduler job", project, note_kinds=["decision"])
     assert [h.zk_id for h in hits] == [ids[0]]
 
 
-def test_searches_stamp_access_in_one_statement(memory: Memory, search: Search, db: Database,
+def test_searches_stamp_access_in_one_statement(brain: Brain, search: Search, db: Database,
                                                 project: str) -> None:
-    seed(memory, project)
+    seed(brain, project)
     search.index_fetch.share(project)  # counted once a minute per process, not per search
     before = db.statements_run
     hits = search.search_memory("connection pool", project, top_k=3)
     assert db.statements_run - before == 1
-    notes = memory.get([h.zk_id for h in hits])
+    notes = brain.reader.get([h.zk_id for h in hits])
     assert all(n.access_count == 1 and n.last_accessed == NOW.isoformat() for n in notes)
     before = db.statements_run
     deep = search.deep_search("connection pool", project, hops=2, top_k=3)
     assert db.statements_run - before == 1
-    assert all(n.access_count >= 1 for n in memory.get([h.zk_id for h in deep]))
+    assert all(n.access_count >= 1 for n in brain.reader.get([h.zk_id for h in deep]))
 
 
 def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
-        memory: Memory, search: Search, db: Database, project: str) -> None:
-    ids = seed(memory, project)
+        brain: Brain, search: Search, db: Database, project: str) -> None:
+    ids = seed(brain, project)
     with db.driver.session() as session:  # a graph-only path: pool -> FIXES <- tests
         session.run("MATCH (a:Note {zk_id: $a}), (b:Note {zk_id: $b}) "
                     "CREATE (b)-[:FIXES {reason: 'r', weight: 0.9}]->(a)",
@@ -134,18 +127,18 @@ def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
     assert {f.channel for h in hits for f in h.found_by} >= {"vector", "lexical", "graph"}
 
 
-def test_reference_deep_mode_returns_the_same_shape(memory: Memory, search: Search,
+def test_reference_deep_mode_returns_the_same_shape(brain: Brain, search: Search,
                                                     project: str) -> None:
-    ids = seed(memory, project)
+    ids = seed(brain, project)
     hits = search.deep_search_reference("connection pool exhausted", project, hops=2, top_k=4)
     assert hits[0].zk_id == ids["pool"] and all(h.found_by for h in hits)
 
 
-def test_get_related_follows_depth_and_direction(memory: Memory, search: Search,
+def test_get_related_follows_depth_and_direction(brain: Brain, search: Search,
                                                  project: str) -> None:
-    a, b, c, d = memory.add_many([note(f"chain note {x}", project) for x in "abcd"])
+    a, b, c, d = brain.importer.add_many([note(f"chain note {x}", project) for x in "abcd"])
     for src, dst in ((a, b), (c, b), (c, d)):  # a -> b <- c -> d
-        memory.db.write_tx(lambda tx, s=src, t=dst: memory.link(tx, s, t, LinkType.EXTENDS,
+        brain.db.write_tx(lambda tx, s=src, t=dst: brain.writer.link(tx, s, t, LinkType.EXTENDS,
                                                                 "because", 0.8))
     one = search.get_related(a, depth=1)
     assert [n.zk_id for n in one.nodes] == [b]
@@ -161,9 +154,9 @@ def test_get_related_follows_depth_and_direction(memory: Memory, search: Search,
     'pool AND (workers OR "sessions', "title:pool~ ^2 \\ / * ? [a TO z] {x}", "NOT", "!!!",
     "-pool +workers && ||",
 ])
-def test_lucene_syntax_in_queries_is_safe(memory: Memory, search: Search, project: str,
+def test_lucene_syntax_in_queries_is_safe(brain: Brain, search: Search, project: str,
                                           query: str) -> None:
-    seed(memory, project)
+    seed(brain, project)
     search.search_memory(query, project)
     search.deep_search(query, project, hops=1)
 
@@ -174,17 +167,17 @@ def test_lucene_query_keeps_words_only() -> None:
 
 
 def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
-        memory: Memory, search: Search, project: str) -> None:
+        brain: Brain, search: Search, project: str) -> None:
     """The vector index cannot filter by project: 300 identical notes of a neighbouring project
     fill every index candidate list, and the small project's own notes must still be found by
     search, deep search, preflight_check and the dedup check of add_memory."""
     text = "The ingest worker drops messages when the Kafka consumer lag exceeds ten thousand."
-    memory.add_many([note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)])
-    [own] = memory.add_many([note(text.replace("drops", "loses"), project,
+    brain.importer.add_many([note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)])
+    [own] = brain.importer.add_many([note(text.replace("drops", "loses"), project,
                                   note_kind="mistake")])
     assert [h.zk_id for h in search.search_memory(text, project, top_k=3)] == [own]
     assert [h.zk_id for h in search.deep_search(text, project, top_k=3)] == [own]
     assert [h.zk_id for h in search.vector_search(text, project, top_k=3)] == [own]
-    assert [m.zk_id for m in preflight_check(memory, text, project).mistakes] == [own]
-    added = memory.add(text, project, note_kind="mistake")
+    assert [m.zk_id for m in brain.mistakes.preflight_check(text, project).mistakes] == [own]
+    added = brain.writer.add(text, project, note_kind="mistake")
     assert added.deduplicated and added.matched_zk_id == own

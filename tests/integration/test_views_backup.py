@@ -14,9 +14,9 @@ import pytest
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import InvalidInput
-from kg_brain.views import cli
+from kg_brain.cli import data as cli
 from kg_brain.views.backup import export_records, read_file, restore_records, write_jsonl
-from tests.integration.views_support import delete_project, memory_for, settings_for, small_graph
+from tests.support.brains import delete_project, make_brain, settings_for, small_graph
 
 Records = list[dict[str, Any]]
 
@@ -55,7 +55,7 @@ def _assert_same(a: dict[str, Any], b: dict[str, Any]) -> None:
 
 @pytest.fixture
 def populated(db: Database, embedder: SentenceTransformerEmbedder, project: str) -> Records:
-    small_graph(memory_for(db, embedder), project)
+    small_graph(make_brain(db, embedder), project)
     return list(export_records(db, [project]))
 
 

@@ -11,17 +11,22 @@ import pytest
 from kg_brain.cypher import all_query_names, query
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.views import cli
-from kg_brain.views.cli import GRASS
-from tests.integration.views_support import Graph, memory_for, settings_for, small_graph
+from kg_brain.cli import data as cli
+from kg_brain.cli.data import GRASS
+from tests.support.brains import Graph, make_brain, settings_for, small_graph
 
 BROWSER = [name for name in all_query_names() if name.startswith("browser/")]
+
+
+def _run(db: Database, name: str, **params: Any) -> list[dict[str, Any]]:
+    """A saved query as the Browser runs it: people's queries, not store statements."""
+    return db.read_tx(lambda tx: tx.run(name, "read", params))
 
 
 @pytest.fixture(scope="module")
 def graph(db: Database, embedder: SentenceTransformerEmbedder) -> tuple[str, Graph]:
     project = f"test-browser-{uuid.uuid4().hex[:8]}"
-    return project, small_graph(memory_for(db, embedder), project)
+    return project, small_graph(make_brain(db, embedder), project)
 
 
 def test_every_saved_query_declares_its_parameters() -> None:
@@ -36,21 +41,21 @@ def test_every_saved_query_declares_its_parameters() -> None:
 def test_saved_query_runs_with_params(db: Database, graph: tuple[str, Graph], name: str) -> None:
     project, g = graph
     zk_id = g.mistake if "neighbourhood" in name else g.revised
-    rows = db.read(name, project=project, zk_id=zk_id)
+    rows = _run(db, name, project=project, zk_id=zk_id)
     if name != "browser/clusters":  # the small graph has no near-duplicates
         assert rows, f"{name} returned nothing"
 
 
 def test_mistakes_query_shows_the_fix(db: Database, graph: tuple[str, Graph]) -> None:
     project, g = graph
-    rows = db.read("browser/mistakes_with_fixes", project=project)
+    rows = _run(db, "browser/mistakes_with_fixes", project=project)
     assert rows[0]["fixed"] is True
     assert any(r["p"] is not None for r in rows)
 
 
 def test_history_query_lists_revisions(db: Database, graph: tuple[str, Graph]) -> None:
     _, g = graph
-    rows = db.read("browser/note_history", zk_id=g.revised)
+    rows = _run(db, "browser/note_history", zk_id=g.revised)
     assert [r["version"] for r in rows] == [1] and rows[0]["cause"] == "update"
 
 

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from datetime import timedelta
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import pytest
 import yaml
 
-from kg_brain.db import Connection, Database
+from kg_brain.app import Brain
+from kg_brain.clock import utc_now
+from kg_brain.db import Database, Tx
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import InvalidInput
-from kg_brain.lifecycle import Lifecycle
-from kg_brain.memory import Memory
-from kg_brain.store.model import LinkType
+from kg_brain.store.notes import create_notes, new_zk_id
 from kg_brain.views.mirror import Mirror, RestApi, VaultFolder, note_path
-from tests.integration.views_support import memory_for, settings_for
+from kg_brain.vocab import LinkType
+from tests.support.brains import make_brain
 
 
 class Vault:
@@ -66,9 +68,11 @@ def _frontmatter(text: str) -> dict[str, object]:
     return yaml.safe_load(text.split("---\n", 2)[1])
 
 
-def _mirror(memory: Memory, host: str) -> Mirror:
-    settings = settings_for(memory.db, obsidian_api_key="secret-key", obsidian_host=host)
-    return Mirror(settings, memory.db, memory.clock)
+def _mirrored(db: Database, embedder: SentenceTransformerEmbedder, host: str,
+              clock: Callable[[], datetime] = utc_now) -> Brain:
+    """A Brain whose mirror writes to the REST vault at `host`."""
+    return make_brain(db, embedder, clock=clock, obsidian_api_key="secret-key",
+                      obsidian_host=host)
 
 
 def _drain_until(mirror: Mirror, vault: Vault, path: str, needle: str) -> str:
@@ -79,83 +83,98 @@ def _drain_until(mirror: Mirror, vault: Vault, path: str, needle: str) -> str:
     raise AssertionError(f"{path} never contained {needle!r}")
 
 
-@pytest.fixture
-def memory(db: Database, embedder: SentenceTransformerEmbedder) -> Memory:
-    return memory_for(db, embedder)
-
-
-def test_rest_mirror_follows_add_update_archive_and_restore(
-        memory: Memory, project: str, rest_vault: tuple[Vault, str],
-        embedder: SentenceTransformerEmbedder) -> None:
+def test_rest_mirror_follows_add_link_update_archive_and_restore(
+        db: Database, embedder: SentenceTransformerEmbedder, project: str,
+        rest_vault: tuple[Vault, str]) -> None:
+    """Every write queues what it changed in its own transaction, the notes it links to too:
+    nothing is enqueued by hand here."""
     vault, host = rest_vault
-    mirror = _mirror(memory, host)
-    fix = memory.add("Pin httpx below 1.0 because 1.0 drops the sync client.", project,
-                     note_kind="fix").note.zk_id
-    other = memory.add("httpx 1.0 removed the sync client that our CLI uses.", project,
-                       note_kind="mistake").note.zk_id
-    memory.db.write_tx(lambda tx: memory.link(tx, fix, other, LinkType.FIXES,
-                                              "pinning avoids it", 0.9))
-    assert mirror.enqueue([fix]) == 1
+    brain = _mirrored(db, embedder, host)
+    mirror = brain.mirror
+    fix = brain.writer.add("Pin httpx below 1.0 because 1.0 drops the sync client.", project,
+                           note_kind="fix").note.zk_id
+    other = brain.writer.add("httpx 1.0 removed the sync client that our CLI uses.", project,
+                             note_kind="mistake").note.zk_id
+    brain.db.write_tx(lambda tx: brain.writer.link(tx, fix, other, LinkType.FIXES,
+                                                   "pinning avoids it", 0.9))
     path = f"/vault/brain/zk/{fix}.md"
     text = _drain_until(mirror, vault, path, "Pin httpx")
     front = _frontmatter(text)
     assert front["zk_id"] == fix and front["note_kind"] == "fix" and "embedding" not in front
-    assert front["links"] == {"FIXES": [f"[[{other}|{_title(memory, other)}]]"]}
+    assert front["links"] == {"FIXES": [f"[[{other}|{_title(brain, other)}]]"]}
     assert "created" in front and "keywords" in front and "access_count" in front
     assert vault.auth[-1] == "Bearer secret-key"
+    backlinked = _drain_until(mirror, vault, f"/vault/brain/zk/{other}.md", "## Linked from")
+    assert f"[[{fix}|" in backlinked
 
-    memory.update(fix, "Pin httpx below 1.0: the 1.0 release drops the sync client we use.")
-    mirror.enqueue([fix])
+    brain.writer.update(fix, "Pin httpx below 1.0: the 1.0 release drops the sync client we use.")
     assert "the 1.0 release" in _drain_until(mirror, vault, path, "the 1.0 release")
 
-    later = memory.clock() + timedelta(days=800)
-    lifecycle = Lifecycle(memory.settings, memory.db, embedder, memory.enricher, lambda: later)
-    archived = lifecycle.archive_stale(dry_run=False, project=project)
+    later = _mirrored(db, embedder, host, clock=lambda: utc_now() + timedelta(days=800))
+    archived = later.lifecycle.archive_stale(dry_run=False, project=project)
     assert fix in {c.zk_id for c in archived.candidates}
-    mirror.enqueue([fix])
     assert _frontmatter(_drain_until(mirror, vault, path, "archived_at"))["memory_type"] == \
         "archived"
-    lifecycle.restore(fix)
-    mirror.enqueue([fix])
+    later.lifecycle.restore(fix)
     _drain_until(mirror, vault, path, 'memory_type: "permanent"')
 
 
-def _title(memory: Memory, zk_id: str) -> str:
-    return memory.get([zk_id])[0].title
+def _title(brain: Brain, zk_id: str) -> str:
+    return brain.reader.get([zk_id])[0].title
 
 
-def test_failing_target_keeps_the_job_for_a_retry(memory: Memory, project: str,
+def _mirror_job(db: Database, zk_id: str) -> list[Any]:
+    return db.driver.execute_query(
+        "MATCH (j:Job {key: $key}) RETURN j.state AS state, j.claimed_until AS retry",
+        key=f"mirror:{zk_id}").records
+
+
+def test_failing_target_keeps_the_job_for_a_retry(db: Database,
+                                                  embedder: SentenceTransformerEmbedder,
+                                                  project: str,
                                                   rest_vault: tuple[Vault, str]) -> None:
     vault, host = rest_vault
     vault.fail = True
-    mirror = _mirror(memory, host)
-    zk_id = memory.add("Obsidian must be running for the REST mirror.", project).note.zk_id
-    mirror.enqueue([zk_id])
+    brain = _mirrored(db, embedder, host)
+    zk_id = brain.writer.add("Obsidian must be running for the REST mirror.", project).note.zk_id
     for _ in range(5):
-        mirror.drain()
-    rows = memory.db.driver.execute_query(
-        "MATCH (j:Job {key: $key}) RETURN j.state AS state, j.claimed_until AS retry",
-        key=f"mirror:{zk_id}").records
+        brain.mirror.drain()
+    rows = _mirror_job(db, zk_id)
     assert rows[0]["state"] == "pending" and rows[0]["retry"] is not None
 
 
-def test_enqueue_never_raises_when_the_database_is_down(memory: Memory) -> None:
-    down = Database(Connection("bolt://127.0.0.1:1", "neo4j", "x", "neo4j"), timeout_s=1)
-    mirror = Mirror(memory.settings, down, memory.clock, targets=[VaultFolder(Path("/tmp"))])
-    try:
-        assert mirror.enqueue(["ZK-00000000"]) == 0
-    finally:
-        down.close()
+def test_a_write_that_rolls_back_leaves_no_mirror_job(db: Database,
+                                                      embedder: SentenceTransformerEmbedder,
+                                                      project: str,
+                                                      rest_vault: tuple[Vault, str]) -> None:
+    brain = _mirrored(db, embedder, rest_vault[1])
+    row = {"zk_id": new_zk_id(), "content": "never committed", "project": project,
+           "memory_type": "permanent", "note_kind": "general", "embedding": [0.1] * 384}
+
+    def fail_after_writing(tx: Tx) -> None:
+        create_notes(tx, rows=[row])
+        raise RuntimeError("crash before commit")
+
+    with pytest.raises(RuntimeError):
+        brain.db.write_tx(fail_after_writing)
+    assert _mirror_job(db, row["zk_id"]) == []
+    brain.db.write_tx(lambda tx: create_notes(tx, rows=[row]))
+    assert _mirror_job(db, row["zk_id"])[0]["state"] == "pending"
+
+
+def test_without_a_mirror_writes_queue_nothing(brain: Brain, project: str) -> None:
+    zk_id = brain.writer.add("No vault is configured for this brain.", project).note.zk_id
+    assert _mirror_job(brain.db, zk_id) == []
 
 
 def test_vault_folder_gets_the_file_and_loses_it_with_the_note(
-        memory: Memory, project: str, tmp_path: Path) -> None:
-    mirror = Mirror(memory.settings, memory.db, memory.clock, targets=[VaultFolder(tmp_path)])
-    zk_id = memory.add("Vault files are named after the zk_id.", project).note.zk_id
+        brain: Brain, project: str, tmp_path: Path) -> None:
+    mirror = Mirror(brain.settings, brain.db, brain.clock, targets=[VaultFolder(tmp_path)])
+    zk_id = brain.writer.add("Vault files are named after the zk_id.", project).note.zk_id
     assert mirror.sync([zk_id]) == 1
     file = tmp_path / "brain" / "zk" / f"{zk_id}.md"
     assert _frontmatter(file.read_text(encoding="utf-8"))["project"] == project
-    memory.db.driver.execute_query("MATCH (n:Note {zk_id: $z}) DETACH DELETE n", z=zk_id)
+    brain.db.driver.execute_query("MATCH (n:Note {zk_id: $z}) DETACH DELETE n", z=zk_id)
     mirror.sync([zk_id])
     assert not file.exists()
 

@@ -10,11 +10,12 @@ from typing import Any
 
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.store.notes import create_notes, new_zk_id
-from kg_brain.views import cli
+from kg_brain.store.notes import create_notes, new_zk_id, note_for_update
+from kg_brain.store.views import memory_md_notes
+from kg_brain.cli import data as cli
 from kg_brain.views.backup import read_file
 from kg_brain.views.schema import check_schema, migrate
-from tests.integration.views_support import settings_for
+from tests.support.brains import settings_for
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -36,7 +37,7 @@ def _bad_notes(db: Database, project: str, vector: list[float]) -> dict[str, str
                "created": NOW, "updated": NOW, "access_count": 0, "pinned": False,
                "keywords": [], "tags": [], "context": "", "embedding": vector, **spec}
         rows.append({k: v for k, v in row.items() if v is not None})
-    db.write_tx(lambda tx: create_notes(tx, rows))
+    create_notes(db, rows=rows)
     return ids
 
 
@@ -81,7 +82,7 @@ def test_migrations_dry_run_then_apply_in_order_with_backups(
     assert {c.zk_id: c.new for c in types.changes} == {
         ids["odd_type"]: {"memory_type": "permanent"}}
     assert [v.zk_id for v in check_schema(db, project)] == [ids["no_content"]]
-    rows = db.read("notes/note_for_update", zk_id=ids["kind_as_type"])
+    rows = [note_for_update(db, zk_id=ids["kind_as_type"])]
     assert (rows[0]["memory_type"], rows[0]["note_kind"]) == ("permanent", "decision")
     assert len(list(tmp_path.glob("*-pre-migration-*.json"))) == 3
 
@@ -109,5 +110,5 @@ def test_seed_command_runs_the_full_add_pipeline(db: Database, project: str,
                     "class_weight balanced.", "project": project, "note_kind": "mistake"},
     ]), encoding="utf-8")
     assert cli.cmd_seed(argparse.Namespace(path=str(path)), settings_for(db)) == 0
-    notes = {r["note_kind"]: r for r in db.read("views/memory_md_notes", project=project)}
+    notes = {r["note_kind"]: r for r in memory_md_notes(db, project=project)}
     assert set(notes) == {"general", "mistake"} and all(n["inbound"] >= 0 for n in notes.values())

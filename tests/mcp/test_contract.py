@@ -12,9 +12,9 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
-from kg_brain.server import NoteKindName, build_server
-from kg_brain.store.model import NoteKind
-from tests.mcp.conftest import make_settings
+from kg_brain.tools import NoteKindName, build_server
+from kg_brain.vocab import NoteKind
+from tests.support.brains import make_settings
 
 CONTRACT: dict[str, list[str]] = {
     "open_session": ["project"],

@@ -18,8 +18,10 @@ from kg_brain.bench.faults import run
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.localdb import free_port
-from kg_brain.server import build_server
-from tests.mcp.conftest import call, make_settings
+from kg_brain.tools import build_server
+from kg_brain.store import bench
+from tests.support.brains import make_settings
+from tests.support.mcp import call
 
 NOTE = "The ingest pipeline batches Neo4j writes with UNWIND, 500 rows per transaction."
 
@@ -51,7 +53,7 @@ def test_a_missing_embedding_model_is_a_clear_error_and_writes_nothing(
     with pytest.raises(ToolError, match="embedding model could not be loaded") as error:
         call(server, "add_memory", content=NOTE)
     assert "Traceback" not in str(error.value)
-    assert db.read("bench/project_footprint", project=project)[0]["notes"] == 0
+    assert bench.project_footprint(db, project=project)["notes"] == 0
 
 
 class Garbage(BaseHTTPRequestHandler):
@@ -90,5 +92,5 @@ def test_a_broken_llm_provider_falls_back_to_the_heuristic(
     saved = call(server, "add_memory", content=NOTE)
     note = call(server, "recall", zk_ids=[saved["zk_id"]])["notes"][0]
     assert note["content"] == NOTE and note["title"] and note["keywords"] and note["context"]
-    counts = db.read("bench/stress_note_counts", project=project)[0]
+    counts = bench.stress_note_counts(db, project=project)
     assert counts["notes"] == 2 and counts["without_embedding"] == 0

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from kg_brain.app import Brain
 from kg_brain.store.notes import new_zk_id
 from kg_brain.validate import PROJECT
-from tests.mcp.conftest import call
+from kg_brain.store import bench
+from tests.support.mcp import call
 
 SPECIAL_TEXT = [
     "", " ", "\n\t", "\x00\x01\x02\x1b[31m", "\u202eevil\u202c", "🧠💥" * 50, "Ω≈ç√∫ ÅÍÎÏ",
@@ -143,7 +144,7 @@ def internal_errors() -> Iterator[InternalErrors]:
 
 
 def footprint(brain: Brain, project: str) -> dict[str, Any]:
-    return brain.db.read("bench/project_footprint", project=project)[0]
+    return bench.project_footprint(brain.db, project=project)
 
 
 def attempt(server: FastMCP, tool: str, args: dict[str, Any]) -> str | None:

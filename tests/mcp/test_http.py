@@ -15,9 +15,10 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.localdb import free_port
-from kg_brain.serve import opencode_remote_config
-from tests.conftest import ServerUnderTest
-from tests.mcp.conftest import REPO, make_settings, server_env
+from kg_brain.transport import opencode_remote_config
+from tests.support.neo4j import ServerUnderTest
+from tests.support.brains import make_settings
+from tests.support.mcp import REPO, server_env
 
 TOKEN = "test-token-5f1c"
 

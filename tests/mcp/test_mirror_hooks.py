@@ -7,9 +7,9 @@ from pathlib import Path
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.server import build_server
-from kg_brain.views.mirror import Mirror
-from tests.mcp.conftest import call, make_settings
+from kg_brain.tools import build_server
+from tests.support.brains import make_settings
+from tests.support.mcp import call
 
 
 def test_tool_writes_are_mirrored_to_the_vault(
@@ -20,11 +20,11 @@ def test_tool_writes_are_mirrored_to_the_vault(
     server = build_server(brain)
     saved = call(server, "add_memory", content="Use UTC timestamps in every log line.")
     failure = call(server, "record_failure", content="ValueError: naive datetime in log writer")
-    Mirror.from_brain(brain).drain()
+    brain.mirror.drain()
     zk = tmp_path / "brain" / "zk"
     assert (zk / f"{saved['zk_id']}.md").read_text(encoding="utf-8").startswith("---")
     assert (zk / f"{failure['zk_id']}.md").exists()
     call(server, "update_memory", zk_id=saved["zk_id"],
          new_content="Use UTC timestamps with offsets in every log line.")
-    Mirror.from_brain(brain).drain()
+    brain.mirror.drain()
     assert "with offsets" in (zk / f"{saved['zk_id']}.md").read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kg_brain.project import resolve_project
-from tests.mcp.conftest import make_settings
+from tests.support.brains import make_settings
 
 
 def test_the_setting_wins_over_the_workspace(tmp_path: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fastmcp import FastMCP
 
 from kg_brain.app import Brain
-from kg_brain.server import build_server
-from tests.mcp.conftest import call, make_settings
+from kg_brain.tools import build_server
+from tests.support.brains import make_settings
+from tests.support.mcp import call
 
 FAILURE = ("Running the API tests failed.\nTraceback (most recent call last):\n"
            '  File "/home/dev/shop/tests/test_orders.py", line 12, in <module>\n'

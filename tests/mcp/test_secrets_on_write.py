@@ -12,8 +12,10 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
-from kg_brain.server import build_server
-from tests.mcp.conftest import call, make_settings
+from kg_brain.tools import build_server
+from kg_brain.store import bench
+from tests.support.brains import make_settings
+from tests.support.mcp import call
 from tests.unit.test_redact import ORDINARY, PEM, SECRETS
 
 AWS = "AKIA" + "Q3EGRT7BZXY6N5WM"
@@ -25,7 +27,7 @@ GH = "ghp_" + "7kQ2mZ9xR4tL8vN3pW6yB1cD5fG0hJ2sK4aE"
 def stored_text(brain: Brain, project: str) -> str:
     """All string values stored for the project, one per line."""
     values: list[str] = []
-    for row in brain.db.read("bench/project_text", project=project):
+    for row in bench.project_text(brain.db, project=project):
         for value in row["props"].values():
             values += value if isinstance(value, list) else [value]
     return "\n".join(v for v in values if isinstance(v, str))
@@ -102,4 +104,4 @@ def test_reject_mode_refuses_secrets_and_writes_nothing(brain: Brain, project: s
     for tool, args in attempts:
         with pytest.raises(ToolError, match="contains secrets"):
             call(strict, tool, **args)
-    assert brain.db.read("bench/project_footprint", project=project)[0]["notes"] == 0
+    assert bench.project_footprint(brain.db, project=project)["notes"] == 0

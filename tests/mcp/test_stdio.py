@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from kg_brain.bench.cold_start import StdioSession
-from tests.conftest import ServerUnderTest
-from tests.mcp.conftest import REPO, server_env
+from tests.support.neo4j import ServerUnderTest
+from tests.support.mcp import REPO, server_env
 from tests.mcp.test_contract import CONTRACT
 
 

@@ -9,9 +9,9 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain, utc_now
-from kg_brain.server import build_server
+from kg_brain.tools import build_server
 from kg_brain.store.notes import new_zk_id
-from tests.mcp.conftest import call
+from tests.support.mcp import call
 
 PORT_NOTE = "The kg-brain HTTP transport listens on port 8765 by default, path /mcp."
 NEO4J_NOTE = "Neo4j page cache is sized at 512m for laptops; raise NEO4J_PAGECACHE on servers."

@@ -11,8 +11,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.localdb import free_port
-from tests.conftest import ServerUnderTest
-from tests.mcp.conftest import server_env
+from tests.support.neo4j import ServerUnderTest
+from tests.support.mcp import server_env
 from tests.mcp.test_http import http_server
 
 FACTS = {

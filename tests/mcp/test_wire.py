@@ -10,7 +10,8 @@ import pytest
 
 from kg_brain.errors import InvalidInput
 from kg_brain.wire import opencode_entry, server_command, server_environment, wire_opencode
-from tests.mcp.conftest import REPO, make_settings
+from tests.support.brains import make_settings
+from tests.support.mcp import REPO
 
 EXISTING = {"$schema": "https://opencode.ai/config.json", "theme": "opencode",
             "mcp": {"other": {"type": "remote", "url": "http://x/mcp"},

@@ -1,63 +1,137 @@
-"""House rules the code must keep: stdout belongs to MCP, imports point down the layers, and
-only settings.py reads configuration from the environment."""
+"""House rules the code must keep: stdout belongs to MCP, only settings.py reads the environment,
+and the imports follow the picture in docs/ARCHITECTURE.md: every module in exactly one part,
+only the arrows the table allows, and no import cycle (function-level imports included)."""
 
 from __future__ import annotations
 
 import ast
+import re
+from fnmatch import fnmatch
+from functools import cache
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "kg_brain"
-LOWER = {"db", "cypher", "settings", "errors", "models", "validate", "embed", "redact",
-         "signature", "store", "localdb"}
-UPPER = {"memory", "search", "lifecycle", "consolidation", "sessions", "mistakes", "server",
-         "serve", "cli", "bench", "views", "scheduling", "wire", "stats", "app"}
-ENTRY = {"server", "serve", "cli", "wire"}
-DOMAIN = {"memory", "search", "lifecycle", "consolidation", "sessions", "mistakes"}
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "kg_brain"
+PICTURE = ROOT / "docs" / "ARCHITECTURE.md"
 
 
-def _modules() -> list[tuple[str, ast.Module]]:
-    return [(str(p.relative_to(PACKAGE)), ast.parse(p.read_text(encoding="utf-8")))
-            for p in sorted(PACKAGE.rglob("*.py"))]
+@cache
+def modules() -> dict[str, ast.Module]:
+    """Dotted names relative to the package (`memory.write`, `cli` for cli/__init__.py)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts.pop()
+        found[".".join(parts)] = ast.parse(path.read_text(encoding="utf-8"))
+    return found
 
 
-def _top(path: str) -> str:
-    return path.split("/", 1)[0].removesuffix(".py")
+@cache
+def table() -> dict[str, tuple[list[str], set[str]]]:
+    """part -> (module patterns, parts it may import), read from the picture's table."""
+    parts = {}
+    for line in PICTURE.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[0] in ("part", "") or set(cells[0]) <= {"-"}:
+            continue
+        names = [n.strip().replace("\\", "") for n in cells[1].split(",")]
+        allowed = {a.strip() for a in cells[2].split(",") if a.strip()}
+        parts[cells[0]] = (names, allowed)
+    return parts
 
 
-def _imports(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
+def part_of(module: str) -> list[str]:
+    return [part for part, (patterns, _) in table().items()
+            if any(fnmatch(module, p) or module == p.removesuffix(".*") for p in patterns)]
+
+
+def imports(tree: ast.Module) -> set[str]:
+    """Every kg_brain module imported anywhere in the file, resolved to a module name."""
+    known = modules()
+    found: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("kg_brain."):
-            names.add(node.module.split(".")[1])
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and (node.module == "kg_brain" or node.module.startswith("kg_brain.")):
+            base = node.module.removeprefix("kg_brain").lstrip(".")
+            names = [f"{base}.{a.name}".lstrip(".") if f"{base}.{a.name}".lstrip(".") in known
+                     else base for a in node.names]
         elif isinstance(node, ast.Import):
-            names |= {a.name.split(".")[1] for a in node.names if a.name.startswith("kg_brain.")}
-    return names
+            names = [a.name.removeprefix("kg_brain.") for a in node.names
+                     if a.name.startswith("kg_brain.")]
+        found |= {n for n in names if n}
+    return found
+
+
+def test_the_picture_lists_parts_with_known_arrows() -> None:
+    parts = table()
+    assert len(parts) >= 8
+    for _, allowed in parts.values():
+        assert allowed <= set(parts)
+
+
+def test_every_module_belongs_to_exactly_one_part() -> None:
+    placed = {m: part_of(m) for m in modules()}
+    assert {m: p for m, p in placed.items() if len(p) != 1} == {}
+
+
+def test_imports_follow_the_allowed_arrows() -> None:
+    bad = []
+    for module, tree in modules().items():
+        for part in part_of(module)[:1]:  # an unmapped module fails the test above
+            allowed = table()[part][1] | {part}
+            for target in imports(tree):
+                target_parts = part_of(target)
+                if not set(target_parts) & allowed:
+                    bad.append(f"{module} ({part}) -> {target} ({target_parts})")
+    assert bad == []
+
+
+def test_there_is_no_import_cycle() -> None:
+    graph = {m: imports(t) - {m} for m, t in modules().items()}
+    cycles, state = [], dict.fromkeys(graph, 0)
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt):] + [nxt])
+            elif state.get(nxt) == 0:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for start in graph:
+        if state[start] == 0:
+            visit(start, [start])
+    assert cycles == []
 
 
 def test_library_code_never_prints() -> None:
-    offenders = [path for path, tree in _modules() for node in ast.walk(tree)
+    offenders = [name for name, tree in modules().items() for node in ast.walk(tree)
                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"]
     assert offenders == []
 
 
-def test_lower_layers_do_not_import_upper_layers() -> None:
-    bad = [(path, sorted(_imports(tree) & UPPER)) for path, tree in _modules()
-           if _top(path) in LOWER and _imports(tree) & UPPER]
-    assert bad == []
-
-
-def test_domain_modules_do_not_import_entry_points() -> None:
-    bad = [(path, sorted(_imports(tree) & ENTRY)) for path, tree in _modules()
-           if _top(path) in DOMAIN and _imports(tree) & ENTRY]
-    assert bad == []
-
-
 def test_only_settings_reads_the_environment() -> None:
     readers = []
-    for path, tree in _modules():
+    for name, tree in modules().items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                target = ast.unparse(node.func)
-                if target in ("os.environ.get", "os.getenv"):
-                    readers.append(path)
-    assert sorted(set(readers)) == ["settings.py"]
+                if ast.unparse(node.func) in ("os.environ.get", "os.getenv"):
+                    readers.append(name)
+            if isinstance(node, ast.Subscript) and ast.unparse(node.value) == "os.environ":
+                readers.append(name)
+    assert sorted(set(readers)) == ["settings"]
+
+
+def test_no_statement_name_appears_outside_the_store() -> None:
+    """The domain and everything above it call typed store functions, never `area/name`."""
+    areas = {p.name for p in (ROOT / "cypher").iterdir() if p.is_dir()} - {"browser"}
+    pattern = re.compile(rf"^({'|'.join(sorted(areas))})/[a-z_]+$")
+    offenders = [f"{name}: {node.value}" for name, tree in modules().items()
+                 if not name.startswith("store.")
+                 for node in ast.walk(tree)
+                 if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                 and pattern.match(node.value)]
+    assert offenders == []

@@ -10,7 +10,7 @@ from kg_brain.embed import SentenceTransformerEmbedder, Vector
 from kg_brain.errors import InvalidInput
 from kg_brain.llm.heuristic import HeuristicEnricher, make_title
 from kg_brain.llm.types import Candidate, NoteDraft
-from kg_brain.store.model import LinkType
+from kg_brain.vocab import LinkType
 
 MISTAKE = (
     "When the Neo4j vector index is queried with `db.index.vector.queryNodes` before the index "

@@ -14,8 +14,9 @@ class Counts:
         self.sizes = sizes
         self.reads = 0
 
-    def read(self, name: str, **params: Any) -> list[dict[str, int]]:
-        assert name == "notes/project_share"
+    def run(self, name: str, mode: str, params: dict[str, Any],
+            changes: tuple[str, ...] = ()) -> list[dict[str, int]]:
+        assert (name, mode) == ("notes/project_share", "read")
         self.reads += 1
         return [{"project_notes": self.sizes.get(params["project"], 0),
                  "all_notes": sum(self.sizes.values())}]

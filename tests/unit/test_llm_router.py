@@ -27,7 +27,7 @@ from kg_brain.llm.providers import (
 )
 from kg_brain.llm.types import Candidate, NoteDraft
 from kg_brain.settings import Settings, load_settings
-from kg_brain.store.model import LinkType
+from kg_brain.vocab import LinkType
 
 FAST, HARD = "test/fast-model", "test/hard-model"
 ENRICH_REPLY = {

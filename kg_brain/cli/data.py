@@ -19,8 +19,12 @@ from kg_brain.app import Brain
 from kg_brain.cypher import cypher_root
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
+from kg_brain.store import admin, views
+from kg_brain.views.backup import export_records, read_file, restore_records, write_jsonl
+from kg_brain.views.memory_md import export_memory_md, import_memory_md
+from kg_brain.views.schema import check_schema, migrate
 
-GRASS = Path(__file__).with_name("kg-brain.grass")
+GRASS = Path(__file__).resolve().parent.parent / "views" / "kg-brain.grass"
 
 
 def _out(text: str) -> None:
@@ -97,11 +101,10 @@ def cmd_browse(args: argparse.Namespace, settings: Settings) -> int:
 
 # --- export / import -------------------------------------------------------------------------
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.backup import export_records, write_jsonl
 
     projects = [validate.project(p) for p in args.project] or None
     with _brain(settings) as brain:
-        totals = sum(int(r["notes"]) for r in brain.db.read("admin/note_counts")
+        totals = sum(int(r["notes"]) for r in admin.note_counts(brain.db)
                      if projects is None or r["project"] in projects)
         with _bars({"notes": totals, "links and revisions": totals}) as bar:
             records = export_records(brain.db, projects, now=brain.clock(), progress=bar)
@@ -115,7 +118,6 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.backup import read_file, restore_records
 
     is_backup, records = read_file(Path(args.path))
     with _brain(settings) as brain, _bars() as bar:
@@ -129,14 +131,13 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         for row in rows:
             if isinstance(row, dict) and default and (args.as_project or not row.get("project")):
                 row["project"] = default
-        ids = brain.memory.add_many(rows, progress=lambda n: bar("notes", n))
+        ids = brain.importer.add_many(rows, progress=lambda n: bar("notes", n))
     _out(f"imported {len(ids)} notes")
     return 0
 
 
 # --- MEMORY.md -------------------------------------------------------------------------------
 def cmd_export_memory_md(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.memory_md import export_memory_md
 
     with _brain(settings) as brain:
         text = export_memory_md(brain.db, args.project, brain.clock())
@@ -149,11 +150,10 @@ def cmd_export_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_import_memory_md(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.memory_md import import_memory_md
 
     text = Path(args.path).read_text(encoding="utf-8")
     with _brain(settings) as brain:
-        report = import_memory_md(brain.memory, text, validate.project(args.project))
+        report = import_memory_md(brain.writer, text, validate.project(args.project))
     _out(f"added {len(report.added)}, matched existing {len(report.deduplicated)}, "
          f"already in the graph {len(report.known)}, ignored lines {report.ignored_lines}")
     return 0
@@ -161,7 +161,6 @@ def cmd_import_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 
 # --- migrations and schema health ------------------------------------------------------------
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.schema import migrate
 
     project = validate.project(args.project) if args.project else None
     with _brain(settings) as brain:
@@ -180,7 +179,6 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_check_schema(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.schema import check_schema
 
     project = validate.project(args.project) if args.project else None
     with _brain(settings) as brain:
@@ -196,17 +194,16 @@ def cmd_check_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 # --- seeding and the mirror ------------------------------------------------------------------
 def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.backup import read_file
 
     is_backup, records = read_file(Path(args.path))
     if is_backup:
         raise InvalidInput(f"{args.path} is a backup; use `kg-brain import`")
     with _brain(settings) as brain:
-        memory = brain.memory
+        writer = brain.writer
         for seed in records:
             if not isinstance(seed, dict) or "content" not in seed or "project" not in seed:
                 raise InvalidInput("each seed needs 'content' and 'project'")
-            result = memory.add(seed["content"], seed["project"],
+            result = writer.add(seed["content"], seed["project"],
                                 memory_type=seed.get("memory_type", "permanent"),
                                 note_kind=seed.get("note_kind", "general"),
                                 pinned=bool(seed.get("pinned", False)))
@@ -216,14 +213,13 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_mirror(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.views.mirror import Mirror
 
     project = validate.project(args.project) if args.project else None
     with _brain(settings) as brain:
-        mirror = Mirror.from_brain(brain)
+        mirror = brain.mirror
         if not mirror.enabled:
             raise InvalidInput("the mirror is off: set OBSIDIAN_API_KEY or OBSIDIAN_VAULT_PATH")
-        ids = [r["zk_id"] for r in brain.db.read("views/list_note_ids", project=project)]
+        ids = [r["zk_id"] for r in views.list_note_ids(brain.db, project=project)]
         with _bars({"notes": len(ids)}) as bar:
             for start in range(0, len(ids), 100):
                 bar("notes", mirror.sync(ids[start:start + 100]))

@@ -6,14 +6,20 @@ import argparse
 import json
 import logging
 import sys
+import time
 from collections.abc import Callable, Sequence
 
-from kg_brain.bench import register as register_bench
+from kg_brain.app import resolve_connection
+from kg_brain.bench.cli import register as register_bench
+from kg_brain.cli.data import register as register_data
+from kg_brain.db import Database
 from kg_brain.errors import BrainError
+from kg_brain.localdb import local_server
+from kg_brain.maintenance import register as register_scheduler
 from kg_brain.settings import Settings, load_settings
-from kg_brain.scheduling import register as register_scheduler
-from kg_brain.serve import register as register_serve
-from kg_brain.views.cli import register as register_views
+from kg_brain.store import admin
+from kg_brain.store.schema import bootstrap_schema
+from kg_brain.transport import register as register_serve
 from kg_brain.wire import register as register_wire
 
 log = logging.getLogger("kg_brain")
@@ -26,20 +32,14 @@ def _out(text: str) -> None:
 
 
 def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
-    import time
-
-    from kg_brain.app import resolve_connection
-    from kg_brain.db import Database
-    from kg_brain.localdb import local_server
-
     server = local_server(settings)
     if args.action == "start":
         began = time.monotonic()
         conn = resolve_connection(settings)
         db = Database(conn, settings.neo4j_timeout_s)
         try:
-            db.bootstrap_schema()
-            version = db.server_version()
+            bootstrap_schema(db)
+            version = admin.server_version(db)["version"]
         finally:
             db.close()
         _out(f"Neo4j {version} ready at {conn.uri} in {time.monotonic() - began:.1f}s")
@@ -53,15 +53,12 @@ def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _status(settings: Settings) -> int:
-    from kg_brain.app import resolve_connection
-    from kg_brain.db import Database
-
     conn = resolve_connection(settings, start=False)
     db = Database(conn, settings.neo4j_timeout_s)
     try:
-        indexes = db.read("admin/list_indexes")
-        counts = db.read("admin/note_counts")
-        version = db.server_version()
+        indexes = admin.list_indexes(db)
+        counts = admin.note_counts(db)
+        version = admin.server_version(db)["version"]
     except BrainError as exc:
         _out(f"{conn.uri}: not reachable ({exc})")
         return 1
@@ -78,10 +75,10 @@ def _status(settings: Settings) -> int:
     return 0
 
 
-def _sum_by(rows: list[dict[str, object]], key: str) -> dict[str, int]:
+def _sum_by(rows: list[admin.NoteCount], key: str) -> dict[str, int]:
     totals: dict[str, int] = {}
     for row in rows:
-        totals[str(row[key])] = totals.get(str(row[key]), 0) + int(str(row["notes"]))
+        totals[str(row[key])] = totals.get(str(row[key]), 0) + int(row["notes"])
     return totals
 
 
@@ -96,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_serve(sub)
     register_wire(sub)
     register_scheduler(sub)
-    register_views(sub)
+    register_data(sub)
     register_bench(sub)
     return parser
 

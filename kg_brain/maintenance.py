@@ -26,11 +26,13 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from kg_brain.app import Brain, Clock
+from kg_brain.app import Brain
+from kg_brain.clock import Clock
 from kg_brain.db import Database
 from kg_brain.errors import SetupError
+from kg_brain.memory.evolution import CLAIM_FOR
 from kg_brain.settings import Settings, load_settings
-from kg_brain.views.mirror import Mirror, mirror_notes
+from kg_brain.store import leases
 
 log = logging.getLogger(__name__)
 RUNNING_TTL = timedelta(minutes=30)
@@ -38,7 +40,6 @@ EVOLUTION_BATCH = 50
 MIRROR_BATCH = 50
 _WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
 _WEEKDAY_NUMBER = re.compile(r"(?<![/\d])\d+")
-EVOLUTION_TTL = timedelta(minutes=2)  # as long as a claimed evolution job stays claimed
 
 
 def cron_trigger(expression: str) -> CronTrigger:
@@ -70,13 +71,13 @@ class Leases:
 
     def acquire(self, name: str, ttl: timedelta) -> bool:
         now = self.clock()
-        rows = self.db.write("leases/acquire_lease", lease=name, holder=self.holder, now=now,
-                             until=now + ttl)
-        return bool(rows and rows[0]["acquired"])
+        state = leases.acquire_lease(self.db, lease=name, holder=self.holder, now=now,
+                                     until=now + ttl)
+        return bool(state["acquired"])
 
     def hold_until(self, name: str, until: datetime) -> bool:
-        return bool(self.db.write("leases/release_lease", lease=name, holder=self.holder,
-                                  until=until))
+        return leases.release_lease(self.db, lease=name, holder=self.holder,
+                                    until=until) is not None
 
     def release(self, name: str) -> bool:
         return self.hold_until(name, self.clock())
@@ -125,34 +126,27 @@ class Maintenance:
 
     def archive(self) -> None:
         report = self.brain.lifecycle.archive_stale(dry_run=False, project=self.project)
-        mirror_notes(self.brain, report.archived_ids)
         log.info("weekly archival: %d notes archived", report.archived)
 
     def consolidation_report(self) -> None:
         """Dry run per project, logged; merges only when AUTO_CONSOLIDATE is on."""
-        lifecycle = self.brain.lifecycle
-        for name in [self.project] if self.project else lifecycle.projects():
-            report = lifecycle.consolidate(name, dry_run=True)
+        consolidation = self.brain.consolidation
+        for name in [self.project] if self.project else consolidation.projects():
+            report = consolidation.run(name, dry_run=True)
             for c in report.clusters:
                 log.info("consolidation candidate %s in %s: %d notes, %s", c.cluster_id, name,
                          len(c.zk_ids), c.reason)
             if self.brain.settings.auto_consolidate and report.clusters:
-                applied = lifecycle.consolidate(
-                    name, dry_run=False, selected_cluster_ids=[c.cluster_id for c in report.clusters])
-                mirror_notes(self.brain,
-                             [z for m in applied.merged for z in (m.new_zk_id, *m.archived)])
+                consolidation.run(name, dry_run=False,
+                                  selected=[c.cluster_id for c in report.clusters])
 
     def evolution_drain(self) -> None:
-        memory = self.brain.memory
-
-        def mirror(ids: list[str]) -> None:
-            mirror_notes(self.brain, ids)
-
-        while memory.process_evolution(EVOLUTION_BATCH, mirror) == EVOLUTION_BATCH:
+        evolution = self.brain.evolution
+        while evolution.process(EVOLUTION_BATCH) == EVOLUTION_BATCH:
             pass
 
     def mirror_drain(self) -> None:
-        mirror = Mirror.from_brain(self.brain)
+        mirror = self.brain.mirror
         while mirror.enabled and mirror.drain(MIRROR_BATCH) == MIRROR_BATCH:
             pass
 
@@ -176,10 +170,10 @@ def build_jobs(brain: Brain, holder: str | None = None,
                   work.consolidation_report),
         LeasedJob(f"evolution-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
-                  work.evolution_drain, running_ttl=EVOLUTION_TTL),
+                  work.evolution_drain, running_ttl=CLAIM_FOR),
         LeasedJob(f"mirror-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
-                  work.mirror_drain, running_ttl=EVOLUTION_TTL),
+                  work.mirror_drain, running_ttl=CLAIM_FOR),
     ]
 
 

@@ -19,16 +19,15 @@ from pydantic import BaseModel, Field
 
 from kg_brain import mistakes, sessions, stats
 from kg_brain.app import Brain
+from kg_brain.consolidation import ConsolidationReport
 from kg_brain.errors import BrainError
-from kg_brain.lifecycle import ArchiveReport, ConsolidationReport, DecayEntry
-from kg_brain.memory import AddResult
+from kg_brain.lifecycle import ArchiveReport, DecayEntry
+from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
 from kg_brain.project import resolve_project
 from kg_brain.search import Related
-from kg_brain.views.mirror import mirror_notes
 
 F = TypeVar("F", bound=Callable[..., Any])
-R = TypeVar("R")
 ALL_PROJECTS = "*"
 INSTRUCTIONS = (
     "Long-term memory for this workspace. Start with open_session; before coding a task call "
@@ -133,11 +132,6 @@ class BrainTools:
     def _scope(self, given: str | None) -> str | None:
         return None if given == ALL_PROJECTS else self._project(given)
 
-    def _mirrored(self, result: R, *zk_ids: str) -> R:
-        """Queue written notes for the Obsidian mirror (a no-op unless it is configured)."""
-        mirror_notes(self.brain, [z for z in zk_ids if z])
-        return result
-
     # --- sessions ------------------------------------------------------------------------------
     def open_session(self, project: ProjectArg = None) -> SessionStart:
         """Start every coding session here: the project's state (last handoff, open thread,
@@ -150,7 +144,7 @@ class BrainTools:
     def get_session_context(self, project: ProjectArg = None) -> sessions.SessionContext:
         """The project's state as headlines with ids, within the session token budget.
         Prefer open_session, which also returns the inbox."""
-        return sessions.session_context(self.brain.settings, self.brain.db, self._project(project))
+        return self.brain.sessions.context(self._project(project))
 
     def get_inbox(self, project: ProjectArg = None,
                   limit: Annotated[int, Field(ge=1, le=499, description="most notes")] = 50,
@@ -171,10 +165,8 @@ class BrainTools:
     ) -> sessions.SessionClosed:
         """End every session here: writes one session_summary and the new active open_thread,
         archiving older open threads in the same transaction. The next open_session shows it."""
-        closed = sessions.close_session(self.brain.memory, self._project(project), objective,
-                                        completed, blockers, next_steps, key_files)
-        return self._mirrored(closed, closed.summary_zk_id, closed.open_thread_zk_id,
-                              *closed.archived_threads)
+        return self.brain.sessions.close(self._project(project), objective, completed, blockers,
+                                         next_steps, key_files)
 
     def capture_context(
         self,
@@ -183,8 +175,7 @@ class BrainTools:
     ) -> sessions.Captured:
         """Split session text into atomic statements, each kept as a fleeting note (deduplicated).
         For one known fact use add_memory instead."""
-        captured = sessions.capture_context(self.brain.memory, text, self._project(project))
-        return self._mirrored(captured, *(n.zk_id for n in captured.notes))
+        return self.brain.sessions.capture(text, self._project(project))
 
     # --- retrieval -----------------------------------------------------------------------------
     def search_memory(
@@ -220,7 +211,7 @@ class BrainTools:
     def recall(self, zk_ids: Annotated[list[str], Field(
             min_length=1, max_length=50, description="ids from search previews")]) -> Notes:
         """Full notes (content, context, links) for ids found by a search or session context."""
-        return Notes(notes=self.brain.memory.get(zk_ids))
+        return Notes(notes=self.brain.reader.get(zk_ids))
 
     def get_related(self, zk_id: ZkId,
                     depth: Annotated[int, Field(ge=1, le=3, description="link hops")] = 1,
@@ -236,7 +227,7 @@ class BrainTools:
     ) -> mistakes.Preflight:
         """Before coding a task: past mistakes most similar to it, each with its verified fix
         (same failure signature first)."""
-        return mistakes.preflight_check(self.brain.memory, task, self._project(project), top_k)
+        return self.brain.mistakes.preflight_check(task, self._project(project), top_k)
 
     # --- writing -------------------------------------------------------------------------------
     def add_memory(
@@ -251,20 +242,17 @@ class BrainTools:
     ) -> Saved:
         """Store new knowledge (decision, pattern, research, ...). Near-duplicates reinforce the
         existing note. For errors use record_failure; for session text capture_context."""
-        saved = Saved.of(self.brain.memory.add(content, self._project(project), memory_type,
-                                               note_kind, pinned))
-        return self._mirrored(saved, saved.zk_id)
+        return Saved.of(self.brain.writer.add(content, self._project(project), memory_type,
+                                              note_kind, pinned))
 
     def update_memory(self, zk_id: ZkId, new_content: Annotated[str, Field(
             description="the corrected or extended content (replaces the old)")]) -> Saved:
         """Correct or extend an existing note; the previous version is kept as a revision."""
-        saved = Saved.of(self.brain.memory.update(zk_id, new_content))
-        return self._mirrored(saved, saved.zk_id)
+        return Saved.of(self.brain.writer.update(zk_id, new_content))
 
     def distill_to_permanent(self, zk_id: ZkId) -> Saved:
         """Promote a fleeting note (from get_inbox) to permanent knowledge: re-enriched, linked."""
-        saved = Saved.of(self.brain.memory.distill(zk_id))
-        return self._mirrored(saved, saved.zk_id)
+        return Saved.of(self.brain.writer.distill(zk_id))
 
     def record_failure(
         self,
@@ -276,9 +264,8 @@ class BrainTools:
     ) -> mistakes.FailureRecorded:
         """Capture a fresh failure as a fleeting mistake note with a normalised signature; shows
         earlier occurrences and their fixes. Follow with record_resolution once fixed."""
-        recorded = mistakes.record_failure(self.brain.memory, content, self._project(project),
-                                           failure_signature)
-        return self._mirrored(recorded, recorded.zk_id)
+        return self.brain.mistakes.record_failure(content, self._project(project),
+                                                  failure_signature)
 
     def record_resolution(
         self,
@@ -289,9 +276,7 @@ class BrainTools:
     ) -> mistakes.ResolutionRecorded:
         """Capture a validated fix: a permanent fix note linked FIXES -> the failure, which is
         promoted to permanent. preflight_check will surface it for similar tasks."""
-        resolved = mistakes.record_resolution(self.brain.memory, failure_zk_id, fix_content,
-                                              project)
-        return self._mirrored(resolved, resolved.fix_zk_id, resolved.failure_zk_id)
+        return self.brain.mistakes.record_resolution(failure_zk_id, fix_content, project)
 
     # --- maintenance ---------------------------------------------------------------------------
     def archive_stale_notes(
@@ -305,13 +290,11 @@ class BrainTools:
         Run with dry_run first. Archived notes leave searches; restore_note brings one back."""
         scope = self._scope(project)
         report = self.brain.lifecycle.archive_stale(dry_run, scope, limit)
-        scoped = ScopedArchiveReport(project=scope or ALL_PROJECTS, **report.model_dump())
-        return self._mirrored(scoped, *report.archived_ids)
+        return ScopedArchiveReport(project=scope or ALL_PROJECTS, **report.model_dump())
 
     def restore_note(self, zk_id: ZkId) -> NoteView:
         """Restore one archived note to permanent."""
-        note = self.brain.lifecycle.restore(zk_id)
-        return self._mirrored(note, note.zk_id)
+        return self.brain.lifecycle.restore(zk_id)
 
     def decay_report(
         self,
@@ -336,15 +319,14 @@ class BrainTools:
         """Merge clusters of overlapping notes, manually: dry run first, then apply the selected
         cluster ids. Originals are archived and superseded by the merged note."""
         p = self._project(project)
-        report = self.brain.lifecycle.consolidate(p, dry_run, selected_cluster_ids,
-                                                  min_similarity, max_clusters)
-        merged = [z for m in report.merged for z in (m.new_zk_id, *m.archived)]
-        return self._mirrored(ScopedConsolidationReport(project=p, **report.model_dump()), *merged)
+        report = self.brain.consolidation.run(p, dry_run, selected_cluster_ids, min_similarity,
+                                              max_clusters)
+        return ScopedConsolidationReport(project=p, **report.model_dump())
 
     def brain_stats(self) -> stats.BrainStats:
         """Health check: note counts by type, kind and project, links by type, evolution queue,
         index states, Neo4j version and status."""
-        return stats.brain_stats(self.brain.db)
+        return self.brain.stats.report()
 
 
 TOOLS: dict[str, ToolAnnotations] = {

@@ -1,4 +1,4 @@
-"""Running the MCP server: stdio (what OpenCode spawns) or streamable HTTP, and `kg-brain serve`.
+"""The MCP transports: stdio (what OpenCode spawns) or streamable HTTP, and `kg-brain serve`.
 
 stdout belongs to the stdio protocol: logs go to stderr and nothing else is written there. HTTP
 binds to 127.0.0.1 by default; any other address needs KG_BRAIN_HTTP_TOKEN, and whenever a token
@@ -23,7 +23,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg_brain.app import Brain
 from kg_brain.errors import BrainError, SetupError
+from kg_brain.maintenance import start_in_background
 from kg_brain.settings import Settings
+from kg_brain.tools import build_server
 
 log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
@@ -104,8 +106,6 @@ class WarmUp(Middleware):
         self.brain.embedder.encode("warm up")
 
     def _scheduler(self) -> None:
-        from kg_brain.scheduling import start_in_background
-
         start_in_background(self.brain)
 
     @staticmethod
@@ -136,8 +136,6 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from kg_brain.server import build_server
-
     brain = Brain(settings)
     try:
         return serve(settings, brain, build_server(brain), args.http, args.host, args.port)

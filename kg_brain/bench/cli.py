@@ -1,0 +1,15 @@
+"""`kg-brain bench retrieval|scale|report`."""
+
+from __future__ import annotations
+
+import argparse
+
+from kg_brain.bench import report, retrieval, scale
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    bench = sub.add_parser("bench", help="benchmarks: retrieval quality, speed, reports")
+    kinds = bench.add_subparsers(dest="bench_kind", required=True)
+    retrieval.add_parser(kinds)
+    scale.add_parser(kinds)
+    report.add_parser(kinds)

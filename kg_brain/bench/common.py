@@ -1,0 +1,32 @@
+"""What every benchmark shares: its own projects (bench-*) and how a result is emitted."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from kg_brain.db import Database
+from kg_brain.store import bench
+
+BENCH_PREFIX = "bench-"
+
+
+def delete_bench_project(db: Database, project: str) -> int:
+    """Remove a benchmark's own notes (projects named bench-* only, never user data), in
+    batches of short write transactions; returns how many were deleted."""
+    if not project.startswith(BENCH_PREFIX):
+        raise ValueError("only bench-* projects are deleted")
+    deleted = 0
+    while batch := bench.delete_bench_project(db, project=project, batch=5_000)["deleted"]:
+        deleted += batch
+    return deleted
+
+
+def emit_result(result: dict[str, Any], out: Path) -> None:
+    """Every benchmark's ending: the result printed on stdout and saved as JSON at `out`."""
+    text = json.dumps(result, indent=2)
+    sys.stdout.write(text + "\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n", encoding="utf-8")

@@ -1,0 +1,23 @@
+"""The one dependency bundle every domain service takes, built once per process by the
+composition root (kg_brain/app.py) and shared by every service it builds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kg_brain.clock import Clock
+from kg_brain.db import Database
+from kg_brain.embed import Embedder
+from kg_brain.llm.types import Enricher
+from kg_brain.settings import Settings
+from kg_brain.store.share import IndexFetch
+
+
+@dataclass(frozen=True)
+class Deps:
+    settings: Settings
+    db: Database
+    embedder: Embedder
+    enricher: Enricher
+    clock: Clock
+    index_fetch: IndexFetch

@@ -1,0 +1,42 @@
+"""What a note is made of when it is written: its stored row, the text its vector encodes, and
+the details that tell two alike notes apart."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from kg_brain.llm.types import Enrichment
+from kg_brain.vocab import MemoryType, NoteKind
+
+_DETAIL = re.compile(r"\d+(?:[.:,/-]\d+)*|\b\w*(?:[_./]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
+
+
+def embed_text(title: str, content: str, context: str) -> str:
+    """What a note's vector encodes: the seed's content + context, led by the title claim
+    unless the content already states it (a heuristic title is the first sentence: encoding it
+    twice costs embedding time and tilts the vector towards that sentence)."""
+    lead = title if title and _squash(title) not in _squash(content) else ""
+    return "\n".join(part for part in (lead, content, context) if part)
+
+
+def _squash(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def details(text: str) -> Counter[str]:
+    """The specifics two otherwise alike texts can differ in: numbers, versions, paths,
+    identifiers and acronyms."""
+    return Counter(m.group(0).lower() for m in _DETAIL.finditer(text))
+
+
+def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteKind,
+             pinned: bool, e: Enrichment, vector: list[float], now: Any) -> dict[str, Any]:
+    """Every property of a new note, as create_notes writes it."""
+    return {
+        "zk_id": zk_id, "title": e.title, "content": text, "context": e.context,
+        "keywords": e.keywords, "tags": e.tags, "memory_type": mtype.value,
+        "note_kind": kind.value, "pinned": bool(pinned), "project": project,
+        "created": now, "updated": now, "access_count": 0, "embedding": vector,
+    }

@@ -1,0 +1,192 @@
+"""The write pipeline: add, update, distill, and typed links between notes.
+
+add_memory (permanent): construct -> embed -> dedup check -> link candidates from the vector
+index -> one write transaction (note, typed links, evolution job). Fleeting notes skip linking
+and evolution. Evolution itself runs off the request path (kg_brain/memory/evolution.py).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg_brain import validate
+from kg_brain.deps import Deps
+from kg_brain.db import Tx
+from kg_brain.errors import InvalidInput
+from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft
+from kg_brain.memory.reading import NoteReader
+from kg_brain.memory.text import details, embed_text, note_row
+from kg_brain.models import NoteView
+from kg_brain.redact import redact
+from kg_brain.store import jobs, links, notes
+from kg_brain.store.notes import NearestNote, new_zk_id, with_fresh_ids
+from kg_brain.vocab import LinkType, MemoryType, NoteKind
+
+_LIVE = [MemoryType.PERMANENT.value, MemoryType.FLEETING.value]
+
+
+class AddResult(BaseModel):
+    note: NoteView
+    deduplicated: bool = Field(False, description="true: an existing note matched and was reinforced")
+    matched_zk_id: str | None = None
+    similarity: float | None = None
+    redacted: list[str] = Field(default_factory=list, description="kinds of secrets removed")
+    evolution_queued: bool = False
+
+
+class Writer:
+    def __init__(self, deps: Deps, reader: NoteReader) -> None:
+        self.deps = deps
+        self.settings = deps.settings
+        self.db = deps.db
+        self.reader = reader
+
+    def clean_content(self, text: str) -> tuple[str, list[str]]:
+        """Validate, then redact secrets (or refuse them, by setting)."""
+        text = validate.content(text, self.settings.max_content_chars)
+        cleaned, found = redact(text)
+        if found and self.settings.secrets_mode == "reject":
+            raise InvalidInput(f"content contains secrets ({', '.join(sorted(set(found)))}); "
+                               "remove them and try again")
+        return cleaned, found
+
+    def add(self, content: str, project: str, memory_type: str = "permanent",
+            note_kind: str = "general", pinned: bool = False,
+            failure_signature: str | None = None) -> AddResult:
+        project = validate.project(project)
+        kind = validate.note_kind(note_kind)
+        mtype = validate.memory_type(memory_type)
+        if mtype is MemoryType.ARCHIVED:
+            raise InvalidInput("memory_type 'archived' cannot be written; use fleeting or permanent")
+        text, found = self.clean_content(content)
+        enrichment = self.deps.enricher.enrich(text, kind.value, project)
+        vector = self.deps.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
+        nearest = self.nearest(vector, project, _LIVE, self.settings.link_top_k + 1, [])
+        duplicate = self._duplicate_of(text, kind, nearest)
+        if duplicate:
+            return self._reinforce(duplicate, found)
+        now = self.deps.clock()
+        row = note_row(new_zk_id(), text, project, mtype, kind, pinned, enrichment, vector, now)
+        if failure_signature:
+            row["failure_signature"] = failure_signature
+        decisions = self._decide_links(row["zk_id"], enrichment, text, kind, nearest, mtype)
+        queued = self._write_new(row, decisions, now)
+        return AddResult(note=self.reader.get([row["zk_id"]])[0], redacted=found,
+                         evolution_queued=queued)
+
+    def nearest(self, vector: list[float], project: str, types: list[str], k: int,
+                exclude: list[str]) -> list[NearestNote]:
+        fetch = self.deps.index_fetch(project, k, k * 20)
+        return notes.nearest_notes(self.db, vector=vector, project=project, memory_types=types,
+                                   fetch=fetch, k=k, exclude=exclude)
+
+    def _duplicate_of(self, text: str, kind: NoteKind,
+                      nearest: list[NearestNote]) -> NearestNote | None:
+        """The nearest note counts as the same note when it is at least DEDUP_THRESHOLD similar,
+        of the same kind (a fix is not its mistake) and states the same details: embeddings
+        barely tell "port 8001" from "port 8002"."""
+        if not nearest or nearest[0]["similarity"] < self.settings.dedup_threshold:
+            return None
+        match = nearest[0]
+        same = match["note_kind"] == kind.value and details(text) == details(match["content"])
+        return match if same else None
+
+    def _reinforce(self, match: NearestNote, found: list[str]) -> AddResult:
+        notes.reinforce_note(self.db, zk_id=match["zk_id"], now=self.deps.clock())
+        return AddResult(note=self.reader.get([match["zk_id"]])[0], deduplicated=True,
+                         matched_zk_id=match["zk_id"],
+                         similarity=round(float(match["similarity"]), 4), redacted=found)
+
+    def _decide_links(self, zk_id: str, e: Enrichment, text: str, kind: NoteKind,
+                      nearest: list[NearestNote], mtype: MemoryType) -> list[LinkDecision]:
+        """Fleeting notes skip linking (the seed's steps 1-3 only)."""
+        if mtype is not MemoryType.PERMANENT or self.settings.link_top_k == 0:
+            return []
+        candidates = [
+            Candidate(zk_id=c["zk_id"], title=c["title"] or "", content=c["content"],
+                      note_kind=c["note_kind"], similarity=float(c["similarity"]))
+            for c in nearest
+            if c["memory_type"] == MemoryType.PERMANENT.value and c["zk_id"] != zk_id
+        ][: self.settings.link_top_k]
+        if not candidates:
+            return []
+        draft = NoteDraft(title=e.title, content=text, context=e.context, note_kind=kind.value)
+        known = {c.zk_id for c in candidates}
+        return [d for d in self.deps.enricher.decide_links(draft, candidates) if d.zk_id in known]
+
+    def _evolves(self, decisions: list[LinkDecision]) -> bool:
+        return any(d.weight >= self.settings.evolution_min_similarity for d in decisions)
+
+    def _write_links(self, tx: Tx, zk_id: str, project: str, decisions: list[LinkDecision],
+                     now: datetime) -> None:
+        """The links and, when one is strong enough, the evolution job: in the caller's tx."""
+        if decisions:
+            links.merge_links(tx, now=now, rows=[link_row(zk_id, d) for d in decisions])
+        if self._evolves(decisions):
+            jobs.enqueue_jobs(tx, now=now, rows=[evolution_job(zk_id, project)])
+
+    def _write_new(self, row: dict[str, Any], decisions: list[LinkDecision],
+                   now: datetime) -> bool:
+        """Note, links and evolution job in one transaction: never a half-written note."""
+        def work(tx: Tx) -> None:  # reads row["zk_id"] late: a retry may have replaced it
+            notes.create_notes(tx, rows=[row])
+            self._write_links(tx, row["zk_id"], row["project"], decisions, now)
+
+        with_fresh_ids(lambda: self.db.write_tx(work), [row])
+        return self._evolves(decisions)
+
+    def link(self, tx: Tx, src: str, dst: str, link_type: LinkType, reason: str,
+             weight: float) -> None:
+        links.merge_links(tx, now=self.deps.clock(), rows=[
+            {"src": src, "dst": dst, "type": link_type.value, "reason": reason, "weight": weight}])
+
+    def update(self, zk_id: str, new_content: str) -> AddResult:
+        """Re-enrich and re-embed; links stay, the previous version is kept as a revision."""
+        current = self.reader.current(zk_id)
+        if current["memory_type"] == MemoryType.ARCHIVED.value:
+            raise InvalidInput(f"{current['zk_id']} is archived; restore_note it first")
+        text, found = self.clean_content(new_content)
+        e = self.deps.enricher.enrich(text, current["note_kind"], current["project"])
+        self.rewrite(current["zk_id"], text, e, "update", {})
+        return AddResult(note=self.reader.get([current["zk_id"]])[0], redacted=found)
+
+    def distill(self, zk_id: str) -> AddResult:
+        """Promote a fleeting note: the full permanent pipeline (re-enrich, embed, link, evolve)."""
+        current = self.reader.current(zk_id)
+        if current["memory_type"] != MemoryType.FLEETING.value:
+            raise InvalidInput(f"{current['zk_id']} is {current['memory_type']}, not fleeting")
+        kind = NoteKind(current["note_kind"])
+        e = self.deps.enricher.enrich(current["content"], kind.value, current["project"])
+        vector = self.rewrite(current["zk_id"], current["content"], e, "distill",
+                              {"memory_type": MemoryType.PERMANENT.value})
+        nearest = self.nearest(vector, current["project"], [MemoryType.PERMANENT.value],
+                               self.settings.link_top_k, [current["zk_id"]])
+        decisions = self._decide_links(current["zk_id"], e, current["content"], kind, nearest,
+                                       MemoryType.PERMANENT)
+        now = self.deps.clock()
+        self.db.write_tx(lambda tx: self._write_links(tx, current["zk_id"], current["project"],
+                                                      decisions, now))
+        return AddResult(note=self.reader.get([current["zk_id"]])[0],
+                         evolution_queued=self._evolves(decisions))
+
+    def rewrite(self, zk_id: str, text: str, e: Enrichment, cause: str,
+                extra: dict[str, Any]) -> list[float]:
+        """New text and vector for a note, its previous version kept as a revision."""
+        vector = self.deps.embedder.encode(embed_text(e.title, text, e.context))
+        fields = {"title": e.title, "content": text, "context": e.context,
+                  "keywords": e.keywords, "tags": e.tags, **extra}
+        notes.rewrite_note(self.db, zk_id=zk_id, fields=fields, vector=vector,
+                           now=self.deps.clock(), cause=cause)
+        return vector
+
+
+def link_row(src: str, d: LinkDecision) -> dict[str, Any]:
+    return {"src": src, "dst": d.zk_id, "type": LinkType(d.link_type).value,
+            "reason": d.reason[:500], "weight": round(float(d.weight), 4)}
+
+
+def evolution_job(zk_id: str, project: str) -> dict[str, str]:
+    return {"key": f"evolve:{zk_id}", "kind": "evolve", "zk_id": zk_id, "project": project}

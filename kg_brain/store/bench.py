@@ -1,0 +1,130 @@
+"""Statements only benchmarks and their checks use (stress, faults, scale, projects)."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from neo4j.time import DateTime
+
+from kg_brain.store.statement import On, read, write
+
+Vector = list[float]
+
+
+class NoteId(TypedDict):
+    zk_id: str
+
+
+class Deleted(TypedDict):
+    deleted: int
+
+
+class Footprint(TypedDict):
+    notes: int
+    fleeting: int
+    archived: int
+    links: int
+    revisions: int
+    jobs: int
+    accesses: int | None
+    updated: DateTime | None
+
+
+class StoredText(TypedDict):
+    kind: str
+    props: dict[str, Any]
+
+
+class NoteVector(TypedDict):
+    zk_id: str
+    embedding: list[float]
+
+
+class RawHit(TypedDict):
+    zk_id: str
+    score: float
+
+
+class StressJob(TypedDict):
+    key: str
+    zk_id: str
+    state: str
+    attempts: int
+
+
+class LinkCounts(TypedDict):
+    links: int
+    foreign_or_partial: int
+
+
+class MissingLink(TypedDict):
+    src: str
+    dst: str
+    type: str
+
+
+class NoteCounts(TypedDict):
+    notes: int
+    distinct_ids: int
+    without_embedding: int
+
+
+class NoteRevisions(TypedDict):
+    zk_id: str
+    versions: list[int]
+    causes: list[str]
+
+
+@write()
+def copy_notes(on: On, *, rows: list[dict[str, Any]], project: str) -> list[NoteId]:
+    """Copies of notes (embeddings included) under fresh ids in another project."""
+
+
+@write()
+def delete_bench_project(on: On, *, project: str, batch: int) -> Deleted:
+    """Up to `batch` notes of a bench-* project removed; refuses any other project."""
+
+
+@read
+def project_footprint(on: On, *, project: str) -> Footprint:
+    """Everything a write to the project can change, summed."""
+
+
+@read
+def project_text(on: On, *, project: str) -> list[StoredText]:
+    """Every stored property of the project's notes, revisions and links."""
+
+
+@read
+def project_vectors(on: On, *, project: str) -> list[NoteVector]:
+    """The project's permanent notes with their embeddings."""
+
+
+@read
+def raw_vector_query(on: On, *, index: str, k: int, vector: Vector) -> list[RawHit]:
+    """One raw vector index query, the yardstick for search latencies."""
+
+
+@read
+def stress_jobs(on: On, *, project: str, kind: str) -> list[StressJob]:
+    """Every job of one kind in a project."""
+
+
+@read
+def stress_link_counts(on: On, *, project: str) -> LinkCounts:
+    """Links leaving the project's notes, and those reaching outside or half-written notes."""
+
+
+@read
+def stress_missing_links(on: On, *, rows: list[dict[str, Any]]) -> list[MissingLink]:
+    """The reported links that do not exist."""
+
+
+@read
+def stress_note_counts(on: On, *, project: str) -> NoteCounts:
+    """Notes, distinct ids and notes without a full embedding."""
+
+
+@read
+def stress_revisions(on: On, *, project: str) -> list[NoteRevisions]:
+    """Kept revisions per note."""

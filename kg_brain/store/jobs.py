@@ -1,0 +1,52 @@
+"""The durable job queue in Neo4j (evolution and mirror jobs): enqueue, claim, complete."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict
+
+from kg_brain.store.statement import On, read, write
+
+
+class JobKey(TypedDict):
+    key: str
+
+
+class ClaimedJob(TypedDict):
+    key: str
+    zk_id: str
+    project: str
+    attempts: int
+
+
+class QueueDepth(TypedDict):
+    kind: str
+    pending: int
+
+
+@write()
+def enqueue_jobs(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[JobKey]:
+    """Idempotent: one job per key, rows of {key, kind, zk_id, project}."""
+
+
+@write()
+def claim_jobs(on: On, *, kind: str, now: datetime, until: datetime, limit: int,
+               worker: str) -> list[ClaimedJob]:
+    """Pending jobs of a kind, claimed until `until`, oldest first."""
+
+
+@write()
+def claim_project_jobs(on: On, *, kind: str, project: str, now: datetime, until: datetime,
+                       limit: int, worker: str) -> list[ClaimedJob]:
+    """The same, within one project."""
+
+
+@write()
+def complete_job(on: On, *, key: str, now: datetime, state: str,
+                 error: str | None) -> JobKey | None:
+    """None when the job was no longer pending: someone else completed it."""
+
+
+@read
+def queue_depth(on: On) -> list[QueueDepth]:
+    """Pending jobs per kind."""

@@ -1,0 +1,31 @@
+"""Named leases in Neo4j: one process per period runs each scheduled job."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TypedDict
+
+from neo4j.time import DateTime
+
+from kg_brain.store.statement import On, write
+
+
+class LeaseState(TypedDict):
+    holder: str
+    expires: DateTime
+    acquired: bool
+
+
+class LeaseName(TypedDict):
+    name: str
+
+
+@write()
+def acquire_lease(on: On, *, lease: str, holder: str, now: datetime,
+                  until: datetime) -> LeaseState:
+    """Granted only when the lease is new or expired."""
+
+
+@write()
+def release_lease(on: On, *, lease: str, holder: str, until: datetime) -> LeaseName | None:
+    """Hold until `until` (now = give back); None when `holder` does not hold it."""

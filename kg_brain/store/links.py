@@ -1,0 +1,19 @@
+"""Typed links between notes (the closed LinkType vocabulary, checked before it gets here)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict
+
+from kg_brain.store.statement import On, write
+
+
+class LinkWritten(TypedDict):
+    src: str
+    dst: str
+    type: str
+
+
+@write("src", "dst")
+def merge_links(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[LinkWritten]:
+    """Create or refresh links: rows of {src, dst, type, reason, weight}."""

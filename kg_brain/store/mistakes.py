@@ -1,0 +1,23 @@
+"""Past mistakes with their fixes, for record_failure and preflight_check."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypedDict
+
+from kg_brain.store.statement import On, write
+
+Vector = list[float]
+
+
+class PastMistakeRow(TypedDict):
+    mistake: dict[str, Any]
+    signature_match: bool
+    similarity: float | None
+    fixes: list[dict[str, Any]]
+
+
+@write()
+def preflight_mistakes(on: On, *, project: str, signature: str, vector: Vector, fetch: int,
+                       k: int, exclude: list[str], now: datetime) -> list[PastMistakeRow]:
+    """Signature matches first, then by similarity; stamps access on what it returns."""

@@ -1,0 +1,115 @@
+"""The graph's schema: the node model neomodel installs (uniqueness, range indexes, the 384-d
+cosine vector index), the rest from `cypher/schema/`, and the idempotent bootstrap.
+
+Reads and writes go through the typed statements of this package; this model is the schema's
+single definition and documents each field.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+
+from neomodel import (
+    ArrayProperty,
+    BooleanProperty,
+    DateTimeNeo4jFormatProperty,
+    FloatProperty,
+    IntegerProperty,
+    StringProperty,
+    StructuredNode,
+    VectorIndex,
+)
+from neomodel import db as neomodel_db
+
+from kg_brain.db import Database, mapped_errors
+from kg_brain.store import admin
+from kg_brain.store.statement import On, autocommit
+from kg_brain.vocab import EMBEDDING_DIM, FULLTEXT_INDEX, VECTOR_INDEX, MemoryType, NoteKind
+
+log = logging.getLogger(__name__)
+
+
+class Note(StructuredNode):
+    """A Zettelkasten note: the seed's payload plus its embedding and lifecycle fields."""
+
+    zk_id = StringProperty(unique_index=True, required=True)  # ZK-<8 hex>
+    title = StringProperty()  # one atomic claim
+    content = StringProperty(required=True)
+    context = StringProperty()  # why it matters; evolves
+    keywords = ArrayProperty(StringProperty())
+    tags = ArrayProperty(StringProperty())
+    memory_type = StringProperty(index=True, choices={m.value: m.value for m in MemoryType})
+    note_kind = StringProperty(index=True, choices={k.value: k.value for k in NoteKind})
+    pinned = BooleanProperty(default=False)
+    project = StringProperty(index=True, required=True)
+    created = DateTimeNeo4jFormatProperty()
+    updated = DateTimeNeo4jFormatProperty()
+    access_count = IntegerProperty(default=0)
+    last_accessed = DateTimeNeo4jFormatProperty(index=True)  # null until first retrieval
+    failure_signature = StringProperty(index=True)  # mistakes only: normalised signature
+    archived_at = DateTimeNeo4jFormatProperty()
+    archive_reason = StringProperty()
+    embedding = ArrayProperty(
+        FloatProperty(), vector_index=VectorIndex(dimensions=EMBEDDING_DIM, similarity_function="cosine")
+    )
+
+
+SCHEMA_MODELS = (Note,)
+# Every index the bootstrap creates (neomodel's names for the model, then cypher/schema/).
+SCHEMA_INDEXES = frozenset({
+    "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
+    "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
+    FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
+})
+
+
+@autocommit
+def create_fulltext_index(on: On) -> None:
+    """BM25 over title, content, context and keywords (english analyzer)."""
+
+
+@autocommit
+def create_job_index(on: On) -> None:
+    """Unique job keys."""
+
+
+@autocommit
+def create_job_state_index(on: On) -> None:
+    """Jobs by kind and state."""
+
+
+@autocommit
+def create_lease_constraint(on: On) -> None:
+    """Unique lease names."""
+
+
+@autocommit
+def create_revision_index(on: On) -> None:
+    """Revisions by note id."""
+
+
+@autocommit
+def await_indexes(on: On) -> None:
+    """Until every index is online."""
+
+
+STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
+              create_lease_constraint, create_revision_index)
+
+
+def bootstrap_schema(db: Database) -> None:
+    """Idempotent: neomodel installs the node model's constraints and indexes, the rest
+    (multi-property full-text, relationship and job indexes) comes from `cypher/schema/`."""
+    present = {row["name"] for row in admin.list_indexes(db)}
+    if SCHEMA_INDEXES <= present:
+        return  # schema commands take exclusive locks: skip them when nothing is missing
+    with mapped_errors():
+        neomodel_db.set_connection(driver=db.driver)
+        sink = io.StringIO()  # neomodel reports "already exists" here; stdout is MCP's
+        for model in SCHEMA_MODELS:
+            neomodel_db.install_labels(model, quiet=True, stdout=sink)
+    for create in STATEMENTS:
+        create(db)
+    await_indexes(db)
+    log.debug("schema bootstrap done")

@@ -1,0 +1,49 @@
+"""The closed vocabularies every layer shares: memory types, note kinds, link types, and the
+fixed facts of the stored graph (embedding size, index names).
+
+This module imports nothing of the project, so the domain, the store, the enrichers and the
+views all read the same definitions without depending on one another.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+EMBEDDING_DIM = 384
+VECTOR_INDEX = "vector_index_Note_embedding"
+FULLTEXT_INDEX = "note_fulltext"
+
+
+class MemoryType(StrEnum):
+    FLEETING = "fleeting"
+    PERMANENT = "permanent"
+    ARCHIVED = "archived"
+
+
+class NoteKind(StrEnum):
+    MISTAKE = "mistake"
+    FIX = "fix"
+    PATTERN = "pattern"
+    RESEARCH = "research"
+    DECISION = "decision"
+    GENERAL = "general"
+    OPEN_THREAD = "open_thread"
+    SESSION_SUMMARY = "session_summary"
+    PROJECT_CONTEXT = "project_context"
+
+
+CONTEXTUAL_KINDS = (NoteKind.SESSION_SUMMARY, NoteKind.OPEN_THREAD, NoteKind.PROJECT_CONTEXT)
+
+
+class LinkType(StrEnum):
+    """The closed vocabulary of typed relationships between notes."""
+
+    RELATES_TO = "RELATES_TO"
+    SUPPORTS = "SUPPORTS"
+    EXTENDS = "EXTENDS"
+    CONTRADICTS = "CONTRADICTS"
+    CAUSED_BY = "CAUSED_BY"
+    FIXES = "FIXES"
+    SUPERSEDES = "SUPERSEDES"
+    PART_OF = "PART_OF"
+

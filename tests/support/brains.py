@@ -1,0 +1,68 @@
+"""Settings and brains for tests: built on the suite's Neo4j and embedder, never reading a
+developer's `.env`, and a small graph with every kind of thing a view shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kg_brain.app import Brain
+from kg_brain.clock import Clock, utc_now
+from kg_brain.db import Database
+from kg_brain.embed import Embedder
+from kg_brain.settings import Settings, load_settings
+from kg_brain.vocab import LinkType
+
+
+def make_settings(**overrides: Any) -> Settings:
+    """Offline enrichment, no in-server scheduler, and no `.env` file read."""
+    base: dict[str, Any] = {"llm_provider": "heuristic", "scheduler_in_server": False,
+                            "_env_file": None}
+    return load_settings(**{**base, **overrides})
+
+
+def settings_for(db: Database, **overrides: Any) -> Settings:
+    """Settings whose Neo4j is the test server (for CLI handlers, which build their own Brain)."""
+    conn = db.conn
+    values: dict[str, Any] = {"neo4j_uri": conn.uri, "neo4j_user": conn.user,
+                              "neo4j_password": conn.password, "neo4j_database": conn.database}
+    return make_settings(**(values | overrides))
+
+
+def make_brain(db: Database, embedder: Embedder, clock: Clock = utc_now,
+               **overrides: Any) -> Brain:
+    return Brain(settings_for(db, **overrides), db=db, embedder=embedder, clock=clock)
+
+
+@dataclass
+class Graph:
+    mistake: str
+    fix: str
+    decision: str
+    pinned: str
+    revised: str
+
+
+def small_graph(brain: Brain, project: str) -> Graph:
+    """A mistake with its fix, a decision, a pinned pattern and a note with a kept revision."""
+    writer = brain.writer
+    mistake = writer.add("pytest hangs forever when the Neo4j driver is never closed at exit.",
+                         project, note_kind="mistake").note.zk_id
+    fix = writer.add("Close the Neo4j driver in a session-scoped fixture finaliser so pytest "
+                     "exits cleanly.", project, note_kind="fix").note.zk_id
+    decision = writer.add("We decided to keep every Cypher statement in its own file under "
+                          "cypher/ and load it by name.", project, note_kind="decision").note.zk_id
+    pinned = writer.add("Always pass timestamps from the injected clock as $now.", project,
+                        note_kind="pattern", pinned=True).note.zk_id
+    brain.db.write_tx(lambda tx: writer.link(tx, fix, mistake, LinkType.FIXES,
+                                             "closing the driver stops the hang", 0.9))
+    writer.update(decision, "We decided to keep every Cypher statement in its own file under "
+                            "cypher/, one statement per file, loaded once by name.")
+    return Graph(mistake, fix, decision, pinned, decision)
+
+
+def delete_project(db: Database, project: str) -> None:
+    """Remove a test's own notes and their revisions (test data only, never shared data)."""
+    db.driver.execute_query(
+        "MATCH (n:Note {project: $project}) OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n) "
+        "DETACH DELETE n, r", project=project, database_=db.conn.database)

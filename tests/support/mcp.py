@@ -1,0 +1,36 @@
+"""Driving the MCP server as a client does: in memory through fastmcp's Client, or spawned."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastmcp import Client, FastMCP
+
+from tests.support.neo4j import ServerUnderTest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def call(server: FastMCP, tool: str, **arguments: Any) -> dict[str, Any]:
+    """One tool call through a real MCP client session; returns the structured result."""
+
+    async def run() -> dict[str, Any]:
+        async with Client(server) as client:
+            result = await client.call_tool(tool, arguments)
+            assert result.structured_content is not None
+            return dict(result.structured_content)
+
+    return anyio.run(run)
+
+
+def server_env(neo4j_server: ServerUnderTest, **extra: str) -> dict[str, str]:
+    """The environment OpenCode would give a spawned server: connection settings only."""
+    conn = neo4j_server.conn
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    env.update({"NEO4J_URI": conn.uri, "NEO4J_USER": conn.user,
+                "NEO4J_PASSWORD": conn.password or "", "NEO4J_DATABASE": conn.database,
+                "LLM_PROVIDER": "heuristic", "SCHEDULER_IN_SERVER": "false", **extra})
+    return env

@@ -1,0 +1,63 @@
+"""The Neo4j server the suite runs against: NEO4J_TEST_URI when set, else a Docker engine
+(testcontainers), else a local Community server provisioned from Maven Central on free ports in
+a temporary home. A run that cannot get a Neo4j fails: it never skips."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from kg_brain.db import Connection
+from kg_brain.localdb import LocalNeo4j, docker_engine_available, free_port
+
+
+@dataclass(frozen=True)
+class ServerUnderTest:
+    conn: Connection
+    http_url: str
+
+
+def _from_env() -> ServerUnderTest:
+    uri = os.environ["NEO4J_TEST_URI"]
+    host = uri.split("://", 1)[1].split(":", 1)[0].split("/", 1)[0]
+    http = os.environ.get("NEO4J_TEST_HTTP_URL", f"http://{host}:7474")
+    conn = Connection(uri, os.environ.get("NEO4J_TEST_USER", "neo4j"),
+                      os.environ.get("NEO4J_TEST_PASSWORD"), "neo4j")
+    return ServerUnderTest(conn, http)
+
+
+def routed(server: ServerUnderTest) -> ServerUnderTest:
+    """NEO4J_TEST_SCHEME=neo4j runs the whole suite through the routing driver (as against a
+    cluster or Aura): reads go to readers, writes to the leader, causally chained."""
+    scheme = os.environ.get("NEO4J_TEST_SCHEME", "bolt")
+    if scheme not in ("bolt", "neo4j"):
+        raise pytest.UsageError("NEO4J_TEST_SCHEME must be bolt or neo4j")
+    uri = scheme + "://" + server.conn.uri.split("://", 1)[1]
+    return ServerUnderTest(replace(server.conn, uri=uri), server.http_url)
+
+
+@contextmanager
+def provision(home: Path) -> Iterator[ServerUnderTest]:
+    if os.environ.get("NEO4J_TEST_URI"):
+        yield _from_env()
+        return
+    if docker_engine_available():
+        from testcontainers.neo4j import Neo4jContainer
+
+        with Neo4jContainer("neo4j:5.26-community", password="kg-brain-test") as container:
+            http = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(7474)}"
+            conn = Connection(container.get_connection_url(), "neo4j", "kg-brain-test", "neo4j")
+            yield ServerUnderTest(conn, http)
+        return
+    server = LocalNeo4j(home=home, bolt_port=free_port(), http_port=free_port(), heap="1g",
+                        pagecache="256m")
+    conn = server.start(timeout_s=180)
+    try:
+        yield ServerUnderTest(conn, f"http://127.0.0.1:{server.http_port}")
+    finally:
+        server.stop()

@@ -1,0 +1,45 @@
+"""The typed store as data: every bound statement, and what each file says it returns."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from typing import get_type_hints
+
+import kg_brain.store
+from kg_brain.cypher import query
+from kg_brain.store.statement import STATEMENTS, Statement
+
+
+def bound_statements() -> dict[str, Statement]:
+    """Every store module imported, so every statement is bound."""
+    for module in pkgutil.iter_modules(kg_brain.store.__path__):
+        importlib.import_module(f"kg_brain.store.{module.name}")
+    return dict(STATEMENTS)
+
+
+def body(name: str) -> str:
+    return "\n".join(line for line in query(name).splitlines()
+                     if not line.strip().startswith("//"))
+
+
+def declared_returns(name: str) -> list[str]:
+    """The keys of the header's `// returns: a, b, c; description` line ([] for `nothing`)."""
+    lines = query(name).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("// returns:"))
+    text = lines[start].removeprefix("// returns:")
+    for line in lines[start + 1:]:  # continuation lines are indented under the first
+        if not line.startswith("//    ") or ";" in text:
+            break
+        text += " " + line.removeprefix("//").strip()
+    keys = text.split(";", 1)[0].strip()
+    return [] if keys == "nothing" else [k.strip() for k in keys.split(",")]
+
+
+def parameters(name: str) -> set[str]:
+    return set(re.findall(r"\$([A-Za-z_]\w*)", body(name)))
+
+
+def row_keys(spec: Statement) -> list[str]:
+    return list(get_type_hints(spec.row)) if spec.row is not None else []

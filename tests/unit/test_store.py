@@ -1,0 +1,51 @@
+"""The typed store ties every statement file to exactly one function: same name and area, the
+same parameters as the file's `$params`, and a row type with the keys the header declares."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from kg_brain.cypher import all_query_names
+from tests.support.statements import bound_statements, declared_returns, parameters, row_keys
+
+PACKAGE = Path(__file__).resolve().parents[2] / "kg_brain"
+FILES = [name for name in all_query_names() if not name.startswith("browser/")]
+
+
+def test_every_statement_file_has_exactly_one_store_function() -> None:
+    assert sorted(bound_statements()) == sorted(FILES)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_store_function_takes_exactly_its_statements_parameters(name: str) -> None:
+    assert set(bound_statements()[name].params) == parameters(name)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_store_row_has_the_keys_its_file_declares(name: str) -> None:
+    assert row_keys(bound_statements()[name]) == declared_returns(name)
+
+
+def test_changed_columns_are_columns_of_the_row() -> None:
+    for name, spec in bound_statements().items():
+        assert set(spec.changes) <= set(row_keys(spec)), name
+        assert not spec.changes or spec.mode == "write", name
+
+
+def test_only_the_store_runs_statements_by_name() -> None:
+    """Outside kg_brain/store and db.py no code passes a statement name to run()."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("store/") or rel == "db.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("run", "read", "write") and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str) and "/" in node.args[0].value):
+                offenders.append(f"{rel}:{node.lineno}")
+    assert offenders == []
