@@ -20,7 +20,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import anyio
+from fastmcp import Context
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 from mcp.types import ListRootsRequest, ListRootsResult, Root
 from pydantic import ValidationError
@@ -87,14 +89,7 @@ class ClientRoots(Middleware):
         self.known: OrderedDict[str, str | None] = OrderedDict()
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext) -> Any:
-        ctx = context.fastmcp_context
-        if ctx is None or ctx.request_context is None:
-            return await call_next(context)
-        key = ctx.session_id
-        if key not in self.known:
-            self._remember(key, await self._ask(ctx.session))
-        self.known.move_to_end(key)
-        token = _client_project.set(self.known[key])
+        token = _client_project.set(await self._session_project(context.fastmcp_context))
         try:
             return await call_next(context)
         finally:
@@ -107,18 +102,23 @@ class ClientRoots(Middleware):
             self.known.pop(ctx.session_id, None)
         return await call_next(context)
 
-    def _remember(self, key: str, project: str | None) -> None:
-        self.known[key] = project
-        while len(self.known) > REMEMBERED_SESSIONS:
-            self.known.popitem(last=False)
+    async def _session_project(self, ctx: Context | None) -> str | None:
+        """The session's remembered project, asking its roots on its first call. Sessions of
+        the 2026-07-28 protocol have no channel for server requests (roots are deprecated
+        there) and no lasting id, so they are neither asked nor remembered."""
+        if ctx is None or ctx.request_context is None or not _answers_roots(ctx.session):
+            return None
+        key = ctx.session_id
+        if key not in self.known:
+            self.known[key] = await self._ask(ctx.session)
+            while len(self.known) > REMEMBERED_SESSIONS:
+                self.known.popitem(last=False)
+        self.known.move_to_end(key)
+        return self.known[key]
 
     @staticmethod
-    async def _ask(session: Any) -> str | None:
-        """The roots' project, or None when the client cannot tell. Sessions of the 2026-07-28
-        protocol have no channel for server requests (roots are deprecated there)."""
-        capabilities = session.client_capabilities
-        if capabilities is None or capabilities.roots is None or not session.can_send_request:
-            return None
+    async def _ask(session: ServerSession) -> str | None:
+        """The roots' project, or None when the client cannot tell in time."""
         try:
             with anyio.fail_after(ROOTS_TIMEOUT_S):
                 result = await session.send_request(ListRootsRequest(), ListRootsResult)
@@ -126,4 +126,11 @@ class ClientRoots(Middleware):
                 anyio.ClosedResourceError) as exc:
             log.info("client roots unavailable (%s); using the configured project", exc)
             return None
+        log.debug("client roots: %s", [str(r.uri) for r in result.roots])
         return project_from_roots(result.roots)
+
+
+def _answers_roots(session: ServerSession) -> bool:
+    capabilities = session.client_capabilities
+    return capabilities is not None and capabilities.roots is not None and \
+        session.can_send_request

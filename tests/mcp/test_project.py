@@ -4,7 +4,6 @@ the server's git root, then 'general'. Roots are asked once per MCP session."""
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,14 +110,14 @@ def failing_roots(_: Any) -> list[str]:
     raise RuntimeError("no workspace here")
 
 
-def slow_roots(_: Any) -> list[str]:
-    time.sleep(1)
+async def slow_roots(_: Any) -> list[str]:
+    await anyio.sleep(5)
     return ["file:///never/used"]
 
 
 @pytest.mark.parametrize("handler", [failing_roots, slow_roots], ids=["failing", "slow"])
 def test_a_failing_or_slow_roots_answer_falls_back_to_the_setting(
-        server: FastMCP, project: str, handler: Callable[[Any], list[str]],
+        server: FastMCP, project: str, handler: Callable[[Any], Any],
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(project_module, "ROOTS_TIMEOUT_S", 0.3)
     assert inbox_projects(server, handler) == [project]
