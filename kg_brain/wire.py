@@ -28,7 +28,7 @@ TOKEN = "KG_BRAIN_HTTP_TOKEN"
 
 
 @dataclass(frozen=True)
-class Client:
+class ClientFormat:
     """One MCP client's file layout: where its config lives, the key holding the servers, how
     it references an environment variable, and the shape of a stdio and a remote entry."""
 
@@ -68,15 +68,15 @@ def _http(kind: str | None) -> Callable[[str, dict[str, str]], dict[str, Any]]:
     return entry
 
 
-CLIENTS: dict[str, Client] = {
-    "opencode": Client("opencode.json", lambda s: s.opencode_global_config, "mcp",
-                       "{{env:{name}}}", _opencode_local, _opencode_remote,
-                       lambda: {"$schema": OPENCODE_SCHEMA}),
+CLIENTS: dict[str, ClientFormat] = {
+    "opencode": ClientFormat("opencode.json", lambda s: s.opencode_global_config, "mcp",
+                             "{{env:{name}}}", _opencode_local, _opencode_remote,
+                             lambda: {"$schema": OPENCODE_SCHEMA}),
     # Claude Code's user scope lives in ~/.claude.json, a state file it rewrites itself.
-    "claude": Client(".mcp.json", None, "mcpServers", "${{{name}}}", _stdio("stdio"),
-                     _http("http")),
-    "cursor": Client(".cursor/mcp.json", lambda s: Path.home() / ".cursor" / "mcp.json",
-                     "mcpServers", "${{env:{name}}}", _stdio(None), _http(None)),
+    "claude": ClientFormat(".mcp.json", None, "mcpServers", "${{{name}}}", _stdio("stdio"),
+                           _http("http")),
+    "cursor": ClientFormat(".cursor/mcp.json", lambda s: Path.home() / ".cursor" / "mcp.json",
+                           "mcpServers", "${{env:{name}}}", _stdio(None), _http(None)),
 }
 
 
@@ -91,7 +91,7 @@ def protocol_file() -> Path:
     return packaged if packaged.is_file() else Path(__file__).resolve().parent.parent / "AGENTS.md"
 
 
-def server_environment(settings: Settings, client: Client, literal: bool) -> dict[str, str]:
+def server_environment(settings: Settings, client: ClientFormat, literal: bool) -> dict[str, str]:
     """Connection settings the spawned server needs when Neo4j is not the local default."""
     if not settings.neo4j_uri:
         return {}
@@ -103,7 +103,7 @@ def server_environment(settings: Settings, client: Client, literal: bool) -> dic
     return env
 
 
-def remote_headers(settings: Settings, client: Client) -> dict[str, str]:
+def remote_headers(settings: Settings, client: ClientFormat) -> dict[str, str]:
     if not settings.kg_brain_http_token:
         return {}
     return {"Authorization": "Bearer " + client.env_ref.format(name=TOKEN)}
