@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install run test test-routing neo4j-stop
+.PHONY: install opencode run test test-routing neo4j-stop
 
 $(BIN)/kg-brain: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -13,11 +13,15 @@ $(BIN)/kg-brain: pyproject.toml
 
 install: $(BIN)/kg-brain
 
+# The pinned OpenCode (npm `opencode-ai`) the end-to-end tests drive, into ~/.cache/kg-brain.
+opencode: install
+	$(BIN)/python -m tests.e2e.opencode
+
 run: install
 	$(BIN)/kg-brain neo4j start
 	$(BIN)/kg-brain serve --http
 
-test: install
+test: install opencode
 	$(BIN)/pytest -q
 
 # The same suite through the routing driver (neo4j://), as against a cluster or Aura.

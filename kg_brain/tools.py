@@ -24,7 +24,7 @@ from kg_brain.errors import BrainError
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
-from kg_brain.project import resolve_project
+from kg_brain.project import ClientRoots, resolve_project
 from kg_brain.search import Related
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,8 +39,8 @@ INSTRUCTIONS = (
 NoteKindName = Literal["mistake", "fix", "pattern", "research", "decision", "general",
                        "open_thread", "session_summary", "project_context"]
 ProjectArg = Annotated[str | None, Field(
-    description="project name; omit for this workspace's project (KG_BRAIN_PROJECT, else the "
-                "git root's name, else 'general')")]
+    description="project name; omit for this workspace's project (the client's workspace, else "
+                "KG_BRAIN_PROJECT, else the server's git root, else 'general')")]
 ScopeArg = Annotated[str | None, Field(
     description="project name, '*' for all projects; omit for this workspace's project")]
 ZkId = Annotated[str, Field(description="note id, ZK- followed by 8 hex digits")]
@@ -343,6 +343,7 @@ TOOLS: dict[str, ToolAnnotations] = {
 def build_server(brain: Brain) -> FastMCP:
     """Register every tool; nothing here connects to Neo4j or loads the model."""
     mcp = FastMCP(name="kg-brain", instructions=INSTRUCTIONS)
+    mcp.add_middleware(ClientRoots())
     tools = BrainTools(brain)
     for name, hints in TOOLS.items():
         mcp.tool(tool_errors(getattr(tools, name)), name=name, annotations=hints)

@@ -26,6 +26,7 @@ from kg_brain.errors import BrainError, SetupError
 from kg_brain.maintenance import start_in_background
 from kg_brain.settings import Settings
 from kg_brain.tools import build_server
+from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
 
 log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
@@ -73,11 +74,8 @@ def http_middleware(settings: Settings, host: str) -> list[ASGIMiddleware]:
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    entry: dict[str, Any] = {"type": "remote", "url": f"http://{shown}:{port}{HTTP_PATH}",
-                             "enabled": True}
-    if settings.kg_brain_http_token:
-        entry["headers"] = {"Authorization": "Bearer {env:KG_BRAIN_HTTP_TOKEN}"}
-    return {"$schema": "https://opencode.ai/config.json", "mcp": {"kg-brain": entry}}
+    entry = client_entry(settings, "opencode", f"http://{shown}:{port}{HTTP_PATH}")
+    return {"$schema": OPENCODE_SCHEMA, "mcp": {SERVER_NAME: entry}}
 
 
 class WarmUp(Middleware):
@@ -127,8 +125,10 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
     middleware = http_middleware(settings, host)
-    sys.stdout.write("Add to opencode.json (project) or ~/.config/opencode/opencode.json:\n"
-                     + json.dumps(opencode_remote_config(settings, host, port), indent=2) + "\n")
+    config = opencode_remote_config(settings, host, port)
+    url = config["mcp"][SERVER_NAME]["url"]
+    sys.stdout.write(f"In each workspace: kg-brain wire opencode|claude|cursor --url {url}\n"
+                     "or add to opencode.json:\n" + json.dumps(config, indent=2) + "\n")
     sys.stdout.flush()
     mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
             middleware=middleware)
@@ -145,7 +145,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http", action="store_true",
-                        help="streamable HTTP instead of stdio (default 127.0.0.1:8765/mcp)")
+                        help="streamable HTTP instead of stdio (default 127.0.0.1:8765/mcp). One "
+                             "server serves every workspace: a call without `project` goes to "
+                             "the client's workspace (its first MCP root, named after the git "
+                             "root holding it), else KG_BRAIN_PROJECT, else the git root of the "
+                             "server's working directory, else 'general'")
     parser.add_argument("--host", help="HTTP bind address (KG_BRAIN_HTTP_HOST); off loopback "
                                        "needs KG_BRAIN_HTTP_TOKEN")
     parser.add_argument("--port", type=int, help="HTTP port (KG_BRAIN_HTTP_PORT)")

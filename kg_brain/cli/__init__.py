@@ -109,7 +109,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrainError as exc:
         sys.stderr.write(f"kg-brain: {exc}\n")
         return 2
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

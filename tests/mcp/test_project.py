@@ -1,11 +1,45 @@
-"""Project identity when the agent does not name one: setting, then git root, then 'general'."""
+"""Project identity when the agent does not name one: the client's roots, then the setting, then
+the server's git root, then 'general'. Roots are asked once per MCP session."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from kg_brain.project import resolve_project
+import anyio
+import pytest
+from fastmcp import Client, FastMCP
+from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
+from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.types import Root
+
+from kg_brain import project as project_module
+from kg_brain.localdb import free_port
+from kg_brain.project import project_from_roots, resolve_project
+from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
+from tests.support.mcp import REPO, server_env
+from tests.mcp.test_http import http_server
+
+
+def workspace(base: Path, name: str) -> Path:
+    """A git checkout called `name`; returns a folder inside it, as an editor's root may be."""
+    (base / name / ".git").mkdir(parents=True)
+    (base / name / "src").mkdir()
+    return base / name / "src"
+
+
+def inbox_projects(target: Any, roots: Any, calls: int = 1, mode: str = "legacy") -> list[str]:
+    """The project each of `calls` get_inbox calls in one client session answered for."""
+
+    async def run() -> list[str]:
+        async with Client(target, roots=roots, mode=mode) as client:
+            return [str((await client.call_tool("get_inbox", {"limit": 1})
+                         ).structured_content["project"]) for _ in range(calls)]
+
+    return anyio.run(run)
 
 
 def test_the_setting_wins_over_the_workspace(tmp_path: Path) -> None:
@@ -27,3 +61,90 @@ def test_outside_a_repository_the_project_is_general(tmp_path: Path) -> None:
 
 def test_an_explicit_project_is_used_as_given(tmp_path: Path) -> None:
     assert resolve_project(make_settings(kg_brain_project="x"), "shop", tmp_path) == "shop"
+
+
+def test_a_root_is_named_after_its_git_root_else_after_itself(tmp_path: Path) -> None:
+    inside = workspace(tmp_path, "my shop")
+    assert project_from_roots([Root(uri=inside.as_uri())]) == "my-shop"
+    assert project_from_roots([Root(uri="file:///srv/elsewhere/billing%20api")]) == "billing-api"
+    assert project_from_roots([Root(uri=(tmp_path / "scratch").as_uri()),
+                               Root(uri=inside.as_uri())]) == "scratch"
+    assert project_from_roots([Root(uri="file:///")]) is None
+    assert project_from_roots([]) is None
+
+
+def test_the_clients_root_names_the_project_over_the_setting(
+        server: FastMCP, project: str, tmp_path: Path) -> None:
+    root = workspace(tmp_path, f"{project}-ws").as_uri()
+    assert inbox_projects(server, [root], calls=2) == [f"{project}-ws"] * 2
+
+
+def test_a_client_without_roots_gets_the_setting(server: FastMCP, project: str) -> None:
+    assert inbox_projects(server, None) == [project]
+
+
+def test_roots_are_asked_once_per_session_and_again_when_they_change(
+        server: FastMCP, project: str, tmp_path: Path) -> None:
+    folders = [workspace(tmp_path, f"{project}-a"), workspace(tmp_path, f"{project}-b")]
+    asked: list[int] = []
+
+    def roots(_: Any) -> list[str]:
+        asked.append(1)
+        return [folders[min(len(asked), 2) - 1].as_uri()]
+
+    async def run() -> list[str]:
+        async with Client(server, roots=roots, mode="legacy") as client:
+            seen = [await inbox_project(client), await inbox_project(client)]
+            with pytest.warns(MCPDeprecationWarning):  # deprecated in the 2026 protocol only
+                await client.session.send_roots_list_changed()
+            return [*seen, await inbox_project(client)]
+
+    assert anyio.run(run) == [f"{project}-a", f"{project}-a", f"{project}-b"]
+    assert len(asked) == 2
+
+
+async def inbox_project(client: Client) -> str:
+    return str((await client.call_tool("get_inbox", {"limit": 1})).structured_content["project"])
+
+
+def failing_roots(_: Any) -> list[str]:
+    raise RuntimeError("no workspace here")
+
+
+async def slow_roots(_: Any) -> list[str]:
+    await anyio.sleep(5)
+    return ["file:///never/used"]
+
+
+@pytest.mark.parametrize("handler", [failing_roots, slow_roots], ids=["failing", "slow"])
+def test_a_failing_or_slow_roots_answer_falls_back_to_the_setting(
+        server: FastMCP, project: str, handler: Callable[[Any], Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(project_module, "ROOTS_TIMEOUT_S", 0.3)
+    assert inbox_projects(server, handler) == [project]
+
+
+def test_a_2026_session_without_a_back_channel_falls_back_to_the_setting(
+        server: FastMCP, project: str, tmp_path: Path) -> None:
+    root = workspace(tmp_path, f"{project}-ws").as_uri()
+    assert inbox_projects(server, [root], mode="auto") == [project]
+
+
+def test_one_http_server_gives_two_workspaces_two_projects(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    first, second = workspace(tmp_path, f"{project}-a"), workspace(tmp_path, f"{project}-b")
+    server_dir = tmp_path / "kg"
+    (server_dir / ".git").mkdir(parents=True)
+    with http_server(server_env(neo4j_server), "127.0.0.1", free_port(), server_dir) as url:
+        assert inbox_projects(StreamableHttpTransport(url), [first.as_uri()]) == [f"{project}-a"]
+        assert inbox_projects(StreamableHttpTransport(url), [second.as_uri()]) == \
+            [f"{project}-b"]
+        assert inbox_projects(StreamableHttpTransport(url), None) == ["kg"]
+
+
+def test_a_stdio_server_spawned_elsewhere_follows_the_clients_root(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    root = workspace(tmp_path, project)
+    transport = StdioTransport(sys.executable, [str(REPO / "mcp_server.py")],
+                               env=server_env(neo4j_server), cwd=str(tmp_path))
+    assert inbox_projects(transport, [root.as_uri()]) == [project]

@@ -1,57 +1,151 @@
-"""`kg-brain wire opencode`: the entry is added or updated, the rest kept, a backup made."""
+"""`kg-brain wire opencode|claude|cursor`: the entry is added or updated, the rest of the file
+kept, a backup made; stdio entries run the installed module, remote ones point at a URL; and the
+whole thing works from an installed wheel, with no path into a checkout."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
 
 from kg_brain.errors import InvalidInput
-from kg_brain.wire import opencode_entry, server_command, server_environment, wire_opencode
+from kg_brain.wire import client_entry, config_path, server_command, write_entry
+from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
-from tests.support.mcp import REPO
+from tests.support.mcp import REPO, server_env
 
-EXISTING = {"$schema": "https://opencode.ai/config.json", "theme": "opencode",
-            "mcp": {"other": {"type": "remote", "url": "http://x/mcp"},
-                    "kg-brain": {"type": "local", "command": ["old"], "enabled": False}}}
+URL = "http://127.0.0.1:8765/mcp"
+EXISTING: dict[str, dict[str, Any]] = {
+    "opencode": {"$schema": "https://opencode.ai/config.json", "theme": "opencode",
+                 "mcp": {"other": {"type": "remote", "url": "http://x/mcp"},
+                         "kg-brain": {"type": "local", "command": ["old"], "enabled": False}}},
+    "claude": {"mcpServers": {"other": {"type": "stdio", "command": "other-server", "args": []},
+                              "kg-brain": {"type": "stdio", "command": "old", "args": []}}},
+    "cursor": {"mcpServers": {"other": {"url": "http://x/mcp"},
+                              "kg-brain": {"command": "old", "args": []}},
+               "theme": "dark"},
+}
+SECTION = {"opencode": "mcp", "claude": "mcpServers", "cursor": "mcpServers"}
 
 
-def test_the_entry_spawns_this_checkouts_server_with_python() -> None:
-    assert server_command() == [sys.executable, str(REPO / "mcp_server.py")]
-    entry = opencode_entry(server_command(), {})
-    assert entry == {"type": "local", "command": server_command(), "enabled": True}
+def test_the_stdio_command_runs_the_installed_module_not_a_checkout_file() -> None:
+    assert server_command() == [sys.executable, "-m", "kg_brain.cli", "serve"]
+    checkout = (str(REPO / "mcp_server.py"), str(REPO / "kg_brain"))
+    assert not any(part.startswith(checkout) for part in server_command())
 
 
-def test_wiring_updates_the_entry_keeps_the_rest_and_backs_up(tmp_path: Path) -> None:
-    path = tmp_path / "opencode.json"
-    original = json.dumps(EXISTING, indent=2)
+def test_each_client_gets_its_own_stdio_entry_shape() -> None:
+    settings = make_settings()
+    python, *args = server_command()
+    assert client_entry(settings, "opencode", None) == {
+        "type": "local", "command": server_command(), "enabled": True}
+    assert client_entry(settings, "claude", None) == {"type": "stdio", "command": python,
+                                                      "args": args}
+    assert client_entry(settings, "cursor", None) == {"command": python, "args": args}
+
+
+def test_each_client_gets_its_own_remote_entry_shape_with_a_token_reference() -> None:
+    settings = make_settings(kg_brain_http_token="t0ken")
+    assert client_entry(settings, "opencode", URL) == {
+        "type": "remote", "url": URL, "enabled": True, "oauth": False,
+        "headers": {"Authorization": "Bearer {env:KG_BRAIN_HTTP_TOKEN}"}}
+    assert client_entry(settings, "claude", URL) == {
+        "type": "http", "url": URL,
+        "headers": {"Authorization": "Bearer ${KG_BRAIN_HTTP_TOKEN}"}}
+    assert client_entry(settings, "cursor", URL) == {
+        "url": URL, "headers": {"Authorization": "Bearer ${env:KG_BRAIN_HTTP_TOKEN}"}}
+    assert "headers" not in client_entry(make_settings(), "cursor", URL)
+
+
+@pytest.mark.parametrize("client", ["opencode", "claude", "cursor"])
+def test_wiring_updates_the_entry_keeps_the_rest_and_backs_up(client: str, tmp_path: Path
+                                                              ) -> None:
+    path = config_path(make_settings(), client, False, tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    original = json.dumps(EXISTING[client], indent=2)
     path.write_text(original)
-    backup = wire_opencode(path, opencode_entry(["python", "mcp_server.py"], {}))
+    entry = client_entry(make_settings(), client, None)
+    backup = write_entry(path, client, entry)
     config = json.loads(path.read_text())
-    assert config["theme"] == "opencode" and config["mcp"]["other"] == EXISTING["mcp"]["other"]
-    assert config["mcp"]["kg-brain"] == {"type": "local", "command": ["python", "mcp_server.py"],
-                                         "enabled": True}
+    servers = config[SECTION[client]]
+    assert servers["kg-brain"] == entry
+    assert servers["other"] == EXISTING[client][SECTION[client]]["other"]
+    assert {k: v for k, v in config.items() if k != SECTION[client]} == \
+        {k: v for k, v in EXISTING[client].items() if k != SECTION[client]}
     assert backup is not None and backup.read_text() == original
 
 
-def test_wiring_creates_a_missing_config(tmp_path: Path) -> None:
-    path = tmp_path / "conf" / "opencode.json"
-    assert wire_opencode(path, opencode_entry(["python", "mcp_server.py"], {})) is None
-    assert json.loads(path.read_text())["mcp"]["kg-brain"]["enabled"] is True
+@pytest.mark.parametrize(("client", "relative"), [("opencode", "opencode.json"),
+                                                  ("claude", ".mcp.json"),
+                                                  ("cursor", ".cursor/mcp.json")])
+def test_wiring_creates_a_missing_file_where_the_client_reads_it(
+        client: str, relative: str, tmp_path: Path) -> None:
+    path = config_path(make_settings(), client, False, tmp_path)
+    assert path == tmp_path / relative
+    assert write_entry(path, client, client_entry(make_settings(), client, URL)) is None
+    assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"] == URL
 
 
 def test_a_config_with_comments_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "opencode.json"
     path.write_text('{ // mine\n "theme": "x" }')
     with pytest.raises(InvalidInput, match="not plain JSON"):
-        wire_opencode(path, opencode_entry(["python"], {}))
+        write_entry(path, "opencode", client_entry(make_settings(), "opencode", None))
     assert path.read_text() == '{ // mine\n "theme": "x" }'
 
 
-def test_a_project_config_references_the_password_instead_of_holding_it() -> None:
+def test_a_project_file_references_the_password_in_the_clients_syntax() -> None:
     settings = make_settings(neo4j_uri="bolt://db:7687", neo4j_password="s3cret")
-    assert server_environment(settings, global_config=False)["NEO4J_PASSWORD"] == \
-        "{env:NEO4J_PASSWORD}"
-    assert server_environment(settings, global_config=True)["NEO4J_PASSWORD"] == "s3cret"
+    refs = {c: client_entry(settings, c, None)["environment" if c == "opencode" else "env"]
+            ["NEO4J_PASSWORD"] for c in ("opencode", "claude", "cursor")}
+    assert refs == {"opencode": "{env:NEO4J_PASSWORD}", "claude": "${NEO4J_PASSWORD}",
+                    "cursor": "${env:NEO4J_PASSWORD}"}
+    assert client_entry(settings, "opencode", None, global_config=True)["environment"][
+        "NEO4J_PASSWORD"] == "s3cret"
+
+
+def test_claude_codes_user_scope_is_left_to_its_own_command() -> None:
+    with pytest.raises(InvalidInput, match="claude mcp add --scope user"):
+        config_path(make_settings(), "claude", True)
+
+
+@pytest.fixture(scope="module")
+def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """kg-brain built as a wheel and installed (without its dependencies, which this venv has)
+    into a folder of its own: what a user gets from `pip install kg-brain`."""
+    base = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(base / "dist"), str(REPO)], check=True, timeout=300)
+    wheel = next((base / "dist").glob("kg_brain-*.whl"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(base / "site"), str(wheel)], check=True, timeout=300)
+    return base / "site"
+
+
+def test_wire_from_an_installed_wheel_writes_a_server_that_starts(
+        installed_wheel: Path, neo4j_server: ServerUnderTest, project: str,
+        tmp_path: Path) -> None:
+    workspace = tmp_path / project
+    (workspace / ".git").mkdir(parents=True)
+    env = server_env(neo4j_server, PYTHONPATH=str(installed_wheel))
+    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "claude"], cwd=workspace,
+                          env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert str(installed_wheel / "kg_brain" / "AGENTS.md") in done.stdout
+    entry = json.loads((workspace / ".mcp.json").read_text())["mcpServers"]["kg-brain"]
+    assert str(REPO / "mcp_server.py") not in json.dumps(entry)
+    assert str(REPO / "kg_brain") not in json.dumps(entry)
+    transport = StdioTransport(entry["command"], entry["args"], env=env, cwd=str(workspace))
+
+    async def add() -> str:
+        async with Client(transport) as client:
+            saved = await client.call_tool("add_memory", {"content": "Wheels ship Cypher files."})
+            return str(saved.structured_content["project"])
+
+    assert anyio.run(add) == project

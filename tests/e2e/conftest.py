@@ -1,0 +1,53 @@
+"""End-to-end fixtures: the pinned OpenCode binary (installed from npm when missing; a failed
+install fails the tests, it never skips them), scratch git workspaces wired by `kg-brain wire`,
+and the notes a project holds in Neo4j, read back with the export statement."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg_brain.db import Database
+from kg_brain.store.views import export_notes
+from tests.support.neo4j import ServerUnderTest
+from tests.e2e import opencode
+from tests.support.mcp import REPO, server_env
+
+
+@pytest.fixture(scope="session")
+def opencode_binary() -> Path:
+    try:
+        return opencode.install()
+    except (RuntimeError, subprocess.TimeoutExpired) as exc:
+        pytest.fail(f"OpenCode {opencode.VERSION} could not be installed: {exc}")
+
+
+def git_workspace(base: Path, name: str, model_url: str) -> Path:
+    """A fresh git repository called `name` whose opencode.json uses the scripted model."""
+    root = base / name
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    opencode.write_json(root / "opencode.json", opencode.provider_config(model_url))
+    return root
+
+
+def kg_env(neo4j_server: ServerUnderTest) -> dict[str, str]:
+    """What the kg-brain processes get: the test database, this checkout's code, no scheduler."""
+    return server_env(neo4j_server, PYTHONPATH=str(REPO))
+
+
+def wire(workspace: Path, env: dict[str, str], *extra: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", *extra],
+                          cwd=workspace, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def project_notes(db: Database, project: str) -> list[dict[str, Any]]:
+    """Every note stored under `project`, as property dicts."""
+    rows = export_notes(db, after="", projects=[project], zk_ids=None, limit=500)
+    return [{key: value for key, _, value in row["props"]} for row in rows]

@@ -1,0 +1,127 @@
+"""A scripted OpenAI-compatible model on 127.0.0.1 that plays the agent in an OpenCode run.
+
+It answers `/v1/chat/completions` with streamed chunks as OpenCode's provider expects. Each turn
+it counts the tool results already in the conversation and asks for the next scripted tool call
+(arguments may be built from earlier results, e.g. the failure id for record_resolution); when
+the script is done it gives a final answer quoting the last result. Requests without tools
+(OpenCode's title generation) get a plain title. Every request body is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+SERVER_PREFIX = "kg-brain_"  # OpenCode names an MCP tool <server>_<tool>
+Args = dict[str, Any] | Callable[[list[Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Step:
+    tool: str
+    args: Args = field(default_factory=dict)
+
+    def arguments(self, results: list[Any]) -> dict[str, Any]:
+        return self.args(results) if callable(self.args) else self.args
+
+
+def content_text(content: Any) -> str:
+    """A message's content as text (a string, or a list of text parts)."""
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
+
+
+def parsed(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+class ScriptedModel:
+    """The script for the current run and everything the model was sent."""
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def tool_results(self) -> list[str]:
+        """The tool results of the last agent turn's conversation, in order, as text."""
+        agent = [r for r in self.requests if r.get("tools")]
+        if not agent:
+            return []
+        return [content_text(m["content"]) for m in agent[-1]["messages"] if m["role"] == "tool"]
+
+    def reply(self, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The assistant delta and finish reason for one request."""
+        with self.lock:
+            self.requests.append(body)
+        if not body.get("tools"):
+            return {"role": "assistant", "content": "kg-brain session"}, "stop"
+        results = [parsed(content_text(m["content"])) for m in body["messages"]
+                   if m["role"] == "tool"]
+        offered = {t["function"]["name"] for t in body["tools"]}
+        if len(results) >= len(self.steps):
+            last = content_text(body["messages"][-1]["content"]) if results else ""
+            return {"role": "assistant", "content": f"Done. The memory answered: {last}"}, "stop"
+        step = self.steps[len(results)]
+        name = SERVER_PREFIX + step.tool
+        if name not in offered:
+            return {"role": "assistant", "content": f"tool {name} was not offered"}, "stop"
+        call = {"index": 0, "id": f"call_{len(results) + 1}", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(step.arguments(results))}}
+        return {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+
+
+def _chunks(model: str, delta: dict[str, Any], finish: str) -> Iterator[bytes]:
+    usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+    for choices, extra in (([{"index": 0, "delta": delta, "finish_reason": None}], {}),
+                           ([{"index": 0, "delta": {}, "finish_reason": finish}], {}),
+                           ([], {"usage": usage})):
+        chunk = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0,
+                 "model": model, "choices": choices, **extra}
+        yield b"data: " + json.dumps(chunk).encode() + b"\n\n"
+    yield b"data: [DONE]\n\n"
+
+
+def _handler(script: ScriptedModel) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            """Quiet: the recorded requests are the log."""
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            if not self.path.endswith("/chat/completions"):
+                self.send_error(404)
+                return
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            delta, finish = script.reply(body)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            for chunk in _chunks(str(body.get("model")), delta, finish):
+                self.wfile.write(chunk)
+            self.wfile.flush()
+
+    return Handler
+
+
+@contextmanager
+def scripted_model() -> Iterator[tuple[ScriptedModel, str]]:
+    """The model and its base URL (`http://127.0.0.1:<port>/v1`) until the block ends."""
+    script = ScriptedModel()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield script, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()

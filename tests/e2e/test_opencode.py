@@ -1,0 +1,123 @@
+"""The real OpenCode (`opencode run`) driving kg-brain, with a scripted model in place of an LLM.
+
+Over stdio OpenCode spawns the server that `kg-brain wire opencode` configured; over HTTP two
+workspaces share one `kg-brain serve --http`. Each test checks both ends: what reached Neo4j
+(project = the workspace's name, the notes, the FIXES link) and what the model was sent (the
+tool results, and in a second run the first run's handoff).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.localdb import free_port
+from tests.support.brains import make_settings
+from tests.support.neo4j import ServerUnderTest
+from tests.e2e import opencode
+from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
+from tests.e2e.scripted_model import SERVER_PREFIX, ScriptedModel, Step, parsed, scripted_model
+from tests.mcp.test_contract import CONTRACT
+from tests.mcp.test_http import http_server
+
+DECISION = "The billing service retries failed webhooks 5 times with exponential backoff."
+FAILURE = "pytest tests/billing fails: ImportError: cannot import name 'Retry' from billing.http"
+SIGNATURE = "ImportError: cannot import name 'Retry' from billing.http"
+FIX = "Import Retry from urllib3.util.retry: billing.http stopped re-exporting it in 2.0."
+NEXT = "Add a regression test for the webhook retry count"
+
+
+def first_session_steps() -> list[Step]:
+    return [
+        Step("add_memory", {"content": DECISION, "note_kind": "decision"}),
+        Step("record_failure", {"content": FAILURE, "failure_signature": SIGNATURE}),
+        Step("record_resolution", lambda r: {"failure_zk_id": r[1]["zk_id"],
+                                             "fix_content": FIX}),
+        Step("search_memory", {"query": "How many times are failed webhooks retried?"}),
+        Step("close_session", {"objective": "Fix the billing test import",
+                               "completed": ["Fixed the Retry import"], "blockers": [],
+                               "next_steps": [NEXT], "key_files": ["billing/http.py"]}),
+    ]
+
+
+def run_script(model: ScriptedModel, steps: list[Step], workspace: Path, home: Path,
+               env: dict[str, str]) -> tuple[opencode.Run, list[Any]]:
+    """One `opencode run` playing `steps`; returns the run and the tool results the model got."""
+    model.steps = steps
+    run = opencode.run(workspace, home, "Work with the kg-brain memory as scripted.", env)
+    assert run.returncode == 0, run.stderr[-4000:]
+    results = [parsed(text) for text in model.tool_results()]
+    assert len(results) == len(steps), (results, run.stderr[-4000:])
+    return run, results
+
+
+def test_opencode_over_stdio_keeps_a_session_and_hands_it_to_the_next(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
+        tmp_path: Path) -> None:
+    env = kg_env(neo4j_server)
+    with scripted_model() as (model, url):
+        workspace = git_workspace(tmp_path, project, url)
+        wire(workspace, env)
+        first, results = run_script(model, first_session_steps(), workspace, tmp_path / "home",
+                                    env)
+        offered = {t["function"]["name"] for t in model.requests[-1]["tools"]}
+        assert {SERVER_PREFIX + name for name in CONTRACT} <= offered
+        second, (start,) = run_script(model, [Step("open_session")], workspace,
+                                      tmp_path / "home", env)
+
+    added, failure, resolution, search, closed = results
+    assert {r["project"] for r in results} == {project}
+    assert resolution["failure_zk_id"] == failure["zk_id"]
+    assert search["hits"][0]["zk_id"] == added["zk_id"]
+    assert closed["summary_zk_id"] in first.stdout  # the final answer quotes the last result
+
+    context = start["context"]
+    assert start["project"] == project
+    assert context["last_session"]["zk_id"] == closed["summary_zk_id"]
+    assert NEXT in context["open_thread"]["content"]
+    assert [f["zk_id"] for m in context["mistakes"] for f in m["fixes"]] == \
+        [resolution["fix_zk_id"]]
+    assert project in second.stdout
+
+    stored = {n["zk_id"]: n for n in project_notes(db, project)}
+    assert stored[added["zk_id"]]["content"] == DECISION
+    assert stored[added["zk_id"]]["note_kind"] == "decision"
+    assert stored[failure["zk_id"]]["memory_type"] == "permanent"  # promoted by the fix
+    assert stored[resolution["fix_zk_id"]]["note_kind"] == "fix"
+    assert {"session_summary", "open_thread"} <= {n["note_kind"] for n in stored.values()}
+    fixes = [(link.type, link.direction) for link in
+             Brain(make_settings(), db=db).reader.get([failure["zk_id"]])[0].links]
+    assert ("FIXES", "in") in fixes
+
+
+def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
+        tmp_path: Path) -> None:
+    env = kg_env(neo4j_server)
+    server_dir = tmp_path / f"{project}-kg"
+    (server_dir / ".git").mkdir(parents=True)
+    facts = {f"{project}-a": "Service A listens on port 8101.",
+             f"{project}-b": "Service B listens on port 8102."}
+    seen: dict[str, list[Any]] = {}
+    with scripted_model() as (model, url), \
+            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+        for name, fact in facts.items():
+            workspace = git_workspace(tmp_path / "workspaces", name, url)
+            wire(workspace, env, "--url", mcp_url)
+            assert json.loads((workspace / "opencode.json").read_text())["mcp"]["kg-brain"][
+                "url"] == mcp_url
+            _, seen[name] = run_script(model, [
+                Step("add_memory", {"content": fact, "note_kind": "project_context"}),
+                Step("search_memory", {"query": "Which port does the service listen on?",
+                                       "include_contextual": True})],
+                workspace, tmp_path / "home", env)
+
+    for name, fact in facts.items():
+        added, search = seen[name]
+        assert added["project"] == search["project"] == name
+        assert [h["zk_id"] for h in search["hits"]] == [added["zk_id"]]
+        assert [n["content"] for n in project_notes(db, name)] == [fact]
+    assert project_notes(db, f"{project}-kg") == []
