@@ -35,9 +35,10 @@ _CONTEXT = re.compile(
     r"private|license|deploy)[ _\-]?keys?)"
     rf"(?:[_\-.](?!(?:{_NOT_THE_SECRET})(?![a-z0-9]))[a-z0-9]+){{0,2}}|{'|'.join(_SERVICES)})"
     r"(?![a-z0-9])"
-    # then separators, arrows, "for <name>:" and connecting words, a bounded number of them
-    r"(?P<gap>(?:[\s\"'`:=>(,|]|-+>|(?<=\s)-+(?=\s)"
-    r"|\b(?:for|of|on|in)\s+[\w.\-]+\s*(?:[:=]|is\b)"
+    # then separators, arrows, "for <name>:" and connecting words on the same line, a bounded
+    # number of them
+    r"(?P<gap>(?:[ \t\"'`:=>(,|]|-+>|(?<=[ \t])-+(?=[ \t])"
+    r"|\b(?:for|of|on|in)[ \t]+[\w.\-]+[ \t]*(?:[:=]|is\b)"
     rf"|\b(?:{_FILLER})\b){{1,12}}+)"
     # then the value, not a call (io.StringIO(...))
     rf"(?P<value>{_VALUE}{{1,200}}+)(?!{_VALUE}|\()")
