@@ -1,0 +1,115 @@
+"""Unlabelled secrets that stand out by randomness alone, as detect-secrets' high-entropy
+strings: a base64/alphanumeric run of 32+ characters with upper case, lower case and digits,
+high Shannon entropy for its length and no run that reads as a word.
+
+What keeps ordinary data out: a URL around it, a digest algorithm in front of it (sha256:,
+sha512-, h1:, base64,), a public key or password hash it belongs to, words joined by - or _
+(a test or model name), base64 that decodes to text or to a known file (sample data), and an
+id, hash, nonce or cursor introducing it. Hex is never hidden here: commit ids, digests and
+checksums are hex too (context.py hides hex that a secret word names).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+
+from kg_brain.redact.marks import mark
+
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_~\-])[A-Za-z0-9+/_~\-]{32,}={0,2}"
+                        r"(?![A-Za-z0-9+/_~\-=])")
+_DIGIT = re.compile(r"\d")
+_STANDARD_B64 = re.compile(r"[+/]")
+_URLSAFE_B64 = re.compile(r"[\-_]")
+_SEPARATOR = re.compile(r"[_\-.]")
+_WORD = re.compile(r"[a-z]{3,}|[A-Z][a-z]{2,}|[A-Z]{3,}")
+_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s\"'<>`]+")
+_DIGEST_BEFORE = re.compile(r"(?i)\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+|base64)[:,=-]\Z")
+_DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d*|md5|blake2b?)-")
+_EXPLAINED_BEFORE = re.compile(  # "request id: ...", "nonce=...", "ssh-ed25519 ...", "$2b$12$..."
+    r"(?i)(?:\b(?:[ug]?ids?|nonce|salt|iv|etag|digest|hash|checksum|fingerprint|integrity|"
+    r"cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+)\b|_ids?\b|(?-i:[a-z]Id)|\$)"
+    r"[\s\"'`:=(]*\Z")
+_FILE_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"%PDF", b"\x1f\x8b", b"RIFF")
+_TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
+
+
+def hide_random(text: str, found: list[str]) -> str:
+    """Every run random enough to be key material, and not explained as ordinary data."""
+    urls = url_spans(text)
+
+    def replace(match: re.Match[str]) -> str:
+        value = match.group(0)
+        if not _random_enough(value.rstrip("=")) or _explained(value, text, match.start(), urls):
+            return value
+        found.append("high_entropy_secret")
+        return mark("high_entropy_secret")
+
+    return _CANDIDATE.sub(replace, text)
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def word_length(value: str) -> float:
+    """Average length of the words and numbers in a value: ~4+ for names, under 2 for noise."""
+    pieces = _PIECE.findall(value)
+    return sum(map(len, pieces)) / len(pieces) if pieces else 0.0
+
+
+def joined_words(value: str) -> bool:
+    """Words joined by -, _ or . (test_shape_NCd1d2d3_mean_weight, enc_alg.CEK_SIZE): a name.
+    Random base64url has a separator every 32 characters, and the pieces are never words."""
+    segments = _SEPARATOR.split(value)
+    words = sum(1 for segment in segments if _WORD.fullmatch(segment))
+    return words >= 2 and 2 * words >= len(segments)
+
+
+def url_spans(text: str) -> list[tuple[int, int]]:
+    """Where the URLs are: their paths and queries are addresses, checked by the formats only."""
+    return [m.span() for m in _URL.finditer(text)] if "://" in text else []
+
+
+def inside(spans: list[tuple[int, int]], at: int) -> bool:
+    return any(lo <= at < hi for lo, hi in spans)
+
+
+def _random_enough(value: str) -> bool:
+    """Upper, lower and digits, high entropy for its length, no run that reads as a word."""
+    if len(value) > 512 or value.lower() == value or value.upper() == value:
+        return False
+    if _DIGIT.search(value) is None or joined_words(value):
+        return False
+    if _STANDARD_B64.search(value) and _URLSAFE_B64.search(value):
+        return False  # "/" with "-": a path or a model name; base64 keeps to one alphabet
+    return entropy(value) >= min(4.2, 0.82 * math.log2(len(value))) and word_length(value) < 3.0
+
+
+def _explained(value: str, text: str, start: int, urls: list[tuple[int, int]]) -> bool:
+    """A reason the value is ordinary data: in a URL, a digest, a public key, a password hash,
+    encoded sample data, or introduced as an id, hash, nonce or cursor."""
+    if inside(urls, start) or _DIGEST_PREFIX.match(value):
+        return True
+    before = text[max(0, start - 40):start]
+    if _DIGEST_BEFORE.search(before) or _EXPLAINED_BEFORE.search(before):
+        return True
+    return _decodes_to_data(value)
+
+
+def _decodes_to_data(value: str) -> bool:
+    """Base64 of text or of a known file format: sample data, not key material."""
+    padded = value + "=" * (-len(value) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if raw.startswith(_FILE_MAGIC):
+        return True
+    return len(raw) >= 12 and sum(b in _TEXT_BYTES for b in raw) >= 0.75 * len(raw)

@@ -1,0 +1,45 @@
+"""How a hidden value is marked, and which values are not worth hiding (shared by the detectors)."""
+
+from __future__ import annotations
+
+import re
+
+_PLACEHOLDERS = frozenset(
+    """
+    changeme change_me changeit password passwd secret token apikey api_key none null nil
+    true false yes no example sample dummy test testing redacted placeholder todo tbd foo bar
+    baz xxx undefined empty required optional string str bytes int bool any secretstr
+    optional[str] number object mypassword yourpassword pass pwd pw value
+    """.split()
+)
+_TEMPLATE = re.compile(r"[x*•.#_\-]+|<[^>]*>|\{\{?[^}]*\}?\}|\$\{?[\w.\-:]*\}?|%\(?\w*\)?s?"
+                       r"|%\w+%")
+_PRONOUN = re.compile(r"(?:your|my|some)[-_ ]")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# a value that names itself: "fal-ai-api-key", "add_bos_token", "challengePassword"
+_SELF_NAMED = re.compile(r"(?:[a-z]+[_\-. ])*(?:key|token|secret|passw(?:or)?d|credentials?|"
+                         r"example|placeholder|dummy|fake|sample)(?:[_\-. ][a-z]+)*")
+
+
+def mark(kind: str) -> str:
+    """The text left where a secret was."""
+    return f"[REDACTED:{kind}]"
+
+
+def splice(match: re.Match[str], group: str, kind: str, trim: int = 0) -> str:
+    """The match with one group's text (minus `trim` trailing chars) replaced by the marker."""
+    start, end = match.span(group)
+    offset, whole = match.start(), match.group(0)
+    return whole[: start - offset] + mark(kind) + whole[end - trim - offset:]
+
+
+def is_placeholder(value: str) -> bool:
+    """Empty, masked, templated or a well-known dummy word: nothing to hide."""
+    v = value.strip().lower()
+    if not v or v in _PLACEHOLDERS or "redacted" in v or v.endswith(("...", "\u2026")):
+        return True  # "hf_...": an example cut short
+    if "***" in v or "xxxx" in v:
+        return True  # masked: "hf_***", "sk-xxxx"
+    if _TEMPLATE.fullmatch(v) or _SELF_NAMED.fullmatch(_CAMEL.sub("_", value.strip()).lower()):
+        return True
+    return bool(_PRONOUN.match(v))
