@@ -11,7 +11,7 @@ import random
 import uuid
 from collections.abc import Callable
 
-from tests.unit.secret_corpus import (ALNUM, B64, DIGITS, HEX, LOWER, SEED, UPPER, URLSAFE, b64_of,
+from tests.support.secret_corpus import (ALNUM, B64, DIGITS, HEX, LOWER, SEED, UPPER, URLSAFE, b64_of,
                                      rand)
 
 _Family = Callable[[random.Random], str]
