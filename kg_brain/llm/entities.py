@@ -1,0 +1,106 @@
+"""Offline entity extraction: what a note is about, each thing under one canonical key; and
+the subject comparison that keeps notes about different things apart.
+
+Finders run in order and claim the characters they match, so a file path is not also read as a
+dotted identifier and a version is not also a date. Known names claim softly: "celery" stays
+inside the phrase "celery worker" but is not also a proper noun.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kg_brain.llm.facts import Facts, facts_of
+from kg_brain.llm.finders import CODE_FINDERS, Finder, Hit
+from kg_brain.llm.phrases import noun_phrases, proper_nouns
+from kg_brain.llm.types import EntityKind, EntityRef
+
+K = EntityKind
+
+# Kinds that name the subject of a note: two notes each naming one, and no common one, are
+# about different things ("the payment worker" vs "the inventory sync").
+STRONG_SUBJECTS = frozenset({K.SERVICE, K.PERSON, K.HOST, K.ERROR, K.URL})
+# Kinds that separate two notes only when nothing else names a common subject.
+WEAK_SUBJECTS = frozenset({K.FILE, K.IDENTIFIER, K.ENV_VAR, K.PROPER_NOUN, K.SETTING})
+# Kinds specific enough that sharing one makes two notes share a subject.
+ANCHORS = STRONG_SUBJECTS | WEAK_SUBJECTS | {K.LIBRARY, K.TOOL}
+
+_SOFT, _HARD = 1, 2
+# (finder, how strongly its hits claim their characters, the claim level that blocks it)
+_FINDERS: tuple[tuple[Finder, int, int], ...] = (
+    *((f, _HARD if exclusive else _SOFT, _HARD) for f, exclusive in CODE_FINDERS),
+    (noun_phrases, _HARD, _HARD),
+    (proper_nouns, _HARD, _SOFT),
+)
+
+
+def extract_entities(text: str) -> list[EntityRef]:
+    """The entities of a text in order of first mention, one per canonical key."""
+    return [EntityRef(key=h.key, name=h.name, kind=h.kind) for h in hits(text)]
+
+
+@lru_cache(maxsize=4096)
+def hits(text: str) -> tuple[Hit, ...]:
+    claimed: list[tuple[int, int, int]] = []
+    found: dict[str, Hit] = {}
+    for finder, claim, blocked_by in _FINDERS:
+        for hit in finder(text):
+            if not hit.key or any(s < hit.end and hit.start < e and level >= blocked_by
+                                  for s, e, level in claimed):
+                continue
+            if hit.key not in found or found[hit.key].start > hit.start:
+                found[hit.key] = hit
+            claimed.append((hit.start, hit.end, claim))
+    return tuple(sorted(found.values(), key=lambda h: h.start))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How two texts' subjects and stated values relate."""
+
+    shared: frozenset[str]  # entity keys both mention
+    shared_anchors: frozenset[str]  # the specific ones among them
+    subject_conflict: frozenset[str]  # keys naming a different subject on one side
+    value_conflict: frozenset[str]  # slots both state with different values
+    facts: tuple[Facts, Facts]
+
+
+def by_kind(text: str, extra: frozenset[str] = frozenset()) -> dict[EntityKind, set[str]]:
+    """Entity keys of a text grouped by kind; `extra` keys (from an LLM) count as phrases."""
+    grouped: dict[EntityKind, set[str]] = {}
+    for h in hits(text):
+        grouped.setdefault(h.kind, set()).add(h.key)
+    known = {k for keys in grouped.values() for k in keys}
+    if extra - known:
+        grouped.setdefault(K.PHRASE, set()).update(extra - known)
+    return grouped
+
+
+def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
+            extra_b: frozenset[str] = frozenset()) -> Comparison:
+    ka, kb = by_kind(a, extra_a), by_kind(b, extra_b)
+    all_a = {k for keys in ka.values() for k in keys}
+    all_b = {k for keys in kb.values() for k in keys}
+    shared = all_a & all_b
+    anchors = {k for kind in ANCHORS for k in ka.get(kind, set()) & kb.get(kind, set())}
+    conflict: set[str] = set()
+    for kind in STRONG_SUBJECTS | WEAK_SUBJECTS:
+        sa, sb = ka.get(kind, set()), kb.get(kind, set())
+        if sa and sb and sa.isdisjoint(sb) and (kind in STRONG_SUBJECTS or not anchors):
+            conflict |= sa ^ sb
+    fa, fb = facts_of(a, hits(a)), facts_of(b, hits(b))
+    values = {slot for slot in fa.values.keys() & fb.values.keys()
+              if fa.values[slot].isdisjoint(fb.values[slot])}
+    values -= {slot for slot in values if slot in conflict}
+    return Comparison(frozenset(shared), frozenset(anchors), frozenset(conflict),
+                      frozenset(values), (fa, fb))
+
+
+def subjects_differ(a: str, b: str) -> bool:
+    """True when two notes are about different things (another service, file, person) or
+    state a different value (port, version, setting) however alike their wording: such
+    notes are never merged as duplicates."""
+    cmp = compare(a, b)
+    return bool(cmp.subject_conflict or cmp.value_conflict)
+

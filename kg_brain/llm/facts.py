@@ -1,0 +1,96 @@
+"""The values a note states, by slot: ports, versions, dates, settings and quantities.
+
+Two notes about one subject that give one slot different values ("listens on 8001" / "now
+listens on 8002", "Alembic 1.13" / "Alembic 1.14", "timeout of 30s" / "timeout of 60s") state
+different facts: dedup must keep both, and the newer one supersedes the older.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kg_brain.llm import text as tx
+from kg_brain.llm.finders import Hit
+from kg_brain.llm.types import EntityKind
+
+_UNITS: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(["ms", "msec", "millisecond", "milliseconds"], ("duration", 0.001)),
+    **dict.fromkeys(["s", "sec", "secs", "second", "seconds"], ("duration", 1.0)),
+    **dict.fromkeys(["m", "min", "mins", "minute", "minutes"], ("duration", 60.0)),
+    **dict.fromkeys(["h", "hr", "hrs", "hour", "hours"], ("duration", 3600.0)),
+    **dict.fromkeys(["d", "day", "days"], ("duration", 86400.0)),
+    **dict.fromkeys(["kb", "kib"], ("size", 1 / 1024)), **dict.fromkeys(["mb", "mib"], ("size", 1.0)),
+    **dict.fromkeys(["gb", "gib"], ("size", 1024.0)), **dict.fromkeys(["%", "percent"], ("%", 1.0)),
+}
+_QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w.:/-])", re.I)
+_ASSIGN = re.compile(r"(?<![\w.$-])([A-Za-z][\w.-]*\w)\s*(?:=|:|\bto\b|\bis now\b|\bis\b)\s*"
+                     r"([\w.:/-]+)")
+_TIME = re.compile(r"\b(\d{1,2}:\d{2})(?::\d{2})?\s*(am|pm)?\b", re.I)
+_SLOT_SKIP = tx.STOPWORDS | frozenset("set sets now raised lowered bumped increased decreased "
+                                      "changed up down every about around roughly only "
+                                      "at least most max min maximum minimum".split())
+
+
+@dataclass(frozen=True)
+class Facts:
+    values: dict[str, frozenset[str]]
+
+
+def facts_of(text: str, hits: Iterable[Hit]) -> Facts:
+    """Slot -> values stated in the text; hits are its entities (ports, versions, dates)."""
+    values: dict[str, set[str]] = {}
+
+    def add(slot: str, value: str) -> None:
+        values.setdefault(slot, set()).add(value)
+
+    taken: list[tuple[int, int]] = []
+    for h in hits:
+        if h.kind == EntityKind.PORT:
+            add("port", h.key)
+        elif h.kind == EntityKind.VERSION:
+            owner, _, version = h.key.rpartition(" ")
+            add(owner or "version", version)
+        elif h.kind == EntityKind.DATE:
+            add("date", h.key)
+        else:
+            continue
+        taken.append((h.start, h.end))
+    for m in _ASSIGN.finditer(text):
+        if ("_" in m.group(1) or "." in m.group(1) or m.group(1).isupper()) and not _inside(
+                m.start(2), taken):
+            add(m.group(1).lower(), m.group(2).lower().rstrip(".,"))
+            taken.append((m.start(), m.end()))
+    for m in _TIME.finditer(text):
+        if not _inside(m.start(), taken):
+            add("time", m.group(1) + (m.group(2) or "").lower())
+            taken.append((m.start(), m.end()))
+    for m in _QUANTITY.finditer(text):
+        if not _inside(m.start(), taken):
+            slot, value = _quantity(text, m)
+            if slot:
+                add(slot, value)
+    return Facts({slot: frozenset(v) for slot, v in values.items()})
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s <= pos < e for s, e in spans)
+
+
+def _quantity(text: str, m: re.Match[str]) -> tuple[str, str]:
+    """The slot a number fills: the noun before it ("timeout of 30s"), else the counted noun
+    after it ("5 retries"), else its unit class."""
+    number, unit = float(m.group(1)), (m.group(2) or "").lower()
+    if unit in _UNITS:
+        cls, scale = _UNITS[unit]
+        value = f"{number * scale:g}{cls if cls == '%' else ''}"
+    else:
+        cls, value = "", f"{number:g}"
+    before = [w for w in tx.words(text[max(0, m.start() - 40):m.start()])][-3:]
+    nouns = [w for w in before if w not in _SLOT_SKIP and w not in tx.WEAK_WORDS]
+    if nouns and (cls or not unit):
+        return tx.stem(nouns[-1]), value
+    if unit and not cls and unit not in tx.STOPWORDS and unit not in tx.WEAK_WORDS:
+        return tx.stem(unit), value
+    return cls, value
