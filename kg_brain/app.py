@@ -101,12 +101,11 @@ class Brain:
 
     @property
     def enricher(self) -> Enricher:
-        embedder = self.embedder
         with self._model_lock:
             if self._enricher is None:
                 from kg_brain.llm import build_enricher
 
-                self._enricher = build_enricher(self.settings, embedder)
+                self._enricher = build_enricher(self.settings)
             return self._enricher
 
     @property

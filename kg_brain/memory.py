@@ -86,7 +86,7 @@ class Memory:
         self.enricher = enricher
         self.clock = clock
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
-        self._bulk_enricher = HeuristicEnricher(embedder)
+        self._bulk_enricher = HeuristicEnricher()
 
     # --- writing ---------------------------------------------------------------------------------
     def clean_content(self, text: str) -> tuple[str, list[str]]:
@@ -218,7 +218,7 @@ class Memory:
                            keywords=list(record.get("keywords") or []),
                            tags=list(record.get("tags") or []))
         else:
-            e = self._bulk_enricher.enrich_statistical(text, kind.value, project)
+            e = self._bulk_enricher.enrich(text, kind.value, project)
         now = self.clock()
         row = note_row(new_zk_id(), text, project, mtype, kind,
                              bool(record.get("pinned")), e, [], now)

@@ -1,4 +1,5 @@
-"""Benchmark programs: retrieval quality (LoCoMo, MuSiQue), speed at scale, and reports."""
+"""Benchmark programs: retrieval quality (LoCoMo, MuSiQue), link typing, speed at scale, and
+reports."""
 
 from __future__ import annotations
 
@@ -35,11 +36,12 @@ def emit_result(result: dict[str, Any], out: Path) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """`kg-brain bench retrieval|scale|report`."""
-    from kg_brain.bench import report, retrieval, scale
+    """`kg-brain bench retrieval|scale|links|report`."""
+    from kg_brain.bench import links, report, retrieval, scale
 
     bench = sub.add_parser("bench", help="benchmarks: retrieval quality, speed, reports")
     kinds = bench.add_subparsers(dest="bench_kind", required=True)
     retrieval.add_parser(kinds)
     scale.add_parser(kinds)
+    links.add_parser(kinds)
     report.add_parser(kinds)

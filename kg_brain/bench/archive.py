@@ -88,7 +88,7 @@ def run(notes: int, seed: int, keep: bool) -> dict[str, Any]:
     project = f"bench-archive-{uuid.uuid4().hex[:8]}"
     now = utc_now()
     embedder = SentenceTransformerEmbedder()
-    lifecycle = Lifecycle(settings, db, embedder, HeuristicEnricher(embedder), lambda: now)
+    lifecycle = Lifecycle(settings, db, embedder, HeuristicEnricher(), lambda: now)
     try:
         db.bootstrap_schema()
         _, insert_s = timed(lambda: populate(db, project, notes, now, seed))

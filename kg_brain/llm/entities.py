@@ -8,11 +8,13 @@ inside the phrase "celery worker" but is not also a proper noun.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from kg_brain.llm import text as tx
 from kg_brain.llm.facts import Facts, facts_of
-from kg_brain.llm.finders import CODE_FINDERS, Finder, Hit
+from kg_brain.llm.finders import CODE_FINDERS, Finder, Hit, known_key, phrase_key
 from kg_brain.llm.phrases import noun_phrases, proper_nouns
 from kg_brain.llm.types import EntityKind, EntityRef
 
@@ -38,6 +40,22 @@ _FINDERS: tuple[tuple[Finder, int, int], ...] = (
 def extract_entities(text: str) -> list[EntityRef]:
     """The entities of a text in order of first mention, one per canonical key."""
     return [EntityRef(key=h.key, name=h.name, kind=h.kind) for h in hits(text)]
+
+
+def canonical_key(name: str, kind: EntityKind) -> str:
+    """The key the extractor would give `name` of `kind`: how entities named elsewhere (by an
+    LLM) join the ones found offline."""
+    name = " ".join(name.strip().strip("`'\"").split())
+    known = known_key(name)
+    if known:
+        return known
+    if kind == K.ENV_VAR:
+        return name.lstrip("$").strip("{}").upper()
+    if kind in (K.SERVICE, K.PHRASE):
+        return phrase_key(re.sub(r"^(?:the|a|an|our|their)\s+", "", name, flags=re.I).split())
+    if kind == K.FILE:
+        return name.lower().removeprefix("./").rstrip("/")
+    return name.lower().rstrip("/") if kind == K.URL else name.lower()
 
 
 @lru_cache(maxsize=4096)
@@ -89,12 +107,33 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
         sa, sb = ka.get(kind, set()), kb.get(kind, set())
         if sa and sb and sa.isdisjoint(sb) and (kind in STRONG_SUBJECTS or not anchors):
             conflict |= sa ^ sb
+    conflict |= _rival_phrases(ka.get(K.PHRASE, set()) - all_b, kb.get(K.PHRASE, set()) - all_a,
+                               _stems(a), _stems(b))
     fa, fb = facts_of(a, hits(a)), facts_of(b, hits(b))
     values = {slot for slot in fa.values.keys() & fb.values.keys()
-              if fa.values[slot].isdisjoint(fb.values[slot])}
+              if fa.values[slot] != fb.values[slot]}
     values -= {slot for slot in values if slot in conflict}
     return Comparison(frozenset(shared), frozenset(anchors), frozenset(conflict),
                       frozenset(values), (fa, fb))
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(tx.stem(w) for w in tx.words(text))
+
+
+def _rival_phrases(only_a: set[str], only_b: set[str], a: frozenset[str],
+                   b: frozenset[str]) -> set[str]:
+    """Phrases with one head and another modifier ("checkout page" / "cart page"), each
+    modifier absent from the other text: two different things of one sort."""
+    rivals: set[str] = set()
+    for pa in only_a:
+        for pb in only_b:
+            wa, wb = pa.split(), pb.split()
+            if wa[-1] != wb[-1] or len(wa) < 2 or len(wb) < 2:
+                continue
+            if not any(w in b for w in wa[:-1]) and not any(w in a for w in wb[:-1]):
+                rivals |= {pa, pb}
+    return rivals
 
 
 def subjects_differ(a: str, b: str) -> bool:

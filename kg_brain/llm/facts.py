@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kg_brain.llm import text as tx
 from kg_brain.llm.finders import Hit
 from kg_brain.llm.types import EntityKind
 
@@ -21,16 +20,17 @@ _UNITS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(["m", "min", "mins", "minute", "minutes"], ("duration", 60.0)),
     **dict.fromkeys(["h", "hr", "hrs", "hour", "hours"], ("duration", 3600.0)),
     **dict.fromkeys(["d", "day", "days"], ("duration", 86400.0)),
+    **dict.fromkeys(["w", "wk", "week", "weeks"], ("duration", 604800.0)),
     **dict.fromkeys(["kb", "kib"], ("size", 1 / 1024)), **dict.fromkeys(["mb", "mib"], ("size", 1.0)),
     **dict.fromkeys(["gb", "gib"], ("size", 1024.0)), **dict.fromkeys(["%", "percent"], ("%", 1.0)),
 }
 _QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w.:/-])", re.I)
 _ASSIGN = re.compile(r"(?<![\w.$-])([A-Za-z][\w.-]*\w)\s*(?:=|:|\bto\b|\bis now\b|\bis\b)\s*"
                      r"([\w.:/-]+)")
+_REGION = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af)-(?:north|south|east|west|central|northeast|"
+                     r"southeast|northwest|southwest)-\d\b|\b(?:europe|us|asia)-[a-z]+\d\b")
+_NAMED_REVISION = re.compile(r"\b([a-z][a-z0-9]*(?:[-_][a-z][a-z0-9]*)*)[-_]v(\d+)\b")
 _TIME = re.compile(r"\b(\d{1,2}:\d{2})(?::\d{2})?\s*(am|pm)?\b", re.I)
-_SLOT_SKIP = tx.STOPWORDS | frozenset("set sets now raised lowered bumped increased decreased "
-                                      "changed up down every about around roughly only "
-                                      "at least most max min maximum minimum".split())
 
 
 @dataclass(frozen=True)
@@ -62,15 +62,19 @@ def facts_of(text: str, hits: Iterable[Hit]) -> Facts:
                 m.start(2), taken):
             add(m.group(1).lower(), m.group(2).lower().rstrip(".,"))
             taken.append((m.start(), m.end()))
+    for m in _REGION.finditer(text):
+        add("region", m.group(0))
+        taken.append((m.start(), m.end()))
+    for m in _NAMED_REVISION.finditer(text):
+        add(m.group(1), m.group(2))
+        taken.append((m.start(), m.end()))
     for m in _TIME.finditer(text):
         if not _inside(m.start(), taken):
             add("time", m.group(1) + (m.group(2) or "").lower())
             taken.append((m.start(), m.end()))
     for m in _QUANTITY.finditer(text):
         if not _inside(m.start(), taken):
-            slot, value = _quantity(text, m)
-            if slot:
-                add(slot, value)
+            add(*_quantity(m))
     return Facts({slot: frozenset(v) for slot, v in values.items()})
 
 
@@ -78,19 +82,11 @@ def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(s <= pos < e for s, e in spans)
 
 
-def _quantity(text: str, m: re.Match[str]) -> tuple[str, str]:
-    """The slot a number fills: the noun before it ("timeout of 30s"), else the counted noun
-    after it ("5 retries"), else its unit class."""
+def _quantity(m: re.Match[str]) -> tuple[str, str]:
+    """The slot a number fills: its unit's class (a duration, a size, a share) or a plain
+    number; seconds, minutes and hours compare as one duration."""
     number, unit = float(m.group(1)), (m.group(2) or "").lower()
     if unit in _UNITS:
         cls, scale = _UNITS[unit]
-        value = f"{number * scale:g}{cls if cls == '%' else ''}"
-    else:
-        cls, value = "", f"{number:g}"
-    before = [w for w in tx.words(text[max(0, m.start() - 40):m.start()])][-3:]
-    nouns = [w for w in before if w not in _SLOT_SKIP and w not in tx.WEAK_WORDS]
-    if nouns and (cls or not unit):
-        return tx.stem(nouns[-1]), value
-    if unit and not cls and unit not in tx.STOPWORDS and unit not in tx.WEAK_WORDS:
-        return tx.stem(unit), value
-    return cls, value
+        return cls, f"{number * scale:g}"
+    return "number", f"{number:g}"

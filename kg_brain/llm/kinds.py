@@ -13,23 +13,27 @@ MARGIN = 1.0
 
 _LABELS: dict[str, NoteKind] = {
     **dict.fromkeys(["fix", "fixed", "resolved", "resolution", "solution", "workaround",
-                     "solved", "the fix"], NoteKind.FIX),
+                     "solved", "the fix", "to fix"], NoteKind.FIX),
     **dict.fromkeys(["mistake", "bug", "gotcha", "pitfall", "regression", "incident",
-                     "error", "failure", "problem", "issue", "broken", "lesson"],
+                     "error", "failure", "problem", "issue", "broken", "lesson",
+                     "lesson learned", "root cause", "postmortem", "post-mortem"],
                     NoteKind.MISTAKE),
     **dict.fromkeys(["decision", "decided", "adr", "we decided", "choice"], NoteKind.DECISION),
-    **dict.fromkeys(["pattern", "convention", "rule", "rule of thumb", "best practice",
-                     "guideline", "tip", "how-to", "howto", "recipe"], NoteKind.PATTERN),
+    **dict.fromkeys(["pattern", "convention", "the convention", "rule", "rule of thumb",
+                     "best practice", "guideline", "tip", "how-to", "howto", "recipe"],
+                    NoteKind.PATTERN),
     **dict.fromkeys(["todo", "next", "next step", "next steps", "open question", "open",
-                     "follow-up", "follow up", "blocked", "wip", "pending", "remaining"],
-                    NoteKind.OPEN_THREAD),
-    **dict.fromkeys(["research", "benchmark", "finding", "findings", "investigation",
-                     "measurement", "comparison", "experiment"], NoteKind.RESEARCH),
+                     "follow-up", "follow up", "blocked", "wip", "pending", "remaining",
+                     "not yet", "still open", "unresolved"], NoteKind.OPEN_THREAD),
+    **dict.fromkeys(["research", "benchmark", "benchmarks", "finding", "findings",
+                     "investigation", "measurement", "measurements", "comparison", "experiment",
+                     "load test", "load testing", "profiling"], NoteKind.RESEARCH),
     **dict.fromkeys(["context", "project context", "overview", "stack", "architecture",
                      "setup"], NoteKind.PROJECT_CONTEXT),
 }
-_LABEL = re.compile(r"^\s*(?:#+\s*|\*\*|\[)?([A-Za-z][A-Za-z -]{0,20}?)\s*(?:\*\*|\])?\s*[:\-–—]\s",
-                    re.I)
+# The words opening a note, up to a colon or dash within its first few words ("Fix: ...",
+# "Solution for the CORS error: ...", "**TODO** - ...").
+_LABEL = re.compile(r"^\s*(?:#+\s*|\*\*|\[)?([A-Za-z][\w' -]{0,60}?)\s*(?:\*\*|\])?\s*(?::|\s[-–—])\s")
 
 _W = r"(?:\w+\s+){0,3}"
 _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
@@ -42,19 +46,21 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
         (re.compile(r"\b(?:now (?:passes|works|succeeds)|no longer (?:fails|crashes|times out|"
                     r"errors|throws|raises|hangs|breaks))\b", re.I), 2.0),
         (re.compile(r"\b(?:fixed|resolved)\b", re.I), 1.5),
+        (re.compile(r"^\s*to (?:fix|solve|resolve|avoid|get rid of)\b[^.]*?,", re.I | re.M), 3.0),
     ],
     NoteKind.MISTAKE: [
-        (re.compile(r"\b\w*(?:Error|Exception)\b|\bE[A-Z]{4,}\b|\bHTTP [45]\d\d\b|\bOOM\w*\b|"
-                    r"\bstack ?trace\b|\btraceback\b|\bsegfault\b", re.I), 1.5),
+        (re.compile(r"\b\w*(?:Error|Exception|Violation)\b|\bE[A-Z]{4,}\b|\bHTTP [45]\d\d\b|"
+                    r"\bOOM\w*\b|\bstack ?trace\b|\btraceback\b|\bsegfault\b"), 2.0),
         (re.compile(r"\b(?:failed|fails|failing|broke|breaks|crashed|crashes|crashing|threw|"
                     r"throws|raised|hangs|hung|timed out|times out|deadlock(?:ed|s)?|leaked|"
-                    r"corrupted|lost|silently|wrongly|by mistake|accidentally|forgot to|"
-                    r"forgetting)\b", re.I), 1.5),
+                    r"corrupted|lost|silently|wrongly|returned (?:HTTP )?[45]\d\d)\b", re.I), 1.5),
+        (re.compile(r"\b(?:by mistake|accidentally|forgot to|forgetting to|mistakenly|"
+                    r"inadvertently)\b", re.I), 2.0),
         (re.compile(r"\b(?:do not|don't|never)\s+" + _W + r"(?:again|twice)\b|"
                     r"\blesson learned\b|\bcaused an? (?:outage|incident|bug)\b", re.I), 2.0),
     ],
     NoteKind.DECISION: [
-        (re.compile(r"\bwe (?:decided|chose|picked|agreed|settled on|went with|are going with|"
+        (re.compile(r"(?:\bwe |^\s*)(?:decided|chose|picked|agreed|settled on|went with|are going with|"
                     r"will use|standardi[sz]ed on|opted)\b|\bdecision\b|\bchose \w+ over\b|"
                     r"\bgoing with\b|\bwe use \S+ (?:over|rather than|instead of)\b", re.I), 3.0),
         (re.compile(r"\b(?:rationale|trade-?offs?|alternatives? considered|rejected)\b", re.I),
@@ -69,15 +75,16 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
     NoteKind.OPEN_THREAD: [
         (re.compile(r"\bTODO\b|\bFIXME\b|\bnext(?: step)?s?:|\bstill (?:need|needs|have|has) to\b|"
                     r"\b(?:not yet|unresolved|open question|follow[- ]up|blocked on|to be decided|"
-                    r"left to do|remains to be|pick (?:this|it) up|haven'?t (?:yet )?\w+)\b"),
-         3.0),
+                    r"left to do|remains to be|pick (?:this|it) up)\b|"
+                    r"\b(?:haven'?t|hasn'?t|isn'?t|aren'?t|not)\b[^.;]*\byet\b", re.I), 3.0),
         (re.compile(r"\b(?:next session|later|need to (?:investigate|check|decide|find out))\b",
                     re.I), 1.0),
     ],
     NoteKind.RESEARCH: [
         (re.compile(r"\b(?:benchmark(?:ed|s)?|measured|profil(?:ed|ing)|compared|evaluated|"
-                    r"according to|the docs (?:say|state)|documentation says|experiment(?:ed)?|"
-                    r"we tested|results? (?:show|showed))\b", re.I), 2.5),
+                    r"according to|docs? (?:say|says|state|states)|documentation says|"
+                    r"experiment(?:ed)?|we tested|load[- ]test(?:ed|ing)?|"
+                    r"results? (?:show|showed))\b", re.I), 2.5),
         (re.compile(r"\bp(?:50|95|99)\b|\b\d+(?:\.\d+)?\s?(?:ms|rps|qps|req/s)\b|\b\d+x faster\b|"
                     r"\bfaster than\b|\bslower than\b", re.I), 1.0),
     ],
@@ -108,8 +115,16 @@ def infer_kind(text: str, given: str = NoteKind.GENERAL) -> str:
 
 
 def _label_kind(text: str) -> NoteKind | None:
+    """The kind named by the note's opening label: its first three, two or one words."""
     m = _LABEL.match(text)
-    return _LABELS.get(" ".join(m.group(1).lower().split())) if m else None
+    if not m:
+        return None
+    words = m.group(1).lower().replace("-", " - ").split()
+    for size in (3, 2, 1):
+        kind = _LABELS.get(" ".join(words[:size]).replace(" - ", "-"))
+        if kind and len(words) >= size:
+            return kind
+    return None
 
 
 def kind_scores(text: str) -> dict[NoteKind, float]:

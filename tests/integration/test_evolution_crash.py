@@ -31,7 +31,7 @@ WRITER = textwrap.dedent("""
     db = Database(Connection(os.environ["NEO4J_URI"], "neo4j", os.environ.get("NEO4J_PASSWORD"),
                              "neo4j"))
     emb = SentenceTransformerEmbedder()
-    memory = Memory(settings, db, emb, build_enricher(settings, emb), utc_now)
+    memory = Memory(settings, db, emb, build_enricher(settings), utc_now)
     project = sys.argv[1]
     first = memory.add("Flaky CI runs come from tests sharing one Neo4j database without "
                        "project isolation.", project)
@@ -56,7 +56,7 @@ def _crash_writer(server: ServerUnderTest, project: str, mode: str) -> list[str]
 
 def _memory(db: Database, embedder: SentenceTransformerEmbedder, later: timedelta) -> Memory:
     settings = load_settings()
-    return Memory(settings, db, embedder, build_enricher(settings, embedder),
+    return Memory(settings, db, embedder, build_enricher(settings),
                   lambda: utc_now() + later)
 
 

@@ -33,8 +33,8 @@ def settings() -> Settings:
 
 
 @pytest.fixture(scope="module")
-def enricher(settings: Settings, embedder: SentenceTransformerEmbedder) -> Enricher:
-    return build_enricher(settings, embedder)
+def enricher(settings: Settings) -> Enricher:
+    return build_enricher(settings)
 
 
 @pytest.fixture

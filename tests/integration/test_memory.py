@@ -22,7 +22,7 @@ def settings() -> Settings:
 
 @pytest.fixture
 def memory(db: Database, embedder: SentenceTransformerEmbedder, settings: Settings) -> Memory:
-    return Memory(settings, db, embedder, build_enricher(settings, embedder), utc_now)
+    return Memory(settings, db, embedder, build_enricher(settings), utc_now)
 
 
 def _count(db: Database, project: str) -> int:

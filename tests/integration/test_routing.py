@@ -41,7 +41,7 @@ def test_a_client_reads_its_own_writes_through_the_routing_driver(
     routed_db: Database, embedder: SentenceTransformerEmbedder, project: str
 ) -> None:
     settings = load_settings()
-    memory = Memory(settings, routed_db, embedder, build_enricher(settings, embedder), utc_now)
+    memory = Memory(settings, routed_db, embedder, build_enricher(settings), utc_now)
     search = Search(settings, routed_db, embedder, utc_now)
     before = set(routed_db.bookmarks.get_bookmarks())
     added = memory.add("Causal chaining: every session of this process carries the bookmark of "

@@ -28,7 +28,7 @@ def settings() -> Settings:
 
 @pytest.fixture
 def memory(settings: Settings, db: Database, embedder: SentenceTransformerEmbedder) -> Memory:
-    return Memory(settings, db, embedder, build_enricher(settings, embedder), lambda: NOW)
+    return Memory(settings, db, embedder, build_enricher(settings), lambda: NOW)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ def settings_for(db: Database, **overrides: object) -> Settings:
 
 def memory_for(db: Database, embedder: SentenceTransformerEmbedder, **overrides: object) -> Memory:
     settings = settings_for(db, **overrides)
-    return Memory(settings, db, embedder, build_enricher(settings, embedder), utc_now)
+    return Memory(settings, db, embedder, build_enricher(settings), utc_now)
 
 
 @dataclass
