@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kg_brain.llm import text as tx
-from kg_brain.llm.facts import Facts, facts_of
+from kg_brain.llm.facts import Facts, facts_of, is_address
 from kg_brain.llm.finders import CODE_FINDERS, Finder, Hit, known_key, phrase_key
 from kg_brain.llm.phrases import noun_phrases, proper_nouns
 from kg_brain.llm.types import EntityKind, EntityRef
@@ -26,7 +26,7 @@ STRONG_SUBJECTS = frozenset({K.SERVICE, K.PERSON, K.HOST, K.ERROR, K.URL})
 # Kinds that separate two notes only when nothing else names a common subject.
 WEAK_SUBJECTS = frozenset({K.FILE, K.IDENTIFIER, K.ENV_VAR, K.PROPER_NOUN, K.SETTING})
 # Kinds specific enough that sharing one makes two notes share a subject.
-ANCHORS = STRONG_SUBJECTS | WEAK_SUBJECTS | {K.LIBRARY, K.TOOL}
+ANCHORS = STRONG_SUBJECTS | WEAK_SUBJECTS | {K.LIBRARY, K.TOOL, K.PHRASE}
 
 _SOFT, _HARD = 1, 2
 # (finder, how strongly its hits claim their characters, the claim level that blocks it)
@@ -104,8 +104,8 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     anchors = {k for kind in ANCHORS for k in ka.get(kind, set()) & kb.get(kind, set())}
     conflict: set[str] = set()
     for kind in STRONG_SUBJECTS | WEAK_SUBJECTS:
-        sa, sb = ka.get(kind, set()), kb.get(kind, set())
-        if sa and sb and sa.isdisjoint(sb) and (kind in STRONG_SUBJECTS or not anchors):
+        sa, sb = _subjects(ka, kind), _subjects(kb, kind)
+        if sa and sb and not _overlap(sa, sb) and (kind in STRONG_SUBJECTS or not anchors):
             conflict |= sa ^ sb
     conflict |= _rival_phrases(ka.get(K.PHRASE, set()) - all_b, kb.get(K.PHRASE, set()) - all_a,
                                _stems(a), _stems(b))
@@ -115,6 +115,17 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     values -= {slot for slot in values if slot in conflict}
     return Comparison(frozenset(shared), frozenset(anchors), frozenset(conflict),
                       frozenset(values), (fa, fb))
+
+
+def _subjects(grouped: dict[EntityKind, set[str]], kind: EntityKind) -> set[str]:
+    """Keys of one kind that name a subject: an IP address or localhost is a value."""
+    keys = grouped.get(kind, set())
+    return {k for k in keys if not is_address(k)} if kind == K.HOST else keys
+
+
+def _overlap(a: set[str], b: set[str]) -> bool:
+    """A key on both sides, or one naming the other more fully ('vite dev server')."""
+    return any(x == y or x.endswith(" " + y) or y.endswith(" " + x) for x in a for y in b)
 
 
 def _stems(text: str) -> frozenset[str]:

@@ -24,9 +24,10 @@ _UNITS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(["kb", "kib"], ("size", 1 / 1024)), **dict.fromkeys(["mb", "mib"], ("size", 1.0)),
     **dict.fromkeys(["gb", "gib"], ("size", 1024.0)), **dict.fromkeys(["%", "percent"], ("%", 1.0)),
 }
-_QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w.:/-])", re.I)
+_QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w:/-]|\.\w)", re.I)
 _ASSIGN = re.compile(r"(?<![\w.$-])([A-Za-z][\w.-]*\w)\s*(?:=|:|\bto\b|\bis now\b|\bis\b)\s*"
                      r"([\w.:/-]+)")
+_ADDRESS = re.compile(r"^(?:localhost|\d{1,3}(?:\.\d{1,3}){3})$")
 _REGION = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af)-(?:north|south|east|west|central|northeast|"
                      r"southeast|northwest|southwest)-\d\b|\b(?:europe|us|asia)-[a-z]+\d\b")
 _NAMED_REVISION = re.compile(r"\b([a-z][a-z0-9]*(?:[-_][a-z][a-z0-9]*)*)[-_]v(\d+)\b")
@@ -54,6 +55,8 @@ def facts_of(text: str, hits: Iterable[Hit]) -> Facts:
             add(owner or "version", version)
         elif h.kind == EntityKind.DATE:
             add("date", h.key)
+        elif h.kind == EntityKind.HOST and is_address(h.key):
+            add("address", h.key)
         else:
             continue
         taken.append((h.start, h.end))
@@ -76,6 +79,11 @@ def facts_of(text: str, hits: Iterable[Hit]) -> Facts:
         if not _inside(m.start(), taken):
             add(*_quantity(m))
     return Facts({slot: frozenset(v) for slot, v in values.items()})
+
+
+def is_address(host: str) -> bool:
+    """An IP literal or localhost: where something binds or points, a value, not a subject."""
+    return bool(_ADDRESS.match(host))
 
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:

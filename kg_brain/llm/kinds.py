@@ -38,8 +38,10 @@ _LABEL = re.compile(r"^\s*(?:#+\s*|\*\*|\[)?([A-Za-z][\w' -]{0,60}?)\s*(?:\*\*|\
 _W = r"(?:\w+\s+){0,3}"
 _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
     NoteKind.FIX: [
-        (re.compile(r"\b(?:fixed|resolved|solved|worked around)\s+(?:it\s+|this\s+|the \w+\s+)?"
+        (re.compile(r"\b(?:fixed|resolved|solved|worked around)\s+(?:\S+\s+){0,6}?"
                     r"(?:by|with|after|via)\b", re.I), 3.0),
+        (re.compile(r"\b(?:went away|goes away|is gone|are gone|disappeared|stopped (?:failing|"
+                    r"crashing|happening)|works again|pass(?:es)? again)\b", re.I), 2.0),
         (re.compile(r"\b(?:the|a|one)\s+(?:fix|solution|workaround|remedy)\s+(?:is|was|for)\b",
                     re.I), 3.0),
         (re.compile(r"\bto fix (?:this|it|that)\b|\bfix(?:ed)? (?:it|this) by\b", re.I), 3.0),
@@ -109,8 +111,8 @@ def infer_kind(text: str, given: str = NoteKind.GENERAL) -> str:
         return NoteKind.GENERAL
     best, score = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else 0.0
-    if best == NoteKind.FIX and NoteKind.MISTAKE in scores:
-        return best  # a note that tells the fix records the resolution, failure and all
+    if scores.get(NoteKind.FIX, 0.0) >= 1.5 and NoteKind.MISTAKE in scores:
+        return NoteKind.FIX  # a note that tells the fix records the resolution, failure and all
     return best if score - runner_up >= MARGIN else NoteKind.GENERAL
 
 

@@ -21,7 +21,7 @@ KNOWN: dict[str, EntityKind] = {
         numpy pandas scipy hypothesis boto3 psycopg asyncpg uvicorn gunicorn jinja2 typer
         marshmallow structlog loguru tenacity apscheduler neomodel torch tensorflow transformers
         scikit-learn matplotlib beautifulsoup lxml pyyaml orjson sentence-transformers dramatiq
-        rq arq sqlmodel peewee tortoise alpine htmx
+        rq arq sqlmodel peewee tortoise alpine htmx click
         react vue angular svelte next.js nuxt fastify nestjs axios lodash moment dayjs zod
         prisma typeorm sequelize knex mongoose redux graphql apollo socket.io tailwind trpc
         tokio serde actix axum reqwest diesel sqlx clap anyhow thiserror
@@ -101,6 +101,7 @@ GENERIC_MODIFIERS = frozenset("""
     extra additional different similar various several many few good bad right wrong better
     worse proper correct incorrect broken working failing failed remaining initial final
     original underlying relevant related corresponding affected entire certain usual normal
+    concurrent parallel multiple both
     """.split())
 
 # Acronyms every technical note uses: never an entity on their own.

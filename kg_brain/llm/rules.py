@@ -13,7 +13,7 @@ import re
 
 from kg_brain.llm import text as tx
 from kg_brain.llm.entities import Comparison, by_kind, compare
-from kg_brain.llm.kinds import infer_kind
+from kg_brain.llm.kinds import infer_kind, kind_scores
 from kg_brain.llm.types import Candidate, EntityKind, NoteDraft
 from kg_brain.store.model import LinkType, NoteKind
 
@@ -47,13 +47,16 @@ _ANTONYMS = (("include", "exclude"), ("enabled", "disabled"), ("enable", "disabl
              ("allow", "deny"), ("allowed", "forbidden"), ("required", "optional"),
              ("safe", "unsafe"), ("always", "never"), ("can", "cannot"), ("sync", "async"),
              ("exactly once", "more than once"), ("idempotent", "duplicate"),
-             ("public", "private"), ("before", "after"), ("succeed", "fail"))
+             ("public", "private"), ("succeed", "fail"))
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
     r"from \S+ to|instead of|was|were)\b", re.I)
-_CONTRARY = re.compile(r"\b(?:contrary to|is wrong|was wrong|is incorrect|is not true|"
-                       r"turns out|actually)\b", re.I)
+_CONTRARY = re.compile(r"\b(?:contrary to|is wrong|was wrong|is incorrect|was incorrect|"
+                       r"is not true|is false|was mistaken)\b", re.I)
+# A negation inside a relative clause ("events it cannot parse") qualifies a noun, it does not
+# deny the sentence.
+_RELATIVE = re.compile(r"[a-z]\w* (?:it|they|we|you|that|which) $", re.I)
 _CAUSE = re.compile(
     r"\b(?:because(?: of)?|caused by|due to|root cause(?: is| was)?|results? from|"
     r"a result of|stems? from|triggered by|traced (?:back )?to|came from|since)\b", re.I)
@@ -62,9 +65,8 @@ _PART = re.compile(
     r"(?: \d+)? (?:of|in)\b|\bone of the\b|\bpart of\b|"
     r"\bis the \w+ (?:component|stage|phase|step|part|store|service)\b", re.I)
 _ENUMERATES = re.compile(
-    r":\s*[^.:]+,[^.]+\band\b|\b(?:has|have|covers|consists of|includes|is split into|"
-    r"are)\s+(?:\w+\s+){0,2}(?:two|three|four|five|six|seven|\d+)\b|"
-    r"(?:\w+, ){2,}(?:and )?\w+", re.I)
+    r":[^.]*,[^.]*,|[^.,]+,[^.,]+,[^.]*\band\b|\b(?:has|have|covers|consists of|includes|"
+    r"is split into|are)\s+(?:\w+\s+){0,2}(?:two|three|four|five|six|seven|\d+)\b", re.I)
 _EVIDENCE = re.compile(
     r"\b(?:measured|benchmark\w*|tested|profil\w+|load test\w*|incident|outage|"
     r"were unaffected|survived|held through|dropped from|fell|shrank|cut \w+ from)\b|"
@@ -84,10 +86,10 @@ def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkT
     kind = infer_kind(note.content, note.note_kind)
     other = infer_kind(cand.content, cand.note_kind)
     same_subject = bool(cmp.shared_anchors) or sim >= SAME_SUBJECT_SIMILARITY
-    if kind == NoteKind.FIX and other == NoteKind.MISTAKE:
+    if kind == NoteKind.FIX and _problem(cand.content, other):
         if same_subject:
-            return LinkType.FIXES, _why("resolves this mistake", cmp)
-        return _fallback(sim, floor)
+            return LinkType.FIXES, _why("resolves this problem", cmp)
+        return None  # a fix for another problem: alike in words only
     if kind in _FAILURE_KINDS and other in _FAILURE_KINDS and kind != other:
         cause = _caused_by(note.content, cand.content, cmp) if kind == NoteKind.MISTAKE else None
         return cause or _fallback(sim, floor)  # a failure, its fix, the decision behind it
@@ -96,6 +98,13 @@ def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkT
         if verdict:
             return verdict
     return _fallback(sim, floor)
+
+
+def _problem(text: str, kind: str) -> bool:
+    """A recorded mistake, or a note of another kind that describes a failure."""
+    if kind == NoteKind.MISTAKE:
+        return True
+    return kind not in _FAILURE_KINDS and NoteKind.MISTAKE in kind_scores(text)
 
 
 def _fallback(sim: float, floor: float) -> tuple[LinkType, str] | None:
@@ -135,6 +144,8 @@ def _contradicts(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, o
     or time between them (that would be SUPERSEDES)."""
     if not same or (_CHANGE.search(note.content) and not _CONTRARY.search(note.content)):
         return None
+    if _CONTRARY.search(note.content):
+        return LinkType.CONTRADICTS, "says it is wrong"
     flipped = _polarity_flips(note.content, cand.content) or _antonym_flip(note.content,
                                                                             cand.content)
     if flipped:
@@ -235,13 +246,19 @@ def _split_polarity(text: str) -> tuple[set[str], set[str]]:
 
 
 def _negated_scopes(text: str) -> list[str]:
-    """What each negation cue governs: the rest of its clause."""
+    """What each negation cue governs: the rest of its clause, with the clause's subject when
+    that rest is a bare predicate ("Mutex is not required")."""
     scopes: list[str] = []
     for sentence in tx.prose_sentences(text):
         for clause in _CLAUSE_BREAK.split(sentence):
-            cue = _NEGATION.search(clause)
-            if cue:
-                scopes.append(_NEGATION.sub(" ", clause[cue.end():]))
+            for cue in _NEGATION.finditer(clause):
+                if _RELATIVE.search(clause[:cue.start()]) and cue.start() > 0:
+                    continue
+                scope = _NEGATION.sub(" ", clause[cue.end():])
+                if len(_strong_terms(scope)) < 2:
+                    scope = _NEGATION.sub(" ", clause)
+                scopes.append(scope)
+                break
     return scopes
 
 
