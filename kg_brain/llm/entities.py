@@ -25,6 +25,8 @@ K = EntityKind
 STRONG_SUBJECTS = frozenset({K.SERVICE, K.PERSON, K.HOST, K.ERROR, K.URL})
 # Kinds that separate two notes only when nothing else names a common subject.
 WEAK_SUBJECTS = frozenset({K.FILE, K.IDENTIFIER, K.ENV_VAR, K.PROPER_NOUN, K.SETTING})
+# Kinds whose entities, on one subject, are values: another path is another fact about it.
+VALUE_LIKE = frozenset({K.FILE})
 # Kinds specific enough that sharing one makes two notes share a subject.
 ANCHORS = STRONG_SUBJECTS | WEAK_SUBJECTS | {K.LIBRARY, K.TOOL, K.PHRASE}
 
@@ -103,16 +105,20 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     shared = all_a & all_b
     anchors = {k for kind in ANCHORS for k in ka.get(kind, set()) & kb.get(kind, set())}
     conflict: set[str] = set()
+    changed: set[str] = set()
     for kind in STRONG_SUBJECTS | WEAK_SUBJECTS:
         sa, sb = _subjects(ka, kind), _subjects(kb, kind)
-        if sa and sb and not _overlap(sa, sb) and (kind in STRONG_SUBJECTS or not anchors):
-            conflict |= sa ^ sb
+        if sa and sb and not _overlap(sa, sb):
+            if kind in STRONG_SUBJECTS or not anchors:
+                conflict |= sa ^ sb
+            elif kind in VALUE_LIKE:
+                changed.add(kind.value)
     conflict |= _rival_phrases(ka.get(K.PHRASE, set()) - all_b, kb.get(K.PHRASE, set()) - all_a,
                                _stems(a), _stems(b))
     fa, fb = facts_of(a, hits(a)), facts_of(b, hits(b))
     values = {slot for slot in fa.values.keys() & fb.values.keys()
               if fa.values[slot] != fb.values[slot]}
-    values -= {slot for slot in values if slot in conflict}
+    values = (values | changed) - conflict
     return Comparison(frozenset(shared), frozenset(anchors), frozenset(conflict),
                       frozenset(values), (fa, fb))
 

@@ -104,6 +104,14 @@ GENERIC_MODIFIERS = frozenset("""
     concurrent parallel multiple both
     """.split())
 
+# Nouns every technical note uses: a phrase made of these alone names nothing in particular.
+GENERIC_NOUNS = frozenset("""
+    error message code test file data value result output input function method class variable
+    line bug issue problem thing stuff way change version config setting name type list number
+    string field object item call step time log user system app server service job project
+    repo task process request response
+    """.split())
+
 # Acronyms every technical note uses: never an entity on their own.
 COMMON_ACRONYMS = frozenset("""
     API APIS CI CD CLI DB SQL JSON YAML TOML HTTP HTTPS URL URI UI UX ID IDS TODO FIXME NOTE OK

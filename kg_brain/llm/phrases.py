@@ -88,24 +88,34 @@ def noun_phrases(text: str) -> Iterator[Hit]:
         heads = [tx.stem(w) in lx.HEAD_NOUNS or w.split("-")[-1] in lx.SERVICE_HEADS
                  for w in words]
         emitted = False
+        after = 0  # phrases do not overlap
         for i, is_head in enumerate(heads):
-            if not is_head or (i + 1 < len(heads) and heads[i + 1]):
+            if not is_head or (i + 1 < len(heads) and heads[i + 1] and (
+                    _service(words[i + 1]) or not _service(words[i]))):
                 continue
-            first = max(0, i - 2)
+            first = max(after, i - 2)
             span = _trimmed(words[first:i + 1])
             first = i + 1 - len(span)
-            if len(span) >= 2 or "-" in span[-1] if span else False:
+            after = i + 1
+            if span and (len(span) >= 2 or "-" in span[-1]) and not _generic(span):
                 emitted = True
                 yield _phrase_hit(text, run[first:i + 1], span)
         if not emitted and led and len(words) == 2 and not words[1].endswith("s"):
             span = _trimmed(words)
-            if len(span) == 2:
+            if len(span) == 2 and not _generic(span):
                 yield _phrase_hit(text, run, span)
 
 
+def _service(word: str) -> bool:
+    return tx.stem(word.split("-")[-1]) in lx.SERVICE_HEADS
+
+
+def _generic(words: list[str]) -> bool:
+    return all(tx.stem(w) in lx.GENERIC_NOUNS for w in words)
+
+
 def _phrase_hit(text: str, run: list[re.Match[str]], words: list[str]) -> Hit:
-    head = words[-1].split("-")[-1]
-    kind = EntityKind.SERVICE if tx.stem(head) in lx.SERVICE_HEADS else EntityKind.PHRASE
+    kind = EntityKind.SERVICE if _service(words[-1]) else EntityKind.PHRASE
     start, end = run[0].start(), run[-1].end()
     return Hit(start, end, text[start:end], kind, phrase_key(words))
 
