@@ -106,15 +106,17 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     anchors = {k for kind in ANCHORS for k in ka.get(kind, set()) & kb.get(kind, set())}
     conflict: set[str] = set()
     changed: set[str] = set()
+    stems_a, stems_b = _stems(a), _stems(b)
     for kind in STRONG_SUBJECTS | WEAK_SUBJECTS:
         sa, sb = _subjects(ka, kind), _subjects(kb, kind)
-        if sa and sb and not _overlap(sa, sb):
+        if sa and sb and not _overlap(sa, sb) and not _mentioned(sa, stems_b) and not (
+                _mentioned(sb, stems_a)):
             if kind in STRONG_SUBJECTS or not anchors:
                 conflict |= sa ^ sb
             elif kind in VALUE_LIKE:
                 changed.add(kind.value)
     conflict |= _rival_phrases(ka.get(K.PHRASE, set()) - all_b, kb.get(K.PHRASE, set()) - all_a,
-                               _stems(a), _stems(b))
+                               stems_a, stems_b)
     fa, fb = facts_of(a, hits(a)), facts_of(b, hits(b))
     values = {slot for slot in fa.values.keys() & fb.values.keys()
               if fa.values[slot] != fb.values[slot]}
@@ -132,6 +134,12 @@ def _subjects(grouped: dict[EntityKind, set[str]], kind: EntityKind) -> set[str]
 def _overlap(a: set[str], b: set[str]) -> bool:
     """A key on both sides, or one naming the other more fully ('vite dev server')."""
     return any(x == y or x.endswith(" " + y) or y.endswith(" " + x) for x in a for y in b)
+
+
+def _mentioned(keys: set[str], stems: frozenset[str]) -> bool:
+    """Some multi-word key whose every word the other text uses ("the importer ... suppliers"
+    mentions "supplier importer" without the phrase)."""
+    return any(" " in k and set(k.split()) <= stems for k in keys)
 
 
 def _stems(text: str) -> frozenset[str]:

@@ -57,6 +57,8 @@ _CONTRARY = re.compile(r"\b(?:contrary to|is wrong|was wrong|is incorrect|was in
 # A negation inside a relative clause ("events it cannot parse") qualifies a noun, it does not
 # deny the sentence.
 _RELATIVE = re.compile(r"[a-z]\w* (?:it|they|we|you|that|which) $", re.I)
+# "must not X before Y" orders events; it does not deny X.
+_TEMPORAL = re.compile(r"\b(?:before|after|until|once|while|during)\b", re.I)
 _CAUSE = re.compile(
     r"\b(?:because(?: of)?|caused by|due to|root cause(?: is| was)?|results? from|"
     r"a result of|stems? from|triggered by|traced (?:back )?to|came from|since)\b", re.I)
@@ -255,6 +257,8 @@ def _negated_scopes(text: str) -> list[str]:
                 if _RELATIVE.search(clause[:cue.start()]) and cue.start() > 0:
                     continue
                 scope = _NEGATION.sub(" ", clause[cue.end():])
+                if _TEMPORAL.search(scope):
+                    break
                 if len(_strong_terms(scope)) < 2:
                     scope = _NEGATION.sub(" ", clause)
                 scopes.append(scope)
