@@ -235,6 +235,9 @@ def known_names(text: str) -> Iterator[Hit]:
     tokens = list(_NAME_TOKEN.finditer(text))
     i = 0
     while i < len(tokens):
+        if tokens[i].group(0).lower().replace("_", "-") not in _FIRST_WORDS:
+            i += 1
+            continue
         for size in (4, 3, 2, 1):
             span = tokens[i:i + size]
             if len(span) < size or any(
@@ -250,6 +253,8 @@ def known_names(text: str) -> Iterator[Hit]:
         i += 1
 
 
+# Words a known name or alias can start with: any other token starts none.
+_FIRST_WORDS = frozenset(name.split()[0] for name in (*lx.KNOWN, *lx.ALIASES))
 _NAME_TOKEN = re.compile(r"(?<![\w/@-])[A-Za-z][\w+-]*(?:\.js|\.io|\.py)?(?![\w/@-])")
 
 # The code-shaped finders in the order they claim text: (finder, claims its characters).

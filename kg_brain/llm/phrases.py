@@ -53,6 +53,7 @@ def _runs(text: str) -> Iterator[tuple[list[re.Match[str]], bool]]:
     run: list[re.Match[str]] = []
     led = False
     prev_end = -1
+    prev_word = ""
     for m in _WORD.finditer(text):
         word = m.group(0)
         low = word.lower()
@@ -64,13 +65,14 @@ def _runs(text: str) -> Iterator[tuple[list[re.Match[str]], bool]]:
             run = []
         if content:
             if not run:
-                before = text[:m.start()].split()
-                led = m.start() in starts or bool(before and before[-1].lower() in _DETERMINERS)
+                adjacent = text[prev_end:m.start()].strip() == ""
+                led = m.start() in starts or (adjacent and prev_word in _DETERMINERS)
             run.append(m)
             if _POSSESSIVE.match(text, m.end()):
                 yield run, led
                 run = []
         prev_end = m.end()
+        prev_word = low
     if run:
         yield run, led
 
