@@ -107,6 +107,7 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     conflict: set[str] = set()
     changed: set[str] = set()
     stems_a, stems_b = _stems(a), _stems(b)
+    shared |= _named_in(all_a, ka, stems_b) | _named_in(all_b, kb, stems_a)
     for kind in STRONG_SUBJECTS | WEAK_SUBJECTS:
         sa, sb = _subjects(ka, kind), _subjects(kb, kind)
         if sa and sb and not _overlap(sa, sb) and not _mentioned(sa, stems_b) and not (
@@ -134,6 +135,14 @@ def _subjects(grouped: dict[EntityKind, set[str]], kind: EntityKind) -> set[str]
 def _overlap(a: set[str], b: set[str]) -> bool:
     """A key on both sides, or one naming the other more fully ('vite dev server')."""
     return any(x == y or x.endswith(" " + y) or y.endswith(" " + x) for x in a for y in b)
+
+
+def _named_in(keys: set[str], grouped: dict[EntityKind, set[str]], stems: frozenset[str]
+              ) -> set[str]:
+    """Keys of subject kinds the other text spells out word for word without them being found
+    there (a sentence-initial "Obsidian")."""
+    subjects = {k for kind in ANCHORS for k in grouped.get(kind, set())}
+    return {k for k in keys & subjects if set(k.split()) <= stems}
 
 
 def _mentioned(keys: set[str], stems: frozenset[str]) -> bool:

@@ -31,6 +31,15 @@ _ADDRESS = re.compile(r"^(?:localhost|\d{1,3}(?:\.\d{1,3}){3})$")
 _REGION = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af)-(?:north|south|east|west|central|northeast|"
                      r"southeast|northwest|southwest)-\d\b|\b(?:europe|us|asia)-[a-z]+\d\b")
 _NAMED_REVISION = re.compile(r"\b([a-z][a-z0-9]*(?:[-_][a-z][a-z0-9]*)*)[-_]v(\d+)\b")
+# A branch is named by a plain word ("the develop branch"); other named things by a token no
+# sentence word looks like ("the fieldkit-media bucket", "topic billing.events").
+_BRANCH = re.compile(r"\b([a-z][\w./-]*)\s+branch\b|\bbranch\s+([a-z][\w./-]*[\w])", re.I)
+_NAMED = re.compile(r"\b([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+)\s+(bucket|topic|queue|namespace|"
+                    r"database|schema|workspace|cluster|image|channel)\b|\b(bucket|topic|queue|"
+                    r"namespace|database|schema|workspace|cluster|image|channel)\s+"
+                    r"([a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+)\b", re.I)
+_GENERIC_BRANCH = frozenset("the a an this that same new old feature release each every "
+                            "default current other one".split())
 _TIME = re.compile(r"\b(\d{1,2}:\d{2})(?::\d{2})?\s*(am|pm)?\b", re.I)
 
 
@@ -70,6 +79,14 @@ def facts_of(text: str, hits: Iterable[Hit]) -> Facts:
         taken.append((m.start(), m.end()))
     for m in _NAMED_REVISION.finditer(text):
         add(m.group(1), m.group(2))
+        taken.append((m.start(), m.end()))
+    for m in _BRANCH.finditer(text):
+        name = (m.group(1) or m.group(2)).lower()
+        if name not in _GENERIC_BRANCH:
+            add("branch", name)
+    for m in _NAMED.finditer(text):
+        noun, name = (m.group(2), m.group(1)) if m.group(1) else (m.group(3), m.group(4))
+        add(noun.lower(), name.lower())
         taken.append((m.start(), m.end()))
     for m in _TIME.finditer(text):
         if not _inside(m.start(), taken):

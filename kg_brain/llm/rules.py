@@ -94,12 +94,12 @@ def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkT
         return None  # a fix for another problem: alike in words only
     if kind in _FAILURE_KINDS and other in _FAILURE_KINDS and kind != other:
         cause = _caused_by(note.content, cand.content, cmp) if kind == NoteKind.MISTAKE else None
-        return cause or _fallback(sim, floor)  # a failure, its fix, the decision behind it
+        return cause or _fallback(sim, floor, note, cand, cmp)  # a failure, its fix, the decision behind it
     for rule in (_supersedes, _contradicts, _caused_by_rule, _part_of, _supports, _extends):
         verdict = rule(note, cand, cmp, kind, other, same_subject)
         if verdict:
             return verdict
-    return _fallback(sim, floor)
+    return _fallback(sim, floor, note, cand, cmp)
 
 
 def _problem(text: str, kind: str) -> bool:
@@ -109,8 +109,16 @@ def _problem(text: str, kind: str) -> bool:
     return kind not in _FAILURE_KINDS and NoteKind.MISTAKE in kind_scores(text)
 
 
-def _fallback(sim: float, floor: float) -> tuple[LinkType, str] | None:
-    return (LinkType.RELATES_TO, f"similar ({sim:.2f})") if sim >= floor else None
+def _fallback(sim: float, floor: float, note: NoteDraft, cand: Candidate,
+              cmp: Comparison) -> tuple[LinkType, str] | None:
+    """RELATES_TO for a similar pair; a weakly similar one must also share an entity or two
+    content words, else it only reads alike (two notes of one project, say)."""
+    if sim < floor:
+        return None
+    if sim < SAME_SUBJECT_SIMILARITY and not cmp.shared and len(
+            _strong_terms(note.content) & _strong_terms(cand.content)) < 2:
+        return None
+    return LinkType.RELATES_TO, f"similar ({sim:.2f})"
 
 
 def _why(reason: str, cmp: Comparison) -> str:
