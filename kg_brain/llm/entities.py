@@ -62,6 +62,8 @@ def canonical_key(name: str, kind: EntityKind) -> str:
 
 @lru_cache(maxsize=4096)
 def hits(text: str) -> tuple[Hit, ...]:
+    """Every finder's hits not inside text an earlier finder claimed; cached, since a write
+    compares one note with several candidates."""
     claimed: list[tuple[int, int, int]] = []
     found: dict[str, Hit] = {}
     for finder, claim, blocked_by in _FINDERS:
@@ -99,6 +101,8 @@ def by_kind(text: str, extra: frozenset[str] = frozenset()) -> dict[EntityKind, 
 
 def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
             extra_b: frozenset[str] = frozenset()) -> Comparison:
+    """Shared entities, subjects only one side names (a conflict), and slots both state with
+    other values; `extra_*` are entity keys given with the texts (by an LLM)."""
     ka, kb = by_kind(a, extra_a), by_kind(b, extra_b)
     all_a = {k for keys in ka.values() for k in keys}
     all_b = {k for keys in kb.values() for k in keys}
@@ -107,11 +111,11 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     conflict: set[str] = set()
     changed: set[str] = set()
     stems_a, stems_b = _stems(a), _stems(b)
-    shared |= _named_in(all_a, ka, stems_b) | _named_in(all_b, kb, stems_a)
+    shared |= _spelled_out(_subject_keys(ka), stems_b) | _spelled_out(_subject_keys(kb), stems_a)
     for kind in STRONG_SUBJECTS | WEAK_SUBJECTS:
         sa, sb = _subjects(ka, kind), _subjects(kb, kind)
-        if sa and sb and not _overlap(sa, sb) and not _mentioned(sa, stems_b) and not (
-                _mentioned(sb, stems_a)):
+        named = {k for k in _spelled_out(sa, stems_b) | _spelled_out(sb, stems_a) if " " in k}
+        if sa and sb and not _overlap(sa, sb) and not named:
             if kind in STRONG_SUBJECTS or not anchors:
                 conflict |= sa ^ sb
             elif kind in VALUE_LIKE:
@@ -137,18 +141,14 @@ def _overlap(a: set[str], b: set[str]) -> bool:
     return any(x == y or x.endswith(" " + y) or y.endswith(" " + x) for x in a for y in b)
 
 
-def _named_in(keys: set[str], grouped: dict[EntityKind, set[str]], stems: frozenset[str]
-              ) -> set[str]:
-    """Keys of subject kinds the other text spells out word for word without them being found
-    there (a sentence-initial "Obsidian")."""
-    subjects = {k for kind in ANCHORS for k in grouped.get(kind, set())}
-    return {k for k in keys & subjects if set(k.split()) <= stems}
+def _spelled_out(keys: set[str], stems: frozenset[str]) -> set[str]:
+    """Keys whose every word the other text uses, though its extractor did not find them there
+    (a sentence-initial "Obsidian"; "the importer ... suppliers" for "supplier importer")."""
+    return {k for k in keys if set(k.split()) <= stems}
 
 
-def _mentioned(keys: set[str], stems: frozenset[str]) -> bool:
-    """Some multi-word key whose every word the other text uses ("the importer ... suppliers"
-    mentions "supplier importer" without the phrase)."""
-    return any(" " in k and set(k.split()) <= stems for k in keys)
+def _subject_keys(grouped: dict[EntityKind, set[str]]) -> set[str]:
+    return {k for kind in ANCHORS for k in grouped.get(kind, set())}
 
 
 def _stems(text: str) -> frozenset[str]:

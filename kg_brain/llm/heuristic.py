@@ -28,7 +28,6 @@ from kg_brain.store.model import LinkType, NoteKind
 
 
 TITLE_CHARS = 100
-MAX_CANDIDATES = 20
 # Entity kinds that make good search terms, best first; values (ports, dates) do not.
 _KEYWORD_KINDS = (EntityKind.ERROR, EntityKind.IDENTIFIER, EntityKind.SERVICE, EntityKind.FILE,
                   EntityKind.ENV_VAR, EntityKind.SETTING, EntityKind.LIBRARY, EntityKind.TOOL,

@@ -31,11 +31,6 @@ class EntityKind(StrEnum):
     PHRASE = "phrase"  # a multi-word key phrase
 
 
-# Kinds whose entity is a value stated about a subject: two notes naming different ones state
-# different facts, but they are not about different things.
-VALUE_KINDS = frozenset({EntityKind.PORT, EntityKind.VERSION, EntityKind.DATE})
-
-
 class EntityRef(BaseModel):
     """One thing a note mentions: `key` is canonical (one thing, one key), `name` as written."""
 
