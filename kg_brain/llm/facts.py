@@ -21,8 +21,11 @@ _UNITS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(["h", "hr", "hrs", "hour", "hours"], ("duration", 3600.0)),
     **dict.fromkeys(["d", "day", "days"], ("duration", 86400.0)),
     **dict.fromkeys(["w", "wk", "week", "weeks"], ("duration", 604800.0)),
-    **dict.fromkeys(["kb", "kib"], ("size", 1 / 1024)), **dict.fromkeys(["mb", "mib"], ("size", 1.0)),
-    **dict.fromkeys(["gb", "gib"], ("size", 1024.0)), "k": ("number", 1000.0), **dict.fromkeys(["%", "percent"], ("%", 1.0)),
+    **dict.fromkeys(["kb", "kib"], ("size", 1 / 1024)),
+    **dict.fromkeys(["mb", "mib"], ("size", 1.0)),
+    **dict.fromkeys(["gb", "gib"], ("size", 1024.0)),
+    **dict.fromkeys(["%", "percent"], ("%", 1.0)),
+    "k": ("number", 1000.0),
 }
 _QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w:/-]|\.\w)", re.I)
 _ASSIGN = re.compile(r"(?<![\w.$-])([A-Za-z][\w.-]*\w)\s*(?:=|:|\bto\b|\bis now\b|\bis\b)\s*"

@@ -33,7 +33,8 @@ _LABELS: dict[str, NoteKind] = {
 }
 # The words opening a note, up to a colon or dash within its first few words ("Fix: ...",
 # "Solution for the CORS error: ...", "**TODO** - ...").
-_LABEL = re.compile(r"^\s*(?:#+\s*|\*\*|\[)?([A-Za-z][\w' -]{0,60}?)\s*(?:\*\*|\])?\s*(?::|\s[-–—])\s")
+_LABEL = re.compile(r"^\s*(?:#+\s*|\*\*|\[)?([A-Za-z][\w' -]{0,60}?)\s*(?:\*\*|\])?\s*"
+                    r"(?::|\s[-–—])\s")
 
 _W = r"(?:\w+\s+){0,3}"
 _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
@@ -62,8 +63,8 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
                     r"\blesson learned\b|\bcaused an? (?:outage|incident|bug)\b", re.I), 2.0),
     ],
     NoteKind.DECISION: [
-        (re.compile(r"(?:\bwe |^\s*)(?:decided|chose|picked|agreed|settled on|went with|are going with|"
-                    r"will use|standardi[sz]ed on|opted)\b|\bdecision\b|\bchose \w+ over\b|"
+        (re.compile(r"(?:\bwe |^\s*)(?:decided|chose|picked|agreed|settled on|went with|"
+                    r"are going with|will use|standardi[sz]ed on|opted)\b|\bdecision\b|\bchose \w+ over\b|"
                     r"\bgoing with\b|\bwe use \S+ (?:over|rather than|instead of)\b", re.I), 3.0),
         (re.compile(r"\b(?:rationale|trade-?offs?|alternatives? considered|rejected)\b", re.I),
          1.0),

@@ -40,10 +40,11 @@ def sentence_starts(text: str) -> frozenset[int]:
 
 
 def _verbish(word: str) -> bool:
+    """Words that end a noun phrase: verbs, adverbs, stop words and people's names."""
     if word in lx.HEAD_NOUNS or word in _NOT_VERBS:
         return False
-    return (word in tx.WEAK_WORDS or word in _VERBS or word in lx.FIRST_NAMES or (len(word) > 4 and word.endswith(("ed", "ly")))
-            or word in tx.STOPWORDS)
+    return (word in tx.WEAK_WORDS or word in _VERBS or word in lx.FIRST_NAMES
+            or word in tx.STOPWORDS or (len(word) > 4 and word.endswith(("ed", "ly"))))
 
 
 def _runs(text: str) -> Iterator[tuple[list[re.Match[str]], bool]]:
@@ -87,8 +88,7 @@ def noun_phrases(text: str) -> Iterator[Hit]:
     """Two- or three-word phrases ending in a head noun; services when the head is one."""
     for run, led in _runs(text):
         words = [m.group(0).lower() for m in run]
-        heads = [tx.stem(w) in lx.HEAD_NOUNS or w.split("-")[-1] in lx.SERVICE_HEADS
-                 for w in words]
+        heads = [tx.stem(w) in lx.HEAD_NOUNS or _service(w) for w in words]
         emitted = False
         after = 0  # phrases do not overlap
         for i, is_head in enumerate(heads):

@@ -93,8 +93,9 @@ def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkT
             return LinkType.FIXES, _why("resolves this problem", cmp)
         return None  # a fix for another problem: alike in words only
     if kind in _FAILURE_KINDS and other in _FAILURE_KINDS and kind != other:
+        # a failure, its fix, the decision behind it: related, never contradicting
         cause = _caused_by(note.content, cand.content, cmp) if kind == NoteKind.MISTAKE else None
-        return cause or _fallback(sim, floor, note, cand, cmp)  # a failure, its fix, the decision behind it
+        return cause or _fallback(sim, floor, note, cand, cmp)
     for rule in (_supersedes, _contradicts, _caused_by_rule, _part_of, _supports, _extends):
         verdict = rule(note, cand, cmp, kind, other, same_subject)
         if verdict:
