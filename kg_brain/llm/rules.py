@@ -38,7 +38,7 @@ ANCHOR_MARGIN = 0.1  # a shared specific entity admits a pair this far below the
 EXTENDS_OVERLAP = 0.6
 PART_TERMS_MIN = 2
 
-_FAILURE_KINDS = (NoteKind.MISTAKE, NoteKind.FIX, NoteKind.DECISION)
+_FAILURE_REMEDY_KINDS = (NoteKind.MISTAKE, NoteKind.FIX, NoteKind.DECISION)
 _SUPPORTED_KINDS = (NoteKind.DECISION, NoteKind.PATTERN)
 _NEGATION = re.compile(
     r"\b(?:not|never|no|cannot|can'?t|don'?t|doesn'?t|do not|does not|isn'?t|aren'?t|won'?t|"
@@ -92,7 +92,7 @@ def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkT
         if same_subject:
             return LinkType.FIXES, _why("resolves this problem", cmp)
         return None  # a fix for another problem: alike in words only
-    if kind in _FAILURE_KINDS and other in _FAILURE_KINDS and kind != other:
+    if kind in _FAILURE_REMEDY_KINDS and other in _FAILURE_REMEDY_KINDS and kind != other:
         # a failure, its fix, the decision behind it: related, never contradicting
         cause = _caused_by(note.content, cand.content, cmp) if kind == NoteKind.MISTAKE else None
         return cause or _fallback(sim, floor, note, cand, cmp)
@@ -107,7 +107,7 @@ def _problem(text: str, kind: str) -> bool:
     """A recorded mistake, or a note of another kind that describes a failure."""
     if kind == NoteKind.MISTAKE:
         return True
-    return kind not in _FAILURE_KINDS and NoteKind.MISTAKE in kind_scores(text)
+    return kind not in _FAILURE_REMEDY_KINDS and NoteKind.MISTAKE in kind_scores(text)
 
 
 def _fallback(sim: float, floor: float, note: NoteDraft, cand: Candidate,
@@ -196,7 +196,7 @@ def _part_of(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other
 def _supports(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
               same: bool) -> Rule:
     """Measured or observed evidence for a decision or pattern about the same subject."""
-    if other not in _SUPPORTED_KINDS or kind in _FAILURE_KINDS or not same:
+    if other not in _SUPPORTED_KINDS or kind in _FAILURE_REMEDY_KINDS or not same:
         return None
     if kind == NoteKind.RESEARCH or len(_EVIDENCE.findall(note.content)) >= 2:
         return LinkType.SUPPORTS, f"evidence for this {other}"
