@@ -41,6 +41,7 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
     NoteKind.FIX: [
         (re.compile(r"\b(?:fixed|resolved|solved|worked around)\s+(?:\S+\s+){0,6}?"
                     r"(?:by|with|after|via)\b", re.I), 3.0),
+        (re.compile(r"\b(?:fixed|resolved|solved) the\b", re.I), 2.0),
         (re.compile(r"\b(?:went away|goes away|is gone|are gone|disappeared|stopped (?:failing|"
                     r"crashing|happening)|works again|pass(?:es)? again)\b", re.I), 2.0),
         (re.compile(r"\b(?:the|a|one)\s+(?:fix|solution|workaround|remedy)\s+(?:is|was|for)\b",
@@ -59,6 +60,8 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
                     r"corrupted|lost|silently|wrongly|returned (?:HTTP )?[45]\d\d)\b", re.I), 1.5),
         (re.compile(r"\b(?:by mistake|accidentally|forgot to|forgetting to|mistakenly|"
                     r"inadvertently)\b", re.I), 2.0),
+        (re.compile(r"\b(?:twice|duplicated?|stale|wrong|missing|incorrect(?:ly)?|"
+                    r"unexpected(?:ly)?|flaky|flakes?)\b", re.I), 1.0),
         (re.compile(r"\b(?:do not|don't|never)\s+" + _W + r"(?:again|twice)\b|"
                     r"\blesson learned\b|\bcaused an? (?:outage|incident|bug)\b", re.I), 2.0),
     ],

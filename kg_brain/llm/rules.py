@@ -205,7 +205,10 @@ def _supports(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, othe
 
 def _extends(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
              same: bool) -> Rule:
-    """The candidate is shorter and most of its terms reappear in the new note."""
+    """The candidate is shorter and most of its terms reappear in the new note, which adds
+    detail rather than announcing a change."""
+    if not same or _CHANGE.search(note.content):
+        return None
     note_terms, cand_terms = _strong_terms(note.content), _strong_terms(cand.content)
     if not cand_terms or len(note_terms) < 1.5 * len(cand_terms):
         return None
