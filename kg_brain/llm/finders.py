@@ -128,12 +128,13 @@ def ports(text: str) -> Iterator[Hit]:
 
 def dates(text: str) -> Iterator[Hit]:
     for m in _DATE_ISO.finditer(text):
-        yield Hit(m.start(), m.end(), m.group(0), K.DATE, m.group(0))
+        if 1 <= int(m.group(2)) <= 12 and 1 <= int(m.group(3)) <= 31:
+            yield Hit(m.start(), m.end(), m.group(0), K.DATE, m.group(0))
     for m in _DATE_TEXT.finditer(text):
         day, month, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (
             m.group(5), m.group(4), m.group(6))
         number = lx.MONTHS.get(month.lower())
-        if number:
+        if number and 1 <= int(day) <= 31:
             yield Hit(m.start(), m.end(), m.group(0), K.DATE,
                       f"{year}-{number:02d}-{int(day):02d}")
 

@@ -93,6 +93,20 @@ def test_entities_come_in_order_of_first_mention_once_each() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    ["", "   ", "---", "$", "http://", "## Über café — naïve résumé", "a" * 5000,
+     "x.y (a) [b] {c} <d> \"e\" ; : , . ! ?", "The 2024-13-45 build"],
+)
+def test_odd_input_gives_no_junk(text: str) -> None:
+    assert [e for e in extract_entities(text) if e.kind != K.IDENTIFIER] == []
+
+
+def test_code_blocks_name_their_libraries_and_calls() -> None:
+    keys = found("```python\nimport httpx\nclient = httpx.Client(timeout=5)\n```\nUse a timeout.")
+    assert keys.get("httpx") == K.LIBRARY and keys.get("httpx.client") == K.IDENTIFIER
+
+
+@pytest.mark.parametrize(
     ("name", "kind", "key"),
     [("the Payments Worker", K.SERVICE, "payment worker"), ("Postgres", K.SERVICE, "postgresql"),
      ("$DATABASE_URL", K.ENV_VAR, "DATABASE_URL"), ("./src/App.tsx", K.FILE, "src/app.tsx")],
