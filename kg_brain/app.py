@@ -121,7 +121,7 @@ class Brain:
     def deps(self) -> Deps:
         return self._once("deps", lambda: Deps(
             settings=self.settings, db=self.db, embedder=self.embedder,
-            enricher=build_enricher(self.settings, self.embedder), clock=self.clock,
+            enricher=build_enricher(self.settings), clock=self.clock,
             index_fetch=IndexFetch(self.db)))
 
     @property

@@ -1,1 +1,2 @@
-"""Benchmark programs: retrieval quality (LoCoMo, MuSiQue), speed at scale, and reports."""
+"""Benchmark programs: retrieval quality (LoCoMo, MuSiQue), link typing, speed at scale, and
+reports."""

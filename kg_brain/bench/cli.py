@@ -1,10 +1,10 @@
-"""`kg-brain bench retrieval|scale|report`."""
+"""`kg-brain bench retrieval|scale|links|report`."""
 
 from __future__ import annotations
 
 import argparse
 
-from kg_brain.bench import report, retrieval, scale
+from kg_brain.bench import links, report, retrieval, scale
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -12,4 +12,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     kinds = bench.add_subparsers(dest="bench_kind", required=True)
     retrieval.add_parser(kinds)
     scale.add_parser(kinds)
+    links.add_parser(kinds)
     report.add_parser(kinds)

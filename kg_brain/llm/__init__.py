@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 
-from kg_brain.embed import Embedder
 from kg_brain.llm.heuristic import HeuristicEnricher
 from kg_brain.llm.providers import ChatProvider, HuggingFaceProvider, OpenAICompatibleProvider
 from kg_brain.llm.router import LLMEnricher
@@ -15,6 +14,8 @@ from kg_brain.llm.types import (
     Candidate,
     Enricher,
     Enrichment,
+    EntityKind,
+    EntityRef,
     LinkDecision,
     NoteDraft,
     Synthesis,
@@ -27,6 +28,8 @@ __all__ = [
     "Candidate",
     "Enricher",
     "Enrichment",
+    "EntityKind",
+    "EntityRef",
     "HeuristicEnricher",
     "LLMEnricher",
     "LinkDecision",
@@ -36,9 +39,9 @@ __all__ = [
 ]
 
 
-def build_enricher(settings: Settings, embedder: Embedder) -> Enricher:
+def build_enricher(settings: Settings) -> Enricher:
     """The LLM router when a provider is configured and usable, otherwise the heuristic."""
-    heuristic = HeuristicEnricher(embedder, min_similarity=settings.link_min_similarity)
+    heuristic = HeuristicEnricher(min_similarity=settings.link_min_similarity)
     provider: ChatProvider | None = None
     if settings.llm_provider == "huggingface":
         if settings.huggingface_api_key:

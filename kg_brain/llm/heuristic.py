@@ -1,7 +1,8 @@
-"""The offline enricher: deterministic titles, key phrases, tags and rule-based link types.
+"""The offline enricher: deterministic titles, entities, kinds, key phrases, tags and
+rule-based link types.
 
 It keeps every memory feature working without an LLM and is the fallback for each LLM call, so
-it has to be fast (two small batched embedding calls per note) and predictable.
+it has to be fast and predictable: it never embeds, so a write embeds its note exactly once.
 """
 
 from __future__ import annotations
@@ -9,21 +10,29 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-import numpy as np
-
-from kg_brain.embed import Embedder
 from kg_brain.errors import InvalidInput
 from kg_brain.llm import text as tx
+from kg_brain.llm.entities import extract_entities
+from kg_brain.llm.kinds import infer_kind
 from kg_brain.llm.rules import classify_link, evolved_context
-from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft, Synthesis
+from kg_brain.llm.types import (
+    Candidate,
+    EntityKind,
+    EntityRef,
+    Enrichment,
+    LinkDecision,
+    NoteDraft,
+    Synthesis,
+)
 from kg_brain.vocab import LinkType, NoteKind
 
 
 TITLE_CHARS = 100
-MAX_CANDIDATES = 20
-IDENTIFIER_BOOST = 0.08
-MMR_LAMBDA = 0.7
-MIN_KEYWORDS = 5
+# Entity kinds that make good search terms, best first; values (ports, dates) do not.
+_KEYWORD_KINDS = (EntityKind.ERROR, EntityKind.IDENTIFIER, EntityKind.SERVICE, EntityKind.FILE,
+                  EntityKind.ENV_VAR, EntityKind.SETTING, EntityKind.LIBRARY, EntityKind.TOOL,
+                  EntityKind.PERSON, EntityKind.PROPER_NOUN, EntityKind.HOST, EntityKind.URL,
+                  EntityKind.PHRASE)
 
 _FILLER_LEAD = re.compile(
     r"^(?:note|tl;?dr|fyi|update|edit|summary|important|ok(?:ay)?|so|well|basically|"
@@ -56,55 +65,27 @@ _CONTEXT_TEMPLATES: dict[str, str] = {
 
 
 class HeuristicEnricher:
-    """Enricher without an LLM: rules over text plus key-phrase scoring with the embedder."""
+    """Enricher without an LLM or an embedder: rules and text statistics only."""
 
     name = "heuristic"
 
-    def __init__(
-        self,
-        embedder: Embedder,
-        *,
-        min_similarity: float = 0.45,
-        supersede_similarity: float = 0.9,
-        max_context_chars: int = 600,
-    ) -> None:
-        self._embedder = embedder
+    def __init__(self, *, min_similarity: float = 0.45, max_context_chars: int = 600) -> None:
         self._min_similarity = min_similarity
-        self._supersede_similarity = supersede_similarity
         self._max_context_chars = max_context_chars
 
     # --- enrich ----------------------------------------------------------------------------------
     def enrich(self, content: str, note_kind: str, project: str) -> Enrichment:
-        keywords = self.keywords(content, _keyword_limit(content))
+        entities = extract_entities(content)
+        kind = infer_kind(content, note_kind)
+        keywords = keywords_of(content, entities, _keyword_limit(content))
         return Enrichment(
             title=make_title(content),
-            context=make_context(note_kind, project, keywords),
+            context=make_context(kind, project, keywords),
             keywords=keywords,
-            tags=make_tags(content, note_kind, project, keywords),
+            tags=make_tags(content, kind, project, keywords),
+            entities=entities,
+            note_kind=kind,
         )
-
-    def enrich_statistical(self, content: str, note_kind: str, project: str) -> Enrichment:
-        """Bulk-import enrichment: key phrases ranked by text statistics alone (no embedding
-        call), so importing costs one embedding per note; distillation re-enriches fully."""
-        pool = _candidate_pool(content)
-        keywords = _distinct(list(pool), _keyword_limit(content))  # pool is ranked by prior
-        return Enrichment(
-            title=make_title(content),
-            context=make_context(note_kind, project, keywords),
-            keywords=keywords,
-            tags=make_tags(content, note_kind, project, keywords),
-        )
-
-    def keywords(self, content: str, limit: int = 8) -> list[str]:
-        """Key phrases ranked by closeness to the whole text, diversified (MMR)."""
-        pool = _candidate_pool(content)
-        if not pool:
-            return []
-        phrases = list(pool)
-        doc = np.asarray(self._embedder.encode_many([content[:4000]])[0])
-        vecs = np.asarray(self._embedder.encode_many(phrases))
-        relevance = vecs @ doc + np.asarray([pool[p] for p in phrases])
-        return _mmr(phrases, vecs, relevance, limit)
 
     # --- links -----------------------------------------------------------------------------------
     def decide_links(self, note: NoteDraft, candidates: list[Candidate]) -> list[LinkDecision]:
@@ -113,7 +94,7 @@ class HeuristicEnricher:
         for cand in sorted(candidates, key=lambda c: -c.similarity):
             if cand.zk_id in seen:
                 continue
-            verdict = classify_link(note, cand, self._min_similarity, self._supersede_similarity)
+            verdict = classify_link(note, cand, self._min_similarity)
             if verdict is None:
                 continue
             seen.add(cand.zk_id)
@@ -150,13 +131,11 @@ class HeuristicEnricher:
         )
 
     def _by_centrality(self, notes: list[NoteDraft]) -> list[int]:
-        """Indices ordered by summed similarity to the others: the first speaks for the cluster."""
-        if len(notes) == 1:
-            return [0]
-        texts = [f"{n.title}. {n.content[:2000]}" for n in notes]
-        vecs = np.asarray(self._embedder.encode_many(texts))
-        centrality = (vecs @ vecs.T).sum(axis=1)
-        return sorted(range(len(notes)), key=lambda i: (-round(float(centrality[i]), 6), i))
+        """Indices ordered by summed term overlap with the others: the first speaks for the
+        cluster."""
+        terms = [tx.content_terms(f"{n.title}. {n.content[:2000]}") for n in notes]
+        centrality = [sum(_jaccard(t, o) for o in terms) for t in terms]
+        return sorted(range(len(notes)), key=lambda i: (-round(centrality[i], 6), i))
 
     def split_atomic(self, text: str) -> list[str]:
         return split_atomic(text)
@@ -217,24 +196,18 @@ def _join_terms(terms: list[str]) -> str:
 # --- key phrases -------------------------------------------------------------------------------
 
 
-def _candidate_pool(content: str) -> dict[str, float]:
-    """Up to MAX_CANDIDATES phrases with a small prior boost (identifiers, repetition)."""
-    prior: dict[str, float] = {}
-    boost: dict[str, float] = {}
-    for rank, ident in enumerate(tx.identifiers(content)[:12]):
-        key = ident.strip("`")
-        prior[key] = 3.0 + content.count(key) - rank * 0.05
-        boost[key] = IDENTIFIER_BOOST
+def keywords_of(content: str, entities: list[EntityRef], limit: int) -> list[str]:
+    """Search terms: the note's entities by kind (errors and code names first), then its most
+    frequent key phrases; no term that is part of one already chosen."""
+    rank = {kind: i for i, kind in enumerate(_KEYWORD_KINDS)}
+    named = sorted((e for e in entities if e.kind in rank), key=lambda e: rank[e.kind])
+    terms = [e.name.strip("`") for e in named]
     first_sentence = " ".join(tx.words(" ".join(tx.prose_sentences(content)[:1])))
-    known = {k.lower() for k in prior}
-    for phrase, count in tx.candidate_phrases(content).items():
-        if phrase in known:
-            continue
-        size = len(phrase.split())
-        prior[phrase] = count + 0.3 * (size - 1) + (0.5 if phrase in first_sentence else 0.0)
-        boost[phrase] = 0.02 * min(count - 1, 3)
-    ranked = sorted(prior, key=lambda p: (-prior[p], p))[:MAX_CANDIDATES]
-    return {p: boost[p] for p in ranked}
+    phrases = tx.candidate_phrases(content)
+    prior = {p: count + 0.3 * (len(p.split()) - 1) + (0.5 if p in first_sentence else 0.0)
+             for p, count in phrases.items()}
+    terms += sorted(prior, key=lambda p: (-prior[p], p))
+    return _distinct(terms, limit)
 
 
 def _keyword_limit(content: str) -> int:
@@ -254,29 +227,6 @@ def _distinct(phrases: list[str], limit: int) -> list[str]:
         if len(kept) >= limit:
             break
     return kept
-
-
-def _mmr(phrases: list[str], vecs: np.ndarray, relevance: np.ndarray, limit: int) -> list[str]:
-    """Maximal marginal relevance: relevant to the text, unlike the phrases already chosen."""
-    chosen: list[int] = []
-    chosen_terms: list[set[str]] = []
-    skipped: list[int] = []
-    remaining = list(range(len(phrases)))
-    while remaining and len(chosen) < limit:
-        def gain(i: int) -> float:
-            redundancy = max((float(vecs[i] @ vecs[j]) for j in chosen), default=0.0)
-            return MMR_LAMBDA * float(relevance[i]) - (1 - MMR_LAMBDA) * redundancy
-
-        best = max(remaining, key=lambda i: (gain(i), -i))
-        remaining.remove(best)
-        terms = {tx.stem(w) for w in tx.words(phrases[best])} or {phrases[best].lower()}
-        if any(terms <= other or other <= terms for other in chosen_terms):
-            skipped.append(best)  # a part of a chosen phrase: only used to reach the minimum
-            continue
-        chosen.append(best)
-        chosen_terms.append(terms)
-    chosen += skipped[: max(0, min(MIN_KEYWORDS, limit) - len(chosen))]
-    return [phrases[i] for i in chosen]
 
 
 # --- synthesis and splitting ---------------------------------------------------------------------

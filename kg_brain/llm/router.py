@@ -16,31 +16,59 @@ from pydantic import BaseModel, Field
 
 from kg_brain.errors import ProviderError
 from kg_brain.llm import text as tx
-from kg_brain.llm.heuristic import HeuristicEnricher, make_context, make_tags, make_title
+from kg_brain.llm.entities import canonical_key, extract_entities
+from kg_brain.llm.heuristic import (
+    HeuristicEnricher,
+    keywords_of,
+    make_context,
+    make_tags,
+    make_title,
+)
+from kg_brain.llm.kinds import infer_kind
 from kg_brain.llm.providers import ChatProvider
-from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft, Synthesis
-from kg_brain.vocab import LinkType
+from kg_brain.llm.types import (
+    Candidate,
+    EntityKind,
+    EntityRef,
+    Enrichment,
+    LinkDecision,
+    NoteDraft,
+    Synthesis,
+)
+from kg_brain.vocab import LinkType, NoteKind
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CONTENT_CHARS = 6000
 SNIPPET_CHARS = 500
+MAX_ENTITIES = 30
 _LINK_TYPES = ", ".join(t.value for t in LinkType)
+_ENTITY_KINDS = ", ".join(k.value for k in EntityKind)
+_NOTE_KINDS = ", ".join(k.value for k in NoteKind if k != NoteKind.SESSION_SUMMARY)
 
-ENRICH_PROMPT = """You turn a piece of knowledge into an atomic Zettelkasten note for a coding \
+ENRICH_PROMPT = f"""You turn a piece of knowledge into an atomic Zettelkasten note for a coding \
 agent's long-term memory. Reply with one JSON object and nothing else:
-{"title": str, "context": str, "keywords": [str], "tags": [str]}
+{{"title": str, "context": str, "keywords": [str], "tags": [str], \
+"entities": [{{"name": str, "kind": str}}], "note_kind": str}}
 - title: the single claim the note makes, at most 100 characters, no markdown
 - context: one sentence on why this matters for future work
 - keywords: 5-10 specific search terms (identifiers, tools, error names, concepts)
-- tags: 2-5 short lowercase category tags"""
+- tags: 2-5 short lowercase category tags
+- entities: the specific things the note is about or states a value of, named as written \
+(a service, file, library, error, person, setting, port, version...); kind is one of: \
+{_ENTITY_KINDS}. Never generic words such as "error", "code" or "the project".
+- note_kind: one of {_NOTE_KINDS}; when the given note_kind is not general, repeat it"""
 
 LINKS_PROMPT = f"""You decide which existing notes a new note should link to. A link reads \
 "new note <TYPE> candidate". Types: {_LINK_TYPES}. FIXES: the new note fixes the candidate \
-mistake. SUPERSEDES: it replaces the candidate. CONTRADICTS: they disagree. CAUSED_BY: the \
-candidate is its cause. EXTENDS: it adds detail to the candidate. SUPPORTS: it is evidence for \
-the candidate. Link only real relations; an empty list is fine. Reply with JSON only:
+mistake (same subject). SUPERSEDES: it changes a fact the candidate states (same subject, a new \
+value). CONTRADICTS: they disagree about the same thing, with no change over time. CAUSED_BY: \
+the candidate is its cause. PART_OF: it is a part or step of the candidate. EXTENDS: it adds \
+detail to the candidate. SUPPORTS: it is evidence for the candidate. RELATES_TO: related, none \
+of those. Each note lists its entities: notes about different services, files or people are \
+not linked however alike they read. A fix never contradicts the decision it carries out, nor \
+a mistake its own fix. Link only real relations; an empty list is fine. Reply with JSON only:
 {{"links": [{{"zk_id": str, "link_type": str, "reason": str}}]}}"""
 
 EVOLVE_PROMPT = """A new note was just linked to an existing note. Rewrite the existing note's \
@@ -58,11 +86,18 @@ make sense on its own (name things instead of using pronouns); drop chit-chat, g
 questions; keep code with the statement it belongs to. Reply with JSON only: {"notes": [str]}"""
 
 
+class _EntityItem(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    kind: str = "phrase"
+
+
 class _EnrichReply(BaseModel):
     title: str = Field(min_length=1)
     context: str = ""
     keywords: list[str] = []
     tags: list[str] = []
+    entities: list[_EntityItem] = []
+    note_kind: str = ""
 
 
 class _LinkItem(BaseModel):
@@ -79,8 +114,12 @@ class _ContextReply(BaseModel):
     context: str | None = None
 
 
-class _SynthesisReply(_EnrichReply):
+class _SynthesisReply(BaseModel):
+    title: str = Field(min_length=1)
     content: str = Field(min_length=1)
+    context: str = ""
+    keywords: list[str] = []
+    tags: list[str] = []
 
 
 class _SplitReply(BaseModel):
@@ -115,13 +154,16 @@ class LLMEnricher:
         def ask() -> Enrichment:
             user = f"note_kind: {note_kind}\nproject: {project}\n\n{content[:CONTENT_CHARS]}"
             reply = self._provider.complete("fast", ENRICH_PROMPT, user, _EnrichReply)
-            keywords = _clean_terms(reply.keywords, 10) or self._fallback.keywords(content)
+            entities = _entities(reply.entities, content)
+            kind = _kind(reply.note_kind, note_kind, content)
+            keywords = _clean_terms(reply.keywords, 10) or keywords_of(content, entities, 8)
             return Enrichment(
                 title=tx.trim_words(tx.strip_markdown(reply.title), 100) or make_title(content),
-                context=" ".join(reply.context.split())
-                or make_context(note_kind, project, keywords),
+                context=" ".join(reply.context.split()) or make_context(kind, project, keywords),
                 keywords=keywords,
-                tags=_clean_tags(reply.tags, note_kind, content, project, keywords),
+                tags=_clean_tags(reply.tags, kind, content, project, keywords),
+                entities=entities,
+                note_kind=kind,
             )
 
         return self._call("enrich", ask, lambda: self._fallback.enrich(content, note_kind, project))
@@ -134,7 +176,8 @@ class LLMEnricher:
         def ask() -> list[LinkDecision]:
             user = json.dumps({"new_note": _draft_json(note), "candidates": [
                 {"zk_id": c.zk_id, "note_kind": c.note_kind, "similarity": round(c.similarity, 3),
-                 "title": c.title, "content": c.content[:SNIPPET_CHARS]} for c in eligible]})
+                 "title": c.title, "content": c.content[:SNIPPET_CHARS],
+                 "entities": _keys(c.entities, c.content)} for c in eligible]})
             reply = self._provider.complete("fast", LINKS_PROMPT, user, _LinksReply)
             return _valid_links(reply, eligible)
 
@@ -186,9 +229,49 @@ class LLMEnricher:
         return self._call("split_atomic", ask, lambda: self._fallback.split_atomic(text))
 
 
-def _draft_json(note: NoteDraft) -> dict[str, str]:
+def _draft_json(note: NoteDraft) -> dict[str, object]:
     return {"title": note.title, "note_kind": note.note_kind, "context": note.context,
-            "content": note.content[:SNIPPET_CHARS * 3]}
+            "content": note.content[:SNIPPET_CHARS * 3],
+            "entities": _keys(note.entities, note.content)}
+
+
+def _keys(given: list[str], content: str) -> list[str]:
+    """The entity keys a note carries, or the offline extractor's when it carries none."""
+    return given or [e.key for e in extract_entities(content)][:MAX_ENTITIES]
+
+
+# Kinds the offline extractor finds by their shape, reliably: kept when the model misses them.
+_SHAPED = frozenset({EntityKind.FILE, EntityKind.ENV_VAR, EntityKind.ERROR, EntityKind.URL,
+                     EntityKind.IDENTIFIER, EntityKind.PORT, EntityKind.VERSION})
+
+
+def _entities(items: list[_EntityItem], content: str) -> list[EntityRef]:
+    """The model's entities with canonical keys (unknown kinds read as phrases), then the
+    code-shaped ones it missed; the offline extraction alone when it named none."""
+    found: dict[str, EntityRef] = {}
+    for item in items:
+        name = " ".join(item.name.split())
+        kind = EntityKind(item.kind) if item.kind in EntityKind.__members__.values() else (
+            EntityKind.PHRASE)
+        key = canonical_key(name, kind)
+        if key and name:
+            found.setdefault(key, EntityRef(key=key, name=name, kind=kind))
+    named = bool(found)
+    for ref in extract_entities(content):
+        if not named or ref.kind in _SHAPED:
+            found.setdefault(ref.key, ref)
+    return list(found.values())[:MAX_ENTITIES]
+
+
+def _kind(replied: str, given: str, content: str) -> str:
+    """The caller's kind when it gave one; else the model's, if it is a note kind; else the
+    offline inference."""
+    if given != NoteKind.GENERAL:
+        return given
+    replied = replied.strip().lower().replace(" ", "_")
+    if replied in NoteKind.__members__.values() and replied != NoteKind.SESSION_SUMMARY:
+        return replied
+    return infer_kind(content, given)
 
 
 def _valid_links(reply: _LinksReply, eligible: list[Candidate]) -> list[LinkDecision]:

@@ -1,7 +1,10 @@
 """Rule-based link typing and context evolution for the offline enricher.
 
-The rules read note kinds and a few lexical cues (negation, causation, term overlap); they are
-deliberately conservative: when no specific rule fires, a similar pair is just RELATES_TO.
+A link reads "new note TYPE candidate". Types other than RELATES_TO need evidence the text
+carries: kinds (a fix and the mistake it resolves), entities (the same subject), stated values
+(a changed port or version), cue phrases (a cause, a part, a measured result). Two notes about
+different subjects are not linked however alike they read; when no rule fires a similar pair is
+RELATES_TO.
 """
 
 from __future__ import annotations
@@ -9,28 +12,10 @@ from __future__ import annotations
 import re
 
 from kg_brain.llm import text as tx
-from kg_brain.llm.types import Candidate, NoteDraft
+from kg_brain.llm.entities import Comparison, by_kind, compare
+from kg_brain.llm.kinds import infer_kind, kind_scores
+from kg_brain.llm.types import Candidate, EntityKind, NoteDraft
 from kg_brain.vocab import LinkType, NoteKind
-
-CONTRADICTION_MIN_SIMILARITY = 0.6
-EXTENDS_OVERLAP = 0.6
-
-_NEGATION = re.compile(
-    r"\b(?:not|never|no longer|instead of|wrong|incorrect|don'?t|doesn'?t|do not|does not|"
-    r"shouldn'?t|should not|avoid|deprecated|stop using|isn'?t|aren'?t)\b",
-    re.I,
-)
-# Cues that judge what comes before them ("X is wrong"); the others negate what follows.
-_POSTFIX_CUES = ("wrong", "incorrect", "deprecated")
-_CAUSE = re.compile(
-    r"\b(?:because(?: of)?|caused by|due to|root cause(?: is| was)?|results? from|"
-    r"stems? from|triggered by)\b",
-    re.I,
-)
-_SUPPORTED_KINDS = (NoteKind.DECISION, NoteKind.PATTERN)
-_SUPPORTING_KINDS = (
-    NoteKind.RESEARCH, NoteKind.PATTERN, NoteKind.DECISION, NoteKind.FIX, NoteKind.GENERAL
-)
 
 # How the old note reads the link the new note made to it.
 _EVOLUTION_VERBS: dict[LinkType, str] = {
@@ -48,98 +33,261 @@ _CLAUSE = re.compile(
 )
 
 
-def classify_link(
-    note: NoteDraft, cand: Candidate, floor: float, supersede: float
-) -> tuple[LinkType, str] | None:
-    """The most specific link type the rules support, with a short reason; None below floor."""
+SAME_SUBJECT_SIMILARITY = 0.6  # without a shared entity, this similar is one subject
+ANCHOR_MARGIN = 0.1  # a shared specific entity admits a pair this far below the floor
+EXTENDS_OVERLAP = 0.6
+PART_TERMS_MIN = 2
+
+_FAILURE_REMEDY_KINDS = (NoteKind.MISTAKE, NoteKind.FIX, NoteKind.DECISION)
+_SUPPORTED_KINDS = (NoteKind.DECISION, NoteKind.PATTERN)
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|cannot|can'?t|don'?t|doesn'?t|do not|does not|isn'?t|aren'?t|won'?t|"
+    r"shouldn'?t|should not|wasn'?t|weren'?t|without|neither|nor)\b", re.I)
+_ANTONYMS = (("include", "exclude"), ("enabled", "disabled"), ("enable", "disable"),
+             ("allow", "deny"), ("allowed", "forbidden"), ("required", "optional"),
+             ("safe", "unsafe"), ("always", "never"), ("can", "cannot"), ("sync", "async"),
+             ("exactly once", "more than once"), ("idempotent", "duplicate"),
+             ("public", "private"), ("succeed", "fail"))
+_CHANGE = re.compile(
+    r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
+    r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
+    r"from \S+ to|instead of|was|were)\b", re.I)
+_CONTRARY = re.compile(r"\b(?:contrary to|is wrong|was wrong|is incorrect|was incorrect|"
+                       r"is not true|is false|was mistaken)\b", re.I)
+# A negation inside a relative clause ("events it cannot parse") qualifies a noun, it does not
+# deny the sentence.
+_RELATIVE = re.compile(r"[a-z]\w* (?:it|they|we|you|that|which) $", re.I)
+# "must not X before Y" orders events; it does not deny X.
+_TEMPORAL = re.compile(r"\b(?:before|after|until|once|while|during)\b", re.I)
+_CAUSE = re.compile(
+    r"\b(?:because(?: of)?|caused by|due to|root cause(?: is| was)?|results? from|"
+    r"a result of|stems? from|triggered by|traced (?:back )?to|came from|since)\b", re.I)
+_PART = re.compile(
+    r"\b(?:step|stage|phase|part|component|piece|screen|section|subcommand|command|member)s?"
+    r"(?: \d+)? (?:of|in)\b|\bone of the\b|\bpart of\b|"
+    r"\bis the \w+ (?:component|stage|phase|step|part|store|service)\b", re.I)
+_ENUMERATES = re.compile(
+    r":[^.]*,[^.]*,|[^.,]+,[^.,]+,[^.]*\band\b|\b(?:has|have|covers|consists of|includes|"
+    r"is split into|are)\s+(?:\w+\s+){0,2}(?:two|three|four|five|six|seven|\d+)\b", re.I)
+_EVIDENCE = re.compile(
+    r"\b(?:measured|benchmark\w*|tested|profil\w+|load test\w*|incident|outage|"
+    r"were unaffected|survived|held through|dropped from|fell|shrank|cut \w+ from)\b|"
+    r"\d+(?:\.\d+)?\s?(?:%|x|ms|s|MB|GB|KB|rps|events/s)\b", re.I)
+
+
+def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkType, str] | None:
+    """The most specific link type the text supports, with a short reason; None when the
+    pair is too far apart or about different subjects."""
+    cmp = compare(note.content, cand.content, frozenset(note.entities),
+                  frozenset(cand.entities))
     sim = cand.similarity
+    if sim < floor and not (cmp.shared_anchors and sim >= floor - ANCHOR_MARGIN):
+        return None
+    if cmp.subject_conflict:
+        return None
+    kind = infer_kind(note.content, note.note_kind)
+    other = infer_kind(cand.content, cand.note_kind)
+    same_subject = bool(cmp.shared_anchors) or sim >= SAME_SUBJECT_SIMILARITY
+    if kind == NoteKind.FIX and _problem(cand.content, other):
+        if same_subject:
+            return LinkType.FIXES, _why("resolves this problem", cmp)
+        return None  # a fix for another problem: alike in words only
+    if kind in _FAILURE_REMEDY_KINDS and other in _FAILURE_REMEDY_KINDS and kind != other:
+        # a failure, its fix, the decision behind it: related, never contradicting
+        cause = _caused_by(note.content, cand.content, cmp) if kind == NoteKind.MISTAKE else None
+        return cause or _fallback(sim, floor, note, cand, cmp)
+    for rule in (_supersedes, _contradicts, _caused_by_rule, _part_of, _supports, _extends):
+        verdict = rule(note, cand, cmp, kind, other, same_subject)
+        if verdict:
+            return verdict
+    return _fallback(sim, floor, note, cand, cmp)
+
+
+def _problem(text: str, kind: str) -> bool:
+    """A recorded mistake, or a note of another kind that describes a failure."""
+    if kind == NoteKind.MISTAKE:
+        return True
+    return kind not in _FAILURE_REMEDY_KINDS and NoteKind.MISTAKE in kind_scores(text)
+
+
+def _fallback(sim: float, floor: float, note: NoteDraft, cand: Candidate,
+              cmp: Comparison) -> tuple[LinkType, str] | None:
+    """RELATES_TO for a similar pair; a weakly similar one must also share an entity or two
+    content words, else it only reads alike (two notes of one project, say)."""
     if sim < floor:
         return None
-    kind, other = note.note_kind, cand.note_kind
-    if kind == NoteKind.FIX and other == NoteKind.MISTAKE:
-        return LinkType.FIXES, "a fix for this recorded mistake"
-    if kind == other and sim >= supersede:
-        return LinkType.SUPERSEDES, f"a newer {kind} note nearly identical to it ({sim:.2f})"
-    note_text = f"{note.title}. {note.content}"
-    cand_text = f"{cand.title}. {cand.content}"
-    if sim >= max(floor, CONTRADICTION_MIN_SIMILARITY):
-        flipped = _polarity_flips(note_text, cand_text)
-        if flipped:
-            return LinkType.CONTRADICTS, f"opposite stance on {', '.join(sorted(flipped)[:3])}"
-    cause_terms = _cause_terms(note_text) & tx.content_terms(cand.title or cand.content)
-    if cause_terms:
-        return LinkType.CAUSED_BY, f"names it as the cause ({', '.join(sorted(cause_terms)[:3])})"
-    if other in _SUPPORTED_KINDS and kind in _SUPPORTING_KINDS:
-        return LinkType.SUPPORTS, f"backs this {other}"
-    if _more_general(note_text, cand_text):
-        return LinkType.EXTENDS, "adds detail to a more general note with the same terms"
-    return LinkType.RELATES_TO, f"semantically similar ({sim:.2f})"
+    if sim < SAME_SUBJECT_SIMILARITY and not cmp.shared and len(
+            _strong_terms(note.content) & _strong_terms(cand.content)) < 2:
+        return None
+    return LinkType.RELATES_TO, f"similar ({sim:.2f})"
+
+
+def _why(reason: str, cmp: Comparison) -> str:
+    shared = sorted(cmp.shared_anchors or cmp.shared)[:3]
+    return f"{reason} (shares {', '.join(shared)})" if shared else reason
+
+
+Rule = tuple[LinkType, str] | None
+
+
+def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+                same: bool) -> Rule:
+    """Same subject, another value for a slot both state: the newer fact replaces the older."""
+    if not same:
+        return None
+    if cmp.value_conflict:
+        return LinkType.SUPERSEDES, f"changes {', '.join(sorted(cmp.value_conflict)[:3])}"
+    new_choices = _choices(note.content) - _choices(cand.content)
+    if new_choices and _CHANGE.search(note.content) and _choices(cand.content):
+        return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
+    return None
+
+
+def _choices(text: str) -> set[str]:
+    grouped = by_kind(text)
+    return {k for kind in (EntityKind.LIBRARY, EntityKind.TOOL, EntityKind.SERVICE)
+            for k in grouped.get(kind, set())}
+
+
+def _contradicts(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+                 same: bool) -> Rule:
+    """One note denies what the other asserts about the same subject, with no change of value
+    or time between them (that would be SUPERSEDES)."""
+    if not same or (_CHANGE.search(note.content) and not _CONTRARY.search(note.content)):
+        return None
+    if _CONTRARY.search(note.content):
+        return LinkType.CONTRADICTS, "says it is wrong"
+    flipped = _polarity_flips(note.content, cand.content) or _antonym_flip(note.content,
+                                                                            cand.content)
+    if flipped:
+        return LinkType.CONTRADICTS, f"denies what it states ({', '.join(sorted(flipped)[:3])})"
+    return None
+
+
+def _caused_by_rule(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+                    same: bool) -> Rule:
+    return _caused_by(note.content, cand.content, cmp)
+
+
+def _caused_by(note_text: str, cand_text: str, cmp: Comparison) -> Rule:
+    """The new note names the candidate's subject after a cause cue ("because the pool ...")."""
+    cause = _after_cue(_CAUSE, note_text)
+    if not cause:
+        return None
+    hit = _strong_terms(cause) & _strong_terms(cand_text)
+    anchors = {a for a in cmp.shared_anchors if a in cause.lower()}
+    if len(hit) >= 2 or anchors:
+        return LinkType.CAUSED_BY, f"names it as the cause ({', '.join(sorted(hit | anchors)[:3])})"
+    return None
+
+
+def _part_of(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+             same: bool) -> Rule:
+    """A step, stage or component of a whole the candidate enumerates."""
+    part = _PART.search(note.content)
+    if not part or not _ENUMERATES.search(cand.content):
+        return None
+    whole = _strong_terms(note.content[part.start():]) & _strong_terms(cand.content)
+    if len(whole) >= PART_TERMS_MIN:
+        return LinkType.PART_OF, f"one part of it ({', '.join(sorted(whole)[:3])})"
+    return None
+
+
+def _supports(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+              same: bool) -> Rule:
+    """Measured or observed evidence for a decision or pattern about the same subject."""
+    if other not in _SUPPORTED_KINDS or kind in _FAILURE_REMEDY_KINDS or not same:
+        return None
+    if kind == NoteKind.RESEARCH or len(_EVIDENCE.findall(note.content)) >= 2:
+        return LinkType.SUPPORTS, f"evidence for this {other}"
+    return None
+
+
+def _extends(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+             same: bool) -> Rule:
+    """The candidate is shorter and most of its terms reappear in the new note, which adds
+    detail rather than announcing a change."""
+    if not same or _CHANGE.search(note.content):
+        return None
+    note_terms, cand_terms = _strong_terms(note.content), _strong_terms(cand.content)
+    if not cand_terms or len(note_terms) < 1.5 * len(cand_terms):
+        return None
+    if len(cand_terms & note_terms) / len(cand_terms) >= EXTENDS_OVERLAP:
+        return LinkType.EXTENDS, "adds detail to a more general note on the same subject"
+    return None
 
 
 def _strong_terms(text: str) -> set[str]:
     return {t for t in tx.content_terms(text) if t not in tx.WEAK_WORDS}
 
 
+def _after_cue(cue: re.Pattern[str], text: str) -> str:
+    """The rest of each sentence after a cue, joined."""
+    parts = []
+    for sentence in tx.prose_sentences(text):
+        match = cue.search(sentence)
+        if match:
+            parts.append(sentence[match.end():])
+    return " ".join(parts)
+
+
 _CLAUSE_BREAK = re.compile(r"[;,:]|\b(?:but|so that|while|whereas|although)\b", re.I)
 
 
 def _polarity_flips(note_text: str, cand_text: str) -> set[str]:
-    """Terms one note negates in a clause that the other asserts: a lexical contradiction.
-
-    Only the words a cue governs count (verbs included, so "never run the job" does not clash
-    with "jobs take a lease"), and most of them must be asserted by the other note.
-    """
+    """Strong terms one note negates in a clause that the other asserts without negation;
+    most of the negated clause's terms must be asserted by the other note."""
     for source, other in ((note_text, cand_text), (cand_text, note_text)):
         asserted, negated = _split_polarity(other)
         asserted -= negated
         for scope in _negated_scopes(source):
-            terms = tx.content_terms(scope)
+            terms = _strong_terms(scope)
             hit = terms & asserted
-            strong = hit - tx.WEAK_WORDS
-            if strong and len(hit) / len(terms) > 0.5:
-                return strong
+            if len(hit) >= 2 and len(hit) / len(terms) > 0.5:
+                return hit
     return set()
 
 
 def _split_polarity(text: str) -> tuple[set[str], set[str]]:
-    """Terms of plain sentences and terms of sentences with a negation cue."""
+    """Terms of plain clauses and terms of clauses with a negation cue."""
     asserted: set[str] = set()
     negated: set[str] = set()
     for sentence in tx.prose_sentences(text):
-        target = negated if _NEGATION.search(sentence) else asserted
-        target |= tx.content_terms(sentence)
+        for clause in _CLAUSE_BREAK.split(sentence):
+            target = negated if _NEGATION.search(clause) else asserted
+            target |= _strong_terms(clause)
     return asserted, negated
 
 
 def _negated_scopes(text: str) -> list[str]:
-    """What each cue negates: the rest of its clause ("instead of X"), or the part before it
-    ("X is wrong")."""
+    """What each negation cue governs: the rest of its clause, with the clause's subject when
+    that rest is a bare predicate ("Mutex is not required")."""
     scopes: list[str] = []
     for sentence in tx.prose_sentences(text):
         for clause in _CLAUSE_BREAK.split(sentence):
             for cue in _NEGATION.finditer(clause):
-                postfix = cue.group(0).lower() in _POSTFIX_CUES
-                scope = clause[: cue.start()] if postfix else clause[cue.end():]
-                scopes.append(_NEGATION.sub(" ", scope))
+                if _RELATIVE.search(clause[:cue.start()]) and cue.start() > 0:
+                    continue
+                scope = _NEGATION.sub(" ", clause[cue.end():])
+                if _TEMPORAL.search(scope):
+                    break
+                if len(_strong_terms(scope)) < 2:
+                    scope = _NEGATION.sub(" ", clause)
+                scopes.append(scope)
+                break
     return scopes
 
 
-def _cause_terms(text: str) -> set[str]:
-    """Terms that follow a cause cue within its sentence ("... because the pool was full")."""
-    terms: set[str] = set()
-    for sentence in tx.prose_sentences(text):
-        match = _CAUSE.search(sentence)
-        if match:
-            terms |= _strong_terms(sentence[match.end():])
-    return terms
+def _antonym_flip(note_text: str, cand_text: str) -> set[str]:
+    """One note uses a word and the other its opposite, in otherwise shared terms."""
+    a, b = note_text.lower(), cand_text.lower()
+    for x, y in _ANTONYMS:
+        for p, q in ((x, y), (y, x)):
+            if re.search(rf"\b{p}", a) and re.search(rf"\b{q}", b) and not re.search(
+                    rf"\b{q}", a) and not re.search(rf"\b{p}", b):
+                return {f"{p}/{q}"}
+    return set()
 
-
-def _more_general(note_text: str, cand_text: str) -> bool:
-    """The candidate is shorter and most of its terms reappear in the new note."""
-    note_terms, cand_terms = _strong_terms(note_text), _strong_terms(cand_text)
-    if not cand_terms or len(cand_terms) >= len(note_terms):
-        return False
-    return len(cand_terms & note_terms) / len(cand_terms) >= EXTENDS_OVERLAP
 
 
 def evolved_context(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -9,13 +10,45 @@ from pydantic import BaseModel, Field
 from kg_brain.vocab import LinkType
 
 
+class EntityKind(StrEnum):
+    """The closed vocabulary of what a note can be about (or state a value of)."""
+
+    IDENTIFIER = "identifier"  # code names: snake_case, CamelCase, dotted
+    FILE = "file"
+    ENV_VAR = "env_var"
+    SERVICE = "service"  # a running part of a system: "payment worker", "order-api", Redis
+    HOST = "host"
+    PORT = "port"
+    VERSION = "version"
+    ERROR = "error"  # exception names, errno codes, HTTP and exit statuses
+    LIBRARY = "library"
+    TOOL = "tool"
+    PERSON = "person"
+    PROPER_NOUN = "proper_noun"
+    DATE = "date"
+    URL = "url"
+    SETTING = "setting"  # configuration keys and command-line flags
+    PHRASE = "phrase"  # a multi-word key phrase
+
+
+class EntityRef(BaseModel):
+    """One thing a note mentions: `key` is canonical (one thing, one key), `name` as written."""
+
+    key: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    kind: EntityKind
+
+
 class Enrichment(BaseModel):
-    """The generated part of a note's payload: a claim title, why it matters, search terms."""
+    """The generated part of a note's payload: a claim title, why it matters, search terms,
+    the entities it mentions and its kind (the caller's, or inferred when it gave `general`)."""
 
     title: str
     context: str
     keywords: list[str]
     tags: list[str]
+    entities: list[EntityRef] = []
+    note_kind: str = "general"
 
 
 class Candidate(BaseModel):
@@ -26,6 +59,7 @@ class Candidate(BaseModel):
     content: str
     note_kind: str
     similarity: float
+    entities: list[str] = []  # entity keys
 
 
 class NoteDraft(BaseModel):
@@ -35,6 +69,7 @@ class NoteDraft(BaseModel):
     content: str
     context: str = ""
     note_kind: str = "general"
+    entities: list[str] = []  # entity keys
 
 
 class LinkDecision(BaseModel):

@@ -20,7 +20,7 @@ class Importer:
     def __init__(self, deps: Deps, writer: Writer) -> None:
         self.deps = deps
         self.writer = writer
-        self._enricher = HeuristicEnricher(deps.embedder)
+        self._enricher = HeuristicEnricher()
 
     def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
                  progress: Callable[[int], None] | None = None) -> list[str]:
@@ -61,7 +61,7 @@ class Importer:
                            keywords=list(record.get("keywords") or []),
                            tags=list(record.get("tags") or []))
         else:
-            e = self._enricher.enrich_statistical(text, kind.value, project)
+            e = self._enricher.enrich(text, kind.value, project)
         row = note_row(new_zk_id(), text, project, mtype, kind, bool(record.get("pinned")), e,
                        [], self.deps.clock())
         del row["embedding"]

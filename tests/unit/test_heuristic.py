@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
-from kg_brain.embed import SentenceTransformerEmbedder, Vector
 from kg_brain.errors import InvalidInput
 from kg_brain.llm.heuristic import HeuristicEnricher, make_title
 from kg_brain.llm.types import Candidate, NoteDraft
@@ -20,35 +17,9 @@ MISTAKE = (
 )
 
 
-class CountingEmbedder:
-    """The real embedder, with a record of how often and with what it was called."""
-
-    def __init__(self, inner: SentenceTransformerEmbedder) -> None:
-        self._inner = inner
-        self.dim = inner.dim
-        self.calls: list[list[str]] = []
-
-    def encode(self, text: str) -> Vector:
-        return self.encode_many([text])[0]
-
-    def encode_many(self, texts: Sequence[str]) -> list[Vector]:
-        self.calls.append(list(texts))
-        return self._inner.encode_many(texts)
-
-
-@pytest.fixture(scope="module")
-def embedder() -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder()
-
-
 @pytest.fixture()
-def counting(embedder: SentenceTransformerEmbedder) -> CountingEmbedder:
-    return CountingEmbedder(embedder)
-
-
-@pytest.fixture()
-def enricher(counting: CountingEmbedder) -> HeuristicEnricher:
-    return HeuristicEnricher(counting, min_similarity=0.45)
+def enricher() -> HeuristicEnricher:
+    return HeuristicEnricher(min_similarity=0.45)
 
 
 def cand(zk_id: str, content: str, kind: str, similarity: float, title: str = "") -> Candidate:
@@ -84,15 +55,6 @@ def test_keywords_favour_identifiers_and_stay_within_bounds(enricher: HeuristicE
     lowered = [k.lower() for k in result.keywords]
     assert len(set(lowered)) == len(lowered)
     assert not {"the", "when", "before", "because"} & set(lowered)
-
-
-def test_enrich_embeds_in_two_batched_calls(
-    enricher: HeuristicEnricher, counting: CountingEmbedder
-) -> None:
-    enricher.enrich(MISTAKE, "mistake", "kg-brain")
-    assert len(counting.calls) == 2
-    assert counting.calls[0] == [MISTAKE]
-    assert len(counting.calls[1]) > 5  # all candidate phrases in one batch
 
 
 def test_enrich_is_deterministic(enricher: HeuristicEnricher) -> None:
@@ -136,10 +98,17 @@ def test_fix_links_fixes_to_a_mistake(enricher: HeuristicEnricher) -> None:
     assert (link.zk_id, link.link_type, link.weight) == ("ZK-1", LinkType.FIXES, 0.71)
 
 
-def test_near_identical_note_of_same_kind_supersedes(enricher: HeuristicEnricher) -> None:
-    note = NoteDraft(title="t", content="Use uv sync --frozen in CI.", note_kind="pattern")
-    [link] = enricher.decide_links(note, [cand("ZK-2", "Use uv sync in CI.", "pattern", 0.93)])
+def test_a_changed_value_supersedes_and_a_near_copy_does_not(
+    enricher: HeuristicEnricher,
+) -> None:
+    note = NoteDraft(title="t", content="CI now installs with uv 0.5.", note_kind="pattern")
+    [link] = enricher.decide_links(note, [cand("ZK-2", "CI installs with uv 0.4.", "pattern",
+                                               0.93)])
     assert link.link_type == LinkType.SUPERSEDES
+    same = NoteDraft(title="t", content="CI installs with uv 0.4 again.", note_kind="pattern")
+    [link] = enricher.decide_links(same, [cand("ZK-2", "CI installs with uv 0.4.", "pattern",
+                                               0.95)])
+    assert link.link_type != LinkType.SUPERSEDES
 
 
 def test_negated_stance_on_shared_terms_contradicts(enricher: HeuristicEnricher) -> None:
@@ -277,21 +246,19 @@ def test_split_atomic_drops_filler_and_keeps_statements(enricher: HeuristicEnric
     ]
 
 
-class _NoEmbedder:
-    dim = 384
-
-    def encode(self, text: str) -> list[float]:
-        raise AssertionError("bulk enrichment must not embed")
-
-    def encode_many(self, texts: object) -> list[list[float]]:
-        raise AssertionError("bulk enrichment must not embed")
-
-
-def test_statistical_enrichment_needs_no_embedding_and_keeps_identifiers() -> None:
-    enricher = HeuristicEnricher(_NoEmbedder())
-    e = enricher.enrich_statistical(
+def test_enrichment_keeps_identifiers_and_phrases_and_infers_the_kind(
+    enricher: HeuristicEnricher,
+) -> None:
+    e = enricher.enrich(
         "Fixed TimeoutError in the payment worker by adding exponential backoff with jitter.",
-        "fix", "shop")
+        "general", "shop")
     assert e.title.startswith("Fixed TimeoutError in the payment worker")
     assert "TimeoutError" in e.keywords and "payment worker" in e.keywords
+    assert e.note_kind == "fix"
     assert e.tags[:2] == ["fix", "shop"]
+    assert {"timeouterror", "payment worker"} <= {x.key for x in e.entities}
+
+
+def test_a_given_kind_is_kept(enricher: HeuristicEnricher) -> None:
+    e = enricher.enrich("Fixed TimeoutError in the payment worker.", "research", "shop")
+    assert e.note_kind == "research"

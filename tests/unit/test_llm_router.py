@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import ProviderError
 from kg_brain.llm import HeuristicEnricher, LLMEnricher, build_enricher
 from kg_brain.llm.providers import (
@@ -85,11 +84,6 @@ class ChatServer:
         self._httpd.server_close()
 
 
-@pytest.fixture(scope="module")
-def embedder() -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder()
-
-
 @pytest.fixture()
 def server() -> Iterator[ChatServer]:
     srv = ChatServer()
@@ -107,9 +101,9 @@ def make_settings(server: ChatServer, **extra: Any) -> Settings:
 
 
 @pytest.fixture()
-def router(server: ChatServer, embedder: SentenceTransformerEmbedder) -> LLMEnricher:
+def router(server: ChatServer) -> LLMEnricher:
     settings = make_settings(server)
-    enricher = build_enricher(settings, embedder)
+    enricher = build_enricher(settings)
     assert isinstance(enricher, LLMEnricher)
     return enricher
 
@@ -204,6 +198,55 @@ def test_split_atomic_uses_the_fast_model(router: LLMEnricher, server: ChatServe
     assert server.requests[0]["body"]["model"] == FAST
 
 
+# --- entities and kinds ------------------------------------------------------------------------
+
+
+def test_enrich_returns_the_models_entities_with_canonical_keys_and_its_kind(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    server.reply({**ENRICH_REPLY, "note_kind": "fix", "entities": [
+        {"name": "the Payments Worker", "kind": "service"},
+        {"name": "Postgres", "kind": "service"},
+        {"name": "payment worker", "kind": "service"},
+        {"name": "jitter", "kind": "a made-up kind"},
+    ]})
+    content = "The payments worker retried against Postgres; see worker/retry.py for jitter."
+    result = router.enrich(content, "general", "shop")
+    refs = [(e.key, e.kind.value) for e in result.entities]
+    assert refs[:3] == [("payment worker", "service"), ("postgresql", "service"),
+                        ("jitter", "phrase")]
+    assert ("worker/retry.py", "file") in refs  # code-shaped, found offline
+    assert result.note_kind == "fix"
+    assert result.tags[0] == "fix"
+    prompt = server.requests[0]["body"]["messages"][0]["content"]
+    assert "entities" in prompt and "note_kind" in prompt
+
+
+def test_a_given_kind_wins_and_an_unknown_one_is_inferred_offline(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    server.reply({**ENRICH_REPLY, "note_kind": "fix"})
+    server.reply({**ENRICH_REPLY, "note_kind": "anecdote"})
+    assert router.enrich("Use httpx.", "decision", "p").note_kind == "decision"
+    inferred = router.enrich("We decided to pin httpx below 1.0.", "general", "p")
+    assert inferred.note_kind == "decision"
+    assert {e.key for e in inferred.entities} == {"httpx"}  # the model named none
+
+
+def test_link_decisions_see_the_entities_of_both_sides(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    server.reply({"links": []})
+    note = NoteDraft(title="t", content="The payment worker listens on port 8002.",
+                     entities=["payment worker", "8002"])
+    cand = Candidate(zk_id="ZK-aaaa0001", title="Port", content="The inventory sync listens "
+                     "on port 8001.", note_kind="general", similarity=0.9)
+    assert router.decide_links(note, [cand]) == []
+    sent = json.loads(server.requests[0]["body"]["messages"][1]["content"])
+    assert sent["new_note"]["entities"] == ["payment worker", "8002"]
+    assert sent["candidates"][0]["entities"] == ["inventory sync", "8001"]
+
+
 # --- failures ----------------------------------------------------------------------------------
 
 
@@ -218,7 +261,19 @@ def test_malformed_replies_are_retried_then_fall_back_to_the_heuristic(
     assert len(server.requests) == 2  # llm_max_retries=1: one retry
     assert result.title == "Always pin httpx below 1.0 because the betas changed the transport API"
     assert result.context.startswith("Records the decision")
+    assert {e.key for e in result.entities} == {"httpx"}
     assert any("enrich failed" in r.getMessage() for r in caplog.records)
+
+
+def test_failed_link_decisions_fall_back_to_the_rules(
+    router: LLMEnricher, server: ChatServer
+) -> None:
+    server.reply("no json", status=503)
+    server.reply("no json", status=503)
+    note = NoteDraft(title="t", content="The inventory sync's migrations run with Alembic 1.13.")
+    cand = Candidate(zk_id="ZK-aaaa0001", title="m", content="The payment worker's migrations "
+                     "run with Alembic 1.13.", note_kind="general", similarity=0.95)
+    assert router.decide_links(note, [cand]) == []  # another service: no link
 
 
 def test_server_errors_are_retried(router: LLMEnricher, server: ChatServer) -> None:
@@ -236,11 +291,9 @@ def test_client_errors_are_not_retried(server: ChatServer) -> None:
     assert len(server.requests) == 1
 
 
-def test_a_slow_endpoint_times_out_into_the_fallback(
-    server: ChatServer, embedder: SentenceTransformerEmbedder
-) -> None:
+def test_a_slow_endpoint_times_out_into_the_fallback(server: ChatServer) -> None:
     settings = make_settings(server, llm_timeout_s=0.3, llm_max_retries=0)
-    enricher = build_enricher(settings, embedder)
+    enricher = build_enricher(settings)
     server.reply({"notes": ["late"]}, delay=1.0)
     started = time.monotonic()
     assert enricher.split_atomic("Use uv for installs. It is faster than pip.") == [
@@ -252,15 +305,16 @@ def test_a_slow_endpoint_times_out_into_the_fallback(
 
 
 def test_huggingface_provider_speaks_chat_completion(
-    server: ChatServer, embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+    server: ChatServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from huggingface_hub import constants
 
-    # Loading the embedder sets HF_HUB_OFFLINE, which huggingface_hub applies to every request.
+    # Loading the embedder (elsewhere in the run) sets HF_HUB_OFFLINE, which huggingface_hub
+    # applies to every request.
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     settings = make_settings(server, llm_provider="huggingface", HUGGINGFACE_API_KEY="hf-test")
     provider = HuggingFaceProvider(settings, base_url=server.url)
-    enricher = LLMEnricher(provider, HeuristicEnricher(embedder))
+    enricher = LLMEnricher(provider, HeuristicEnricher())
     server.reply("<think>\nplan\n</think>" + json.dumps(ENRICH_REPLY))
     result = enricher.enrich("httpx 1.0 betas changed the transport API.", "decision", "p")
     assert result.title == "Pin httpx below 1.0"
@@ -269,14 +323,12 @@ def test_huggingface_provider_speaks_chat_completion(
     assert enricher.name == f"huggingface:{FAST}"
 
 
-def test_factory_falls_back_to_the_heuristic_without_credentials(
-    server: ChatServer, embedder: SentenceTransformerEmbedder
-) -> None:
+def test_factory_falls_back_to_the_heuristic_without_credentials(server: ChatServer) -> None:
     heuristic = load_settings(llm_provider="heuristic", openai_base_url=server.url)
     no_url = load_settings(llm_provider="openai", openai_base_url=None)
     no_key = load_settings(llm_provider="huggingface", HUGGINGFACE_API_KEY=None)
     for settings in (heuristic, no_url, no_key):
-        assert build_enricher(settings, embedder).name == "heuristic"
+        assert build_enricher(settings).name == "heuristic"
     with_key = load_settings(llm_provider="huggingface", HUGGINGFACE_API_KEY="hf-test",
                              fast_model_id=FAST)
-    assert build_enricher(with_key, embedder).name == f"huggingface:{FAST}"
+    assert build_enricher(with_key).name == f"huggingface:{FAST}"

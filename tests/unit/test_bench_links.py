@@ -1,0 +1,63 @@
+"""The labelled link and kind sets are well formed, and the link bench scores them correctly."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from kg_brain.bench.links import DATA, LABELS, Outcome, link_scores, load_jsonl, render, report
+from kg_brain.vocab import NoteKind
+
+PAIRS = load_jsonl(DATA / "link_pairs.jsonl")
+KINDS = load_jsonl(DATA / "note_kinds.jsonl")
+
+
+def test_the_pair_set_covers_every_link_type_in_two_halves() -> None:
+    assert len(PAIRS) >= 150
+    counts = Counter(p["expected"] for p in PAIRS)
+    assert set(counts) == set(LABELS)
+    for label in ("FIXES", "SUPERSEDES", "CONTRADICTS", "RELATES_TO", "NONE"):
+        assert counts[label] >= 12, label
+    assert {p["half"] for p in PAIRS} == {"tune", "check"}
+    assert len({p["id"] for p in PAIRS}) == len(PAIRS)
+    kinds = {k.value for k in NoteKind}
+    for p in PAIRS:
+        assert p["new"]["note_kind"] in kinds and p["existing"]["note_kind"] in kinds
+        assert p["new"]["content"] != p["existing"]["content"]
+    assert len({p["project"] for p in PAIRS}) >= 4
+
+
+def test_the_kind_set_has_every_inferred_kind() -> None:
+    assert len(KINDS) >= 80
+    expected = Counter(k["expected"] for k in KINDS)
+    assert set(expected) == {"fix", "mistake", "decision", "pattern", "open_thread",
+                             "research", "project_context", "general"}
+
+
+def outcome(expected: str, got: str, kinds: tuple[str, str] = ("general", "general"),
+            half: str = "tune") -> Outcome:
+    return Outcome("p", half, expected, got, 0.5, "", kinds)
+
+
+def test_precision_recall_and_forbidden_confusions_are_counted() -> None:
+    outcomes = [outcome("FIXES", "FIXES"), outcome("FIXES", "RELATES_TO"),
+                outcome("NONE", "FIXES"), outcome("NONE", "NONE"),
+                outcome("RELATES_TO", "CONTRADICTS", ("fix", "decision"))]
+    scores = link_scores(outcomes)
+    assert scores["per_type"]["FIXES"] == {"precision": 0.5, "recall": 0.5, "f1": 0.5,
+                                           "support": 2, "predicted": 2}
+    assert scores["per_type"]["SUPPORTS"]["precision"] is None
+    assert scores["confusion"]["NONE"]["FIXES"] == 1
+    assert scores["contradicts_fix_decision"] == 1
+    assert scores["accuracy"] == 0.4
+    assert not scores["targets_met"]
+
+
+def test_the_report_has_both_halves_and_renders_a_confusion_matrix() -> None:
+    outcomes = [outcome("FIXES", "FIXES"), outcome("NONE", "NONE", half="check")]
+    result = report(outcomes, [{"text": "TODO: add a test.", "expected": "open_thread",
+                                "half": "tune"}], "heuristic")
+    assert result["halves"]["tune"]["links"]["pairs"] == 1
+    assert result["halves"]["all"]["links"]["pairs"] == 2
+    assert result["halves"]["tune"]["kinds"]["accuracy"] == 1.0
+    text = render(result)
+    assert "== check: 1 pairs" in text and "confusion" in text

@@ -1,0 +1,54 @@
+"""Kind inference for notes written as `general`: labels, cues, and staying general when unsure."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_brain.llm.kinds import infer_kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Fix: retry the upload with a fresh token.", "fix"),
+        ("Resolved by pinning urllib3 below 2 in the lockfile.", "fix"),
+        ("The 502s went away after raising the proxy read timeout.", "fix"),
+        ("Mistake: I pushed the migration before the code that reads the new column.", "mistake"),
+        ("The importer crashed with UnicodeDecodeError on Latin-1 CSV files.", "mistake"),
+        ("We accidentally ran the seed script against staging.", "mistake"),
+        ("We decided to drop Python 3.10 support in the next release.", "decision"),
+        ("Decision: feature flags live in the database, not in env vars.", "decision"),
+        ("Always wrap outbound calls in a timeout.", "pattern"),
+        ("Rule of thumb: one queue per tenant tier.", "pattern"),
+        ("TODO: add a retry test for the 429 path.", "open_thread"),
+        ("Still need to decide who owns the audit log.", "open_thread"),
+        ("Benchmarked msgpack against JSON: 3x smaller payloads.", "research"),
+        ("According to the Redis docs, SCAN may return a key twice.", "research"),
+        ("The repo is a Cargo workspace with three crates.", "project_context"),
+        ("Our stack: Go, Postgres and NATS.", "project_context"),
+    ],
+)
+def test_kind_is_inferred_from_labels_and_cues(text: str, kind: str) -> None:
+    assert infer_kind(text) == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The staging database is refreshed every Sunday.",
+        "Customer ids are prefixed with cus_ in the API.",
+        "The admin panel is only reachable through the VPN.",
+        "Invoices are numbered per year.",
+    ],
+)
+def test_plain_statements_stay_general(text: str) -> None:
+    assert infer_kind(text) == "general"
+
+
+def test_a_fix_that_names_the_failure_is_a_fix() -> None:
+    text = "The TimeoutError in the export job was fixed by streaming rows in batches."
+    assert infer_kind(text) == "fix"
+
+
+def test_a_given_kind_is_never_overridden() -> None:
+    assert infer_kind("Fix: retry the upload with a fresh token.", "decision") == "decision"
