@@ -7,8 +7,10 @@ from pathlib import Path
 
 from kg_brain.app import Brain
 from kg_brain.bench import delete_bench_project
+from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.bench.datasets import dia_keys, load_locomo
-from kg_brain.bench.retrieval import METHODS, report, run_corpora
+from kg_brain.bench.methods import METHODS, Method, build
+from kg_brain.bench.retrieval import DEPTH, merge_write_paths, report, run_corpora
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.search import Search
@@ -44,6 +46,15 @@ def _conversation(a: str, b: str) -> dict[str, object]:
     }
 
 
+def _brain_and_methods(db: Database,
+                       embedder: SentenceTransformerEmbedder) -> tuple[Brain, dict[str, Method]]:
+    settings = Settings(neo4j_uri=None, neo4j_password=None)
+    brain = Brain(settings, db=db, embedder=embedder)
+    search = Search(settings, db, embedder, brain.clock)
+    return brain, build(search, Baselines(db, embedder, brain.clock), Fusion(db, embedder),
+                        hops=2, depth=DEPTH)
+
+
 def test_evidence_ids_tolerate_the_format_quirks() -> None:
     assert dia_keys("D8:6; D9:17") == [(8, 6), (9, 17)]
     assert dia_keys("D:11:26") == [(11, 26)] and dia_keys("D30:05") == [(30, 5)]
@@ -57,11 +68,8 @@ def test_bench_runs_on_a_small_locomo_file(tmp_path: Path, db: Database,
     corpora = load_locomo(data)
     assert len(corpora[0].turns) == 12 and "shared a photo of a red bicycle" in \
         corpora[0].turns[0].text
-    settings = Settings(neo4j_uri=None, neo4j_password=None)
-    brain = Brain(settings, db=db, embedder=embedder)
-    search = Search(settings, db, embedder, brain.clock)
-    result = run_corpora(brain, search, corpora, list(METHODS), hops=2, keep=False,
-                         with_reply=True)
+    brain, calls = _brain_and_methods(db, embedder)
+    result = run_corpora(brain, calls, corpora, keep=False, with_reply=True)
     for name in METHODS:
         body = result["methods"][name]
         assert body["overall"]["questions"] == 6  # the no-evidence question is left out
@@ -77,17 +85,44 @@ def test_bench_reuses_imported_projects(tmp_path: Path, db: Database,
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([_conversation("Ana", "Ben")]))
     corpora, manifest = load_locomo(data), tmp_path / "manifest.json"
-    settings = Settings(neo4j_uri=None, neo4j_password=None)
-    brain = Brain(settings, db=db, embedder=embedder)
-    search = Search(settings, db, embedder, brain.clock)
-    first = run_corpora(brain, search, corpora, ["vector"], hops=2, keep=False,
-                        with_reply=True, reuse=manifest)
+    brain, every = _brain_and_methods(db, embedder)
+    calls = {"vector": every["vector"]}
+    first = run_corpora(brain, calls, corpora, keep=False, with_reply=True, reuse=manifest)
     entries = json.loads(manifest.read_text())
     try:
         assert len(entries) == 1 and len(entries[0]["ids"]) == 12
-        again = run_corpora(brain, search, corpora, ["vector"], hops=2, keep=False,
-                            with_reply=True, reuse=manifest)
+        again = run_corpora(brain, calls, corpora, keep=False, with_reply=True, reuse=manifest)
         assert again["methods"]["vector"]["overall"] == first["methods"]["vector"]["overall"]
         assert json.loads(manifest.read_text()) == entries  # read, not re-imported
     finally:
         delete_bench_project(db, entries[0]["project"])
+
+
+def test_add_write_path_builds_the_graph_add_memory_builds(
+        tmp_path: Path, db: Database, embedder: SentenceTransformerEmbedder) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_conversation("Ana", "Ben")]))
+    corpora = load_locomo(data)
+    brain, every = _brain_and_methods(db, embedder)
+    calls = {m: every[m] for m in ("search_memory", "fusion")}
+    manifest = tmp_path / "manifest.json"
+    added = run_corpora(brain, calls, corpora, keep=False, with_reply=True, reuse=manifest,
+                        write_path="add")
+    [entry] = json.loads(manifest.read_text())
+    project = entry["project"]
+    try:
+        assert entry["write_path"] == "add" and "-add-" in project
+        ids = sorted({z for _, _, z in entry["ids"]})
+        notes = brain.memory.get(ids)
+        assert all(" May, 2023): " in n.content for n in notes)  # speaker and session date
+        assert all(n.title and n.keywords for n in notes)  # enriched on write
+        assert any(n.links for n in notes)  # linked by add_memory, not by the import
+        jobs = db.read("bench/stress_jobs", project=project, kind="evolve")
+        assert all(j["state"] == "done" for j in jobs)
+        assert added["methods"]["fusion"]["overall"]["questions"] == 3
+    finally:
+        delete_bench_project(db, project)
+    assert not db.read("bench/stress_jobs", project=project, kind="evolve")
+    both = merge_write_paths({"import": added, "add": added})
+    assert list(both["methods"]) == ["search_memory@import", "search_memory@add",
+                                     "fusion@import", "fusion@add"]
