@@ -19,11 +19,11 @@ from kg_brain.store.model import LinkType
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 TEXTS = {
     "pool": "The connection pool is exhausted when workers hold sessions across requests.",
-    "retry": "Retry transient Neo4j errors with exponential backoff inside transaction functions.",
+    "labels": "Shipping labels print as raw ZPL on the warehouse printers over port 9100.",
     "token": "Deploy key rotation uses the identifier QX7ZETA-4411 in the vault path.",
-    "cache": "The embedding model is cached on first use so the server starts quickly.",
-    "ports": "The local Neo4j server picks free ports for bolt and http at start.",
-    "tests": "Each test writes into its own project and never wipes the database.",
+    "retry": "Carrier polls retry with exponential backoff capped at five minutes.",
+    "sensor": "New weather stations measure humidity with the SHT45 sensor.",
+    "tests": "Integration tests clone a template database instead of migrating from scratch.",
 }
 
 
