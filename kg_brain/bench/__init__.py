@@ -1,4 +1,5 @@
-"""Benchmark programs: retrieval quality (LoCoMo, MuSiQue), speed at scale, and reports."""
+"""Benchmark programs: retrieval quality (LoCoMo, MuSiQue, the coding set), speed at scale,
+reports."""
 
 from __future__ import annotations
 

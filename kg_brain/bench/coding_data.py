@@ -145,7 +145,7 @@ def problems(project: CodingProject) -> list[str]:
     return found
 
 
-# --- look-alikes -----------------------------------------------------------------------------------
+# --- look-alikes ------------------------------------------------------------------------------
 def lookalikes(project: CodingProject, count: int, seed: int) -> list[list[Step]]:
     """At least `count` look-alike notes in groups that are written together (a failure and its
     fix); the same project, count and seed give the same notes."""

@@ -54,7 +54,7 @@ def score_expected(ranked: list[str], expected: set[str],
 
 
 def mean_scores(items: list[dict[str, float | None]]) -> dict[str, Any]:
-    """Means per metric over the questions that have it (None = not applicable), plus `questions`."""
+    """Means per metric over the questions that have it (None: not applicable), and the count."""
     out: dict[str, Any] = {}
     for key in dict.fromkeys(k for i in items for k in i):
         values = [v for i in items if (v := i.get(key)) is not None]
