@@ -29,14 +29,14 @@ from kg_brain.bench.coding_data import (
     lookalikes,
     schedule,
 )
-from kg_brain.bench.ingest import drain_evolution
+from kg_brain.bench.ingest import drain_evolution, evolution_jobs, run_evolution
 from kg_brain.bench.methods import Method
 from kg_brain.bench.metrics import latency, score_expected, summarise
 from kg_brain.memory import Memory
 
 log = logging.getLogger(__name__)
 DEPTH = 10
-WRITE_INTERVAL = timedelta(minutes=37)  # between two replayed writes: ~3 weeks per project
+WRITE_INTERVAL = timedelta(minutes=37)  # between replayed writes: ~9 days per 350 notes
 
 
 class ReplayClock:
@@ -53,10 +53,6 @@ class ReplayClock:
     def start(self, at: datetime) -> None:
         self.replaying = at
 
-    def advance(self) -> None:
-        if self.replaying is not None:
-            self.replaying += WRITE_INTERVAL
-
     def stop(self) -> None:
         self.replaying = None
 
@@ -70,14 +66,15 @@ class Replayed:
     merged_real: list[str] = field(default_factory=list)  # real notes merged into another
     merged_lookalikes: int = 0
     write_s: float = 0.0
-    evolution_applied: int = 0
+    evolution_jobs: int = 0
+    evolution_applied: int = 0  # by this process; other processes' workers may take some
     drain_s: float = 0.0
 
     def stats(self, real: int, fake: int) -> dict[str, Any]:
         return {"project": self.project, "real_notes": real, "lookalike_notes": fake,
                 "merged_real": self.merged_real, "merged_lookalikes": self.merged_lookalikes,
-                "write_s": round(self.write_s, 1), "evolution_applied": self.evolution_applied,
-                "drain_s": round(self.drain_s, 1)}
+                "write_s": round(self.write_s, 1), "evolution_jobs": self.evolution_jobs,
+                "evolution_applied": self.evolution_applied, "drain_s": round(self.drain_s, 1)}
 
 
 def write_step(memory: Memory, step: Step, project: str, ids: dict[str, str]) -> bool:
@@ -102,25 +99,28 @@ def write_step(memory: Memory, step: Step, project: str, ids: dict[str, str]) ->
 
 def replay(brain: Brain, clock: ReplayClock, start: datetime, steps: list[Step],
            project: str) -> Replayed:
-    """Write the steps in order, one replayed interval apart from `start`, then drain
-    evolution in real time."""
+    """Write the steps in order, one replayed interval apart from `start`, applying the
+    evolution jobs after each write as a scheduler would (in real time: queue leases are shared
+    with other processes), then drain what is left."""
     memory = brain.memory
     out = Replayed(project)
     began = time.monotonic()
-    clock.start(start)
-    try:
-        for step in steps:
-            clock.advance()
-            if write_step(memory, step, project, out.ids):
-                if step.real:
-                    out.merged_real.append(step.key)
-                else:
-                    out.merged_lookalikes += 1
-    finally:
-        clock.stop()
+    for number, step in enumerate(steps):
+        clock.start(start + number * WRITE_INTERVAL)
+        try:
+            merged = write_step(memory, step, project, out.ids)
+        finally:
+            clock.stop()
+        if merged:
+            if step.real:
+                out.merged_real.append(step.key)
+            else:
+                out.merged_lookalikes += 1
+        out.evolution_applied += run_evolution(memory, project)
     out.write_s = time.monotonic() - began
     began = time.monotonic()
-    out.evolution_applied = drain_evolution(memory, project)
+    out.evolution_applied += drain_evolution(memory, project)
+    out.evolution_jobs = evolution_jobs(memory, project)
     out.drain_s = time.monotonic() - began
     return out
 

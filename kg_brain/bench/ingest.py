@@ -5,7 +5,9 @@ the speaker and session date as title, the setting and the turn it answers as co
 RELATES_TO link from each turn to the one before it in its session, the structure any transcript
 import creates.
 `add`: every turn through add_memory one after the other, as an agent would store it: enrichment,
-dedup, typed links to the notes before it and evolution jobs, the queue drained before any
+dedup, typed links to the notes before it and evolution jobs, which this process applies after
+each write (as a server's scheduler would, a few seconds later; applying them here also keeps
+workers of other processes sharing the database from taking them), the queue drained before any
 question is asked. Nothing is batched: each write depends on the notes written before it.
 """
 
@@ -77,15 +79,29 @@ def add_corpus(brain: Brain, corpus: Corpus, project: str) -> dict[TurnKey, str]
     returns turn key -> zk_id (a turn merged into an earlier note maps to that note)."""
     memory = brain.memory
     by_key: dict[TurnKey, str] = {}
-    merged = 0
+    merged = evolved = 0
     for turn in corpus.turns:
         added = memory.add(add_content(turn), project)
         by_key[turn.key] = added.note.zk_id
         merged += added.deduplicated
-    evolved = drain_evolution(memory, project)
-    log.info("added %d turns into %s (%d merged into earlier notes), %d evolution jobs applied",
-             len(corpus.turns), project, merged, evolved)
+        evolved += run_evolution(memory, project)
+    evolved += drain_evolution(memory, project)
+    log.info("added %d turns into %s (%d merged into earlier notes), evolution jobs: %d applied "
+             "here of %d", len(corpus.turns), project, merged, evolved,
+             evolution_jobs(memory, project))
     return by_key
+
+
+def run_evolution(memory: Memory, project: str) -> int:
+    """What a scheduler tick does, for one project: apply its pending evolution jobs."""
+    applied = 0
+    while done := memory.process_evolution(limit=DRAIN_BATCH, project=project):
+        applied += done
+    return applied
+
+
+def evolution_jobs(memory: Memory, project: str) -> int:
+    return len(memory.db.read("bench/stress_jobs", project=project, kind="evolve"))
 
 
 def drain_evolution(memory: Memory, project: str) -> int:
@@ -94,8 +110,7 @@ def drain_evolution(memory: Memory, project: str) -> int:
     applied = 0
     deadline = time.monotonic() + DRAIN_WAIT_S
     while True:
-        while done := memory.process_evolution(limit=DRAIN_BATCH, project=project):
-            applied += done
+        applied += run_evolution(memory, project)
         pending = sum(j["state"] == "pending" for j in memory.db.read(
             "bench/stress_jobs", project=project, kind="evolve"))
         if not pending:

@@ -10,7 +10,13 @@ from datetime import datetime
 from kg_brain.app import Brain
 from kg_brain.bench import delete_bench_project
 from kg_brain.bench.baselines import Baselines, Fusion
-from kg_brain.bench.coding import WRITE_INTERVAL, ReplayClock, replay, report, run_coding
+from kg_brain.bench.coding import (
+    WRITE_INTERVAL,
+    ReplayClock,
+    replay,
+    report,
+    run_coding,
+)
 from kg_brain.bench.coding_data import CodingProject, lookalikes, schedule, shipped_projects
 from kg_brain.bench.methods import METHODS, build
 from kg_brain.db import Database
@@ -54,11 +60,11 @@ def test_replay_writes_through_the_tools_in_schedule_order(
         assert notes[written.ids["decision-zpl"]].note_kind == "general"  # as the data says
         created = [datetime.fromisoformat(str(notes[written.ids[s.key]].created))
                    for s in steps]
-        assert created == sorted(created) and len(set(created)) == len(steps)
-        assert start < created[0] and created[-1] < start + (len(steps) + 1) * WRITE_INTERVAL
+        assert created == [start + i * WRITE_INTERVAL for i in range(len(steps))]
         assert written.merged_real == []
         jobs = db.read("bench/stress_jobs", project=project, kind="evolve")
         assert jobs and all(j["state"] == "done" for j in jobs)  # drained before questions
+        assert written.evolution_jobs == len(jobs) >= written.evolution_applied > 0
     finally:
         delete_bench_project(db, project)
 
