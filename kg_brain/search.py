@@ -3,8 +3,8 @@
 Every search embeds the query once in Python and sends one Cypher statement: the vector index,
 the full-text index, the later hops (query vectors blended inside Cypher), the neighbour
 expansion and the access stamp all run in that statement. Once a minute per project and process
-a count of the project's notes comes first (kg_brain/store/share.py). `deep_search_reference` keeps the
-seed's algorithm (re-embed "query + titles" per hop in Python) to measure the design against.
+a count of the project's notes comes first (kg_brain/store/share.py). The baselines the searches
+are measured against live with the benchmarks (kg_brain/bench/baselines.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from kg_brain.deps import Deps
 from kg_brain.errors import NotFound
 from kg_brain.models import FoundBy, Hit, LinkView
 from kg_brain.store import search as statements
-from kg_brain.store.search import VectorHit
 from kg_brain.vocab import CONTEXTUAL_KINDS
 
 _WORD = re.compile(r"\w+")
@@ -140,63 +139,6 @@ class Search:
         tuning = asdict(replace(t, pool=pool, **self._fetches(params["project"], pool, k)))
         rows = statements.deep_search(self.db, **params, hops=hops, k=k, **tuning)
         return [_hit(r) for r in rows]
-
-    def vector_search(self, query: str, project: str, top_k: int = 10) -> list[Hit]:
-        """Flat vector search (the baseline the benchmark compares against); read only."""
-        k = validate.bounded(top_k, 1, 100, "top_k")
-        rows = self._vector(self.embedder.encode(validate.content(query, MAX_QUERY_CHARS,
-                                                                  "query")),
-                            validate.project(project), _excluded(False), k)
-        return [Hit(zk_id=r["zk_id"], title=r["title"], score=round(float(r["score"]), 6),
-                    preview=r["preview"], note_kind=r["note_kind"], project=project,
-                    found_by=[FoundBy(hop=0, channel="vector")]) for r in rows]
-
-    def _vector(self, vector: list[float], project: str, excluded: list[str],
-                k: int) -> list[VectorHit]:
-        return statements.vector_notes(self.db, vector=vector, project=project,
-                                       excluded=excluded,
-                                       fetch=self._fetches(project, k, k)["fetch"], k=k)
-
-    def deep_search_reference(self, query: str, project: str, hops: int = 2, top_k: int = 10,
-                              include_contextual: bool = False) -> list[Hit]:
-        """The seed's algorithm: hop h re-embeds "query + titles of hop h-1's top notes" in
-        Python, searches again and pre-fetches graph neighbours; the union is ranked by best
-        score. Several round trips per call: kept to measure the one-statement design."""
-        k = validate.bounded(top_k, 1, 100, "top_k")
-        hops = validate.bounded(hops, 1, 3, "hops")
-        text = validate.content(query, MAX_QUERY_CHARS, "query")
-        project = validate.project(project)
-        excluded, t = _excluded(include_contextual), self.tuning
-        best: dict[str, tuple[float, dict[str, Any]]] = {}
-
-        def offer(zk_id: str, score: float, how: dict[str, Any]) -> None:
-            if zk_id not in best or score > best[zk_id][0]:
-                best[zk_id] = (score, how)
-
-        prompt = text
-        for hop in range(hops + 1):
-            found = [r for r in self._vector(self.embedder.encode(prompt), project, excluded,
-                                             t.pool + len(best)) if r["zk_id"] not in best]
-            found = found[:t.pool]
-            for r in found:
-                offer(r["zk_id"], float(r["score"]) * t.decay ** hop,
-                      {"hop": hop, "channel": "vector"})
-            top = found[:t.expand_n]
-            for nb in statements.note_neighbours(self.db, zk_ids=[r["zk_id"] for r in top],
-                                                 project=project, excluded=excluded,
-                                                 limit=t.nb_limit):
-                seed_score = best[nb["via"]][0]
-                offer(nb["zk_id"], seed_score * t.decay * float(nb["weight"] or 0.5),
-                      {"hop": hop + 1, "channel": "graph", "via": nb["via"],
-                       "relationship": nb["relationship"]})
-            prompt = " ".join([text] + [r["title"] for r in found[:t.blend_n]])
-        ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
-        if not ranked:
-            return []
-        rows = statements.stamp_hits(self.db, zk_ids=[z for z, _ in ranked], now=self.clock())
-        scores = dict(ranked)
-        return [_hit(r, score=scores[r["zk_id"]][0], found_by=[scores[r["zk_id"]][1]])
-                for r in rows]
 
     def get_related(self, zk_id: str, depth: int = 1) -> Related:
         """The neighbourhood up to `depth` (1-3) with relationship types and directions."""

@@ -27,6 +27,7 @@ from tqdm import tqdm
 from kg_brain.app import Brain
 from kg_brain.bench import corpus
 from kg_brain.bench.common import delete_bench_project, emit_result
+from kg_brain.bench.baselines import Baselines
 from kg_brain.bench.scale import TimedDatabase, latency_stats
 from kg_brain.search import Search
 from kg_brain.settings import load_settings
@@ -57,11 +58,12 @@ def measure(brain: Brain, project: str, queries: list[str], exact: list[list[str
             widening: bool) -> dict[str, Any]:
     timed = TimedDatabase(brain.db)
     fetch = IndexFetch(timed, ceiling=2_000 if widening else 0)  # type: ignore[arg-type]
-    search = Search(replace(brain.deps, db=timed, index_fetch=fetch))  # type: ignore[arg-type]
+    deps = replace(brain.deps, db=timed, index_fetch=fetch)  # type: ignore[arg-type]
+    search, baselines = Search(deps), Baselines(deps)
     result: dict[str, Any] = {"fetch": fetch(project, search.tuning.pool, search.tuning.fetch)}
     calls = {"search_memory": lambda q: search.search_memory(q, project, top_k=10),
              "deep_search": lambda q: search.deep_search(q, project, hops=2, top_k=10),
-             "vector_search": lambda q: search.vector_search(q, project, top_k=10)}
+             "vector_search": lambda q: baselines.vector_search(q, project, top_k=10)}
     found: list[list[str]] = []
     for name, call in calls.items():
         for q in queries[:5]:

@@ -1,7 +1,8 @@
 """`kg-brain bench report RESULT.json...`: Markdown tables and PNG plots from benchmark results.
 
-Understands the JSON written by `bench scale` (key `sizes`), `bench retrieval` (key `methods`)
-and `python -m kg_brain.bench.projects`; anything else is refused with a clear message.
+Understands the JSON written by `bench scale` (key `sizes`), `bench retrieval` (key `methods`;
+the coding suite has its own tables) and `python -m kg_brain.bench.projects`; anything else is
+refused with a clear message.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kg_brain.bench.coding_data import QUESTION_TYPES
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
 
 METRICS = ("recall@5", "recall@10", "recall@25", "hit@10", "mrr")
+CODING_METRICS = ("hit@1", "mrr", "all@3", "all@5")
 
 
 def _metric(name: str, value: float) -> str:
@@ -97,6 +100,28 @@ def retrieval_tables(result: dict[str, Any]) -> str:
             cells = [_metric("recall@10", data["by_category"][c]["recall@10"])
                      if c in data["by_category"] else "n/a" for c in categories]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def coding_tables(result: dict[str, Any]) -> str:
+    """The coding set: overall metrics per method, then hit@1, all-needed@3 and `inverted`
+    (an outdated fact or a mistake ranked above what replaces it) per question type."""
+    methods = result["methods"]
+    by_type = next(iter(methods.values()))["by_type"]
+    types = [t for t in QUESTION_TYPES if t in by_type]
+    lines = ["| method | " + " | ".join(CODING_METRICS) + " |",
+             "|---" * (len(CODING_METRICS) + 1) + "|"]
+    for name, data in methods.items():
+        lines.append(f"| {name} | " + " | ".join(_metric(m, data["overall"][m])
+                                                  for m in CODING_METRICS) + " |")
+    for metric in ("hit@1", "all@3", "inverted"):
+        shown = [t for t in types if metric in by_type[t]]
+        lines += ["", f"{metric} by question type:", "",
+                  "| method | " + " | ".join(f"{t} ({by_type[t]['questions']})" for t in shown)
+                  + " |", "|---" * (len(shown) + 1) + "|"]
+        for name, data in methods.items():
+            lines.append(f"| {name} | " + " | ".join(_metric(metric, data["by_type"][t][metric])
+                                                      for t in shown) + " |")
     return "\n".join(lines)
 
 
@@ -183,6 +208,8 @@ def render(paths: list[Path], out: Path) -> str:
             images = plot_scale(result, out)
             sections.append(f"## Scale ({path.name})\n\n{scale_tables(result)}\n\n"
                             + "\n".join(f"![{p.stem}]({p.name})" for p in images))
+        elif result.get("suite") == "coding":
+            sections.append(f"## Retrieval, coding set ({path.name})\n\n{coding_tables(result)}")
         elif "methods" in result:
             image = plot_retrieval(result, out, path.stem)
             sections.append(f"## Retrieval ({path.name})\n\n{retrieval_tables(result)}\n\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, TypedDict
 
 from neo4j.time import DateTime
@@ -19,6 +20,39 @@ class Deleted(TypedDict):
     deleted: int
 
 
+class NoteVector(TypedDict):
+    zk_id: str
+    title: str
+    content: str
+    note_kind: str
+    embedding: list[float]
+
+
+class VectorHit(TypedDict):
+    zk_id: str
+    title: str
+    score: float
+    preview: str
+    note_kind: str
+
+
+class Neighbour(TypedDict):
+    via: str
+    zk_id: str
+    title: str
+    relationship: str
+    score: float
+
+
+class StampedHit(TypedDict):
+    zk_id: str
+    title: str
+    preview: str
+    note_kind: str
+    project: str
+    links: list[dict[str, Any]]
+
+
 class Footprint(TypedDict):
     notes: int
     fleeting: int
@@ -33,11 +67,6 @@ class Footprint(TypedDict):
 class StoredText(TypedDict):
     kind: str
     props: dict[str, Any]
-
-
-class NoteVector(TypedDict):
-    zk_id: str
-    embedding: list[float]
 
 
 class RawHit(TypedDict):
@@ -85,6 +114,11 @@ def delete_bench_project(on: On, *, project: str, batch: int) -> Deleted:
     """Up to `batch` notes of a bench-* project removed; refuses any other project."""
 
 
+@write()
+def delete_bench_jobs(on: On, *, project: str) -> Deleted:
+    """A bench-* project's queue jobs, done or not."""
+
+
 @read
 def project_footprint(on: On, *, project: str) -> Footprint:
     """Everything a write to the project can change, summed."""
@@ -97,12 +131,29 @@ def project_text(on: On, *, project: str) -> list[StoredText]:
 
 @read
 def project_vectors(on: On, *, project: str) -> list[NoteVector]:
-    """The project's permanent notes with their embeddings."""
+    """The project's permanent notes with their text and embeddings."""
 
 
 @read
 def raw_vector_query(on: On, *, index: str, k: int, vector: Vector) -> list[RawHit]:
     """One raw vector index query, the yardstick for search latencies."""
+
+
+@read
+def vector_notes(on: On, *, vector: Vector, project: str, excluded: list[str], fetch: int,
+                 k: int) -> list[VectorHit]:
+    """Plain vector search over a project's live permanent notes."""
+
+
+@read
+def note_neighbours(on: On, *, zk_ids: list[str], vector: Vector, project: str,
+                    excluded: list[str], limit: int) -> list[Neighbour]:
+    """Live neighbours of some notes over typed links, scored against a query vector."""
+
+
+@write()
+def stamp_hits(on: On, *, zk_ids: list[str], now: datetime) -> list[StampedHit]:
+    """Access stamped on these notes; their hit fields in the order given."""
 
 
 @read

@@ -32,31 +32,6 @@ class DeepHit(TypedDict):
     links: list[dict[str, Any]]
 
 
-class VectorHit(TypedDict):
-    zk_id: str
-    title: str
-    score: float
-    preview: str
-    note_kind: str
-
-
-class Neighbour(TypedDict):
-    via: str
-    zk_id: str
-    title: str
-    relationship: str
-    weight: float
-
-
-class StampedHit(TypedDict):
-    zk_id: str
-    title: str
-    preview: str
-    note_kind: str
-    project: str
-    links: list[dict[str, Any]]
-
-
 class Neighbourhood(TypedDict):
     root: str
     nodes: list[dict[str, Any]]
@@ -77,23 +52,6 @@ def deep_search(on: On, *, vector: Vector, text: str, project: str, excluded: li
                 w_graph: float, decay: float, agg: str, k: int,
                 now: datetime) -> list[DeepHit]:
     """Hops of blended vector queries plus typed-link expansion; stamps access on the hits."""
-
-
-@read
-def vector_notes(on: On, *, vector: Vector, project: str, excluded: list[str], fetch: int,
-                 k: int) -> list[VectorHit]:
-    """Plain vector search over a project's live permanent notes."""
-
-
-@read
-def note_neighbours(on: On, *, zk_ids: list[str], project: str, excluded: list[str],
-                    limit: int) -> list[Neighbour]:
-    """Live neighbours of some notes over typed links, strongest first per seed."""
-
-
-@write()
-def stamp_hits(on: On, *, zk_ids: list[str], now: datetime) -> list[StampedHit]:
-    """Access stamped on these notes; their hit fields in the order given."""
 
 
 @read

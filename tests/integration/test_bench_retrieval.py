@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kg_brain.app import Brain
 from kg_brain.bench.common import delete_bench_project
+from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.bench.datasets import dia_keys, load_locomo
-from kg_brain.bench.retrieval import METHODS, report, run_corpora
+from kg_brain.bench.methods import METHODS, Method, build
+from kg_brain.bench.retrieval import DEPTH, merge_write_paths, report, run_corpora
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.store.bench import stress_jobs
 from tests.support.brains import make_brain
 
 TOPICS = ["hiking in the alps", "a new puppy named Biscuit", "learning the violin",
@@ -42,6 +46,13 @@ def _conversation(a: str, b: str) -> dict[str, object]:
     }
 
 
+def _brain_and_methods(db: Database,
+                       embedder: SentenceTransformerEmbedder) -> tuple[Brain, dict[str, Method]]:
+    brain = make_brain(db, embedder)
+    return brain, build(brain.search, Baselines(brain.deps), Fusion(brain.deps), hops=2,
+                        depth=DEPTH)
+
+
 def test_evidence_ids_tolerate_the_format_quirks() -> None:
     assert dia_keys("D8:6; D9:17") == [(8, 6), (9, 17)]
     assert dia_keys("D:11:26") == [(11, 26)] and dia_keys("D30:05") == [(30, 5)]
@@ -55,10 +66,8 @@ def test_bench_runs_on_a_small_locomo_file(tmp_path: Path, db: Database,
     corpora = load_locomo(data)
     assert len(corpora[0].turns) == 12 and "shared a photo of a red bicycle" in \
         corpora[0].turns[0].text
-    brain = make_brain(db, embedder)
-    search = brain.search
-    result = run_corpora(brain, search, corpora, list(METHODS), hops=2, keep=False,
-                         with_reply=True)
+    brain, calls = _brain_and_methods(db, embedder)
+    result = run_corpora(brain, calls, corpora, keep=False, with_reply=True)
     for name in METHODS:
         body = result["methods"][name]
         assert body["overall"]["questions"] == 6  # the no-evidence question is left out
@@ -74,16 +83,44 @@ def test_bench_reuses_imported_projects(tmp_path: Path, db: Database,
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps([_conversation("Ana", "Ben")]))
     corpora, manifest = load_locomo(data), tmp_path / "manifest.json"
-    brain = make_brain(db, embedder)
-    search = brain.search
-    first = run_corpora(brain, search, corpora, ["vector"], hops=2, keep=False,
-                        with_reply=True, reuse=manifest)
+    brain, every = _brain_and_methods(db, embedder)
+    calls = {"vector": every["vector"]}
+    first = run_corpora(brain, calls, corpora, keep=False, with_reply=True, reuse=manifest)
     entries = json.loads(manifest.read_text())
     try:
         assert len(entries) == 1 and len(entries[0]["ids"]) == 12
-        again = run_corpora(brain, search, corpora, ["vector"], hops=2, keep=False,
-                            with_reply=True, reuse=manifest)
+        again = run_corpora(brain, calls, corpora, keep=False, with_reply=True, reuse=manifest)
         assert again["methods"]["vector"]["overall"] == first["methods"]["vector"]["overall"]
         assert json.loads(manifest.read_text()) == entries  # read, not re-imported
     finally:
         delete_bench_project(db, entries[0]["project"])
+
+
+def test_add_write_path_builds_the_graph_add_memory_builds(
+        tmp_path: Path, db: Database, embedder: SentenceTransformerEmbedder) -> None:
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_conversation("Ana", "Ben")]))
+    corpora = load_locomo(data)
+    brain, every = _brain_and_methods(db, embedder)
+    calls = {m: every[m] for m in ("search_memory", "fusion")}
+    manifest = tmp_path / "manifest.json"
+    added = run_corpora(brain, calls, corpora, keep=False, with_reply=True, reuse=manifest,
+                        write_path="add")
+    [entry] = json.loads(manifest.read_text())
+    project = entry["project"]
+    try:
+        assert entry["write_path"] == "add" and "-add-" in project
+        ids = sorted({z for _, _, z in entry["ids"]})
+        notes = brain.reader.get(ids)
+        assert all(" May, 2023): " in n.content for n in notes)  # speaker and session date
+        assert all(n.title and n.keywords for n in notes)  # enriched on write
+        assert any(n.links for n in notes)  # linked by add_memory, not by the import
+        jobs = stress_jobs(db, project=project, kind="evolve")
+        assert all(j["state"] == "done" for j in jobs)
+        assert added["methods"]["fusion"]["overall"]["questions"] == 3
+    finally:
+        delete_bench_project(db, project)
+    assert not stress_jobs(db, project=project, kind="evolve")
+    both = merge_write_paths({"import": added, "add": added})
+    assert list(both["methods"]) == ["search_memory@import", "search_memory@add",
+                                     "fusion@import", "fusion@add"]

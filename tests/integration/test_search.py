@@ -127,13 +127,6 @@ def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
     assert {f.channel for h in hits for f in h.found_by} >= {"vector", "lexical", "graph"}
 
 
-def test_reference_deep_mode_returns_the_same_shape(brain: Brain, search: Search,
-                                                    project: str) -> None:
-    ids = seed(brain, project)
-    hits = search.deep_search_reference("connection pool exhausted", project, hops=2, top_k=4)
-    assert hits[0].zk_id == ids["pool"] and all(h.found_by for h in hits)
-
-
 def test_get_related_follows_depth_and_direction(brain: Brain, search: Search,
                                                  project: str) -> None:
     a, b, c, d = brain.importer.add_many([note(f"chain note {x}", project) for x in "abcd"])
@@ -177,7 +170,6 @@ def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
                                   note_kind="mistake")])
     assert [h.zk_id for h in search.search_memory(text, project, top_k=3)] == [own]
     assert [h.zk_id for h in search.deep_search(text, project, top_k=3)] == [own]
-    assert [h.zk_id for h in search.vector_search(text, project, top_k=3)] == [own]
     assert [m.zk_id for m in brain.mistakes.preflight_check(text, project).mistakes] == [own]
     added = brain.writer.add(text, project, note_kind="mistake")
     assert added.deduplicated and added.matched_zk_id == own

@@ -8,7 +8,8 @@ import pytest
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
-from kg_brain.app import Brain, utc_now
+from kg_brain.app import Brain
+from kg_brain.clock import utc_now
 from kg_brain.tools import build_server
 from kg_brain.store.notes import new_zk_id
 from tests.support.mcp import call

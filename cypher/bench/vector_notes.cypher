@@ -1,6 +1,6 @@
-// Plain vector search over one project's live notes (the flat baseline and the reference
-// deep mode's per-hop search); read only. Over-fetches from the index, falls back to an exact
-// scan of the project when the index candidates do not fill k.
+// Plain vector search over one project's live notes (the benchmark baselines: flat vector
+// search and each hop of the seed's deep search); read only. Over-fetches from the index, falls
+// back to an exact scan of the project when the index candidates do not fill k.
 // params: vector: 384 floats; project; excluded: note kinds to leave out; fetch: index
 //         candidates; k: results.
 // returns: zk_id, title, score, preview, note_kind; score (cosine, 0..1), preview, note_kind; best

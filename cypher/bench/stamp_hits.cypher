@@ -1,6 +1,6 @@
 // Stamp access on a set of returned notes in one batched write and return their hit fields.
 // params: zk_ids: notes in result order; now: datetime.
-// returns: zk_id, title, preview, note_kind, project, links; links; in the order given
+// returns: zk_id, title, preview, note_kind, project, links; in the order given
 UNWIND range(0, size($zk_ids) - 1) AS i
 MATCH (n:Note {zk_id: $zk_ids[i]})
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now

@@ -1,0 +1,92 @@
+"""The coding benchmark end to end on a trimmed shipped project: replay through the real write
+path, the questions through every method, the bench project removed afterwards."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from datetime import datetime
+
+from kg_brain.app import Brain
+from kg_brain.bench.common import delete_bench_project
+from kg_brain.bench.baselines import Baselines, Fusion
+from kg_brain.bench.coding import (
+    WRITE_INTERVAL,
+    ReplayClock,
+    replay,
+    report,
+    run_coding,
+)
+from kg_brain.bench.coding_data import CodingProject, lookalikes, schedule, shipped_projects
+from kg_brain.bench.methods import METHODS, build
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.store.bench import project_vectors, stress_jobs
+from tests.support.brains import make_brain
+
+KEYS = {"stack", "api-port", "fail-postgis", "fix-postgis", "decision-zpl", "session-zpl",
+        "api-port-new", "research-orjson", "decision-orjson"}
+LOOKALIKES = 8
+
+
+def _small() -> CodingProject:
+    """A few real notes of one shipped project, and the questions they answer."""
+    full = shipped_projects(["harborline"])[0]
+    questions = [q for q in full.questions if set(q.expected + q.outdated) <= KEYS]
+    return replace(full, notes=[s for s in full.notes if s.key in KEYS], questions=questions)
+
+
+def _brain(db: Database, embedder: SentenceTransformerEmbedder) -> tuple[Brain, ReplayClock]:
+    clock = ReplayClock()
+    return make_brain(db, embedder, clock=clock), clock
+
+
+def test_replay_writes_through_the_tools_in_schedule_order(
+        db: Database, embedder: SentenceTransformerEmbedder) -> None:
+    data = _small()
+    brain, clock = _brain(db, embedder)
+    steps = schedule(data.notes, lookalikes(data, LOOKALIKES, seed=3), seed=3)
+    project = f"bench-coding-test-{uuid.uuid4().hex[:8]}"
+    try:
+        start = datetime.fromisoformat(data.start)
+        written = replay(brain, clock, start, steps, project)
+        notes = {n.zk_id: n for n in brain.reader.get(list(written.ids.values()))}
+        fix, failure = notes[written.ids["fix-postgis"]], notes[written.ids["fail-postgis"]]
+        assert fix.note_kind == "fix" and failure.note_kind == "mistake"
+        assert failure.memory_type == "permanent"  # promoted by the resolution
+        assert any(link.type == "FIXES" and link.zk_id == failure.zk_id for link in fix.links)
+        assert notes[written.ids["session-zpl"]].note_kind == "session_summary"
+        assert notes[written.ids["decision-zpl"]].note_kind == "general"  # as the data says
+        created = [datetime.fromisoformat(str(notes[written.ids[s.key]].created))
+                   for s in steps]
+        assert created == [start + i * WRITE_INTERVAL for i in range(len(steps))]
+        assert written.merged_real == []
+        jobs = stress_jobs(db, project=project, kind="evolve")
+        assert jobs and all(j["state"] == "done" for j in jobs)  # drained before questions
+        assert written.evolution_jobs == len(jobs) >= written.evolution_applied > 0
+    finally:
+        delete_bench_project(db, project)
+
+
+def test_coding_suite_scores_every_method_and_cleans_up(
+        db: Database, embedder: SentenceTransformerEmbedder) -> None:
+    data = _small()
+    assert {q.type for q in data.questions} >= {"current_value", "symptom_fix", "multi_note"}
+    brain, clock = _brain(db, embedder)
+    calls = build(brain.search, Baselines(brain.deps), Fusion(brain.deps), hops=2, depth=10)
+    run_id = uuid.uuid4().hex[:8]
+    result = run_coding(brain, [data], calls, clock, run_id, LOOKALIKES, seed=3, keep=False)
+    stats = result["projects"]["harborline"]
+    assert stats["real_notes"] == len(KEYS) + 1  # the session writes a summary and a thread
+    assert stats["lookalike_notes"] >= LOOKALIKES and stats["merged_real"] == []
+    for name in METHODS:
+        body = result["methods"][name]
+        assert body["overall"]["questions"] == len(data.questions)
+        assert set(body["by_type"]) == {q.type for q in data.questions}
+        assert "inverted" in body["by_type"]["current_value"]
+        assert body["latency_ms"]["p50"] > 0
+    assert result["methods"]["fusion"]["overall"]["all@5"] > 0
+    assert len(result["questions"]) == len(data.questions)
+    assert set(result["questions"][0]["ranks"]) == set(METHODS)
+    assert "fusion" in report(result) and "inverted" in report(result)
+    assert not project_vectors(db, project=stats["project"])
