@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg_brain.db import Connection, Database
-from kg_brain.embed import Embedder, SentenceTransformerEmbedder
+from kg_brain.embed import Embedder, build_embedder
 from kg_brain.localdb import docker_engine_available, local_server
 from kg_brain.settings import Settings
 
@@ -95,8 +95,7 @@ class Brain:
     def embedder(self) -> Embedder:
         with self._model_lock:
             if self._embedder is None:
-                self._embedder = SentenceTransformerEmbedder(self.settings.embedding_model,
-                                                             self.settings.embedding_batch_size)
+                self._embedder = build_embedder(self.settings)
             return self._embedder
 
     @property
