@@ -74,8 +74,8 @@ class OnnxEmbedder:
     def __init__(self, source: Path, cache_dir: Path, quantised: bool,
                  batch_size: int = 64) -> None:
         self.runtime = "onnx-int8" if quantised else "onnx"
-        self._source = source
-        self._cache_dir = cache_dir
+        self.source = source
+        self.cache_dir = cache_dir
         self._batch_size = batch_size
         self._encoder: OnnxEncoder | None = None
         self._lock = threading.Lock()
@@ -85,7 +85,7 @@ class OnnxEmbedder:
             if self._encoder is None:
                 from kg_brain.embed.onnx_export import ensure_artefact
 
-                artefact = ensure_artefact(self._source, self._cache_dir, self.runtime)
+                artefact = ensure_artefact(self.source, self.cache_dir, self.runtime)
                 self._encoder = artefact.encoder()
                 log.info("embedding runtime %s loaded from %s (min cosine to torch %.4f)",
                          self.runtime, artefact.model, artefact.min_cosine)
