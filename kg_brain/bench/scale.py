@@ -94,7 +94,8 @@ def measure_import(brain: Brain, size: int, project: str) -> dict[str, Any]:
         import_s = seconds(lambda: brain.memory.add_many(records, progress=bar.update))
     raw_rate = len(sample) / embed_s
     import_rate = size / import_s
-    return {"raw_embedding_content_notes_per_s": round(len(sample) / content_s, 1),
+    return {"embedding_runtime": brain.embedder.runtime,
+            "raw_embedding_content_notes_per_s": round(len(sample) / content_s, 1),
             "raw_embedding_notes_per_s": round(raw_rate, 1),
             "bulk_import_notes_per_s": round(import_rate, 1),
             "import_to_raw_ratio": round(import_rate / raw_rate, 3)}
