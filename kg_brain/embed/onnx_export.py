@@ -30,7 +30,7 @@ import numpy as np
 
 from kg_brain.embed.onnx_runtime import OnnxEncoder
 from kg_brain.embed.probe import PROBE_TEXTS
-from kg_brain.errors import SetupError
+from kg_brain.errors import ProviderError, SetupError
 
 log = logging.getLogger(__name__)
 FORMAT = 1
@@ -95,10 +95,14 @@ def ensure_artefact(source: Path, cache_dir: Path, runtime: str) -> Artefact:
     wanted = export_parameters(source, runtime)
     manifest = _reusable(folder, source, wanted)
     if manifest is None:
-        folder.mkdir(parents=True, exist_ok=True)
-        with _locked(folder / ".lock"):
-            manifest = _reusable(folder, source, wanted) \
-                or _export(folder, source, cache_dir, runtime, wanted)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with _locked(folder / ".lock"):
+                manifest = _reusable(folder, source, wanted) \
+                    or _export(folder, source, cache_dir, runtime, wanted)
+        except OSError as exc:
+            raise SetupError(f"EMBEDDING_RUNTIME={runtime} could not write its export under "
+                             f"KG_BRAIN_CACHE_DIR ({exc})") from exc
     verification = Verification(**manifest["verification"])
     if not verification.passed:
         raise refusal(runtime, verification, folder)
@@ -200,10 +204,7 @@ def _export(folder: Path, source: Path, cache_dir: Path, runtime: str,
     reference = SentenceTransformerEmbedder(str(source))
     tmp = folder / f"{MODEL_FILE}.{os.getpid()}.tmp"
     try:
-        if runtime == "onnx":
-            _export_fp32(reference.model(), tmp)
-        else:
-            _quantise(ensure_artefact(source, cache_dir, "onnx").model, tmp)
+        _produce(runtime, reference, source, cache_dir, tmp)
         encoder = OnnxEncoder(tmp, source / "tokenizer.json", wanted["max_seq_length"])
         expected = np.asarray(reference.encode_many(PROBE_TEXTS), dtype=np.float32)
         # Batched (padded) and one text at a time, as searches embed.
@@ -220,6 +221,19 @@ def _export(folder: Path, source: Path, cache_dir: Path, runtime: str,
     log.info("EMBEDDING_RUNTIME=%s verified: cosine to torch min %.5f, mean %.5f (floor %s)",
              runtime, verification.min_cosine, verification.mean_cosine, verification.floor)
     return manifest
+
+
+def _produce(runtime: str, reference: Any, source: Path, cache_dir: Path, out: Path) -> None:
+    try:
+        if runtime == "onnx":
+            _export_fp32(reference.model(), out)
+        else:
+            _quantise(ensure_artefact(source, cache_dir, "onnx").model, out)
+    except (SetupError, ProviderError, OSError):
+        raise
+    except Exception as exc:  # the exporter and quantiser raise many types: one clear error
+        raise SetupError(f"EMBEDDING_RUNTIME={runtime}: exporting the model failed ({exc}); "
+                         "use EMBEDDING_RUNTIME=torch") from exc
 
 
 def _write_atomically(path: Path, text: str) -> None:

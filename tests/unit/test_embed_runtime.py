@@ -74,3 +74,12 @@ def test_one_diverging_vector_fails_verification_with_an_actionable_error() -> N
     assert "EMBEDDING_RUNTIME=onnx refused" in message
     assert f"{verification.min_cosine:.4f}" in message and "0.999 needed" in message
     assert "EMBEDDING_RUNTIME=torch" in message and "/cache/onnx/x/onnx" in message
+
+
+def test_an_unwritable_cache_dir_is_refused_naming_the_variable(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder should be")
+    embedder = build_embedder(load_settings(embedding_runtime="onnx",
+                                            kg_brain_cache_dir=blocker))
+    with pytest.raises(SetupError, match="KG_BRAIN_CACHE_DIR"):
+        embedder.encode("anything")
