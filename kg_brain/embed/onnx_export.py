@@ -116,7 +116,14 @@ def export_parameters(source: Path, runtime: str) -> dict[str, Any]:
             "exporter": "torch.onnx.export(dynamo=True)",
             "quantisation": INT8 if runtime == "onnx-int8" else None,
             "max_seq_length": max_seq_length(source), "min_cosine": MIN_COSINE[runtime],
-            "versions": {name: metadata.version(name) for name in VERSIONED}}
+            "versions": {name: _version(name) for name in VERSIONED}}
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def max_seq_length(source: Path) -> int:
