@@ -18,12 +18,14 @@ import pytest
 from kg_brain.db import Connection, Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.localdb import LocalNeo4j, docker_engine_available, free_port
+from kg_brain.views.guide import write_browser_content
 
 
 @dataclass(frozen=True)
 class ServerUnderTest:
     conn: Connection
     http_url: str
+    local: LocalNeo4j | None = None  # set when provisioned here, with its Browser guide
 
 
 def _from_env() -> ServerUnderTest:
@@ -42,7 +44,7 @@ def _routed(server: ServerUnderTest) -> ServerUnderTest:
     if scheme not in ("bolt", "neo4j"):
         raise pytest.UsageError("NEO4J_TEST_SCHEME must be bolt or neo4j")
     uri = scheme + "://" + server.conn.uri.split("://", 1)[1]
-    return ServerUnderTest(replace(server.conn, uri=uri), server.http_url)
+    return replace(server, conn=replace(server.conn, uri=uri))
 
 
 @pytest.fixture(scope="session")
@@ -64,11 +66,21 @@ def _provision(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnder
             conn = Connection(container.get_connection_url(), "neo4j", "kg-brain-test", "neo4j")
             yield ServerUnderTest(conn, http)
         return
+    with local_server(tmp_path_factory) as server:
+        yield server
+
+
+@contextmanager
+def local_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
+    """The provisioning `kg-brain neo4j start` does, on free ports in a temporary home, with the
+    Browser guide and style served beside it."""
     server = LocalNeo4j(home=tmp_path_factory.mktemp("neo4j-home"), bolt_port=free_port(),
-                        http_port=free_port(), heap="1g", pagecache="256m")
-    conn = server.start(timeout_s=180)
+                        http_port=free_port(), heap="1g", pagecache="256m",
+                        browser_port=free_port())
+    write_browser_content(server.browser_dir)
     try:
-        yield ServerUnderTest(conn, f"http://127.0.0.1:{server.http_port}")
+        conn = server.start(timeout_s=180)
+        yield ServerUnderTest(conn, f"http://127.0.0.1:{server.http_port}", server)
     finally:
         server.stop()
 
