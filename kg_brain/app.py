@@ -46,6 +46,9 @@ def resolve_connection(settings: Settings, start: bool = True) -> Connection:
                           password, settings.neo4j_database)
     server = local_server(settings)
     if start:
+        from kg_brain.views.guide import write_browser_content
+
+        write_browser_content(server.browser_dir)  # the Browser guide and style, kept current
         return server.start()
     return server.connection(settings.neo4j_database)
 

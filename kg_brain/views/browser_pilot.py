@@ -150,7 +150,7 @@ class BrowserPilot:
     def run_block(self, index: int) -> FrameResult:
         """Click the play icon of the index-th block of the slide; wait for its frame's result."""
         top = self._all(FRAME)[0] if self._all(FRAME) else None
-        block = self._all(f"{DRAWER} pre.runnable")[index]
+        block = self.wait("guide block", lambda: self._all(f"{DRAWER} pre.runnable")[index:])[0]
         self._all("i", block)[0].click()
         return self._new_result(top)
 
@@ -196,6 +196,34 @@ class BrowserPilot:
     def _top_command(self) -> str:
         frames = self._all(FRAME)
         return self._command(frames[0]) if frames else ""
+
+    def settle_graph(self, quiet_s: float = 1.5) -> None:
+        """Wait until the newest frame's force layout stops moving its nodes (for pictures)."""
+        frame = self._all(FRAME)[0]
+
+        def positions() -> tuple[str, ...]:
+            return tuple(str(e.get_attribute("transform")) for e in self._all("g.node", frame))
+
+        last, since = positions(), time.monotonic()
+        deadline = since + self.timeout_s
+        while time.monotonic() < deadline:
+            time.sleep(0.3)
+            now = positions()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif now and time.monotonic() - since >= quiet_s:
+                return
+
+    def hide_overview(self) -> None:
+        """Fold the newest frame's overview panel away, so it covers none of the graph."""
+        frame = self._all(FRAME)[0]
+        for chevron in self._all('[aria-label="Collapse the node properties display"]', frame):
+            chevron.click()
+
+    def toggle_fullscreen(self) -> None:
+        """The newest frame's Fullscreen / Close fullscreen button."""
+        frame = self._all(FRAME)[0]
+        self._all('button[title="Fullscreen"], button[title="Close fullscreen"]', frame)[0].click()
 
     def screenshot(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
