@@ -185,9 +185,11 @@ class BrowserPilot:
         errors = [e.text for e in self._all('[data-testid="cypherFrameErrorMessage"]', frame)]
         if not errors and re.search(r"^ERROR", text, flags=re.M):
             errors = [text]
-        return FrameResult(self._command(frame), int(counts.group(1)) if counts else 0,
-                           int(counts.group(2)) if counts else 0, "\n".join(errors) or None,
-                           text)
+        if counts:  # the overview panel's own numbers, when it is unfolded
+            nodes, rels = int(counts.group(1)), int(counts.group(2))
+        else:
+            nodes, rels = len(self._all("g.node", frame)), len(self._all("g.relationship", frame))
+        return FrameResult(self._command(frame), nodes, rels, "\n".join(errors) or None, text)
 
     def _command(self, frame: WebElement) -> str:
         found = self._all('[data-testid="frameCommand"]', frame)

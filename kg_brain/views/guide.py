@@ -45,9 +45,10 @@ class Step:
 
 NULL = "NULL"  # not `null`: Neo4j Browser 5 ignores clicks on a command ending in " null"
 PROJECT = Param("project", picker="pick_project")
-DECAY = Param("decay", literal=(f"({{half_life_days: {HALF_LIFE_DAYS}, saturation: "
-                                f"{ACCESS_SATURATION}, w_recency: {W_RECENCY}, "
-                                f"w_importance: {W_IMPORTANCE}}})"))
+DECAY_CONSTANTS = {"half_life_days": HALF_LIFE_DAYS, "saturation": ACCESS_SATURATION,
+                   "w_recency": W_RECENCY, "w_importance": W_IMPORTANCE}
+DECAY = Param("decay", literal="({" + ", ".join(f"{k}: {v}" for k, v in DECAY_CONSTANTS.items())
+              + "})")
 STEPS = (
     Step("A project's overview",
          "The live notes of <code>$project</code>, most recently used first, with the typed links "

@@ -17,7 +17,7 @@ from kg_brain.localdb.content import content_urls
 from kg_brain.views.browser_pilot import BrowserPilot, FrameResult, chromium
 from kg_brain.views.guide import STEPS, TITLE
 from tests.conftest import ServerUnderTest, local_server
-from tests.integration.views_support import memory_for, small_graph
+from tests.integration.views_support import mention_entities, memory_for, small_graph
 
 NOTE_BLUE = "#4C8EDA"  # node.Note in kg-brain.grass; the Browser's own default is another colour
 ENTITY_CYAN = "#57C7E3"
@@ -56,16 +56,10 @@ def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) 
                "themselves.", name, note_kind="pattern")
     memory.add("The test suite runs with pytest -q and starts its own local Neo4j server for "
                "the integration tests.", name, note_kind="general")
-    browser_db.driver.execute_query(
-        "UNWIND $mentions AS m MATCH (n:Note {zk_id: m.zk_id}) "
-        "MERGE (e:Entity {project: $project, key: m.key}) "
-        "SET e.name = m.name, e.kind = m.kind MERGE (n)-[:MENTIONS]->(e)",
-        project=name, database_=browser_db.conn.database, mentions=[
-            {"zk_id": z, "key": "library:neo4j-driver", "name": "neo4j driver", "kind": "library"}
-            for z in (graph.mistake, graph.fix)] + [
-            {"zk_id": z, "key": "tool:pytest", "name": "pytest", "kind": "tool"}
-            for z in (graph.mistake, graph.fix, graph.pinned)] + [
-            {"zk_id": graph.decision, "key": "path:cypher/", "name": "cypher/", "kind": "path"}])
+    mention_entities(browser_db, name, {
+        "library:neo4j driver": [graph.mistake, graph.fix],
+        "tool:pytest": [graph.mistake, graph.fix, graph.pinned],
+        "path:cypher/": [graph.decision]})
     return name
 
 
