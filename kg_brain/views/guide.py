@@ -4,8 +4,9 @@ The guide is generated from the saved queries in `cypher/browser/`, so what a pe
 the statement the tests run. A step may first set parameters: the project through a picker
 statement run by the Browser's `:param [project] => { ... }` (its first row becomes the
 parameter; the Browser runs it without the other parameters), others as literals: the decay
-constants from the code, or null, which the query reads as "pick a good default". Blocks are `<pre class="runnable">`, which Neo4j Browser 5 gives
-a play icon (run) and a click-to-edit; `data-param` / `data-query` name what each block is.
+constants from the code, or NULL, which the query reads as "pick a good default". Blocks are
+`<pre class="runnable">`, which Neo4j Browser 5 gives a play icon (run) and a click-to-edit;
+`data-param` / `data-query` name what each block is.
 """
 
 from __future__ import annotations

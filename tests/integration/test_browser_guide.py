@@ -63,12 +63,18 @@ def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) 
     return name
 
 
+def _style_url(server: ServerUnderTest) -> str:
+    assert server.local is not None and server.local.browser_port
+    return content_urls(server.local.browser_port)[0]
+
+
 @pytest.fixture(scope="module")
 def pilot(browser_server: ServerUnderTest) -> Iterator[BrowserPilot]:
     with chromium() as driver:
         page = BrowserPilot(driver)
         page.log_in(f"{browser_server.http_url}/browser/", browser_server.conn.user,
                     str(browser_server.conn.password))
+        page.style_result(_style_url(browser_server))  # the post-connect commands have run
         yield page
 
 
@@ -92,9 +98,7 @@ def picture_of_a_failure(request: pytest.FixtureRequest, shots: Path) -> Iterato
 
 def test_connecting_applies_the_style_and_opens_the_guide(
         pilot: BrowserPilot, browser_server: ServerUnderTest, shots: Path) -> None:
-    assert browser_server.local is not None and browser_server.local.browser_port
-    style_url, _ = content_urls(browser_server.local.browser_port)
-    style = pilot.style_result(style_url)
+    style = pilot.style_result(_style_url(browser_server))
     assert style.error is None and "node.Note" in style.text
     assert pilot.guide_title() == TITLE
     assert pilot.slide_count() == len(STEPS) + 1
@@ -133,7 +137,7 @@ def test_every_guide_block_runs_and_draws_nodes(pilot: BrowserPilot, seeded_proj
     assert sorted(results) == sorted(f"browser/{s.query}" for s in STEPS)
     assert results["browser/mistakes_with_fixes"].relationships >= 1  # the FIXES link
     assert results["browser/note_history"].nodes >= 2  # the note and its kept revision
-    assert results["browser/entity_notes"].nodes >= 3  # pytest and the three notes about it
+    assert results["browser/entity_notes"].nodes >= 4  # pytest and the three notes about it
     assert results["browser/clusters"].nodes >= 2
 
 

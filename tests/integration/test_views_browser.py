@@ -85,7 +85,7 @@ def test_null_entity_means_the_most_mentioned(db: Database, graph: tuple[str, Gr
     project, g = graph
     rows = db.read("browser/entity_notes", **_params(project))
     assert {r["e"]["key"] for r in rows} == {"tool:pytest"}
-    assert {r["p"][0]["zk_id"] for r in rows} == {g.mistake, g.fix, g.pinned}  # path: n, MENTIONS, e
+    assert {r["p"][0]["zk_id"] for r in rows} == {g.mistake, g.fix, g.pinned}  # p: n, MENTIONS, e
     named = db.read("browser/entity_notes", **_params(project, entity="library:neo4j driver"))
     assert len(named) == 2
 
