@@ -34,6 +34,7 @@ from kg_brain.settings import Settings
 from kg_brain.stats import Stats
 from kg_brain.store.schema import bootstrap_schema
 from kg_brain.store.share import IndexFetch
+from kg_brain.views.guide import write_browser_content
 from kg_brain.views.mirror import Mirror
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
@@ -54,6 +55,7 @@ def resolve_connection(settings: Settings, start: bool = True) -> Connection:
                           password, settings.neo4j_database)
     server = local_server(settings)
     if start:
+        write_browser_content(server.browser_dir)  # the Browser guide and style, kept current
         return server.start()
     return server.connection(settings.neo4j_database)
 

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     neo4j_http_port: int = Field(7474, ge=0, le=65535)
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
+    kg_brain_browser_port: int = Field(8766, ge=0, le=65535,
+                                       description="loopback port serving the Browser guide and "
+                                                   "style; 0 = the Browser as shipped")
     kg_brain_data_dir: Path = Field(default_factory=_default_data_dir)
     kg_brain_cache_dir: Path = Field(default_factory=_default_cache_dir)
     opencode_global_config: Path = Field(default_factory=_default_opencode_config)

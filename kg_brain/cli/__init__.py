@@ -44,7 +44,8 @@ def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
             db.close()
         _out(f"Neo4j {version} ready at {conn.uri} in {time.monotonic() - began:.1f}s")
         if not settings.neo4j_uri:
-            _out(f"Browser: http://127.0.0.1:{settings.neo4j_http_port}/browser/ (user neo4j)")
+            _out(f"Browser: http://127.0.0.1:{settings.neo4j_http_port}/browser/ (user neo4j)"
+                 + (", opens with the kg-brain guide" if settings.kg_brain_browser_port else ""))
         return 0
     if args.action == "stop":
         _out("stopped" if server.stop() else "not running")

@@ -1,5 +1,5 @@
-"""`kg-brain` commands for looking at, moving and caring for the memory: browse, export/import,
-MEMORY.md, migrations, schema check, seeding and the Obsidian mirror."""
+"""`kg-brain` commands for looking at, moving and caring for the memory: export/import,
+MEMORY.md, migrations, schema check, seeding and the Obsidian mirror (browse: browse.py)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,14 @@ from tqdm import tqdm
 
 from kg_brain import validate
 from kg_brain.app import Brain
-from kg_brain.cypher import cypher_root
+from kg_brain.cli.browse import add_parser as add_browse_parser
+from kg_brain.cli.demo import seed_notes
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
 from kg_brain.store import admin, views
 from kg_brain.views.backup import export_records, read_file, restore_records, write_jsonl
 from kg_brain.views.memory_md import export_memory_md, import_memory_md
 from kg_brain.views.schema import check_schema, migrate
-
-GRASS = Path(__file__).resolve().parent.parent / "views" / "kg-brain.grass"
 
 
 def _out(text: str) -> None:
@@ -68,35 +67,6 @@ def _atomic_write(path: Path, write: Callable[[Any], Any]) -> Any:
     finally:
         tmp.unlink(missing_ok=True)
     return result
-
-
-# --- browse ----------------------------------------------------------------------------------
-def cmd_browse(args: argparse.Namespace, settings: Settings) -> int:
-    host = "127.0.0.1"
-    if settings.neo4j_uri:
-        host = settings.neo4j_uri.split("://", 1)[1].split(":", 1)[0].split("/", 1)[0]
-    bolt = settings.neo4j_uri or f"bolt://127.0.0.1:{settings.neo4j_bolt_port}"
-    queries = sorted((cypher_root() / "browser").glob("*.cypher"))
-    project = args.project or settings.kg_brain_project or "my-project"
-    _out(f"Neo4j Browser: http://{host}:{settings.neo4j_http_port}/browser/")
-    _out(f"  connect to {bolt} as {settings.neo4j_user}")
-    _out("")
-    _out("Style: drag this file onto the Browser window (or run `:style` and drop it there):")
-    _out(f"  {GRASS}")
-    _out("  Notes are captioned by title, revisions by version, links coloured by type")
-    _out("  (FIXES green, CAUSED_BY orange, CONTRADICTS red, SUPERSEDES grey).")
-    _out("  The Browser colours by label only and note_kind is a property, so kinds are not")
-    _out("  coloured: use project_summary and mistakes_with_fixes, or the table view's")
-    _out("  note_kind column, to tell them apart.")
-    _out("")
-    _out("Saved queries: open Favorites (the star), then drop these files on its import area:")
-    for path in queries:
-        _out(f"  {path}")
-    _out("")
-    _out("Parameters, once per Browser session:")
-    _out(f"  :param project => '{project}'")
-    _out("  :param zk_id => 'ZK-XXXXXXXX'")
-    return 0
 
 
 # --- export / import -------------------------------------------------------------------------
@@ -194,19 +164,11 @@ def cmd_check_schema(args: argparse.Namespace, settings: Settings) -> int:
 
 # --- seeding and the mirror ------------------------------------------------------------------
 def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
-
     is_backup, records = read_file(Path(args.path))
     if is_backup:
         raise InvalidInput(f"{args.path} is a backup; use `kg-brain import`")
     with _brain(settings) as brain:
-        writer = brain.writer
-        for seed in records:
-            if not isinstance(seed, dict) or "content" not in seed or "project" not in seed:
-                raise InvalidInput("each seed needs 'content' and 'project'")
-            result = writer.add(seed["content"], seed["project"],
-                                memory_type=seed.get("memory_type", "permanent"),
-                                note_kind=seed.get("note_kind", "general"),
-                                pinned=bool(seed.get("pinned", False)))
+        for result in seed_notes(brain.writer, records):
             verb = "matched" if result.deduplicated else "added"
             _out(f"{verb} {result.note.zk_id} ({result.note.project}): {result.note.title}")
     return 0
@@ -228,11 +190,7 @@ def cmd_mirror(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("browse", help="print the Neo4j Browser URL and how to load the "
-                                      "saved queries and style")
-    p.add_argument("--project", help="project for the :param line")
-    p.set_defaults(handler=cmd_browse)
-
+    add_browse_parser(sub)
     p = sub.add_parser("export", help="back up notes, links and revisions as JSON Lines")
     p.add_argument("path", help="output file ('-' for stdout)")
     p.add_argument("--project", action="append", default=[], help="only this project (repeat)")

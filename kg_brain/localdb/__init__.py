@@ -36,4 +36,5 @@ def local_server(settings: Settings) -> LocalNeo4j:
         version_range=settings.neo4j_version,
         password=settings.neo4j_password,
         cache_dir=settings.kg_brain_cache_dir,
+        browser_port=settings.kg_brain_browser_port or None,
     )

@@ -2,7 +2,9 @@
 
 The jars are resolved once into a cache folder by Maven (the `pom.xml` beside this file); the
 server runs `org.neo4j.server.CommunityEntryPoint`, the class `bin/neo4j console` starts, with a
-generated `neo4j.conf` (loopback only, laptop-sized memory, usage reporting off).
+generated `neo4j.conf` (loopback only, laptop-sized memory, usage reporting off). With a
+`browser_port`, a loopback content server beside it serves `<home>/browser/` (the kg-brain guide
+and style, written there by the caller) and the Browser applies both on connect.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from neo4j import exceptions as nex
 
 from kg_brain.db import Connection
 from kg_brain.errors import SetupError, StoreUnavailable
+from kg_brain.localdb.content import (ContentServer, live_pid, port_open, post_connect_commands,
+                                      wait_exit)
 from kg_brain.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -52,12 +56,6 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.2)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
 @dataclass
 class LocalNeo4j:
     """One server home: conf/, data/, logs/, run/ under `home`; jars shared in the cache."""
@@ -70,6 +68,7 @@ class LocalNeo4j:
     version_range: str = "[5.26.0,5.27.0)"
     password: str | None = None
     cache_dir: Path | None = None
+    browser_port: int | None = None  # the guide and style server; None = the Browser as shipped
 
     # --- paths -------------------------------------------------------------------------------
     @property
@@ -89,6 +88,17 @@ class LocalNeo4j:
     @property
     def uri(self) -> str:
         return f"bolt://127.0.0.1:{self.bolt_port}"
+
+    @property
+    def browser_dir(self) -> Path:
+        """Where the caller writes the guide and style the content server serves."""
+        return self.home / "browser"
+
+    @property
+    def content_server(self) -> ContentServer | None:
+        if not self.browser_port:
+            return None
+        return ContentServer(self.browser_dir, self.browser_port, self.home / "run")
 
     # --- provisioning --------------------------------------------------------------------------
     def ensure_jars(self) -> Path:
@@ -155,6 +165,7 @@ class LocalNeo4j:
             "server.memory.heap.max_size": self.heap,
             "server.memory.pagecache.size": self.pagecache,
             "dbms.usage_report.enabled": "false",
+            "client.allow_telemetry": "false",
             "dbms.security.auth_enabled": "true",
             "server.directories.data": str(self.home / "data"),
             "server.directories.logs": str(self.home / "logs"),
@@ -163,22 +174,25 @@ class LocalNeo4j:
             "server.directories.import": str(self.home / "import"),
             "db.tx_log.rotation.retention_policy": "2 files",
             "dbms.transaction.timeout": "60s",
-        }
+        } | self._browser_conf()
         path = conf_dir / "neo4j.conf"
         path.write_text("".join(f"{k}={v}\n" for k, v in lines.items()), encoding="utf-8")
         return path
 
+    def _browser_conf(self) -> dict[str, str]:
+        """Open the Browser styled and with the guide: the post-connect commands fetch from the
+        content server, which the host allowlist must name (Neo4j 5.26 still spells the setting
+        `..._whitelist`; the `_allowlist` name of later releases fails its strict validation)."""
+        if not self.browser_port:
+            return {}
+        return {
+            "browser.post_connect_cmd": post_connect_commands(self.browser_port),
+            "browser.remote_content_hostname_whitelist": "127.0.0.1,localhost,guides.neo4j.com",
+        }
+
     # --- lifecycle -----------------------------------------------------------------------------
     def running_pid(self) -> int | None:
-        try:
-            pid = int(self.pid_file.read_text(encoding="utf-8").strip())
-        except (FileNotFoundError, ValueError):
-            return None
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        return pid
+        return live_pid(self.pid_file)
 
     def connection(self, database: str = "neo4j") -> Connection:
         return Connection(self.uri, "neo4j", self._credentials(), database)
@@ -186,16 +200,18 @@ class LocalNeo4j:
     def start(self, timeout_s: float = 120.0) -> Connection:
         """Start (or reuse) the server and wait until the driver connects."""
         if self.running_pid() is not None:
+            self._start_content()
             self._wait_ready(timeout_s)
             return self.connection()
         for port in (self.bolt_port, self.http_port):
-            if _port_open(port):
+            if port_open(port):
                 raise SetupError(
                     f"port {port} on 127.0.0.1 is taken by another process; set NEO4J_BOLT_PORT/"
                     "NEO4J_HTTP_PORT, or NEO4J_URI to use that server"
                 )
         lib = self.ensure_jars()
         self.write_conf()
+        self._start_content()
         java = _require_java()
         cmd = [java, f"-Xmx{self.heap}", f"-Xms{self.heap}", *JVM_FLAGS, "-cp", f"{lib}/*",
                MAIN_CLASS, f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
@@ -208,6 +224,16 @@ class LocalNeo4j:
         self._wait_ready(timeout_s, proc)
         return self.connection()
 
+    def _start_content(self) -> None:
+        """The guide and style server (restarted if it died while Neo4j kept running)."""
+        content = self.content_server
+        if content is None:
+            return
+        try:
+            content.ensure_running(self.home / "logs" / "browser-content.log")
+        except OSError as exc:
+            raise SetupError(str(exc)) from exc
+
     def _wait_ready(self, timeout_s: float, proc: subprocess.Popen[bytes] | None = None) -> None:
         deadline = time.monotonic() + timeout_s
         password = self._credentials()
@@ -215,7 +241,7 @@ class LocalNeo4j:
             if proc is not None and proc.poll() is not None:
                 raise StoreUnavailable(
                     f"Neo4j exited with code {proc.returncode}; see {self.log_file}")
-            if _port_open(self.bolt_port) and self._try_connect(password):
+            if port_open(self.bolt_port) and self._try_connect(password):
                 return
             time.sleep(0.5)
         raise StoreUnavailable(f"Neo4j did not become ready in {timeout_s:.0f}s; see {self.log_file}")
@@ -242,32 +268,16 @@ class LocalNeo4j:
 
     def stop(self, timeout_s: float = 60.0) -> bool:
         """SIGTERM and wait; returns False when nothing was running."""
+        if self.content_server is not None:
+            self.content_server.stop()
         pid = self.running_pid()
         if pid is None:
             return False
         os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-                _reap(pid)
-            except ProcessLookupError:
-                break
-            time.sleep(0.3)
-        else:
+        if not wait_exit(pid, timeout_s):
             os.kill(pid, signal.SIGKILL)
         self.pid_file.unlink(missing_ok=True)
         return True
-
-
-def _reap(pid: int) -> None:
-    """Collect our own child if it has exited, so it does not linger as a zombie."""
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return
-    if done:
-        raise ProcessLookupError(pid)
 
 
 def _require_java() -> str:

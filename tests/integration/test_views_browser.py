@@ -1,4 +1,5 @@
-"""Every saved Neo4j Browser query runs against the real server with its parameters."""
+"""Every saved Neo4j Browser query runs against the real server with its parameters, the null
+parameters of the guide pick sensible defaults, and `kg-brain browse` says how to get the guide."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import pytest
 from kg_brain.cypher import all_query_names, query
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.cli import data as cli
-from kg_brain.cli.data import GRASS
-from tests.support.brains import Graph, make_brain, settings_for, small_graph
+from kg_brain.lifecycle import decay_score
+from kg_brain.cli import browse
+from kg_brain.views.guide import DECAY_CONSTANTS
+from tests.support.brains import Graph, make_brain, mention_entities, settings_for, small_graph
 
 BROWSER = [name for name in all_query_names() if name.startswith("browser/")]
 
@@ -26,43 +28,104 @@ def _run(db: Database, name: str, **params: Any) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def graph(db: Database, embedder: SentenceTransformerEmbedder) -> tuple[str, Graph]:
     project = f"test-browser-{uuid.uuid4().hex[:8]}"
-    return project, small_graph(make_brain(db, embedder), project)
+    g = small_graph(make_brain(db, embedder), project)
+    mention_entities(db, project, {"tool:pytest": [g.mistake, g.fix, g.pinned],
+                                   "library:neo4j driver": [g.mistake, g.fix]})
+    return project, g
+
+
+def _params(project: str, **given: Any) -> dict[str, Any]:
+    return {"project": project, "zk_id": None, "entity": None, "decay": DECAY_CONSTANTS} | given
 
 
 def test_every_saved_query_declares_its_parameters() -> None:
-    assert len(BROWSER) >= 6
+    assert len(BROWSER) >= 9
     for name in BROWSER:
         text = query(name)
-        assert text.startswith("//") and "params:" in text
-        assert "$project" in text or "$zk_id" in text
+        assert text.startswith("//") and "params:" in text and "returns:" in text
 
 
 @pytest.mark.parametrize("name", BROWSER)
 def test_saved_query_runs_with_params(db: Database, graph: tuple[str, Graph], name: str) -> None:
-    project, g = graph
-    zk_id = g.mistake if "neighbourhood" in name else g.revised
-    rows = _run(db, name, project=project, zk_id=zk_id)
-    if name != "browser/clusters":  # the small graph has no near-duplicates
-        assert rows, f"{name} returned nothing"
+    project, _ = graph
+    rows = _run(db, name, **_params(project))
+    if name not in ("browser/clusters", "browser/pick_project"):  # no near-duplicates here;
+        assert rows, f"{name} returned nothing"  # the picker looks at every project
 
 
 def test_mistakes_query_shows_the_fix(db: Database, graph: tuple[str, Graph]) -> None:
-    project, g = graph
+    project, _ = graph
     rows = _run(db, "browser/mistakes_with_fixes", project=project)
     assert rows[0]["fixed"] is True
     assert any(r["p"] is not None for r in rows)
 
 
-def test_history_query_lists_revisions(db: Database, graph: tuple[str, Graph]) -> None:
-    _, g = graph
-    rows = _run(db, "browser/note_history", zk_id=g.revised)
+def test_history_of_a_given_note_lists_its_revisions(db: Database,
+                                                     graph: tuple[str, Graph]) -> None:
+    project, g = graph
+    rows = _run(db, "browser/note_history", **_params(project, zk_id=g.revised))
     assert [r["version"] for r in rows] == [1] and rows[0]["cause"] == "update"
 
 
-def test_browse_prints_url_style_and_params(db: Database, capsys: Any) -> None:
-    settings = settings_for(db, neo4j_uri=None, neo4j_http_port=7999)
-    assert cli.cmd_browse(argparse.Namespace(project="proj"), settings) == 0
+def test_null_zk_id_means_the_most_revised_note(db: Database, graph: tuple[str, Graph]) -> None:
+    project, g = graph
+    rows = _run(db, "browser/note_history", **_params(project))
+    assert {r["n"]["zk_id"] for r in rows} == {g.revised}
+
+
+def test_null_zk_id_means_the_best_linked_note(db: Database, graph: tuple[str, Graph]) -> None:
+    project, g = graph
+    default = _run(db, "browser/note_neighbourhood", **_params(project))
+    given = _run(db, "browser/note_neighbourhood", **_params(project, zk_id=g.pinned))
+    assert {r["n"]["zk_id"] for r in given} == {g.pinned}
+    hub = default[0]["n"]["zk_id"]
+    degree = {r["zk_id"]: r["links"] for r in db.driver.execute_query(
+        "MATCH (n:Note {project: $p}) RETURN n.zk_id AS zk_id, COUNT { (n)--(:Note) } AS links",
+        p=project, database_=db.conn.database).records}
+    assert degree[hub] == max(degree.values())
+
+
+def test_null_entity_means_the_most_mentioned(db: Database, graph: tuple[str, Graph]) -> None:
+    project, g = graph
+    rows = _run(db, "browser/entity_notes", **_params(project))
+    assert {r["e"]["key"] for r in rows} == {"tool:pytest"}
+    assert {r["p"][0]["zk_id"] for r in rows} == {g.mistake, g.fix, g.pinned}  # p: n, MENTIONS, e
+    named = _run(db, "browser/entity_notes", **_params(project, entity="library:neo4j driver"))
+    assert len(named) == 2
+
+
+def test_entity_map_counts_mentions(db: Database, graph: tuple[str, Graph]) -> None:
+    project, _ = graph
+    rows = _run(db, "browser/entity_map", project=project)
+    assert {(r["e"]["key"], r["mentions"]) for r in rows} == {("tool:pytest", 3),
+                                                              ("library:neo4j driver", 2)}
+
+
+def test_decay_view_computes_the_lifecycle_score(db: Database, graph: tuple[str, Graph]) -> None:
+    project, g = graph
+    rows = _run(db, "browser/decay_next", **_params(project))
+    assert g.pinned not in {r["n"]["zk_id"] for r in rows}  # pinned notes never decay
+    for r in rows:
+        expected = decay_score(r["days_idle"], r["access_count"], r["inbound"])
+        assert r["score"] == pytest.approx(expected, abs=2e-3)
+    assert [r["score"] for r in rows] == sorted(r["score"] for r in rows)
+
+
+def test_browse_on_a_local_server_says_the_guide_opens(db: Database, capsys: Any,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(browse, "docker_engine_available", lambda: False)
+    settings = settings_for(db, neo4j_uri=None, neo4j_http_port=7999, kg_brain_browser_port=8799)
+    args = argparse.Namespace(project="proj", serve=False, screenshots=None)
+    assert browse.cmd_browse(args, settings) == 0
     out = capsys.readouterr().out
-    assert "http://127.0.0.1:7999/browser/" in out and str(GRASS) in out
-    assert ":param project => 'proj'" in out and "note_history.cypher" in out
-    assert 'caption: "{title}";' in GRASS.read_text(encoding="utf-8")
+    assert "http://127.0.0.1:7999/browser/" in out and "127.0.0.1:8799" in out
+    assert ":param project => 'proj'" in out and ":guide" not in out
+
+
+def test_browse_elsewhere_prints_the_commands_to_type(db: Database, capsys: Any) -> None:
+    settings = settings_for(db, kg_brain_browser_port=8799)
+    args = argparse.Namespace(project=None, serve=False, screenshots=None)
+    assert browse.cmd_browse(args, settings) == 0
+    out = capsys.readouterr().out
+    assert ":style http://localhost:8799/kg-brain.grass" in out
+    assert ":guide http://localhost:8799/guide.html" in out and "--serve" in out

@@ -66,3 +66,14 @@ def delete_project(db: Database, project: str) -> None:
     db.driver.execute_query(
         "MATCH (n:Note {project: $project}) OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n) "
         "DETACH DELETE n, r", project=project, database_=db.conn.database)
+
+
+def mention_entities(db: Database, project: str, mentions: dict[str, list[str]]) -> None:
+    """SEEDING THE GRAPH SHAPE ONLY: (:Note)-[:MENTIONS]->(:Entity {key, name, kind, project})
+    by plain Cypher; `mentions` maps an entity key `kind:name` to the zk_ids mentioning it."""
+    rows = [{"zk_id": zk_id, "key": key, "kind": key.split(":", 1)[0],
+             "name": key.split(":", 1)[1]} for key, ids in mentions.items() for zk_id in ids]
+    db.driver.execute_query(
+        "UNWIND $rows AS m MATCH (n:Note {zk_id: m.zk_id}) "
+        "MERGE (e:Entity {project: $project, key: m.key}) SET e.name = m.name, e.kind = m.kind "
+        "MERGE (n)-[:MENTIONS]->(e)", rows=rows, project=project, database_=db.conn.database)

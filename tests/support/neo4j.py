@@ -14,12 +14,14 @@ import pytest
 
 from kg_brain.db import Connection
 from kg_brain.localdb import LocalNeo4j, docker_engine_available, free_port
+from kg_brain.views.guide import write_browser_content
 
 
 @dataclass(frozen=True)
 class ServerUnderTest:
     conn: Connection
     http_url: str
+    local: LocalNeo4j | None = None  # set when provisioned here, with its Browser guide
 
 
 def _from_env() -> ServerUnderTest:
@@ -38,7 +40,7 @@ def routed(server: ServerUnderTest) -> ServerUnderTest:
     if scheme not in ("bolt", "neo4j"):
         raise pytest.UsageError("NEO4J_TEST_SCHEME must be bolt or neo4j")
     uri = scheme + "://" + server.conn.uri.split("://", 1)[1]
-    return ServerUnderTest(replace(server.conn, uri=uri), server.http_url)
+    return replace(server, conn=replace(server.conn, uri=uri))
 
 
 @contextmanager
@@ -54,10 +56,19 @@ def provision(home: Path) -> Iterator[ServerUnderTest]:
             conn = Connection(container.get_connection_url(), "neo4j", "kg-brain-test", "neo4j")
             yield ServerUnderTest(conn, http)
         return
+    with local_server(home) as server:
+        yield server
+
+
+@contextmanager
+def local_server(home: Path) -> Iterator[ServerUnderTest]:
+    """The provisioning `kg-brain neo4j start` does, on free ports in a temporary home, with the
+    Browser guide and style served beside it."""
     server = LocalNeo4j(home=home, bolt_port=free_port(), http_port=free_port(), heap="1g",
-                        pagecache="256m")
-    conn = server.start(timeout_s=180)
+                        pagecache="256m", browser_port=free_port())
+    write_browser_content(server.browser_dir)
     try:
-        yield ServerUnderTest(conn, f"http://127.0.0.1:{server.http_port}")
+        conn = server.start(timeout_s=180)
+        yield ServerUnderTest(conn, f"http://127.0.0.1:{server.http_port}", server)
     finally:
         server.stop()

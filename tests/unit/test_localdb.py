@@ -56,3 +56,18 @@ def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:
     first = server.connection().password
     assert first == server.connection().password
     assert (tmp_path / "conf" / "kg-brain-password").stat().st_mode & 0o077 == 0
+
+
+def test_config_opens_the_browser_with_the_guide_and_style(tmp_path: Path) -> None:
+    server = LocalNeo4j(home=tmp_path, bolt_port=17687, http_port=17474, browser_port=18766)
+    text = server.write_conf().read_text(encoding="utf-8")
+    conf = dict(line.split("=", 1) for line in text.splitlines() if line)
+    assert conf["browser.post_connect_cmd"] == (
+        "style http://127.0.0.1:18766/kg-brain.grass;guide http://127.0.0.1:18766/guide.html")
+    assert "127.0.0.1" in conf["browser.remote_content_hostname_whitelist"].split(",")
+    assert conf["client.allow_telemetry"] == "false"
+
+
+def test_config_without_a_content_port_leaves_the_browser_as_shipped(tmp_path: Path) -> None:
+    conf = _conf(tmp_path)
+    assert not any(key.startswith("browser.") for key in conf)
