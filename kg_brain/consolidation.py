@@ -20,10 +20,11 @@ from kg_brain import validate
 from kg_brain.db import Tx
 from kg_brain.deps import Deps
 from kg_brain.errors import Conflict, InvalidInput
+from kg_brain.llm.entities import extract_entities
 from kg_brain.llm.types import NoteDraft
-from kg_brain.memory.text import embed_text
+from kg_brain.memory.text import embed_text, mention_list
 from kg_brain.store import lifecycle as statements
-from kg_brain.store import notes
+from kg_brain.store import entities, notes
 from kg_brain.store.lifecycle import ClusterPair
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import CONTEXTUAL_KINDS, LinkType, MemoryType
@@ -165,6 +166,7 @@ class Consolidator:
                                  default=None),
             "embedding": self.deps.embedder.encode(
                 embed_text(synthesis.title, synthesis.content, synthesis.context)),
+            "entities": mention_list(extract_entities(synthesis.content)),
         }
         reason = f"merged into {new_id} (consolidation {cluster.cluster_id})"
 
@@ -172,11 +174,12 @@ class Consolidator:
             locked = statements.lock_cluster(tx, zk_ids=ids, project=project, now=now)
             if len(locked) != len(ids):
                 raise Conflict(f"cluster {cluster.cluster_id} changed; run a dry run again")
-            notes.create_notes(tx, rows=[row])
+            notes.insert_notes(tx, [row], now)
             statements.move_links(tx, merged=new_id, originals=ids)
-            rows = statements.supersede_notes(tx, merged=new_id, originals=ids, now=now,
-                                              reason=reason)
-            return [r["zk_id"] for r in rows]
+            archived = [r["zk_id"] for r in statements.supersede_notes(
+                tx, merged=new_id, originals=ids, now=now, reason=reason)]
+            entities.shift_counts(tx, zk_ids=archived, delta=-1)
+            return archived
 
         archived = self.db.write_tx(work)
         log.info("consolidated %s: %d notes into %s", cluster.cluster_id, len(archived), new_id)

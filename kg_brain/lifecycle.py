@@ -31,8 +31,9 @@ from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput, NotFound
 from kg_brain.memory.reading import NoteReader
 from kg_brain.models import NoteView
+from kg_brain.store import entities
 from kg_brain.store import lifecycle as statements
-from kg_brain.store.lifecycle import ArchivedNote
+from kg_brain.store.lifecycle import ArchivedNote, RestoredNote
 
 log = logging.getLogger(__name__)
 W_RECENCY = 0.6
@@ -129,7 +130,7 @@ class Lifecycle:
         listed: list[ArchivedNote] = []
         ids: list[str] = []
         while True:  # chunks commit separately: short transactions, durable progress
-            chunk = statements.archive_stale_notes(self.db, **params, batch=ARCHIVE_BATCH)
+            chunk = self.db.write_tx(lambda tx: _archive_chunk(tx, params))
             listed += chunk[:limit - len(listed)]
             ids += [r["zk_id"] for r in chunk]
             if len(chunk) < ARCHIVE_BATCH:
@@ -153,7 +154,7 @@ class Lifecycle:
     def restore(self, zk_id: str) -> NoteView:
         """Archived -> permanent, archive fields cleared; the restore counts as an access."""
         zk_id = validate.zk_id(zk_id)
-        row = statements.restore_note(self.db, zk_id=zk_id, now=self.clock())
+        row = self.db.write_tx(lambda tx: _restore(tx, zk_id, self.clock()))
         if row is None:
             raise NotFound(f"no note with id {zk_id}")
         if row["was"] != "archived":
@@ -184,3 +185,17 @@ def _candidate(row: ArchivedNote | dict[str, Any]) -> StaleCandidate:
                           days_idle=round(float(row["days_idle"]), 2),
                           access_count=int(row["access_count"]),
                           inbound_links=int(row["inbound"]), reason=row["reason"])
+
+
+def _archive_chunk(tx: Tx, params: dict[str, Any]) -> list[ArchivedNote]:
+    """One chunk archived and its entities' live counts lowered, together."""
+    chunk = statements.archive_stale_notes(tx, **params, batch=ARCHIVE_BATCH)
+    entities.shift_counts(tx, zk_ids=[r["zk_id"] for r in chunk], delta=-1)
+    return chunk
+
+
+def _restore(tx: Tx, zk_id: str, now: datetime) -> RestoredNote | None:
+    row = statements.restore_note(tx, zk_id=zk_id, now=now)
+    if row is not None and row["was"] == "archived":
+        entities.shift_counts(tx, zk_ids=[zk_id], delta=1)
+    return row

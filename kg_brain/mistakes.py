@@ -107,7 +107,7 @@ class Mistakes:
         if fix.note.zk_id == failure.zk_id:
             raise InvalidInput("fix_content repeats the failure; describe what fixed it")
         self.deps.db.write_tx(lambda tx: self.writer.link(tx, fix.note.zk_id, failure.zk_id,
-                                                          LinkType.FIXES, "verified fix", 1.0))
+                                                          LinkType.FIXES, "verified fix"))
         promoted = failure.memory_type
         if failure.memory_type == MemoryType.FLEETING.value:
             promoted = self.writer.distill(failure.zk_id).note.memory_type

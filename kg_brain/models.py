@@ -28,8 +28,19 @@ class LinkView(BaseModel):
     title: str = ""
 
 
+class EntityView(BaseModel):
+    """Something a note is about: canonical key, name as written, kind, and how many live notes
+    of the project mention it (the fewer, the more it says about a note)."""
+
+    key: str
+    name: str
+    kind: str
+    notes: int = 0
+
+
 class NoteView(BaseModel):
-    """A full note: the seed's payload schema; `links` derived from typed relationships."""
+    """A full note: the seed's payload schema; `links` derived from typed relationships,
+    `entities` from MENTIONS, rarest first."""
 
     zk_id: str
     title: str
@@ -38,6 +49,7 @@ class NoteView(BaseModel):
     keywords: list[str]
     tags: list[str]
     links: list[LinkView] = Field(default_factory=list)
+    entities: list[EntityView] = Field(default_factory=list)
     memory_type: str
     note_kind: str
     pinned: bool
@@ -57,6 +69,7 @@ class NoteView(BaseModel):
             context=n.get("context") or "", keywords=list(n.get("keywords") or []),
             tags=list(n.get("tags") or []),
             links=[LinkView(**link) for link in row.get("links") or [] if link.get("zk_id")],
+            entities=[EntityView(**e) for e in row.get("entities") or []],
             memory_type=n["memory_type"], note_kind=n["note_kind"], pinned=bool(n.get("pinned")),
             project=n["project"], created=iso(n.get("created")), updated=iso(n.get("updated")),
             access_count=int(n.get("access_count") or 0), last_accessed=iso(n.get("last_accessed")),

@@ -13,12 +13,12 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from kg_brain import validate
 from kg_brain.deps import Deps
 from kg_brain.errors import NotFound
-from kg_brain.models import FoundBy, Hit, LinkView
+from kg_brain.models import EntityView, FoundBy, Hit, LinkView
 from kg_brain.store import search as statements
 from kg_brain.vocab import CONTEXTUAL_KINDS
 
@@ -64,6 +64,7 @@ class RelatedEdge(BaseModel):
 
 class Related(BaseModel):
     zk_id: str
+    entities: list[EntityView] = Field(description="what the note is about, rarest first")
     nodes: list[RelatedNode]
     edges: list[RelatedEdge]
 
@@ -146,5 +147,6 @@ class Search:
         row = statements.related_notes(self.db, zk_id=validate.zk_id(zk_id), depth=depth)
         if row is None:
             raise NotFound(f"no note with id {zk_id}")
-        return Related(zk_id=row["root"], nodes=[RelatedNode(**n) for n in row["nodes"]],
+        return Related(zk_id=row["root"], entities=[EntityView(**e) for e in row["entities"]],
+                       nodes=[RelatedNode(**n) for n in row["nodes"]],
                        edges=[RelatedEdge(**e) for e in row["edges"]])

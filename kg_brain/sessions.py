@@ -18,7 +18,7 @@ from kg_brain.deps import Deps
 from kg_brain.memory.text import embed_text, note_row
 from kg_brain.memory.write import Writer
 from kg_brain.models import NoteView, iso
-from kg_brain.store import notes
+from kg_brain.store import entities, notes
 from kg_brain.store import sessions as statements
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import LinkType, MemoryType, NoteKind
@@ -149,12 +149,13 @@ class Sessions:
         summary_id, thread_id = rows[0]["zk_id"], rows[1]["zk_id"]
 
         def work(tx: Tx) -> list[str]:
-            notes.create_notes(tx, rows=rows)
+            notes.insert_notes(tx, rows, now)
             self.writer.link(tx, thread_id, summary_id, LinkType.PART_OF,
-                             "handoff of this session", 1.0)
-            archived = statements.archive_open_threads(tx, project=project, keep=thread_id,
-                                                       now=now, reason=f"superseded by {thread_id}")
-            return [r["zk_id"] for r in archived]
+                             "handoff of this session")
+            archived = [r["zk_id"] for r in statements.archive_open_threads(
+                tx, project=project, keep=thread_id, now=now, reason=f"superseded by {thread_id}")]
+            entities.shift_counts(tx, zk_ids=archived, delta=-1)
+            return archived
 
         archived = self.deps.db.write_tx(work)
         return SessionClosed(project=project, summary_zk_id=summary_id,

@@ -12,6 +12,7 @@ from enum import StrEnum
 EMBEDDING_DIM = 384
 VECTOR_INDEX = "vector_index_Note_embedding"
 FULLTEXT_INDEX = "note_fulltext"
+ENTITY_INDEX = "entity_names"
 
 
 class MemoryType(StrEnum):

@@ -4,7 +4,8 @@
 // index seek gets a null key otherwise, so it costs nothing).
 // params: vector: 384 floats; project; memory_types: allowed memory_type values;
 //         fetch: index candidates to scan; k: results; exclude: zk_ids to leave out.
-// returns: zk_id, title, content, context, note_kind, memory_type, similarity; best first
+// returns: zk_id, title, content, context, note_kind, memory_type, similarity, entities; best
+//          first, entities as keys
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node, score
@@ -22,5 +23,6 @@ WITH CASE WHEN size(indexed) >= $k THEN indexed ELSE COLLECT {
 UNWIND hits AS hit
 WITH hit.n AS n, hit.s AS similarity
 RETURN n.zk_id AS zk_id, n.title AS title, n.content AS content, n.context AS context,
-       n.note_kind AS note_kind, n.memory_type AS memory_type, similarity
+       n.note_kind AS note_kind, n.memory_type AS memory_type, similarity,
+       [(n)-[:MENTIONS]->(e:Entity) | e.key] AS entities
 ORDER BY similarity DESC, zk_id

@@ -1,11 +1,17 @@
 // A note's neighbourhood up to depth 3 over the typed note relationships, with directions
 // (each edge keeps its src -> dst orientation).
 // params: zk_id; depth: 1..3.
-// returns: root, nodes, edges; no row when the note is missing; else root, nodes (zk_id, title,
+// returns: root, entities, nodes, edges; no row when the note is missing; else root, the
+//          entities it mentions (key, name, kind, notes; rarest first), nodes (zk_id, title,
 //          note_kind, memory_type, depth: fewest hops from the root), edges (src, dst, type,
 //          reason, weight)
 MATCH (root:Note {zk_id: $zk_id})
 RETURN root.zk_id AS root,
+  COLLECT {
+    MATCH (root)-[:MENTIONS]->(e:Entity)
+    RETURN {key: e.key, name: e.name, kind: e.kind, notes: e.notes} AS entity
+    ORDER BY e.notes, e.key
+  } AS entities,
   COLLECT {
     MATCH p = (root)-[:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF*1..3]-(m:Note)
     WHERE length(p) <= $depth AND m <> root

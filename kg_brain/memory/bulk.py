@@ -8,12 +8,15 @@ from typing import Any
 from kg_brain import validate
 from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput
+from kg_brain.llm.entities import extract_entities
 from kg_brain.llm.heuristic import HeuristicEnricher
+from kg_brain.llm.kinds import infer_kind
 from kg_brain.llm.types import Enrichment
 from kg_brain.memory.text import embed_text, note_row
 from kg_brain.memory.write import Writer
 from kg_brain.store import notes
 from kg_brain.store.notes import new_zk_id, with_fresh_ids
+from kg_brain.vocab import NoteKind
 
 
 class Importer:
@@ -26,7 +29,7 @@ class Importer:
                  progress: Callable[[int], None] | None = None) -> list[str]:
         """Every record is validated and enriched (statistical key phrases, no LLM) before
         anything is written, so a bad record refuses the whole import; then batches are
-        embedded and written with one UNWIND statement each. No linking or evolution (like
+        embedded and written (notes and their entities) in one transaction each. No linking or evolution (like
         fleeting capture): one embedding per note keeps it near the raw embedding throughput;
         distillation or update re-enriches fully."""
         rows = []
@@ -42,8 +45,9 @@ class Importer:
                 [embed_text(r["title"], r["content"], r["context"]) for r in batch])
             for row, vector in zip(batch, vectors, strict=True):
                 row["embedding"] = vector
+            now = self.deps.clock()
             ids += with_fresh_ids(lambda rows=batch: self.deps.db.write_tx(
-                lambda tx: [r["zk_id"] for r in notes.create_notes(tx, rows=rows)]), batch)
+                lambda tx: notes.insert_notes(tx, rows, now)), batch)
             if progress:
                 progress(len(batch))
         return ids
@@ -59,10 +63,11 @@ class Importer:
         if record.get("title"):
             e = Enrichment(title=str(record["title"]), context=str(record.get("context") or ""),
                            keywords=list(record.get("keywords") or []),
-                           tags=list(record.get("tags") or []))
+                           tags=list(record.get("tags") or []),
+                           entities=extract_entities(text), note_kind=infer_kind(text, kind.value))
         else:
             e = self._enricher.enrich(text, kind.value, project)
-        row = note_row(new_zk_id(), text, project, mtype, kind, bool(record.get("pinned")), e,
-                       [], self.deps.clock())
+        row = note_row(new_zk_id(), text, project, mtype, NoteKind(e.note_kind),
+                       bool(record.get("pinned")), e, [], self.deps.clock())
         del row["embedding"]
         return row

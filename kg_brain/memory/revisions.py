@@ -6,8 +6,10 @@ from pydantic import BaseModel
 
 from kg_brain.deps import Deps
 from kg_brain.errors import NotFound
+from kg_brain.llm.entities import extract_entities
 from kg_brain.llm.types import Enrichment
 from kg_brain.memory.reading import NoteReader
+from kg_brain.memory.text import embed_text
 from kg_brain.memory.write import Writer
 from kg_brain.models import NoteView, iso
 from kg_brain.store import notes
@@ -27,6 +29,7 @@ class Revision(BaseModel):
 
 class Revisions:
     def __init__(self, deps: Deps, reader: NoteReader, writer: Writer) -> None:
+        self.deps = deps
         self.db = deps.db
         self.reader = reader
         self.writer = writer
@@ -45,8 +48,9 @@ class Revisions:
         if chosen is None:
             raise NotFound(f"{zk_id} has no revision {version}")
         e = Enrichment(title=chosen.title, context=chosen.context, keywords=chosen.keywords,
-                       tags=chosen.tags)
+                       tags=chosen.tags, entities=extract_entities(chosen.content))
+        vector = self.deps.embedder.encode(embed_text(e.title, chosen.content, e.context))
         current = self.reader.current(zk_id)
-        self.writer.rewrite(current["zk_id"], chosen.content, e, f"restore revision {version}",
-                            {})
+        self.db.write_tx(lambda tx: self.writer.rewrite(
+            tx, current["zk_id"], chosen.content, e, vector, f"restore revision {version}"))
         return self.reader.get([current["zk_id"]])[0]

@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from kg_brain.llm.types import Enrichment
+from kg_brain.llm.types import EntityRef, Enrichment
 from kg_brain.vocab import MemoryType, NoteKind
 
 _DETAIL = re.compile(r"\d+(?:[.:,/-]\d+)*|\b\w*(?:[_./]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
@@ -39,4 +39,10 @@ def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteK
         "keywords": e.keywords, "tags": e.tags, "memory_type": mtype.value,
         "note_kind": kind.value, "pinned": bool(pinned), "project": project,
         "created": now, "updated": now, "access_count": 0, "embedding": vector,
+        "entities": mention_list(e.entities),
     }
+
+
+def mention_list(refs: list[EntityRef]) -> list[dict[str, str]]:
+    """The entities a note mentions, as replace_mentions takes them."""
+    return [ref.model_dump(mode="json") for ref in refs]

@@ -16,12 +16,14 @@ from kg_brain import validate
 from kg_brain.deps import Deps
 from kg_brain.db import Tx
 from kg_brain.errors import InvalidInput
+from kg_brain.llm.entities import subjects_differ
 from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft
 from kg_brain.memory.reading import NoteReader
-from kg_brain.memory.text import details, embed_text, note_row
+from kg_brain.memory.text import details, embed_text, mention_list, note_row
 from kg_brain.models import NoteView
 from kg_brain.redact import redact
 from kg_brain.store import jobs, links, notes
+from kg_brain.store.entities import replace_mentions
 from kg_brain.store.notes import NearestNote, new_zk_id, with_fresh_ids
 from kg_brain.vocab import LinkType, MemoryType, NoteKind
 
@@ -35,6 +37,8 @@ class AddResult(BaseModel):
     similarity: float | None = None
     redacted: list[str] = Field(default_factory=list, description="kinds of secrets removed")
     evolution_queued: bool = False
+    inferred_kind: str | None = Field(
+        None, description="the note_kind read from the text when the caller gave 'general'")
 
 
 class Writer:
@@ -56,13 +60,15 @@ class Writer:
     def add(self, content: str, project: str, memory_type: str = "permanent",
             note_kind: str = "general", pinned: bool = False,
             failure_signature: str | None = None) -> AddResult:
+        """One embedding per note: dedup, link candidates and the stored vector all use it."""
         project = validate.project(project)
-        kind = validate.note_kind(note_kind)
+        given = validate.note_kind(note_kind)
         mtype = validate.memory_type(memory_type)
         if mtype is MemoryType.ARCHIVED:
             raise InvalidInput("memory_type 'archived' cannot be written; use fleeting or permanent")
         text, found = self.clean_content(content)
-        enrichment = self.deps.enricher.enrich(text, kind.value, project)
+        enrichment = self.deps.enricher.enrich(text, given.value, project)
+        kind = NoteKind(enrichment.note_kind) if given is NoteKind.GENERAL else given
         vector = self.deps.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
         nearest = self.nearest(vector, project, _LIVE, self.settings.link_top_k + 1, [])
         duplicate = self._duplicate_of(text, kind, nearest)
@@ -73,9 +79,15 @@ class Writer:
         if failure_signature:
             row["failure_signature"] = failure_signature
         decisions = self._decide_links(row["zk_id"], enrichment, text, kind, nearest, mtype)
-        queued = self._write_new(row, decisions, now)
+
+        def work(tx: Tx) -> None:  # reads row["zk_id"] late: a retry may have replaced it
+            notes.insert_notes(tx, [row], now)
+            self._write_links(tx, row["zk_id"], project, decisions, now)
+
+        with_fresh_ids(lambda: self.db.write_tx(work), [row])
+        inferred = kind.value if given is NoteKind.GENERAL and kind is not given else None
         return AddResult(note=self.reader.get([row["zk_id"]])[0], redacted=found,
-                         evolution_queued=queued)
+                         evolution_queued=self._evolves(decisions), inferred_kind=inferred)
 
     def nearest(self, vector: list[float], project: str, types: list[str], k: int,
                 exclude: list[str]) -> list[NearestNote]:
@@ -86,12 +98,14 @@ class Writer:
     def _duplicate_of(self, text: str, kind: NoteKind,
                       nearest: list[NearestNote]) -> NearestNote | None:
         """The nearest note counts as the same note when it is at least DEDUP_THRESHOLD similar,
-        of the same kind (a fix is not its mistake) and states the same details: embeddings
-        barely tell "port 8001" from "port 8002"."""
+        of the same kind (a fix is not its mistake), about the same things (another service,
+        file or person is another note) and states the same details: embeddings barely tell
+        "port 8001" from "port 8002"."""
         if not nearest or nearest[0]["similarity"] < self.settings.dedup_threshold:
             return None
         match = nearest[0]
-        same = match["note_kind"] == kind.value and details(text) == details(match["content"])
+        same = (match["note_kind"] == kind.value and details(text) == details(match["content"])
+                and not subjects_differ(text, match["content"]))
         return match if same else None
 
     def _reinforce(self, match: NearestNote, found: list[str]) -> AddResult:
@@ -107,13 +121,15 @@ class Writer:
             return []
         candidates = [
             Candidate(zk_id=c["zk_id"], title=c["title"] or "", content=c["content"],
-                      note_kind=c["note_kind"], similarity=float(c["similarity"]))
+                      note_kind=c["note_kind"], similarity=float(c["similarity"]),
+                      entities=c["entities"])
             for c in nearest
             if c["memory_type"] == MemoryType.PERMANENT.value and c["zk_id"] != zk_id
         ][: self.settings.link_top_k]
         if not candidates:
             return []
-        draft = NoteDraft(title=e.title, content=text, context=e.context, note_kind=kind.value)
+        draft = NoteDraft(title=e.title, content=text, context=e.context, note_kind=kind.value,
+                          entities=[ref.key for ref in e.entities])
         known = {c.zk_id for c in candidates}
         return [d for d in self.deps.enricher.decide_links(draft, candidates) if d.zk_id in known]
 
@@ -122,26 +138,24 @@ class Writer:
 
     def _write_links(self, tx: Tx, zk_id: str, project: str, decisions: list[LinkDecision],
                      now: datetime) -> None:
-        """The links and, when one is strong enough, the evolution job: in the caller's tx."""
+        """The links, the degree bound they may break and, when one is strong enough, the
+        evolution job: all in the caller's transaction."""
         if decisions:
             links.merge_links(tx, now=now, rows=[link_row(zk_id, d) for d in decisions])
+            similar = [d.zk_id for d in decisions if d.link_type is LinkType.RELATES_TO]
+            if similar:
+                links.prune_similarity_links(tx, zk_ids=[zk_id, *similar],
+                                             keep=self.settings.link_top_k)
         if self._evolves(decisions):
             jobs.enqueue_jobs(tx, now=now, rows=[evolution_job(zk_id, project)])
 
-    def _write_new(self, row: dict[str, Any], decisions: list[LinkDecision],
-                   now: datetime) -> bool:
-        """Note, links and evolution job in one transaction: never a half-written note."""
-        def work(tx: Tx) -> None:  # reads row["zk_id"] late: a retry may have replaced it
-            notes.create_notes(tx, rows=[row])
-            self._write_links(tx, row["zk_id"], row["project"], decisions, now)
-
-        with_fresh_ids(lambda: self.db.write_tx(work), [row])
-        return self._evolves(decisions)
-
     def link(self, tx: Tx, src: str, dst: str, link_type: LinkType, reason: str,
-             weight: float) -> None:
+             weight: float = 1.0, origin: str = "explicit") -> None:
+        """A link the caller asserts (a fix's FIXES, a handoff's PART_OF, one made by hand):
+        never pruned, never rewritten by evolution."""
         links.merge_links(tx, now=self.deps.clock(), rows=[
-            {"src": src, "dst": dst, "type": link_type.value, "reason": reason, "weight": weight}])
+            {"src": src, "dst": dst, "type": link_type.value, "reason": reason, "weight": weight,
+             "origin": origin}])
 
     def update(self, zk_id: str, new_content: str) -> AddResult:
         """Re-enrich and re-embed; links stay, the previous version is kept as a revision."""
@@ -150,42 +164,49 @@ class Writer:
             raise InvalidInput(f"{current['zk_id']} is archived; restore_note it first")
         text, found = self.clean_content(new_content)
         e = self.deps.enricher.enrich(text, current["note_kind"], current["project"])
-        self.rewrite(current["zk_id"], text, e, "update", {})
+        vector = self.deps.embedder.encode(embed_text(e.title, text, e.context))
+        self.db.write_tx(lambda tx: self.rewrite(tx, current["zk_id"], text, e, vector, "update"))
         return AddResult(note=self.reader.get([current["zk_id"]])[0], redacted=found)
 
     def distill(self, zk_id: str) -> AddResult:
-        """Promote a fleeting note: the full permanent pipeline (re-enrich, embed, link, evolve)."""
+        """Promote a fleeting note: the full permanent pipeline (re-enrich, embed, link, evolve),
+        written in one transaction."""
         current = self.reader.current(zk_id)
         if current["memory_type"] != MemoryType.FLEETING.value:
             raise InvalidInput(f"{current['zk_id']} is {current['memory_type']}, not fleeting")
         kind = NoteKind(current["note_kind"])
         e = self.deps.enricher.enrich(current["content"], kind.value, current["project"])
-        vector = self.rewrite(current["zk_id"], current["content"], e, "distill",
-                              {"memory_type": MemoryType.PERMANENT.value})
+        vector = self.deps.embedder.encode(embed_text(e.title, current["content"], e.context))
         nearest = self.nearest(vector, current["project"], [MemoryType.PERMANENT.value],
                                self.settings.link_top_k, [current["zk_id"]])
         decisions = self._decide_links(current["zk_id"], e, current["content"], kind, nearest,
                                        MemoryType.PERMANENT)
         now = self.deps.clock()
-        self.db.write_tx(lambda tx: self._write_links(tx, current["zk_id"], current["project"],
-                                                      decisions, now))
+
+        def work(tx: Tx) -> None:
+            self.rewrite(tx, current["zk_id"], current["content"], e, vector, "distill",
+                         memory_type=MemoryType.PERMANENT.value)
+            self._write_links(tx, current["zk_id"], current["project"], decisions, now)
+
+        self.db.write_tx(work)
         return AddResult(note=self.reader.get([current["zk_id"]])[0],
                          evolution_queued=self._evolves(decisions))
 
-    def rewrite(self, zk_id: str, text: str, e: Enrichment, cause: str,
-                extra: dict[str, Any]) -> list[float]:
-        """New text and vector for a note, its previous version kept as a revision."""
-        vector = self.deps.embedder.encode(embed_text(e.title, text, e.context))
+    def rewrite(self, tx: Tx, zk_id: str, text: str, e: Enrichment, vector: list[float],
+                cause: str, **extra: Any) -> None:
+        """New text, vector and entities for a note in the caller's transaction, its previous
+        version kept as a revision."""
+        now = self.deps.clock()
         fields = {"title": e.title, "content": text, "context": e.context,
                   "keywords": e.keywords, "tags": e.tags, **extra}
-        notes.rewrite_note(self.db, zk_id=zk_id, fields=fields, vector=vector,
-                           now=self.deps.clock(), cause=cause)
-        return vector
+        notes.rewrite_note(tx, zk_id=zk_id, fields=fields, vector=vector, now=now, cause=cause)
+        replace_mentions(tx, rows=[{"zk_id": zk_id, "entities": mention_list(e.entities)}], now=now)
 
 
 def link_row(src: str, d: LinkDecision) -> dict[str, Any]:
+    """A link the enricher decided: automatic, so a similarity link among them may be pruned."""
     return {"src": src, "dst": d.zk_id, "type": LinkType(d.link_type).value,
-            "reason": d.reason[:500], "weight": round(float(d.weight), 4)}
+            "reason": d.reason[:500], "weight": round(float(d.weight), 4), "origin": "auto"}
 
 
 def evolution_job(zk_id: str, project: str) -> dict[str, str]:

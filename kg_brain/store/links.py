@@ -14,6 +14,17 @@ class LinkWritten(TypedDict):
     type: str
 
 
+class Pruned(TypedDict):
+    zk_id: str
+    dropped: int
+    changed: list[str]
+
+
 @write("src", "dst")
 def merge_links(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[LinkWritten]:
-    """Create or refresh links: rows of {src, dst, type, reason, weight}."""
+    """Create or refresh links: rows of {src, dst, type, reason, weight, origin}."""
+
+
+@write("changed")
+def prune_similarity_links(on: On, *, zk_ids: list[str], keep: int) -> list[Pruned]:
+    """The weakest automatic RELATES_TO links beyond `keep` per note, dropped."""

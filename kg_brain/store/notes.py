@@ -9,7 +9,9 @@ from typing import Any, TypedDict, TypeVar
 
 from neo4j.time import DateTime
 
+from kg_brain.db import Tx
 from kg_brain.errors import Conflict
+from kg_brain.store.entities import replace_mentions
 from kg_brain.store.statement import On, read, write
 
 T = TypeVar("T")
@@ -42,6 +44,7 @@ class NoteId(TypedDict):
 class NoteWithLinks(TypedDict):
     note: dict[str, Any]
     links: list[dict[str, Any]]
+    entities: list[dict[str, Any]]
 
 
 class EvolutionTarget(TypedDict):
@@ -79,6 +82,7 @@ class NearestNote(TypedDict):
     note_kind: str
     memory_type: str
     similarity: float
+    entities: list[str]
 
 
 class NoteForUpdate(TypedDict):
@@ -105,7 +109,17 @@ class Rewritten(TypedDict):
 
 @write("zk_id")
 def create_notes(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
-    """Every property of each note (kg_brain.memory.text.note_row), embedding included."""
+    """Every property of each note (kg_brain.memory.text.note_row), embedding included;
+    `entities` is not a property (insert_notes writes them as MENTIONS)."""
+
+
+def insert_notes(tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[str]:
+    """New notes and the entities they mention (row["entities"]), in the caller's transaction."""
+    ids = [r["zk_id"] for r in create_notes(tx, rows=rows)]
+    mentions = [{"zk_id": r["zk_id"], "entities": r["entities"]} for r in rows if r.get("entities")]
+    if mentions:
+        replace_mentions(tx, rows=mentions, now=now)
+    return ids
 
 
 @read

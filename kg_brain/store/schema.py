@@ -25,7 +25,14 @@ from neomodel import db as neomodel_db
 from kg_brain.db import Database, mapped_errors
 from kg_brain.store import admin
 from kg_brain.store.statement import On, autocommit
-from kg_brain.vocab import EMBEDDING_DIM, FULLTEXT_INDEX, VECTOR_INDEX, MemoryType, NoteKind
+from kg_brain.vocab import (
+    EMBEDDING_DIM,
+    ENTITY_INDEX,
+    FULLTEXT_INDEX,
+    VECTOR_INDEX,
+    MemoryType,
+    NoteKind,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +68,7 @@ SCHEMA_INDEXES = frozenset({
     "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
     FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
+    "entity_key", ENTITY_INDEX,
 })
 
 
@@ -90,12 +98,23 @@ def create_revision_index(on: On) -> None:
 
 
 @autocommit
+def create_entity_constraint(on: On) -> None:
+    """One entity per (project, key)."""
+
+
+@autocommit
+def create_entity_fulltext_index(on: On) -> None:
+    """Entity names and keys, for questions that name things."""
+
+
+@autocommit
 def await_indexes(on: On) -> None:
     """Until every index is online."""
 
 
 STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
-              create_lease_constraint, create_revision_index)
+              create_lease_constraint, create_revision_index, create_entity_constraint,
+              create_entity_fulltext_index)
 
 
 def bootstrap_schema(db: Database) -> None:

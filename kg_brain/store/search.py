@@ -34,6 +34,7 @@ class DeepHit(TypedDict):
 
 class Neighbourhood(TypedDict):
     root: str
+    entities: list[dict[str, Any]]
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
 

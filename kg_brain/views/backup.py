@@ -20,10 +20,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from kg_brain import validate
-from kg_brain.db import Database
+from kg_brain.clock import utc_now
+from kg_brain.db import Database, Tx
 from kg_brain.errors import InvalidInput
+from kg_brain.llm.entities import extract_entities
+from kg_brain.memory.text import mention_list
 from kg_brain.models import iso
 from kg_brain.store import views
+from kg_brain.store.entities import replace_mentions
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import EMBEDDING_DIM, LinkType
 
@@ -200,7 +204,17 @@ class Restorer:
                                    f"not {EMBEDDING_DIM}")
             rows.append({"zk_id": props["zk_id"], "props": props, "embedding": embedding,
                          "temporal": _temporal(r)})
-        self.counts.notes += len(views.restore_notes(self.db, rows=rows))
+        mentions = [{"zk_id": row["zk_id"],
+                     "entities": mention_list(extract_entities(str(row["props"].get("content", ""))))}
+                    for row in rows]
+        now = utc_now()
+
+        def work(tx: Tx) -> int:  # entities are read again from the text, not from the file
+            restored = views.restore_notes(tx, rows=rows)
+            replace_mentions(tx, rows=mentions, now=now)
+            return len(restored)
+
+        self.counts.notes += self.db.write_tx(work)
 
     def _links(self, records: list[Record]) -> None:
         rows = [{"src": self._id(r["src"]), "dst": self._id(r["dst"]),

@@ -18,7 +18,7 @@ from kg_brain.cli.browser_pilot import BrowserPilot, FrameResult, chromium
 from kg_brain.views.guide import STEPS, TITLE
 from kg_brain.store.schema import bootstrap_schema
 from tests.support.neo4j import ServerUnderTest, local_server
-from tests.support.brains import make_brain, mention_entities, small_graph
+from tests.support.brains import make_brain, small_graph
 
 NOTE_BLUE = "#4C8EDA"  # node.Note in kg-brain.grass; the Browser's own default is another colour
 ENTITY_CYAN = "#57C7E3"
@@ -47,9 +47,8 @@ def browser_db(browser_server: ServerUnderTest) -> Iterator[Database]:
 
 @pytest.fixture(scope="module")
 def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) -> str:
-    """A mistake with its fix, a revised decision, two near-duplicates (a cluster) and, as
-    SEEDING THE GRAPH SHAPE ONLY, entities with MENTIONS written by plain Cypher: this branch's
-    write path does not extract entities yet, and the guide must show them once it does."""
+    """A mistake with its fix, a revised decision and two near-duplicates (a cluster), written
+    through the write path, which also writes the entities they mention."""
     name = f"test-browser-{uuid.uuid4().hex[:8]}"
     brain = make_brain(browser_db, embedder)
     graph = small_graph(brain, name)
@@ -57,10 +56,6 @@ def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) 
                      "server themselves.", name, note_kind="pattern")
     brain.writer.add("The test suite runs with pytest -q and starts its own local Neo4j server "
                      "for the integration tests.", name, note_kind="general")
-    mention_entities(browser_db, name, {
-        "library:neo4j driver": [graph.mistake, graph.fix],
-        "tool:pytest": [graph.mistake, graph.fix, graph.pinned],
-        "path:cypher/": [graph.decision]})
     return name
 
 

@@ -55,7 +55,7 @@ def small_graph(brain: Brain, project: str) -> Graph:
     pinned = writer.add("Always pass timestamps from the injected clock as $now.", project,
                         note_kind="pattern", pinned=True).note.zk_id
     brain.db.write_tx(lambda tx: writer.link(tx, fix, mistake, LinkType.FIXES,
-                                             "closing the driver stops the hang", 0.9))
+                                             "closing the driver stops the hang"))
     writer.update(decision, "We decided to keep every Cypher statement in its own file under "
                             "cypher/, one statement per file, loaded once by name.")
     return Graph(mistake, fix, decision, pinned, decision)
@@ -66,14 +66,5 @@ def delete_project(db: Database, project: str) -> None:
     db.driver.execute_query(
         "MATCH (n:Note {project: $project}) OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n) "
         "DETACH DELETE n, r", project=project, database_=db.conn.database)
-
-
-def mention_entities(db: Database, project: str, mentions: dict[str, list[str]]) -> None:
-    """SEEDING THE GRAPH SHAPE ONLY: (:Note)-[:MENTIONS]->(:Entity {key, name, kind, project})
-    by plain Cypher; `mentions` maps an entity key `kind:name` to the zk_ids mentioning it."""
-    rows = [{"zk_id": zk_id, "key": key, "kind": key.split(":", 1)[0],
-             "name": key.split(":", 1)[1]} for key, ids in mentions.items() for zk_id in ids]
-    db.driver.execute_query(
-        "UNWIND $rows AS m MATCH (n:Note {zk_id: m.zk_id}) "
-        "MERGE (e:Entity {project: $project, key: m.key}) SET e.name = m.name, e.kind = m.kind "
-        "MERGE (n)-[:MENTIONS]->(e)", rows=rows, project=project, database_=db.conn.database)
+    db.driver.execute_query("MATCH (e:Entity {project: $project}) DETACH DELETE e",
+                            project=project, database_=db.conn.database)
