@@ -81,9 +81,10 @@ class FoundBy(BaseModel):
     """How a deep_search result was reached: hop, channel, and the path that led to it."""
 
     hop: int
-    channel: str = Field(description="vector | lexical | graph")
+    channel: str = Field(description="vector | lexical | entity | bridge | link")
     via: str | None = Field(None, description="note whose hit or neighbourhood led here")
     relationship: str | None = Field(None, description="relationship type for graph hits")
+    entity: str | None = Field(None, description="the entity that led here (entity, bridge)")
 
 
 class Hit(BaseModel):

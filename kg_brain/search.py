@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from kg_brain import validate
 from kg_brain.deps import Deps
 from kg_brain.errors import NotFound
+from kg_brain.llm.entities import extract_entities
 from kg_brain.models import EntityView, FoundBy, Hit, LinkView
 from kg_brain.store import search as statements
 from kg_brain.vocab import CONTEXTUAL_KINDS
@@ -29,21 +30,41 @@ MAX_QUERY_TERMS = 64
 
 @dataclass(frozen=True)
 class Tuning:
-    """Retrieval constants, measured with `kg-brain bench retrieval` (see the bench module)."""
+    """search_memory's constants, measured with `kg-brain bench retrieval` (the bench module)."""
 
     fetch: int = 100  # vector index candidates (the index cannot filter by project); cost ~ k
     lex_fetch: int = 250  # full-text candidates
-    pool: int = 40  # per-channel ranked list fed to fusion / per hop
+    pool: int = 40  # per-channel ranked list fed to fusion
+    fusion: Literal["linear", "rrf"] = "rrf"
     rrf_k: float = 8.0  # small k: the top ranks of each channel dominate (LoCoMo: +2 overall)
     w_vec: float = 1.0
     w_lex: float = 1.0
-    w_graph: float = 1.0
-    decay: float = 0.5  # weight of each later hop relative to the one before
-    alpha: float = 0.5  # weight of the query vector in a later hop's blended query
-    blend_n: int = 3  # previous-hop notes blended into the next hop's query
-    expand_n: int = 10  # top notes per hop whose neighbours are expanded
-    nb_limit: int = 2  # neighbours taken per expanded note
-    agg: Literal["sum", "max"] = "sum"
+    superseded: float = 0.6  # a note superseded by a live note yields to it
+
+
+@dataclass(frozen=True)
+class DeepTuning:
+    """deep_search's constants (cypher/search/deep_search.cypher says what each one does),
+    measured with `kg-brain bench retrieval` on the coding set, LoCoMo and MuSiQue."""
+
+    pool: int = 40
+    ent_fetch: int = 20  # entity-name index candidates
+    ent_n: int = 8  # question entities followed
+    ent_partial: float = 0.5  # an entity matched by some of its name's words
+    ent_share: float = 0.05  # an entity in more than this share of the notes leads nowhere
+    ent_floor: int = 12  # ... unless it has at most this many notes
+    blend_n: int = 3
+    alpha: float = 0.5
+    expand_n: int = 5
+    nb_limit: int = 3
+    w_vec: float = 1.0
+    w_lex: float = 0.6
+    w_ent: float = 0.5
+    w_bridge: float = 0.4
+    w_fix: float = 0.8
+    w_link: float = 0.3
+    decay: float = 0.3
+    superseded: float = 0.6
 
 
 class RelatedNode(BaseModel):
@@ -95,12 +116,14 @@ def _hit(row: dict[str, Any], score: float | None = None,
 
 
 class Search:
-    def __init__(self, deps: Deps, tuning: Tuning | None = None) -> None:
+    def __init__(self, deps: Deps, tuning: Tuning | None = None,
+                 deep_tuning: DeepTuning | None = None) -> None:
         self.db = deps.db
         self.embedder = deps.embedder
         self.clock = deps.clock
         self.index_fetch = deps.index_fetch
         self.tuning = tuning or Tuning()
+        self.deep_tuning = deep_tuning or DeepTuning()
 
     def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
         """Vector and full-text candidates for `project`, both widened by the same factor the
@@ -118,7 +141,7 @@ class Search:
     def search_memory(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False,
                       note_kinds: list[str] | None = None) -> list[Hit]:
-        """Hybrid vector + BM25 search fused by reciprocal rank; one statement, access stamped."""
+        """Hybrid vector + BM25 search (Tuning.fusion); one statement, access stamped."""
         k = validate.bounded(top_k, 1, 100, "top_k")
         kinds = [validate.note_kind(x).value for x in note_kinds] if note_kinds else None
         t = self.tuning
@@ -126,19 +149,25 @@ class Search:
         pool = max(t.pool, k)
         rows = statements.search_memory(
             self.db, **params, **self._fetches(params["project"], pool, k),
-            kinds=kinds, pool=pool, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex, k=k)
+            kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
+            superseded=t.superseded, k=k)
         return [_hit(r, found_by=[{"hop": 0, "channel": c} for c in r["channels"]]) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,
                     include_contextual: bool = False) -> list[Hit]:
-        """Multi-hop retrieval as one Cypher statement (see cypher/search/deep_search)."""
+        """Graph-aware multi-hop retrieval as one Cypher statement (see
+        cypher/search/deep_search.cypher)."""
         k = validate.bounded(top_k, 1, 100, "top_k")
         hops = validate.bounded(hops, 1, 3, "hops")
-        t = self.tuning
+        t = self.deep_tuning
         params = self._params(query, project, include_contextual)
         pool = max(t.pool, k)
-        tuning = asdict(replace(t, pool=pool, **self._fetches(params["project"], pool, k)))
-        rows = statements.deep_search(self.db, **params, hops=hops, k=k, **tuning)
+        total = self.index_fetch.size(params["project"])
+        rows = statements.deep_search(
+            self.db, **params, **self._fetches(params["project"], pool, k), hops=hops, k=k,
+            entity_keys=[e.key for e in extract_entities(query)], total=total,
+            ent_cap=max(t.ent_floor, int(total * t.ent_share)), pool=pool,
+            **{f: v for f, v in asdict(t).items() if f not in ("pool", "ent_share", "ent_floor")})
         return [_hit(r) for r in rows]
 
     def get_related(self, zk_id: str, depth: int = 1) -> Related:

@@ -1,147 +1,148 @@
-// Iterative retrieval in one statement. Hop 0: vector + full-text seeds, fused by weighted
-// reciprocal rank. Hops 1..$hops: the vector index again, with a query vector computed here as
-// the normalised blend of the query vector and the previous hop's top hit vectors, excluding
-// notes already seen. Then neighbour expansion over the typed relationships of every hop's top
-// notes. The union is ranked by each note's fused ($agg = 'sum') or best ('max') contribution;
-// every result lists how it was found. Access is stamped on the returned notes.
-// The index cannot filter by project: each vector search over-fetches ($fetch) and falls back to
-// an exact scan of the project only when the index finds fewer than $pool of the project's notes
-// (a small or rare project; the scan's index seek gets a null key otherwise, so it costs
-// nothing). Notes seen in earlier hops are dropped after that test, so a later hop never turns
-// a large project into a full scan just because its best candidates were already found.
-// params: vector: 384 floats; text: Lucene query from word tokens ('' = none); project;
-//         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate sizes;
-//         blend_n: previous-hop notes blended into the next query; alpha: weight of the query;
-//         expand_n: top notes per hop whose neighbours are expanded; nb_limit: neighbours per
-//         note; rrf_k, w_vec, w_lex, w_graph, decay: scoring; agg: 'sum' | 'max'; k; now.
+// Graph-aware retrieval in one statement. Hop 0 fuses three channels by normalised linear fusion:
+// the vector index (cosine, min-max scaled over the pool), the full-text index (BM25 over the
+// best score) and entities named in the question ($entity_keys exactly, or the entity name index
+// for $text at $ent_partial), each entity weighted by its rarity among the project's live notes
+// (an IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the
+// vector index again with the query blended with the best notes so far. Then the graph step from
+// the best $expand_n notes ($hops = 3: twice as many): bridges over entities they share with
+// other notes (one step of personalised PageRank's spreading, rare entities carrying more), and
+// typed links that steer: the fix of a mistake, the note that supersedes a hit, then other typed
+// neighbours. A note superseded by a live note yields to it ($superseded weight). Every result
+// says which channels and paths found it. Access is stamped on the returned notes.
+// The vector index cannot filter by project: it over-fetches ($fetch) and falls back to an
+// exact scan of the project only when the index leaves fewer than $pool of the project's notes.
+// params: vector: 384 floats; text: Lucene query from word tokens ('' = none); entity_keys:
+//         canonical keys of the question's entities; project; excluded: note kinds to leave out;
+//         hops: 1..3; fetch, lex_fetch, pool, ent_fetch: candidate sizes; total: live notes of
+//         the project as last counted (a small project is counted here); ent_cap: most notes an entity may have to lead anywhere; ent_n: entities
+//         followed; ent_partial: weight of an entity matched by name words only; blend_n, alpha:
+//         the blended hop; expand_n: notes the graph step starts from; nb_limit: typed
+//         neighbours per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights;
+//         decay: weight of the blended hop; superseded: factor on superseded notes; k; now.
 // returns: zk_id, title, score, preview, note_kind, project, found_by, links; links; best first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
-  YIELD node
-  WHERE node.project = $project AND node.memory_type = 'permanent' AND NOT node.note_kind IN $excluded
-  RETURN collect(node)[..$pool] AS got0
+  YIELD node, score
+  WHERE node.project = $project AND node.memory_type = 'permanent'
+    AND NOT node.note_kind IN $excluded
+  RETURN collect({n: node, s: score})[..$pool] AS got
 }
-WITH CASE WHEN size(got0) >= $pool THEN got0 ELSE COLLECT {
+WITH got, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
+               ELSE $total END AS total
+WITH total, CASE WHEN size(got) >= $pool THEN got ELSE COLLECT {
   MATCH (n:Note)
-  WHERE n.project = CASE WHEN size(got0) < $pool THEN $project END
+  WHERE n.project = CASE WHEN size(got) < $pool THEN $project END
     AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded AND n.embedding IS NOT NULL
-  RETURN n ORDER BY vector.similarity.cosine(n.embedding, $vector) DESC LIMIT $pool
-} END AS v0
+  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
+  RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT $pool
+} END AS vec
 CALL () {
   WITH 1 AS one WHERE $text <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})
-  YIELD node
-  WHERE node.project = $project AND node.memory_type = 'permanent' AND NOT node.note_kind IN $excluded
-  RETURN collect(node)[..$pool] AS lex0
+  YIELD node, score
+  WHERE node.project = $project AND node.memory_type = 'permanent'
+    AND NOT node.note_kind IN $excluded
+  RETURN collect({n: node, s: score})[..$pool] AS lex
 }
-CALL (v0, lex0) {
-  UNWIND [i IN range(0, size(v0) - 1) | {n: v0[i], s: $w_vec / ($rrf_k + i + 1)}] +
-         [i IN range(0, size(lex0) - 1) | {n: lex0[i], s: $w_lex / ($rrf_k + i + 1)}] AS part
-  WITH part.n AS n, sum(part.s) AS s ORDER BY s DESC
-  RETURN collect(n) AS h0
+CALL () {
+  WITH 1 AS one WHERE $text <> ''
+  CALL db.index.fulltext.queryNodes('entity_names', $text, {limit: $ent_fetch})
+  YIELD node, score
+  WHERE node.project = $project AND node.notes > 0 AND node.notes <= $ent_cap
+  RETURN collect({e: node, s: score}) AS named
 }
-WITH v0, lex0, h0, v0 + [n IN lex0 WHERE NOT n IN v0] AS seen0
-// hop 1: the blended query vector, then the index (or the project scan)
-CALL (h0, seen0) {
-  WITH seen0, [x IN h0[..$blend_n] | x.embedding] AS vs
-  WITH seen0, vs, $hops >= 1 AND size(vs) > 0 AS active
-  WITH seen0, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
-         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
-  WITH seen0, active, CASE WHEN active THEN
+CALL (named, total) {
+  UNWIND [x IN named | {e: x.e, m: $ent_partial * x.s / named[0].s}] +
+         COLLECT { MATCH (e:Entity {project: $project})
+                   WHERE e.key IN $entity_keys AND e.notes > 0 AND e.notes <= $ent_cap
+                   RETURN {e: e, m: 1.0} } AS x
+  WITH x.e AS e, max(x.m) AS m
+  WITH e, m * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
+  WHERE w > 0
+  WITH e, w ORDER BY w DESC, e.key LIMIT $ent_n
+  MATCH (e)<-[:MENTIONS]-(n:Note)
+  WHERE n.project = $project AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+  WITH n, sum(w) AS s, collect(e.name)[0] AS via ORDER BY s DESC LIMIT $pool
+  RETURN collect({n: n, s: s, via: via}) AS ent
+}
+WITH total, vec, lex, ent, vec[-1].s AS vmin, vec[0].s - vec[-1].s AS vspan
+WITH [x IN vec | {n: x.n, s: $w_vec * CASE WHEN vspan > 0 THEN 0.05 + 0.95 * (x.s - vmin) / vspan
+                                      ELSE 1.0 END,
+                  hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
+     [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s,
+                  hop: 0, ch: 'lexical', via: null, rel: null, ent: null}] +
+     [x IN ent | {n: x.n, s: $w_ent * x.s / ent[0].s,
+                  hop: 0, ch: 'entity', via: null, rel: null, ent: x.via}] AS hop0, total
+CALL (hop0) {
+  UNWIND hop0 AS rec
+  WITH rec.n AS n, sum(rec.s) AS s ORDER BY s DESC, n.zk_id
+  RETURN collect({n: n, s: s}) AS base
+}
+// hop 1: the query blended with the best notes so far, then the index (or the project scan)
+CALL (base) {
+  WITH base, [x IN base[..$blend_n] | x.n.embedding] AS vs
+  WITH base, vs, $hops >= 2 AND size(vs) > 0 AS active
+  WITH base, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
+         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)]
+       END AS raw
+  WITH base, active, CASE WHEN active THEN
          [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
   CALL (q, active) {
     WITH q, active WHERE active
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
-    YIELD node
+    YIELD node, score
     WHERE node.project = $project AND node.memory_type = 'permanent'
       AND NOT node.note_kind IN $excluded
-    RETURN collect(node) AS inproj
+    RETURN collect({n: node, s: score}) AS inproj
   }
-  WITH seen0, active, q, inproj, [x IN inproj WHERE NOT x IN seen0][..$pool] AS got
-  RETURN CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN got ELSE COLLECT {
+  WITH base, [x IN base | x.n] AS seen, active, q, inproj
+  WITH base, active, q, inproj, seen, [x IN inproj WHERE NOT x.n IN seen][..$pool] AS fresh
+  WITH base, CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN fresh ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN active AND size(inproj) < $pool THEN $project END
       AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-      AND n.embedding IS NOT NULL AND NOT n IN seen0
-    RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
-  } END AS v1
+      AND n.embedding IS NOT NULL AND NOT n IN seen
+    WITH n, vector.similarity.cosine(n.embedding, q) AS s
+    RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT $pool
+  } END AS got
+  RETURN [i IN range(0, size(got) - 1) |
+          {n: got[i].n, s: $w_vec * $decay * (size(got) - i) / size(got), hop: 1, ch: 'vector',
+           via: base[0].n.zk_id, rel: null, ent: null}] AS hop1
 }
-WITH *, seen0 + v1 AS seen1
-// hop 2: the blended query vector, then the index (or the project scan)
-CALL (v1, seen1) {
-  WITH seen1, [x IN v1[..$blend_n] | x.embedding] AS vs
-  WITH seen1, vs, $hops >= 2 AND size(vs) > 0 AS active
-  WITH seen1, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
-         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
-  WITH seen1, active, CASE WHEN active THEN
-         [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
-  CALL (q, active) {
-    WITH q, active WHERE active
-    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
-    YIELD node
-    WHERE node.project = $project AND node.memory_type = 'permanent'
-      AND NOT node.note_kind IN $excluded
-    RETURN collect(node) AS inproj
+// the graph step: entity bridges and typed links from the best notes so far
+WITH hop0, hop1, base, base[0].s AS top, total
+CALL (base, top, total) {
+  UNWIND base[..CASE WHEN $hops >= 3 THEN 2 * $expand_n ELSE $expand_n END] AS seed
+  WITH seed.n AS sn, seed.s / top AS pull, total
+  CALL (sn, pull, total) {
+    MATCH (sn)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Note)
+    WHERE e.notes >= 2 AND e.notes <= $ent_cap AND m <> sn AND m.project = $project
+      AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
+    WITH m, e, pull * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
+    WHERE w > 0
+    WITH m, sum(w) AS bw, collect(e.name)[0] AS via ORDER BY bw DESC LIMIT $nb_limit
+    RETURN collect({n: m, s: $w_bridge * bw, hop: 1, ch: 'bridge', via: sn.zk_id,
+                    rel: 'MENTIONS', ent: via}) AS bridged
   }
-  WITH seen1, active, q, inproj, [x IN inproj WHERE NOT x IN seen1][..$pool] AS got
-  RETURN CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN got ELSE COLLECT {
-    MATCH (n:Note)
-    WHERE n.project = CASE WHEN active AND size(inproj) < $pool THEN $project END
-      AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-      AND n.embedding IS NOT NULL AND NOT n IN seen1
-    RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
-  } END AS v2
-}
-WITH *, seen1 + v2 AS seen2
-// hop 3: the blended query vector, then the index (or the project scan)
-CALL (v2, seen2) {
-  WITH seen2, [x IN v2[..$blend_n] | x.embedding] AS vs
-  WITH seen2, vs, $hops >= 3 AND size(vs) > 0 AS active
-  WITH seen2, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
-         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)] END AS raw
-  WITH seen2, active, CASE WHEN active THEN
-         [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
-  CALL (q, active) {
-    WITH q, active WHERE active
-    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
-    YIELD node
-    WHERE node.project = $project AND node.memory_type = 'permanent'
-      AND NOT node.note_kind IN $excluded
-    RETURN collect(node) AS inproj
-  }
-  WITH seen2, active, q, inproj, [x IN inproj WHERE NOT x IN seen2][..$pool] AS got
-  RETURN CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN got ELSE COLLECT {
-    MATCH (n:Note)
-    WHERE n.project = CASE WHEN active AND size(inproj) < $pool THEN $project END
-      AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-      AND n.embedding IS NOT NULL AND NOT n IN seen2
-    RETURN n ORDER BY vector.similarity.cosine(n.embedding, q) DESC LIMIT $pool
-  } END AS v3
-}
-WITH *, seen2 + v3 AS seen3
-WITH [i IN range(0, size(v0) - 1) | {n: v0[i], s: $w_vec / ($rrf_k + i + 1), hop: 0, ch: 'vector', via: null, rel: null}] +
-     [i IN range(0, size(lex0) - 1) | {n: lex0[i], s: $w_lex / ($rrf_k + i + 1), hop: 0, ch: 'lexical', via: null, rel: null}] +
-     [i IN range(0, size(v1) - 1) | {n: v1[i], s: $w_vec * $decay / ($rrf_k + i + 1), hop: 1, ch: 'vector', via: h0[0].zk_id, rel: null}] +
-     [i IN range(0, size(v2) - 1) | {n: v2[i], s: $w_vec * $decay ^ 2 / ($rrf_k + i + 1), hop: 2, ch: 'vector', via: v1[0].zk_id, rel: null}] +
-     [i IN range(0, size(v3) - 1) | {n: v3[i], s: $w_vec * $decay ^ 3 / ($rrf_k + i + 1), hop: 3, ch: 'vector', via: v2[0].zk_id, rel: null}] AS direct,
-     [i IN range(0, size(h0) - 1) WHERE i < $expand_n | {n: h0[i], rank: i, hop: 0}] +
-     [i IN range(0, size(v1) - 1) WHERE i < $expand_n | {n: v1[i], rank: i, hop: 1}] +
-     [i IN range(0, size(v2) - 1) WHERE i < $expand_n | {n: v2[i], rank: i, hop: 2}] +
-     [i IN range(0, size(v3) - 1) WHERE i < $expand_n | {n: v3[i], rank: i, hop: 3}] AS seeds
-CALL (seeds) {
-  UNWIND seeds AS seed
-  WITH seed, seed.n AS sn
-  CALL (sn) {
+  CALL (sn, pull) {
     MATCH (sn)-[r:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF]-(m:Note)
     WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
-    RETURN m, r ORDER BY coalesce(r.weight, 0.0) DESC LIMIT $nb_limit
+    WITH m, r, CASE
+        WHEN type(r) = 'FIXES' AND startNode(r) = m THEN $w_fix
+        WHEN type(r) = 'SUPERSEDES' AND startNode(r) = m THEN $w_fix
+        WHEN type(r) = 'RELATES_TO' THEN $w_link * 0.5
+        ELSE $w_link END * coalesce(r.weight, 0.5) * pull AS w
+    ORDER BY w DESC LIMIT $nb_limit
+    RETURN collect({n: m, s: w, hop: 1, ch: 'link', via: sn.zk_id, rel: type(r), ent: null})
+           AS linked
   }
-  RETURN collect({n: m, s: $w_graph * $decay ^ (seed.hop + 1) * coalesce(r.weight, 0.5) / ($rrf_k + seed.rank + 1),
-                  hop: seed.hop + 1, ch: 'graph', via: sn.zk_id, rel: type(r)}) AS expanded
+  RETURN collect(bridged + linked) AS steps
 }
-UNWIND direct + expanded AS rec
-WITH rec.n AS n, collect(rec) AS recs, sum(rec.s) AS total, max(rec.s) AS best
-WITH n, recs, CASE $agg WHEN 'max' THEN best ELSE total END AS score
+UNWIND hop0 + hop1 + reduce(all = [], step IN steps | all + step) AS rec
+WITH rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
+WITH n, recs, fused * CASE WHEN EXISTS {
+       (n)<-[:SUPERSEDES]-(newer:Note {memory_type: 'permanent'}) } THEN $superseded ELSE 1.0
+     END AS score
 ORDER BY score DESC, n.zk_id
 LIMIT $k
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
@@ -149,7 +150,8 @@ RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score,
        left(n.content, 200) AS preview, n.note_kind AS note_kind, n.project AS project,
        COLLECT {
          UNWIND recs AS r
-         RETURN {hop: r.hop, channel: r.ch, via: r.via, relationship: r.rel} AS how
+         RETURN {hop: r.hop, channel: r.ch, via: r.via, relationship: r.rel, entity: r.ent}
+                AS how
          ORDER BY r.s DESC LIMIT 5
        } AS found_by,
        COLLECT {

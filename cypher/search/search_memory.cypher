@@ -1,26 +1,31 @@
-// Hybrid search in one statement: vector index + full-text (BM25) index, fused by weighted
-// reciprocal rank, filtered to one project's live notes; stamps access on every returned note.
+// Hybrid search in one statement: vector index + full-text (BM25) index, filtered to one
+// project's live notes and fused by $fusion: 'linear' adds the vector cosine min-max scaled over
+// the pool (times $w_vec) to the BM25 score over the best one (times $w_lex); 'rrf' adds weighted
+// reciprocal ranks. A note superseded by a live note yields to it ($superseded factor). Stamps
+// access on every returned note.
 // The 5.26 vector index cannot filter, so it over-fetches ($fetch) and falls back to an exact
 // scan of the project only when the index candidates do not fill the pool (small or rare
 // projects; otherwise the scan's index seek gets a null key and costs nothing).
 // params: vector: 384 floats; text: Lucene query built from word tokens ('' = no lexical part);
 //         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
-//         length; rrf_k, w_vec, w_lex: fusion constants; k: results; now: datetime.
+//         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion constants;
+//         k: results; now: datetime.
 // returns: zk_id, title, score, preview, note_kind, project, channels, links; links; best first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node, score
   WHERE node.project = $project AND node.memory_type = 'permanent'
     AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
-  RETURN collect(node)[..$pool] AS indexed
+  RETURN collect({n: node, s: score})[..$pool] AS indexed
 }
 WITH CASE WHEN size(indexed) >= $pool THEN indexed ELSE COLLECT {
   MATCH (n:Note)
   WHERE n.project = CASE WHEN size(indexed) < $pool THEN $project END
     AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
     AND ($kinds IS NULL OR n.note_kind IN $kinds) AND n.embedding IS NOT NULL
-  RETURN n ORDER BY vector.similarity.cosine(n.embedding, $vector) DESC LIMIT $pool
+  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
+  RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT $pool
 } END AS vec
 CALL () {
   WITH 1 AS one WHERE $text <> ''
@@ -28,12 +33,23 @@ CALL () {
   YIELD node, score
   WHERE node.project = $project AND node.memory_type = 'permanent'
     AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
-  RETURN collect(node)[..$pool] AS lex
+  RETURN collect({n: node, s: score})[..$pool] AS lex
 }
-UNWIND [i IN range(0, size(vec) - 1) | {n: vec[i], s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
-       [i IN range(0, size(lex) - 1) | {n: lex[i], s: $w_lex / ($rrf_k + i + 1), ch: 'lexical'}]
-       AS part
-WITH part.n AS n, sum(part.s) AS score, collect(part.ch) AS channels
+WITH vec, lex, vec[-1].s AS vmin, vec[0].s - vec[-1].s AS vspan
+UNWIND CASE $fusion
+  WHEN 'linear' THEN
+    [x IN vec | {n: x.n, ch: 'vector',
+                 s: $w_vec * CASE WHEN vspan > 0 THEN 0.05 + 0.95 * (x.s - vmin) / vspan
+                                  ELSE 1.0 END}] +
+    [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s, ch: 'lexical'}]
+  ELSE
+    [i IN range(0, size(vec) - 1) | {n: vec[i].n, s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
+    [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical'}]
+  END AS part
+WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels
+WITH n, channels, fused * CASE WHEN EXISTS {
+       (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) } THEN $superseded ELSE 1.0
+     END AS score
 ORDER BY score DESC, n.zk_id
 LIMIT $k
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now

@@ -32,7 +32,7 @@ from kg_brain.bench.ingest import WRITE_PATHS, write_corpus
 from kg_brain.bench.methods import METHODS, Method, build
 from kg_brain.bench.metrics import KS, latency, score_question, summarise
 from kg_brain.errors import InvalidInput
-from kg_brain.search import Search, Tuning
+from kg_brain.search import DeepTuning, Search, Tuning
 from kg_brain.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -114,17 +114,20 @@ def merge_write_paths(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "writes": {path: r["writes"] for path, r in results.items()}}
 
 
-def parse_tuning(pairs: list[str]) -> Tuning:
-    """`--tuning key=value` overrides of the retrieval constants, for measuring alternatives."""
-    types = {f.name: f.type for f in fields(Tuning)}
-    changes: dict[str, Any] = {}
+def parse_tuning(pairs: list[str]) -> tuple[Tuning, DeepTuning]:
+    """`--tuning key=value` overrides of search_memory's constants and `deep.key=value` of
+    deep_search's, for measuring alternatives."""
+    changes: dict[type, dict[str, Any]] = {Tuning: {}, DeepTuning: {}}
     for pair in pairs:
         key, _, value = pair.partition("=")
-        if key not in types:
+        cls, name = (DeepTuning, key[5:]) if key.startswith("deep.") else (Tuning, key)
+        types = {f.name: f.type for f in fields(cls)}
+        if name not in types:
             raise SystemExit(f"unknown tuning key {key!r}; known: {', '.join(types)}")
-        kind = str(types[key])
-        changes[key] = int(value) if kind == "int" else float(value) if kind == "float" else value
-    return replace(Tuning(), **changes)
+        kind = str(types[name])
+        changes[cls][name] = (int(value) if kind == "int" else float(value) if kind == "float"
+                              else value)
+    return replace(Tuning(), **changes[Tuning]), replace(DeepTuning(), **changes[DeepTuning])
 
 
 def report(result: dict[str, Any]) -> str:
@@ -153,11 +156,12 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     brain = Brain(settings, clock=clock)
     is_coding = args.suite == "coding"
     try:
-        search = Search(brain.deps, parse_tuning(args.tuning))
+        search = Search(brain.deps, *parse_tuning(args.tuning))
         every = build(search, Baselines(brain.deps), Fusion(brain.deps), args.hops,
                       coding.DEPTH if is_coding else DEPTH)
         calls = {m: every[m] for m in args.methods}
-        meta = {"suite": args.suite, "hops": args.hops, "tuning": asdict(search.tuning)}
+        meta = {"suite": args.suite, "hops": args.hops, "tuning": asdict(search.tuning),
+                "deep_tuning": asdict(search.deep_tuning)}
         if is_coding:
             projects = shipped_projects(args.projects)
             return coding.run_coding(brain, projects, calls, clock, uuid.uuid4().hex[:8],

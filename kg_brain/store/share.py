@@ -28,7 +28,7 @@ class IndexFetch:
         self.base = base
         self.ceiling = ceiling
         self.ttl_s = ttl_s
-        self._shares: dict[str, tuple[float, float]] = {}
+        self._shares: dict[str, tuple[float, float, int]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, project: str, want: int, base: int | None = None) -> int:
@@ -39,13 +39,21 @@ class IndexFetch:
         return max(floor, need) if need <= self.ceiling else floor
 
     def share(self, project: str) -> float:
+        return self._counted(project)[1]
+
+    def size(self, project: str) -> int:
+        """The project's notes, as last counted."""
+        return self._counted(project)[2]
+
+    def _counted(self, project: str) -> tuple[float, float, int]:
         now = time.monotonic()
         with self._lock:
             cached = self._shares.get(project)
         if cached and now - cached[0] < self.ttl_s:
-            return cached[1]
+            return cached
         row = notes.project_share(self.db, project=project)
         share = row["project_notes"] / row["all_notes"] if row["all_notes"] else 0.0
+        counted = (now, share, int(row["project_notes"]))
         with self._lock:
-            self._shares[project] = (now, share)
-        return share
+            self._shares[project] = counted
+        return counted

@@ -61,7 +61,7 @@ def child_env(cache: Path, runtime: str, **extra: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def torch_embedder() -> SentenceTransformerEmbedder:
     """The reference every ONNX runtime is compared with (the suite's embedder is onnx-int8)."""
-    return SentenceTransformerEmbedder(packaged_model_path())
+    return SentenceTransformerEmbedder(str(packaged_model_path()))
 
 
 def cosines(a: list[list[float]], b: list[list[float]]) -> np.ndarray:

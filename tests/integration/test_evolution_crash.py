@@ -34,8 +34,8 @@ WRITER = textwrap.dedent("""
     second = brain.writer.add("Give every test its own project namespace so flaky CI runs "
                               "caused by a shared Neo4j database go away.", project)
     if sys.argv[2] == "claim":
-        jobs.claim_jobs(db, kind="evolve", now=utc_now(), limit=10,
-                        until=utc_now() + timedelta(minutes=2), worker="doomed")
+        jobs.claim_project_jobs(db, project=project, kind="evolve", now=utc_now(), limit=10,
+                                until=utc_now() + timedelta(minutes=2), worker="doomed")
     sys.stdout.write(json.dumps([first.note.zk_id, second.note.zk_id]) + "\\n")
     sys.stdout.flush()
     os.kill(os.getpid(), signal.SIGKILL)  # dies before any evolution runs
@@ -61,10 +61,10 @@ def test_evolution_queued_before_a_crash_completes_once_after_restart(
     first, _ = _crash_writer(neo4j_server, project, "queue")
     brain = _brain(db, embedder, timedelta())
     assert not brain.revisions.history(first)
-    while brain.evolution.process():
+    while brain.evolution.process(project=project):
         pass
     assert len(brain.revisions.history(first)) == 1
-    assert brain.evolution.process() == 0
+    assert brain.evolution.process(project=project) == 0
     assert len(brain.revisions.history(first)) == 1
 
 
@@ -74,9 +74,9 @@ def test_a_crashed_workers_claim_expires_and_the_job_runs_once(
 ) -> None:
     first, _ = _crash_writer(neo4j_server, project, "claim")
     now = _brain(db, embedder, timedelta())
-    now.evolution.process()
+    now.evolution.process(project=project)
     assert not now.revisions.history(first), "a live claim must not be taken over"
     later = _brain(db, embedder, timedelta(minutes=5))
-    while later.evolution.process():
+    while later.evolution.process(project=project):
         pass
     assert len(later.revisions.history(first)) == 1

@@ -36,7 +36,7 @@ def test_related_notes_are_enriched_linked_and_evolved(brain: Brain, project: st
     assert {link.zk_id for link in last.links} & {a.note.zk_id for a in added[:2]}
     assert all(link.type and link.weight > 0 for link in last.links)
     before = {a.note.zk_id: a.note.context for a in added}
-    while brain.evolution.process():
+    while brain.evolution.process(project=project):
         pass
     after = {n.zk_id: n.context for n in brain.reader.get(list(before))}
     changed = [z for z in before if after[z] != before[z]]
@@ -52,8 +52,8 @@ def test_evolution_job_applies_once_even_when_processed_twice(brain: Brain, proj
     brain.writer.add(RELATED[0], project)
     second = brain.writer.add(RELATED[1], project)
     assert second.evolution_queued
-    assert brain.evolution.process() >= 1
-    key_done_again = brain.evolution.process()
+    assert brain.evolution.process(project=project) >= 1
+    key_done_again = brain.evolution.process(project=project)
     assert key_done_again == 0
     target = [link.zk_id for link in second.note.links][0]
     assert len(brain.revisions.history(target)) == 1

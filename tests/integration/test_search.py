@@ -122,9 +122,9 @@ def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
     assert hits[0].zk_id == ids["pool"]
     assert all(h.found_by for h in hits)
     assert {f.hop for h in hits for f in h.found_by} >= {0, 1}
-    graph = [f for h in hits if h.zk_id == ids["tests"] for f in h.found_by if f.channel == "graph"]
+    graph = [f for h in hits if h.zk_id == ids["tests"] for f in h.found_by if f.channel == "link"]
     assert graph and graph[0].via == ids["pool"] and graph[0].relationship == "FIXES"
-    assert {f.channel for h in hits for f in h.found_by} >= {"vector", "lexical", "graph"}
+    assert {f.channel for h in hits for f in h.found_by} >= {"vector", "lexical", "link"}
 
 
 def test_get_related_follows_depth_and_direction(brain: Brain, search: Search,
@@ -173,3 +173,59 @@ def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
     assert [m.zk_id for m in brain.mistakes.preflight_check(text, project).mistakes] == [own]
     added = brain.writer.add(text, project, note_kind="mistake")
     assert added.deduplicated and added.matched_zk_id == own
+
+
+def _found(hits: list[Any], zk_id: str) -> list[Any]:
+    return next((h.found_by for h in hits if h.zk_id == zk_id), [])
+
+
+def test_deep_search_follows_an_entity_the_question_names(brain: Brain, search: Search,
+                                                          project: str) -> None:
+    """The question names an entity a note mentions in passing: the entity channel finds it."""
+    target = brain.writer.add("Deploys wait for the cutover script scripts/cutover.sh to finish "
+                              "before traffic moves.", project).note.zk_id
+    for n in range(6):
+        brain.writer.add(f"Deploy step {n}: traffic moves to the new pods once their health "
+                         f"checks pass for {n + 2} minutes.", project)
+    hits = search.deep_search("what does scripts/cutover.sh do", project, top_k=5)
+    assert hits[0].zk_id == target
+    assert any(f.channel == "entity" and f.entity == "scripts/cutover.sh"
+               for f in _found(hits, target))
+
+
+def test_deep_search_bridges_to_a_note_sharing_a_rare_entity(brain: Brain, search: Search,
+                                                            project: str) -> None:
+    """A second note needed by the question shares an entity with the first, not its words."""
+    first = brain.writer.add("The billing service calls Stripe through the LedgerKit client.",
+                             project).note.zk_id
+    second = brain.writer.add("LedgerKit 4.2 needs Python 3.11 or newer and drops the sync API.",
+                              project).note.zk_id
+    for n in range(6):
+        brain.writer.add(f"The billing service sends invoice emails in batches of {n + 5}0 "
+                         "through the mail relay.", project)
+    hits = search.deep_search("which Python does the billing service need for Stripe?",
+                              project, top_k=8)
+    assert first in [h.zk_id for h in hits] and second in [h.zk_id for h in hits]
+    bridged = [f for f in _found(hits, second) if f.channel == "bridge"]
+    assert bridged and bridged[0].via == first and bridged[0].entity.lower() == "ledgerkit"
+
+
+def test_a_mistake_brings_up_its_fix_and_a_superseded_note_yields(brain: Brain, search: Search,
+                                                                 project: str) -> None:
+    mistake = brain.writer.add("The nightly export crashed with MemoryError while building the "
+                               "CSV in memory.", project, note_kind="mistake").note.zk_id
+    fix = brain.writer.add("Streaming rows to disk with csv.writer keeps the exporter's memory "
+                           "flat.", project, note_kind="fix").note.zk_id
+    old = brain.writer.add("The export API listens on port 8001.", project).note.zk_id
+    new = brain.writer.add("The export API moved to a new listener.", project).note.zk_id
+    brain.db.write_tx(lambda tx: (brain.writer.link(tx, fix, mistake, LinkType.FIXES, "r"),
+                                  brain.writer.link(tx, new, old, LinkType.SUPERSEDES, "r")))
+    hits = search.deep_search("nightly export crashed with MemoryError", project, top_k=5)
+    ranked = [h.zk_id for h in hits]
+    assert ranked.index(fix) < 3
+    assert any(f.channel == "link" and f.relationship == "FIXES" and f.via == mistake
+               for f in _found(hits, fix))
+    for found in (search.deep_search("which port does the export API listen on", project),
+                  search.search_memory("which port does the export API listen on", project)):
+        ids = [h.zk_id for h in found]
+        assert new in ids and (old not in ids or ids.index(new) < ids.index(old))

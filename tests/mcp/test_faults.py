@@ -45,12 +45,18 @@ def test_neo4j_outage_fails_fast_and_the_server_recovers_without_a_restart(
     assert report["drained"]["mirror_jobs_done"] > 0
 
 
+@pytest.mark.parametrize(("runtime", "says"), [
+    ("torch", "embedding model could not be loaded"),
+    ("onnx-int8", "EMBEDDING_MODEL=.*none is not one"),
+])
 def test_a_missing_embedding_model_is_a_clear_error_and_writes_nothing(
-        db: Database, project: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        db: Database, project: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        runtime: str, says: str) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    settings = make_settings(kg_brain_project=project, embedding_model=str(tmp_path / "none"))
+    settings = make_settings(kg_brain_project=project, embedding_model=str(tmp_path / "none"),
+                             embedding_runtime=runtime)
     server = build_server(Brain(settings, db=db))
-    with pytest.raises(ToolError, match="embedding model could not be loaded") as error:
+    with pytest.raises(ToolError, match=says) as error:
         call(server, "add_memory", content=NOTE)
     assert "Traceback" not in str(error.value)
     assert bench.project_footprint(db, project=project)["notes"] == 0
