@@ -1,10 +1,10 @@
-"""`kg-brain bench retrieval|scale|links|report`."""
+"""`kg-brain bench retrieval|scale|links|degree|report`."""
 
 from __future__ import annotations
 
 import argparse
 
-from kg_brain.bench import links, report, retrieval, scale
+from kg_brain.bench import degree, links, report, retrieval, scale
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -13,4 +13,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     retrieval.add_parser(kinds)
     scale.add_parser(kinds)
     links.add_parser(kinds)
+    degree.add_parser(kinds)
     report.add_parser(kinds)

@@ -14,14 +14,16 @@ BENCH_PREFIX = "bench-"
 
 
 def delete_bench_project(db: Database, project: str) -> int:
-    """Remove a benchmark's own notes, their revisions and queue jobs (projects named bench-*
-    only, never user data), in batches of short write transactions; returns the notes deleted."""
+    """Remove a benchmark's own notes, their revisions, entities and queue jobs (projects named
+    bench-* only, never user data), in batches of short write transactions; returns the notes
+    deleted."""
     if not project.startswith(BENCH_PREFIX):
         raise ValueError("only bench-* projects are deleted")
     deleted = 0
     while batch := bench.delete_bench_project(db, project=project, batch=5_000)["deleted"]:
         deleted += batch
     bench.delete_bench_jobs(db, project=project)
+    bench.delete_bench_entities(db, project=project)
     return deleted
 
 

@@ -12,11 +12,10 @@ from kg_brain.llm.entities import extract_entities
 from kg_brain.llm.heuristic import HeuristicEnricher
 from kg_brain.llm.kinds import infer_kind
 from kg_brain.llm.types import Enrichment
-from kg_brain.memory.text import embed_text, note_row
+from kg_brain.memory.text import embed_text, note_row, stored_kind
 from kg_brain.memory.write import Writer
 from kg_brain.store import notes
 from kg_brain.store.notes import new_zk_id, with_fresh_ids
-from kg_brain.vocab import NoteKind
 
 
 class Importer:
@@ -67,7 +66,7 @@ class Importer:
                            entities=extract_entities(text), note_kind=infer_kind(text, kind.value))
         else:
             e = self._enricher.enrich(text, kind.value, project)
-        row = note_row(new_zk_id(), text, project, mtype, NoteKind(e.note_kind),
+        row = note_row(new_zk_id(), text, project, mtype, stored_kind(kind, e.note_kind),
                        bool(record.get("pinned")), e, [], self.deps.clock())
         del row["embedding"]
         return row

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from kg_brain.llm.types import EntityRef, Enrichment
-from kg_brain.vocab import MemoryType, NoteKind
+from kg_brain.vocab import CONTEXTUAL_KINDS, MemoryType, NoteKind
 
 _DETAIL = re.compile(r"\d+(?:[.:,/-]\d+)*|\b\w*(?:[_./]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
 
@@ -41,6 +41,16 @@ def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteK
         "created": now, "updated": now, "access_count": 0, "embedding": vector,
         "entities": mention_list(e.entities),
     }
+
+
+def stored_kind(given: NoteKind, inferred: str) -> NoteKind:
+    """The kind a written note keeps: the caller's, else the one read from its text, except a
+    contextual kind (session summary, open thread, project context): those are hidden from
+    search and replaced at each handoff, so only the session tools write them."""
+    if given is not NoteKind.GENERAL:
+        return given
+    kind = NoteKind(inferred)
+    return NoteKind.GENERAL if kind in CONTEXTUAL_KINDS else kind
 
 
 def mention_list(refs: list[EntityRef]) -> list[dict[str, str]]:

@@ -19,7 +19,7 @@ from kg_brain.errors import InvalidInput
 from kg_brain.llm.entities import subjects_differ
 from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft
 from kg_brain.memory.reading import NoteReader
-from kg_brain.memory.text import details, embed_text, mention_list, note_row
+from kg_brain.memory.text import details, embed_text, mention_list, note_row, stored_kind
 from kg_brain.models import NoteView
 from kg_brain.redact import redact
 from kg_brain.store import jobs, links, notes
@@ -68,7 +68,7 @@ class Writer:
             raise InvalidInput("memory_type 'archived' cannot be written; use fleeting or permanent")
         text, found = self.clean_content(content)
         enrichment = self.deps.enricher.enrich(text, given.value, project)
-        kind = NoteKind(enrichment.note_kind) if given is NoteKind.GENERAL else given
+        kind = stored_kind(given, enrichment.note_kind)
         vector = self.deps.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
         nearest = self.nearest(vector, project, _LIVE, self.settings.link_top_k + 1, [])
         duplicate = self._duplicate_of(text, kind, nearest)

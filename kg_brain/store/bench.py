@@ -179,3 +179,30 @@ def stress_note_counts(on: On, *, project: str) -> NoteCounts:
 @read
 def stress_revisions(on: On, *, project: str) -> list[NoteRevisions]:
     """Kept revisions per note."""
+
+
+class NoteDegree(TypedDict):
+    zk_id: str
+    similarity: int
+    typed: int
+    mentions: int
+
+
+class EntityStats(TypedDict):
+    entities: int
+    top: list[dict[str, Any]]
+
+
+@read
+def note_degrees(on: On, *, project: str) -> list[NoteDegree]:
+    """Similarity and typed link degree and entity mentions of every note of a project."""
+
+
+@read
+def entity_stats(on: On, *, project: str) -> EntityStats:
+    """How many entities a project has, and its most mentioned ones."""
+
+
+@write()
+def delete_bench_entities(on: On, *, project: str) -> Deleted:
+    """A benchmark project's entities, after its notes."""

@@ -146,3 +146,14 @@ def test_similarity_links_are_bounded_and_typed_links_kept(db: Database, embedde
         "MATCH (n:Note {project: $project}) RETURN max(COUNT { (n)-[r:RELATES_TO]-(:Note) "
         "WHERE r.origin = 'auto' }) AS most", project=project, database_=db.conn.database)
     assert degrees[0]["most"] <= 3
+
+
+def test_an_open_question_written_by_hand_stays_searchable(brain: Brain, project: str) -> None:
+    """Only the session tools write contextual kinds: an inferred one would hide the note from
+    search and let the next handoff archive it."""
+    added = brain.writer.add("Open question: should the importer retry rows that fail the "
+                             "schema check, or park them in a dead-letter table?", project)
+    assert added.note.note_kind == "general" and added.inferred_kind is None
+    brain.sessions.close(project, "Importer hardening", ["schema check"], [], ["decide retries"])
+    hits = brain.search.search_memory("importer dead-letter table for failed rows", project)
+    assert added.note.zk_id in [h.zk_id for h in hits]
