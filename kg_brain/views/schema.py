@@ -38,7 +38,8 @@ KIND_SYNONYMS = {
 }
 TYPE_SYNONYMS = {"archive": "archived", "inbox": "fleeting", "draft": "fleeting",
                  "temporary": "fleeting", "scratch": "fleeting", "long_term": "permanent"}
-BACKUP_PREFIX = {"memory-schema": "memory", "note-kind": "notekind", "memory-type": "memorytype"}
+BACKUP_PREFIX = {"memory-schema": "memory", "note-kind": "notekind", "memory-type": "memorytype",
+                 "graph": "graph"}
 
 
 def _norm(value: Any) -> str:
@@ -128,13 +129,17 @@ def _text(value: Any) -> str | None:
 
 
 def write_backup(db: Database, name: str, zk_ids: list[str], now: datetime,
-                 backup_dir: Path) -> Path:
-    """The affected notes as a restorable backup document; written before anything changes."""
+                 backup_dir: Path, exact_links: bool = False) -> Path:
+    """The affected notes as a restorable backup document; written before anything changes.
+    `exact_links`: restoring it also drops links between its notes that it does not list (for
+    a migration that re-types links)."""
     backup_dir.mkdir(parents=True, exist_ok=True)
     stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
     path = backup_dir / f"{BACKUP_PREFIX[name]}-pre-migration-{stamp}.json"
+    records = list(export_records(db, zk_ids=zk_ids, now=now))
+    records[0]["exact_links"] = exact_links
     doc = {"format": "kg-brain-backup", "migration": name, "created": iso(now),
-           "records": list(export_records(db, zk_ids=zk_ids, now=now))}
+           "records": records}
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)
