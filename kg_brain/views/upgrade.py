@@ -39,7 +39,7 @@ from kg_brain.db import Tx
 from kg_brain.deps import Deps
 from kg_brain.llm.entities import extract_entities
 from kg_brain.llm.kinds import infer_kind
-from kg_brain.llm.types import Candidate, NoteDraft
+from kg_brain.llm.types import Candidate, EntityRef, NoteDraft
 from kg_brain.memory.text import mention_list, stored_kind
 from kg_brain.store import links, upgrade, views
 from kg_brain.store.entities import replace_mentions
@@ -87,15 +87,14 @@ class GraphReport:
 
 
 class _Planner:
-    """Reads the scope and works out each step; entity keys and kinds are worked out once per
-    note, whichever end of a link it is met at."""
+    """Reads the scope page by page and works out each step."""
 
     def __init__(self, deps: Deps, project: str | None) -> None:
         self.deps = deps
         self.project = project
         self.keep = deps.settings.link_top_k
         self.report = GraphReport(applied=False)
-        self._keys: dict[str, list[str]] = {}
+        self._read: dict[str, tuple[list[EntityRef], str]] = {}  # zk_id -> entities, kind
         self._similar: list[tuple[str, str, float]] = []  # automatic RELATES_TO after step 4
         self.order: list[str] = []
         self.entity_keys: set[str] = set()
@@ -122,13 +121,10 @@ class _Planner:
 
     def _note(self, page: Page, row: GraphNote) -> str:
         """Steps 1 and 2 for one note; returns the kind it will have."""
-        content = row["content"] or ""
-        refs = extract_entities(content)
-        self._keys[row["zk_id"]] = [ref.key for ref in refs]
+        refs, kind = self.read(row["zk_id"], row["note_kind"], row["content"])
         if sorted({ref.key for ref in refs}) != sorted(row["mentions"]):
             page.mentions.append({"zk_id": row["zk_id"], "entities": mention_list(refs)})
             self.entity_keys.update(ref.key for ref in refs)
-        kind = _kind(row["note_kind"], content)
         if kind != row["note_kind"]:
             page.kinds.append({"zk_id": row["zk_id"], "fields": {"note_kind": kind},
                                "old_memory_type": row["memory_type"],
@@ -161,20 +157,24 @@ class _Planner:
                 auto: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
         """The enricher's verdict for each automatic link's target, as a new note would get it."""
         draft = NoteDraft(title=row["title"] or "", content=row["content"] or "",
-                          note_kind=kind, entities=self._keys[row["zk_id"]])
-        candidates = [Candidate(zk_id=link["dst"], title=link["title"] or "",
-                                content=link["content"] or "",
-                                note_kind=_kind(link["note_kind"], link["content"] or ""),
-                                similarity=_weight(link),
-                                entities=self._entity_keys(link["dst"], link["content"] or ""))
-                      for link in auto]
+                          note_kind=kind, entities=_keys(self._read[row["zk_id"]][0]))
+        candidates = []
+        for link in auto:
+            refs, other = self.read(link["dst"], link["note_kind"], link["content"])
+            candidates.append(Candidate(zk_id=link["dst"], title=link["title"] or "",
+                                        content=link["content"] or "", note_kind=other,
+                                        similarity=_weight(link), entities=_keys(refs)))
         decisions = self.deps.enricher.decide_links(draft, candidates)
         return {d.zk_id: (LinkType(d.link_type).value, d.reason[:500]) for d in decisions}
 
-    def _entity_keys(self, zk_id: str, content: str) -> list[str]:
-        if zk_id not in self._keys:
-            self._keys[zk_id] = [ref.key for ref in extract_entities(content)]
-        return self._keys[zk_id]
+    def read(self, zk_id: str, note_kind: str | None,
+             content: str | None) -> tuple[list[EntityRef], str]:
+        """A note's entities and the kind it will have, worked out once whichever end of a
+        link it is met at."""
+        if zk_id not in self._read:
+            text = content or ""
+            self._read[zk_id] = (extract_entities(text), _kind(note_kind, text))
+        return self._read[zk_id]
 
     def pruned(self) -> list[tuple[str, str]]:
         """The automatic RELATES_TO links the degree bound drops (source, target), visiting notes
@@ -200,6 +200,10 @@ def _kind(note_kind: str | None, content: str) -> str:
     if note_kind != NoteKind.GENERAL.value:
         return note_kind or ""
     return stored_kind(NoteKind.GENERAL, infer_kind(content, NoteKind.GENERAL)).value
+
+
+def _keys(refs: list[EntityRef]) -> list[str]:
+    return [ref.key for ref in refs]
 
 
 def _weight(link: dict[str, Any]) -> float:
