@@ -198,12 +198,16 @@ class BrainTools:
         self,
         query: Annotated[str, Field(description="the question")],
         project: ProjectArg = None,
-        hops: Annotated[int, Field(ge=1, le=3, description="retrieval rounds")] = 2,
+        hops: Annotated[int, Field(ge=1, le=3, description=(
+            "1: question channels and one graph step; 2: plus a blended vector hop; "
+            "3: the graph step from twice as many notes"))] = 2,
         include_contextual: Contextual = False,
         top_k: TopK = 10,
     ) -> SearchResults:
-        """Complex or causal questions ("why is X slow?", "how did we solve Y?"): multi-hop
-        retrieval following the graph. Each hit says how it was found. Returns previews."""
+        """Complex or causal questions ("why is X slow?", "how did we solve Y?"): the question's
+        words, meaning and named entities, then the graph: notes sharing rare entities, the fix
+        of a mistake, the successor of a superseded note. Each hit says how it was found.
+        Returns previews."""
         p = self._project(project)
         return SearchResults(project=p, hits=self.brain.search.deep_search(
             query, p, hops, top_k, include_contextual))
