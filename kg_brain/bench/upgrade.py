@@ -16,7 +16,6 @@ import argparse
 import random
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from numpy.typing import NDArray
 
 from kg_brain.app import Brain
 from kg_brain.bench import corpus
-from kg_brain.bench.common import delete_bench_project, emit_result
+from kg_brain.bench.common import run_in_project
 from kg_brain.bench.degree import percentiles
 from kg_brain.clock import utc_now
 from kg_brain.settings import Settings
@@ -113,15 +112,8 @@ def run(brain: Brain, notes: int, project: str, seed: int) -> dict[str, Any]:
 
 
 def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
-    brain = Brain(settings)
-    project = f"bench-upgrade-{uuid.uuid4().hex[:8]}"
-    try:
-        emit_result(run(brain, args.notes, project, args.seed), args.out)
-    finally:
-        if not args.keep:
-            delete_bench_project(brain.db, project)
-        brain.close()
-    return 0
+    return run_in_project(settings, "upgrade", args.keep, args.out,
+                          lambda brain, project: run(brain, args.notes, project, args.seed))
 
 
 def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
