@@ -130,18 +130,22 @@ def _text(value: Any) -> str | None:
 
 def write_backup(db: Database, name: str, zk_ids: list[str], now: datetime,
                  backup_dir: Path, exact_links: bool = False) -> Path:
-    """The affected notes as a restorable backup document; written before anything changes.
-    `exact_links`: restoring it also drops links between its notes that it does not list (for
-    a migration that re-types links)."""
+    """The affected notes as a restorable backup document, streamed record by record (a large
+    graph's backup is never held whole); written before anything changes. `exact_links`:
+    restoring it also drops links between its notes that it does not list (for a migration
+    that re-types links)."""
     backup_dir.mkdir(parents=True, exist_ok=True)
     stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
     path = backup_dir / f"{BACKUP_PREFIX[name]}-pre-migration-{stamp}.json"
-    records = list(export_records(db, zk_ids=zk_ids, now=now))
-    records[0]["exact_links"] = exact_links
-    doc = {"format": "kg-brain-backup", "migration": name, "created": iso(now),
-           "records": records}
+    head = json.dumps({"format": "kg-brain-backup", "migration": name, "created": iso(now)})
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(head[:-1] + ', "records": [')
+        for number, record in enumerate(export_records(db, zk_ids=zk_ids, now=now)):
+            if record["kind"] == "header":
+                record["exact_links"] = exact_links
+            fh.write(("," if number else "") + "\n" + json.dumps(record, ensure_ascii=False))
+        fh.write("\n]}\n")
     tmp.replace(path)
     return path
 

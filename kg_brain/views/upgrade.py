@@ -50,6 +50,7 @@ from kg_brain.vocab import LinkType, NoteKind
 PAGE = 200
 LINK_TYPES = [t.value for t in LinkType]
 RELATES = LinkType.RELATES_TO.value
+GENERAL = NoteKind.GENERAL.value
 
 
 @dataclass
@@ -94,8 +95,9 @@ class _Planner:
         self.project = project
         self.keep = deps.settings.link_top_k
         self.report = GraphReport(applied=False)
-        self._read: dict[str, tuple[list[EntityRef], str]] = {}  # zk_id -> entities, kind
-        self._similar: list[tuple[str, str, float]] = []  # automatic RELATES_TO after step 4
+        self._read: dict[str, tuple[list[EntityRef], str | None]] = {}  # zk_id -> entities, kind
+        # automatic RELATES_TO after step 4, one per pair and direction (re-typing never doubles)
+        self._similar: dict[tuple[str, str], float] = {}
         self.order: list[str] = []
         self.entity_keys: set[str] = set()
 
@@ -119,7 +121,7 @@ class _Planner:
         self.report.notes += len(rows)
         return page
 
-    def _note(self, page: Page, row: GraphNote) -> str:
+    def _note(self, page: Page, row: GraphNote) -> str | None:
         """Steps 1 and 2 for one note; returns the kind it will have."""
         refs, kind = self.read(row["zk_id"], row["note_kind"], row["content"])
         if sorted({ref.key for ref in refs}) != sorted(row["mentions"]):
@@ -132,7 +134,7 @@ class _Planner:
             self.report.kinds[kind] += 1
         return kind
 
-    def _links(self, page: Page, row: GraphNote, kind: str) -> None:
+    def _links(self, page: Page, row: GraphNote, kind: str | None) -> None:
         """Steps 3 and 4 for one note's outgoing links; its similarity links are kept for 5."""
         auto = []
         for link in row["links"]:
@@ -151,24 +153,25 @@ class _Planner:
                                      "old": link["type"], "new": new, "reason": reason})
                 self.report.retypes[f"{link['type']} -> {new}"] += 1
             if new == RELATES:
-                self._similar.append((row["zk_id"], link["dst"], _weight(link)))
+                self._similar.setdefault((row["zk_id"], link["dst"]), _weight(link))
 
-    def _decide(self, row: GraphNote, kind: str,
+    def _decide(self, row: GraphNote, kind: str | None,
                 auto: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
         """The enricher's verdict for each automatic link's target, as a new note would get it."""
         draft = NoteDraft(title=row["title"] or "", content=row["content"] or "",
-                          note_kind=kind, entities=_keys(self._read[row["zk_id"]][0]))
+                          note_kind=kind or GENERAL, entities=_keys(self._read[row["zk_id"]][0]))
         candidates = []
         for link in auto:
             refs, other = self.read(link["dst"], link["note_kind"], link["content"])
             candidates.append(Candidate(zk_id=link["dst"], title=link["title"] or "",
-                                        content=link["content"] or "", note_kind=other,
+                                        content=link["content"] or "",
+                                        note_kind=other or GENERAL,
                                         similarity=_weight(link), entities=_keys(refs)))
         decisions = self.deps.enricher.decide_links(draft, candidates)
         return {d.zk_id: (LinkType(d.link_type).value, d.reason[:500]) for d in decisions}
 
     def read(self, zk_id: str, note_kind: str | None,
-             content: str | None) -> tuple[list[EntityRef], str]:
+             content: str | None) -> tuple[list[EntityRef], str | None]:
         """A note's entities and the kind it will have, worked out once whichever end of a
         link it is met at."""
         if zk_id not in self._read:
@@ -181,24 +184,24 @@ class _Planner:
         in the order the apply does, in prune_similarity_links' order (weight, other end)."""
         if self.keep == 0:
             return []
-        ends: dict[str, dict[int, tuple[float, str]]] = {}
-        for i, (src, dst, weight) in enumerate(self._similar):
-            ends.setdefault(src, {})[i] = (weight, dst)
-            ends.setdefault(dst, {})[i] = (weight, src)
+        ends: dict[str, dict[tuple[str, str], tuple[float, str]]] = {}
+        for (src, dst), weight in self._similar.items():
+            ends.setdefault(src, {})[(src, dst)] = (weight, dst)
+            ends.setdefault(dst, {})[(src, dst)] = (weight, src)
         dropped = []
         for zk_id in self.order:
             mine = sorted(ends.get(zk_id, {}).items(), key=lambda kv: (-kv[1][0], kv[1][1]))
-            for i, _ in mine[self.keep:]:
-                src, dst, _ = self._similar[i]
-                del ends[src][i], ends[dst][i]
-                dropped.append((src, dst))
+            for pair, _ in mine[self.keep:]:
+                del ends[pair[0]][pair], ends[pair[1]][pair]
+                dropped.append(pair)
         return dropped
 
 
-def _kind(note_kind: str | None, content: str) -> str:
-    """A `general` note's kind as the writer stores it now; any other kind stays."""
-    if note_kind != NoteKind.GENERAL.value:
-        return note_kind or ""
+def _kind(note_kind: str | None, content: str) -> str | None:
+    """A `general` note's kind as the writer stores it now; any other kind (even a missing or
+    unknown one: the schema migrations' business) stays."""
+    if note_kind != GENERAL:
+        return note_kind
     return stored_kind(NoteKind.GENERAL, infer_kind(content, NoteKind.GENERAL)).value
 
 
