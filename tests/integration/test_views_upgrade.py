@@ -118,6 +118,9 @@ def test_the_graph_migration_backfills_types_and_bounds_an_old_graph(
         db: Database, embedder: Embedder, project: str, tmp_path: Path, capsys: Any) -> None:
     old = _old_graph(db, embedder, project)
     ids = old.ids
+    merge_links(db, now=NOW, rows=[  # made by hand once the new version ran, weak and untyped
+        {"src": ids["archived"], "dst": ids["hub"], "type": "RELATES_TO", "reason": "by hand",
+         "weight": 0.2, "origin": "manual"}])
     before = _snapshot(db, project)
 
     args = argparse.Namespace(migration="graph", apply=False, project=project,
@@ -149,6 +152,8 @@ def test_the_graph_migration_backfills_types_and_bounds_an_old_graph(
                         "origin": "explicit"}
     hub = [s for s in old.spokes if _links_of(after, s, ids["hub"])]
     assert len(hub) == KEEP
+    assert _links_of(after, ids["archived"], ids["hub"]) == _links_of(before, ids["archived"],
+                                                                      ids["hub"])
 
     entities = _entities(db, project)
     assert entities["neo4j"] == 2  # the mistake and its fix; the archived note does not count
