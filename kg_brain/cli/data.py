@@ -156,7 +156,7 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _graph_report(r: GraphReport, keep: int) -> None:
-    def counted(counter: Any) -> str:
+    def counted(counter: dict[str, int]) -> str:
         return ", ".join(f"{k}: {n}" for k, n in sorted(counter.items())) or "none"
 
     verb = "changed" if r.applied else "would change"

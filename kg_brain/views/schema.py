@@ -7,7 +7,8 @@
 
 Every migration is a dry run unless applied; before applying, the affected notes (all their
 properties, embedding included) are written to `backups/<name>-pre-migration-<timestamp>.json`,
-which `kg-brain import` restores.
+which `kg-brain import` restores. The graph upgrade (`kg-brain migrate graph`,
+kg_brain/views/upgrade.py) writes its backup the same way.
 """
 
 from __future__ import annotations
