@@ -94,7 +94,8 @@ def erase_forgotten(on: On, *, zk_ids: list[str]) -> list[Erased]:
 
 
 @write()
-def purge_forgotten(on: On, *, now: datetime, limit: int) -> list[Purged]:
+def purge_forgotten(on: On, *, now: datetime, project: str | None,
+                    limit: int) -> list[Purged]:
     """Text, kept links and revisions of tombstones whose window closed, deleted."""
 
 
