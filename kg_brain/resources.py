@@ -42,16 +42,20 @@ END = """End this session with the kg-brain memory{scope}:
 {objective}"""
 
 
-def resource_errors(fn: F) -> F:
-    """Domain errors reach the client as ResourceError with their message."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except BrainError as exc:
-            raise ResourceError(str(exc)) from None
+def domain_errors(error: type[Exception]) -> Callable[[F], F]:
+    """The one adapter: domain errors reach the client as `error` (ToolError for tools,
+    ResourceError here) with the domain's message."""
+    def adapt(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except BrainError as exc:
+                raise error(str(exc)) from None
 
-    return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]
+
+    return adapt
 
 
 def _scope(project: str | None) -> tuple[str, str]:
@@ -79,11 +83,11 @@ def session_end(
 def register(mcp: FastMCP, brain: Brain) -> None:
     """The resource templates and the prompts."""
 
-    @resource_errors
+    @domain_errors(ResourceError)
     def note(zk_id: str) -> str:
         return brain.reader.get([zk_id])[0].model_dump_json()
 
-    @resource_errors
+    @domain_errors(ResourceError)
     def project(name: str) -> str:
         return brain.browsing.overview(resolve_project(brain.settings, name)).model_dump_json()
 

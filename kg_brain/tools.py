@@ -5,14 +5,12 @@ kg_brain/resources.py.
 Each tool validates, calls one domain function and returns a Pydantic model naming the project it
 used. Building the server touches neither Neo4j nor the embedding model, so `initialize` and
 `tools/list` answer at once; the first tool call connects. Domain errors (kg_brain.errors) become
-ToolError with the domain's message through one adapter.
+ToolError with the domain's message through one adapter (resources.domain_errors).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
@@ -24,15 +22,14 @@ from kg_brain.app import Brain
 from kg_brain.browsing import NotePage
 from kg_brain.consolidation import ConsolidationReport
 from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
-from kg_brain.errors import BrainError
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
 from kg_brain.project import ClientRoots, resolve_project
 from kg_brain.search import Related
 
-F = TypeVar("F", bound=Callable[..., Any])
 ALL_PROJECTS = "*"
+tool_errors = resources.domain_errors(ToolError)
 INSTRUCTIONS = (
     "Long-term memory for this workspace. Start with open_session; before coding a task call "
     "preflight_check; search with search_memory (lookups) or deep_search (why/how questions), "
@@ -118,18 +115,6 @@ class SessionStart(BaseModel):
     project: str
     context: sessions.SessionContext
     inbox: sessions.Inbox
-
-
-def tool_errors(fn: F) -> F:
-    """The one adapter: domain errors reach the agent as ToolError with their message."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except BrainError as exc:
-            raise ToolError(str(exc)) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 class BrainTools:
