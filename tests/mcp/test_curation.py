@@ -18,7 +18,7 @@ from kg_brain.app import Brain
 from kg_brain.clock import utc_now
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
-from kg_brain.store import bench, links
+from kg_brain.store import bench, lifecycle, links
 from kg_brain.tools import build_server
 from kg_brain.views.backup import export_records, restore_records
 from tests.support.brains import make_settings
@@ -215,6 +215,18 @@ def test_hand_made_links_are_manual_and_never_pruned(server: FastMCP, brain: Bra
     assert removed["origin"] == "manual"
     assert "there is no RELATES_TO link" in refused(server, "unlink_notes", from_zk_id=b,
                                                     to_zk_id=a, type="RELATES_TO")
+
+
+def test_a_hand_made_link_stays_manual_when_consolidation_moves_it(
+        server: FastMCP, brain: Brain, db: Database) -> None:
+    a = call(server, "add_memory", content=RETRY)["zk_id"]
+    b = call(server, "add_memory", content=PAGE)["zk_id"]
+    merged = call(server, "add_memory", content="Use UTC timestamps in every log line.")["zk_id"]
+    call(server, "link_notes", from_zk_id=a, to_zk_id=b, type="RELATES_TO", reason="by hand")
+    brain.db.write_tx(lambda tx: lifecycle.move_links(tx, merged=merged, originals=[a]))
+    brain.db.write_tx(lambda tx: links.prune_similarity_links(tx, zk_ids=[merged], keep=0))
+    assert db_query(db, "MATCH (:Note {zk_id: $m})-[r:RELATES_TO]->(:Note {zk_id: $b}) "
+                        "RETURN r.origin AS o", m=merged, b=b) == [{"o": "manual"}]
 
 
 def test_links_never_cross_projects(server: FastMCP, project: str) -> None:
