@@ -176,7 +176,7 @@ class Curation:
             raise InvalidInput(f"{', '.join(purged)} was purged after its undo window; its "
                                "content is gone")
         project = one_project({z: t["project"] for z, t in found.items()})
-        rows = [self._revived(found[z]) for z in ids]
+        rows = self._revived([found[z] for z in ids])
         now = self.deps.clock()
 
         def work(tx: Tx) -> int:
@@ -188,11 +188,13 @@ class Curation:
         links = self.db.write_tx(work)
         return RestoreReport(project=project, restored=ids, links=links)
 
-    def _revived(self, t: Tombstone) -> dict[str, object]:
-        content = t["content"] or ""
-        text = embed_text(t["title"] or "", content, t["context"] or "")
-        return {"zk_id": t["zk_id"], "vector": self.deps.embedder.encode(text),
-                "entities": mention_list(extract_entities(content))}
+    def _revived(self, kept: list[Tombstone]) -> list[dict[str, object]]:
+        """Each tombstone's vector (one batch) and entities, read again from its text."""
+        vectors = self.deps.embedder.encode_many(
+            [embed_text(t["title"] or "", t["content"] or "", t["context"] or "") for t in kept])
+        return [{"zk_id": t["zk_id"], "vector": v,
+                 "entities": mention_list(extract_entities(t["content"] or ""))}
+                for t, v in zip(kept, vectors, strict=True)]
 
     def purge_expired(self, project: str | None = None) -> int:
         """Tombstones whose undo window closed lose their text and revisions."""
