@@ -7,12 +7,16 @@ gives read-your-writes across the cluster. Statements are run by name only throu
 store (`kg_brain/store/`); a write transaction collects the ids of the notes its statements
 changed (the columns a store function declares) and hands them to `on_changes` before it commits, so what follows a change (the Obsidian
 mirror's queue) is recorded by the same transaction.
+
+Closing waits (up to the timeout) for the transactions in flight and refuses new ones, so a job
+or a tool call still running when the process stops finishes instead of meeting a closed driver.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,6 +77,34 @@ class Tx:
 ChangeHook = Callable[[Tx, list[str]], None]
 
 
+class InFlight:
+    """Counts open sessions; once closed, refuses new ones (the process is stopping)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self._closed = False
+
+    @contextmanager
+    def entered(self) -> Iterator[None]:
+        with self._cond:
+            if self._closed:
+                raise StoreUnavailable("database unavailable: kg-brain is stopping")
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._cond.notify_all()
+
+    def close(self, timeout_s: float) -> bool:
+        """Refuse new sessions and wait for the open ones; False when some outlived the wait."""
+        with self._cond:
+            self._closed = True
+            return self._cond.wait_for(lambda: self._active == 0, timeout_s)
+
+
 class Database:
     """Owns the driver; all access goes through the named statements in `cypher/`."""
 
@@ -93,8 +125,11 @@ class Database:
             notifications_min_severity="OFF",
         )
         self.bookmarks = GraphDatabase.bookmark_manager()
+        self.in_flight = InFlight()  # shared with bound views
 
     def close(self) -> None:
+        if not self.in_flight.close(self.timeout_s):
+            log.warning("closing the database with transactions still open")
         self.driver.close()
 
     def bound(self) -> Database:
@@ -105,7 +140,7 @@ class Database:
 
     @contextmanager
     def _session(self) -> Iterator[neo4j.Session]:
-        with mapped_errors(), self.driver.session(
+        with self.in_flight.entered(), mapped_errors(), self.driver.session(
             database=self.conn.database, bookmark_manager=self.bookmarks
         ) as session:
             yield session
@@ -145,7 +180,7 @@ class Database:
             return [record.data() for record in result]
 
     def verify(self) -> None:
-        with mapped_errors():
+        with self.in_flight.entered(), mapped_errors():
             self.driver.verify_connectivity()
 
 

@@ -5,6 +5,9 @@ takes a lease in Neo4j (a :Lease node with holder and expiry). The winner holds 
 and, when done, keeps it until just before the job's next fire time: the other processes, which
 fire at the same moment, find it taken and skip, so each job runs once per period. A holder that
 crashes mid-run stops renewing; its lease expires after the running TTL and the next fire runs.
+
+A scheduler stops before its Brain closes the driver: the drains end between two batches once
+the Brain is stopping, and the running job is waited for.
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers import SchedulerNotRunningError
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from kg_brain.app import Brain
+from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.clock import Clock
 from kg_brain.db import Database
 from kg_brain.errors import SetupError
@@ -141,13 +145,14 @@ class Maintenance:
                                   selected=[c.cluster_id for c in report.clusters])
 
     def evolution_drain(self) -> None:
-        evolution = self.brain.evolution
-        while evolution.process(EVOLUTION_BATCH) == EVOLUTION_BATCH:
+        evolution, stopping = self.brain.evolution, self.brain.stopping
+        while evolution.process(EVOLUTION_BATCH) == EVOLUTION_BATCH and not stopping.is_set():
             pass
 
     def mirror_drain(self) -> None:
-        mirror = self.brain.mirror
-        while mirror.enabled and mirror.drain(MIRROR_BATCH) == MIRROR_BATCH:
+        mirror, stopping = self.brain.mirror, self.brain.stopping
+        while (mirror.enabled and mirror.drain(MIRROR_BATCH) == MIRROR_BATCH
+               and not stopping.is_set()):
             pass
 
 
@@ -188,20 +193,37 @@ def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
     return scheduler
 
 
+def stop_scheduler(scheduler: BaseScheduler) -> None:
+    """No new fires; wait for the running job (its drain ends at the next batch boundary)."""
+    try:
+        scheduler.shutdown(wait=True)
+    except SchedulerNotRunningError:
+        return
+    log.info("maintenance scheduler stopped")
+
+
 def start_in_background(brain: Brain) -> BaseScheduler | None:
-    """For the MCP server: the scheduler in a daemon thread when SCHEDULER_IN_SERVER is on."""
+    """For the MCP server: the scheduler in a daemon thread when SCHEDULER_IN_SERVER is on,
+    stopped by the Brain's close before the driver closes."""
     if not brain.settings.scheduler_in_server:
         return None
     scheduler = build_scheduler(brain, blocking=False)
     scheduler.start()
+    if not brain.on_close(lambda: stop_scheduler(scheduler)):
+        stop_scheduler(scheduler)  # the server stopped while this was starting
+        return None
     log.info("maintenance scheduler running in the server")
     return scheduler
 
 
 def run_blocking(settings: Settings) -> int:
+    """Until Ctrl-C or SIGTERM; then the running job finishes before the driver closes."""
     brain = Brain(settings)
+    scheduler = build_scheduler(brain, blocking=True)
+    brain.on_close(lambda: stop_scheduler(scheduler))
+    interrupt_on_sigterm()
     try:
-        build_scheduler(brain, blocking=True).start()
+        scheduler.start()
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:

@@ -2,7 +2,8 @@
 
 A job refines the context of the notes a new note linked to strongly, re-embeds them and keeps
 each previous version as a Revision. It completes in the same transaction as its rewrites, so a
-job applies exactly once even when two workers race or one crashes mid-way.
+job applies exactly once even when two workers race or one crashes mid-way. A worker that is
+asked to stop finishes the job in hand and gives the rest of its claim back.
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ class Evolution:
         claimed = (jobs.claim_project_jobs(self.db, project=validate.project(project), **claim)
                    if project is not None else jobs.claim_jobs(self.db, **claim))
         done = 0
-        for job in claimed:
+        for n, job in enumerate(claimed):
+            if self.deps.stopping.is_set():
+                jobs.release_jobs(self.db, keys=[j["key"] for j in claimed[n:]],
+                                  worker=self.worker_id)
+                break
             try:
                 done += self._evolve(job["key"], job["zk_id"])
             except InvalidInput as exc:  # nothing sensible to retry

@@ -47,6 +47,11 @@ def complete_job(on: On, *, key: str, now: datetime, state: str,
     """None when the job was no longer pending: someone else completed it."""
 
 
+@write()
+def release_jobs(on: On, *, keys: list[str], worker: str) -> list[JobKey]:
+    """Claims this worker gives back unrun (it is stopping)."""
+
+
 @read
 def queue_depth(on: On) -> list[QueueDepth]:
     """Pending jobs per kind."""
