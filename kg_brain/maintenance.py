@@ -6,6 +6,11 @@ and, when done, keeps it until just before the job's next fire time: the other p
 fire at the same moment, find it taken and skip, so each job runs once per period. A holder that
 crashes mid-run stops renewing; its lease expires after the running TTL and the next fire runs.
 
+Missed runs catch up: a finished run records its time on the lease (`last_run`; a job first
+seen starts its clock then). At start and every CATCH_UP_EVERY after, each cron job with a fire
+time between its last run and now (no process was alive then: a laptop asleep on Sunday night)
+runs once, behind the same lease, so of several processes that notice it together one runs it.
+
 A scheduler stops before its Brain closes the driver: the drains end between two batches once
 the Brain is stopping, and the running job is waited for.
 """
@@ -40,6 +45,7 @@ from kg_brain.store import leases
 
 log = logging.getLogger(__name__)
 RUNNING_TTL = timedelta(minutes=30)
+CATCH_UP_EVERY = timedelta(minutes=10)
 EVOLUTION_BATCH = 50
 MIRROR_BATCH = 50
 _WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
@@ -79,22 +85,30 @@ class Leases:
                                      until=now + ttl)
         return bool(state["acquired"])
 
-    def hold_until(self, name: str, until: datetime) -> bool:
-        return leases.release_lease(self.db, lease=name, holder=self.holder,
-                                    until=until) is not None
-
     def release(self, name: str) -> bool:
-        return self.hold_until(name, self.clock())
+        return leases.release_lease(self.db, lease=name, holder=self.holder,
+                                    until=self.clock()) is not None
+
+    def finish(self, name: str, until: datetime) -> bool:
+        """A run finished now: record it, hold the lease until `until`."""
+        return leases.finish_lease(self.db, lease=name, holder=self.holder, now=self.clock(),
+                                   until=until) is not None
+
+    def last_run(self, name: str) -> datetime:
+        """The last finished run; the first time a job is asked about, now."""
+        return leases.last_run(self.db, lease=name, now=self.clock())["last_run"].to_native()
 
 
 class LeasedJob:
     """A job body behind a lease: runs only in the process that wins this period's lease."""
 
     def __init__(self, name: str, trigger: BaseTrigger, leases: Callable[[], Leases],
-                 body: Callable[[], object], running_ttl: timedelta = RUNNING_TTL) -> None:
+                 body: Callable[[], object], running_ttl: timedelta = RUNNING_TTL,
+                 catches_up: bool = False) -> None:
         self.name = name
         self.trigger = trigger
         self.running_ttl = running_ttl
+        self.catches_up = catches_up  # a sparse (cron) job: a missed fire runs late, once
         self.leases = leases  # built at fire time: the server starts without touching Neo4j
         self.body = body
 
@@ -109,8 +123,19 @@ class LeasedJob:
         except BaseException:
             leases.release(self.name)  # the next fire, in any process, retries
             raise
-        leases.hold_until(self.name, self._period_end(leases.clock()))
+        leases.finish(self.name, self._period_end(leases.clock()))
         return True
+
+    def catch_up(self) -> bool:
+        """Run now when a fire time passed since the last finished run; returns whether this
+        process ran it."""
+        leases = self.leases()
+        last = leases.last_run(self.name)
+        due = self.trigger.get_next_fire_time(None, last + timedelta(seconds=1))
+        if due is None or due > leases.clock():
+            return False
+        log.info("job %s: missed its run at %s, catching up", self.name, due.isoformat())
+        return self()
 
     def _period_end(self, now: datetime) -> datetime:
         """Just before the next fire time, so the next period's fire finds the lease free."""
@@ -169,10 +194,10 @@ def build_jobs(brain: Brain, holder: str | None = None,
 
     return [
         LeasedJob(f"archive{suffix}", cron_trigger(s.archive_cron),
-                  leases, work.archive),
+                  leases, work.archive, catches_up=True),
         LeasedJob(f"consolidation-report{suffix}",
                   cron_trigger(s.consolidation_cron), leases,
-                  work.consolidation_report),
+                  work.consolidation_report, catches_up=True),
         LeasedJob(f"evolution-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
                   work.evolution_drain, running_ttl=CLAIM_FOR),
@@ -187,10 +212,20 @@ def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
     """APScheduler with the leased jobs; call `.start()` (blocking runs until interrupted)."""
     scheduler: BaseScheduler = (BlockingScheduler if blocking else BackgroundScheduler)(
         timezone=UTC)
-    for job in build_jobs(brain, holder, project):
+    jobs = build_jobs(brain, holder, project)
+    for job in jobs:
         scheduler.add_job(job, job.trigger, id=job.name, name=job.name, coalesce=True,
                           max_instances=1, misfire_grace_time=3600)
+    sparse = [job for job in jobs if job.catches_up]
+    scheduler.add_job(lambda: catch_up(sparse), IntervalTrigger(
+        seconds=CATCH_UP_EVERY.total_seconds(), timezone=UTC), id="catch-up", name="catch-up",
+        next_run_time=datetime.now(UTC), coalesce=True, max_instances=1)
     return scheduler
+
+
+def catch_up(jobs: list[LeasedJob]) -> list[str]:
+    """Run each job that missed a fire (at start, after a gap); the names run here."""
+    return [job.name for job in jobs if job.catch_up()]
 
 
 def stop_scheduler(scheduler: BaseScheduler) -> None:
