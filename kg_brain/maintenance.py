@@ -18,6 +18,7 @@ the Brain is stopping, and the running job is waited for.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import re
@@ -270,10 +271,33 @@ def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
     return run_blocking(settings)
 
 
+def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
+    """`kg-brain jobs list`: queue depths and dead letters; `jobs retry`: dead letters queued
+    again with a fresh attempt budget."""
+    brain = Brain(settings)
+    try:
+        if args.action == "retry":
+            keys = brain.evolution.retry_failed(args.project)
+            sys.stdout.write(f"{len(keys)} failed evolution job(s) queued again\n")
+            return 0
+        report = brain.stats.report()
+        shown = {"pending": report.jobs_pending, "failed": report.jobs_failed,
+                 "dead_letters": [d.model_dump() for d in report.dead_letters]}
+        sys.stdout.write(json.dumps(shown, indent=2) + "\n")
+        return 0
+    finally:
+        brain.close()
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("scheduler", help="run the maintenance jobs (archival, "
                                               "consolidation report, evolution queue)")
     parser.set_defaults(handler=cmd_scheduler)
+    jobs = sub.add_parser("jobs", help="the evolution queue: list pending and failed jobs, or "
+                                       "retry the failed ones (dead letters)")
+    jobs.add_argument("action", choices=["list", "retry"])
+    jobs.add_argument("--project", help="retry only this project's failed jobs")
+    jobs.set_defaults(handler=cmd_jobs)
 
 
 def main() -> int:

@@ -1,9 +1,12 @@
-"""The durable job queue in Neo4j (evolution and mirror jobs): enqueue, claim, complete."""
+"""The durable job queue in Neo4j (evolution and mirror jobs): enqueue, claim, complete, back
+off, dead-letter and retry."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, TypedDict
+
+from neo4j.time import DateTime
 
 from kg_brain.store.statement import On, read, write
 
@@ -22,6 +25,22 @@ class ClaimedJob(TypedDict):
 class QueueDepth(TypedDict):
     kind: str
     pending: int
+
+
+class JobState(TypedDict):
+    kind: str
+    state: str
+    jobs: int
+
+
+class DeadLetter(TypedDict):
+    key: str
+    kind: str
+    zk_id: str
+    project: str
+    attempts: int
+    error: str | None
+    finished: DateTime | None
 
 
 @write()
@@ -55,3 +74,23 @@ def release_jobs(on: On, *, keys: list[str], worker: str) -> list[JobKey]:
 @read
 def queue_depth(on: On) -> list[QueueDepth]:
     """Pending jobs per kind."""
+
+
+@write()
+def defer_job(on: On, *, key: str, until: datetime, error: str) -> JobKey | None:
+    """Back off: pending, unclaimable until `until`; None when no longer pending."""
+
+
+@write()
+def retry_jobs(on: On, *, kind: str, project: str | None) -> list[JobKey]:
+    """Failed jobs of a kind (one project, or all) pending again."""
+
+
+@read
+def dead_letters(on: On, *, limit: int) -> list[DeadLetter]:
+    """Failed jobs, newest first."""
+
+
+@read
+def job_states(on: On) -> list[JobState]:
+    """Jobs per kind and state."""

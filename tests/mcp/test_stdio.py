@@ -49,9 +49,12 @@ def test_tools_list_answers_before_the_database_or_model_is_touched(
         began = time.monotonic()
         assert len(session.request("tools/list", {}, timeout=10)["result"]["tools"]) == 20
         assert time.monotonic() - began < 2
-        down = session.call_tool("brain_stats", {})
+        down = session.call_tool("get_inbox", {})
         assert down["result"]["isError"]
         assert "database unavailable" in down["result"]["content"][0]["text"]
+        health = session.call_tool("brain_stats", {})["result"]["structuredContent"]
+        assert (health["status"], health["reachable"]) == ("unreachable", False)
+        assert "database unavailable" in health["error"]
 
 
 def test_a_workspace_env_file_cannot_redirect_the_memory(
