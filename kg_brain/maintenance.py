@@ -18,6 +18,7 @@ the Brain is stopping, and the running job is waited for.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import os
@@ -38,8 +39,8 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.clock import Clock
-from kg_brain.db import Database
-from kg_brain.errors import SetupError
+from kg_brain.db import Database, outlast
+from kg_brain.errors import SetupError, StoreUnavailable
 from kg_brain.memory.evolution import CLAIM_FOR
 from kg_brain.settings import Settings, load_settings
 from kg_brain.store import leases
@@ -114,7 +115,15 @@ class LeasedJob:
         self.body = body
 
     def __call__(self) -> bool:
-        """Returns whether this process ran the job (False: another holder has the period)."""
+        """Returns whether this process ran the job (False: another holder has the period, or
+        the database was unavailable: logged, and the next fire or catch-up retries)."""
+        try:
+            return self._run()
+        except StoreUnavailable as exc:
+            log.warning("job %s did not run: %s", self.name, exc)
+            return False
+
+    def _run(self) -> bool:
         leases = self.leases()
         if not leases.acquire(self.name, self.running_ttl):
             log.debug("job %s: lease held elsewhere, skipped", self.name)
@@ -171,13 +180,17 @@ class Maintenance:
                                   selected=[c.cluster_id for c in report.clusters])
 
     def evolution_drain(self) -> None:
+        """Batch after batch; an unavailable database is waited out (`outlast`), not fatal."""
         evolution, stopping = self.brain.evolution, self.brain.stopping
-        while evolution.process(EVOLUTION_BATCH) == EVOLUTION_BATCH and not stopping.is_set():
+        batch = functools.partial(evolution.process, EVOLUTION_BATCH)
+        while (outlast(batch, "evolution drain", stopping) == EVOLUTION_BATCH
+               and not stopping.is_set()):
             pass
 
     def mirror_drain(self) -> None:
         mirror, stopping = self.brain.mirror, self.brain.stopping
-        while (mirror.enabled and mirror.drain(MIRROR_BATCH) == MIRROR_BATCH
+        batch = functools.partial(mirror.drain, MIRROR_BATCH)
+        while (mirror.enabled and outlast(batch, "mirror drain", stopping) == MIRROR_BATCH
                and not stopping.is_set()):
             pass
 
@@ -225,8 +238,16 @@ def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
 
 
 def catch_up(jobs: list[LeasedJob]) -> list[str]:
-    """Run each job that missed a fire (at start, after a gap); the names run here."""
-    return [job.name for job in jobs if job.catch_up()]
+    """Run each job that missed a fire (at start, after a gap); the names run here. A job the
+    database cannot be asked about now is checked again at the next catch-up."""
+    ran = []
+    for job in jobs:
+        try:
+            if job.catch_up():
+                ran.append(job.name)
+        except StoreUnavailable as exc:
+            log.warning("catch-up of %s skipped: %s", job.name, exc)
+    return ran
 
 
 def stop_scheduler(scheduler: BaseScheduler) -> None:
