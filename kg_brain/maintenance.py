@@ -1,4 +1,5 @@
-"""The maintenance cadence: weekly archival, a consolidation report, the evolution queue drain.
+"""The maintenance cadence: weekly archival, a consolidation report, the evolution queue drain,
+the Obsidian mirror's drain and the daily purge of forgotten notes whose undo window closed.
 
 Every OpenCode window may start its own server, each with its own scheduler, so every job first
 takes a lease in Neo4j (a :Lease node with holder and expiry). The winner holds it while running
@@ -187,6 +188,9 @@ class Maintenance:
                and not stopping.is_set()):
             pass
 
+    def forget_purge(self) -> None:
+        log.info("forgotten notes purged: %d", self.brain.curation.purge_expired(self.project))
+
     def mirror_drain(self) -> None:
         mirror, stopping = self.brain.mirror, self.brain.stopping
         batch = functools.partial(mirror.drain, MIRROR_BATCH)
@@ -212,6 +216,8 @@ def build_jobs(brain: Brain, holder: str | None = None,
         LeasedJob(f"consolidation-report{suffix}",
                   cron_trigger(s.consolidation_cron), leases,
                   work.consolidation_report, catches_up=True),
+        LeasedJob(f"forget-purge{suffix}", cron_trigger(s.forget_purge_cron), leases,
+                  work.forget_purge, catches_up=True),
         LeasedJob(f"evolution-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
                   work.evolution_drain, running_ttl=CLAIM_FOR),

@@ -98,3 +98,17 @@ class Hit(BaseModel):
     project: str
     links: list[LinkView] = Field(default_factory=list)
     found_by: list[FoundBy] = Field(default_factory=list)
+
+
+class NotePreview(BaseModel):
+    """A note as a listing shows it: metadata and the first characters of its content."""
+
+    zk_id: str
+    title: str
+    preview: str
+    note_kind: str
+    memory_type: str
+    pinned: bool
+    tags: list[str] = Field(default_factory=list)
+    created: str | None
+    updated: str | None

@@ -1,25 +1,27 @@
-"""The MCP surface: the seed's 18 tools plus recall and capture_context, built over a lazy Brain.
+"""The MCP surface: the seed's 18 tools, recall and capture_context, and the curation tools
+(forget, list, edit, link, history), built over a lazy Brain; resources and prompts come from
+kg_brain/resources.py.
 
 Each tool validates, calls one domain function and returns a Pydantic model naming the project it
 used. Building the server touches neither Neo4j nor the embedding model, so `initialize` and
 `tools/list` answer at once; the first tool call connects. Domain errors (kg_brain.errors) become
-ToolError with the domain's message through one adapter.
+ToolError with the domain's message through one adapter (resources.domain_errors).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from kg_brain import mistakes, sessions, stats
+from kg_brain import mistakes, resources, sessions, stats
 from kg_brain.app import Brain
+from kg_brain.browsing import NotePage
 from kg_brain.consolidation import ConsolidationReport
+from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
 from kg_brain.errors import BrainError, StoreUnavailable
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
@@ -27,8 +29,8 @@ from kg_brain.models import Hit, LinkView, NoteView
 from kg_brain.project import ClientRoots, resolve_project
 from kg_brain.search import Related
 
-F = TypeVar("F", bound=Callable[..., Any])
 ALL_PROJECTS = "*"
+tool_errors = resources.domain_errors(ToolError)
 INSTRUCTIONS = (
     "Long-term memory for this workspace. Start with open_session; before coding a task call "
     "preflight_check; search with search_memory (lookups) or deep_search (why/how questions), "
@@ -38,12 +40,16 @@ INSTRUCTIONS = (
 
 NoteKindName = Literal["mistake", "fix", "pattern", "research", "decision", "general",
                        "open_thread", "session_summary", "project_context"]
+LinkTypeName = Literal["RELATES_TO", "SUPPORTS", "EXTENDS", "CONTRADICTS", "CAUSED_BY", "FIXES",
+                       "SUPERSEDES", "PART_OF"]
+MemoryTypeName = Literal["permanent", "fleeting", "archived"]
 ProjectArg = Annotated[str | None, Field(
     description="project name; omit for this workspace's project (the client's workspace, else "
                 "KG_BRAIN_PROJECT, else the server's git root, else 'general')")]
 ScopeArg = Annotated[str | None, Field(
     description="project name, '*' for all projects; omit for this workspace's project")]
 ZkId = Annotated[str, Field(description="note id, ZK- followed by 8 hex digits")]
+ZkIds = Annotated[list[str], Field(min_length=1, max_length=50, description="note ids")]
 TopK = Annotated[int, Field(ge=1, le=100, description="number of results")]
 Contextual = Annotated[bool, Field(
     description="also search session_summary, open_thread and project_context notes")]
@@ -56,6 +62,10 @@ REWRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHi
                           openWorldHint=False)
 ARCHIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True,
                           openWorldHint=False)
+FORGET = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
+                         openWorldHint=False)
+LINK = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True,
+                       openWorldHint=False)
 
 
 class SearchResults(BaseModel):
@@ -106,18 +116,6 @@ class SessionStart(BaseModel):
     project: str
     context: sessions.SessionContext
     inbox: sessions.Inbox
-
-
-def tool_errors(fn: F) -> F:
-    """The one adapter: domain errors reach the agent as ToolError with their message."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except BrainError as exc:
-            raise ToolError(str(exc)) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 class BrainTools:
@@ -336,6 +334,91 @@ class BrainTools:
         except StoreUnavailable as exc:
             return stats.unreachable(self.brain.settings.neo4j_uri or "local server", str(exc))
 
+    # --- curation --------------------------------------------------------------------------------
+    def forget_note(
+        self, zk_ids: ZkIds,
+        reason: Annotated[str, Field(description="why (wrong, sensitive, unwanted, dismissed)")],
+        hard: Annotated[bool, Field(description="erase for good, revisions too (secrets); "
+                                                "no undo")] = False,
+    ) -> ForgetReport:
+        """Forget wrong, sensitive or unwanted notes, or dismiss inbox items: gone from every
+        view, links dropped; a tombstone keeps them from coming back. restore_forgotten undoes
+        it within the undo window; hard=true erases at once."""
+        return self.brain.curation.forget(zk_ids, reason, hard)
+
+    def restore_forgotten(self, zk_ids: ZkIds) -> RestoreReport:
+        """Undo forget_note within the undo window: the notes come back with their entities
+        and the links whose other end still exists."""
+        return self.brain.curation.restore_forgotten(zk_ids)
+
+    def list_notes(
+        self,
+        project: ProjectArg = None,
+        note_kinds: Annotated[list[NoteKindName] | None, Field(
+            description="only these kinds")] = None,
+        tags: Annotated[list[str] | None, Field(description="only notes with every tag")] = None,
+        pinned: Annotated[bool | None, Field(description="only pinned (true) or unpinned "
+                                                         "(false) notes")] = None,
+        memory_types: Annotated[list[MemoryTypeName] | None, Field(
+            description="default permanent and fleeting")] = None,
+        since: Annotated[str | None, Field(description="created at or after (ISO-8601)")] = None,
+        until: Annotated[str | None, Field(description="created before (ISO-8601)")] = None,
+        entity: Annotated[str | None, Field(
+            description="only notes mentioning this entity (key or name)")] = None,
+        order: Annotated[Literal["newest", "oldest", "updated"], Field(
+            description="newest or oldest created first, or recently updated first")
+        ] = "newest",
+        limit: Annotated[int, Field(ge=1, le=100, description="notes per page")] = 20,
+        cursor: Annotated[str | None, Field(
+            description="next_cursor of the previous page")] = None,
+    ) -> NotePage:
+        """Browse notes by kind, tag, pinned state, type, date range or entity: previews, a page
+        at a time (newest first by default). recall(zk_ids) for full notes."""
+        return self.brain.browsing.list_notes(
+            self._project(project), note_kinds, tags, pinned, memory_types, since, until, entity,
+            order, limit, cursor)
+
+    def edit_note(
+        self, zk_id: ZkId,
+        pinned: Annotated[bool | None, Field(description="pin (never archived) or unpin")] = None,
+        tags: Annotated[list[str] | None, Field(description="the new tags (replace)")] = None,
+        note_kind: Annotated[NoteKindName | None, Field(description="the new kind")] = None,
+        title: Annotated[str | None, Field(description="the new title")] = None,
+    ) -> Edited:
+        """Pin or unpin, retag, re-kind or retitle a note; the previous version is kept
+        (note_history). To change the content use update_memory."""
+        return self.brain.curation.edit(zk_id, pinned, tags, note_kind, title)
+
+    def link_notes(
+        self,
+        from_zk_id: Annotated[str, Field(description="the note the link starts at")],
+        to_zk_id: Annotated[str, Field(description="the note it points to")],
+        type: Annotated[LinkTypeName, Field(description="the relationship")],
+        reason: Annotated[str, Field(description="why they are related")],
+    ) -> LinkChange:
+        """Link two notes of a project by hand with a typed relationship; a hand-made link is
+        never pruned or rewritten."""
+        return self.brain.curation.link(from_zk_id, to_zk_id, type, reason)
+
+    def unlink_notes(
+        self,
+        from_zk_id: Annotated[str, Field(description="the note the link starts at")],
+        to_zk_id: Annotated[str, Field(description="the note it points to")],
+        type: Annotated[LinkTypeName, Field(description="the relationship to remove")],
+    ) -> LinkChange:
+        """Remove a typed link between two notes, whoever made it."""
+        return self.brain.curation.unlink(from_zk_id, to_zk_id, type)
+
+    def note_history(self, zk_id: ZkId) -> History:
+        """A note's kept previous versions (updates, edits, evolution), newest first, as
+        previews; revert_note brings one back."""
+        return self.brain.curation.history(zk_id)
+
+    def revert_note(self, zk_id: ZkId, version: Annotated[int, Field(
+            ge=1, description="a version from note_history")]) -> Reverted:
+        """Bring back a kept version of a note; the current version is kept too."""
+        return self.brain.curation.revert(zk_id, version)
+
 
 TOOLS: dict[str, ToolAnnotations] = {
     "open_session": READ, "get_session_context": READ, "get_inbox": READ,
@@ -344,7 +427,9 @@ TOOLS: dict[str, ToolAnnotations] = {
     "archive_stale_notes": ARCHIVE, "close_session": ADD, "brain_stats": READ,
     "record_failure": ADD, "record_resolution": ADD, "preflight_check": READ,
     "restore_note": ADD, "decay_report": READ, "consolidate_clusters": REWRITE,
-    "recall": READ, "capture_context": ADD,
+    "recall": READ, "capture_context": ADD, "forget_note": FORGET, "restore_forgotten": ADD,
+    "list_notes": READ, "edit_note": REWRITE, "link_notes": LINK, "unlink_notes": ARCHIVE,
+    "note_history": READ, "revert_note": REWRITE,
 }
 
 
@@ -355,4 +440,5 @@ def build_server(brain: Brain) -> FastMCP:
     tools = BrainTools(brain)
     for name, hints in TOOLS.items():
         mcp.tool(tool_errors(getattr(tools, name)), name=name, annotations=hints)
+    resources.register(mcp, brain)
     return mcp

@@ -100,10 +100,13 @@ def test_a_failed_run_gives_the_lease_back(db: Database, clock: Clock, project: 
     assert working()
 
 
+WEEKLY = ("archive", "consolidation-report")  # the daily forget-purge catches up the same way
+
+
 def _catch_up_all(brains: list[Brain], project: str) -> list[list[str]]:
     """Every 'process' checks for missed runs at once, as each does at start."""
-    jobs = [[j for j in build_jobs(b, holder=f"instance-{i}", project=project) if j.catches_up]
-            for i, b in enumerate(brains)]
+    jobs = [[j for j in build_jobs(b, holder=f"instance-{i}", project=project)
+             if j.catches_up and j.name.split(":")[0] in WEEKLY] for i, b in enumerate(brains)]
     with ThreadPoolExecutor(len(jobs)) as pool:
         return list(pool.map(catch_up, jobs))
 

@@ -24,10 +24,11 @@ from tests.support.neo4j import ServerUnderTest
 
 TOPIC = ("The billing service retries failed webhook deliveries with exponential backoff, "
          "capped at {n} attempts, and records each attempt in the webhook_attempts table.")
-# The drains every 0.2 s; the weekly jobs (database-wide) only on 29 February, so a catch-up
+# The drains every 0.2 s; the cron jobs (database-wide) only on 29 February, so a catch-up
 # at start never archives the shared test database.
 BUSY = {"SCHEDULER_IN_SERVER": "true", "EVOLUTION_INTERVAL_S": "0.2",
-        "ARCHIVE_CRON": "0 3 29 2 *", "CONSOLIDATION_CRON": "30 3 29 2 *"}
+        "ARCHIVE_CRON": "0 3 29 2 *", "CONSOLIDATION_CRON": "30 3 29 2 *",
+        "FORGET_PURGE_CRON": "45 3 29 2 *"}
 
 
 def assert_clean(stderr: str) -> None:
