@@ -15,7 +15,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from kg_brain.deps import Deps
-from kg_brain.models import iso
 from kg_brain.store import admin, jobs
 
 DEAD_LETTERS_SHOWN = 10
@@ -98,6 +97,6 @@ class Stats:
             by_project=dict(totals["project"]), relationships=sum(rels.values()),
             relationships_by_type=rels, evolution_queue=pending.get("evolve", 0),
             jobs_pending=pending, jobs_failed=failed, indexes=indexes,
-            dead_letters=[DeadLetter(**{**d, "finished": iso(d["finished"])})
+            dead_letters=[DeadLetter(**d["job"])
                           for d in jobs.dead_letters(db, limit=DEAD_LETTERS_SHOWN)],
         )

@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, TypedDict
 
-from neo4j.time import DateTime
-
 from kg_brain.store.statement import On, read, write
 
 
@@ -34,13 +32,7 @@ class JobState(TypedDict):
 
 
 class DeadLetter(TypedDict):
-    key: str
-    kind: str
-    zk_id: str
-    project: str
-    attempts: int
-    error: str | None
-    finished: DateTime | None
+    job: dict[str, Any]
 
 
 @write()
