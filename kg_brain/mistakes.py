@@ -5,8 +5,8 @@ A failure is a fleeting `mistake` note carrying a normalised signature (indexed)
 error from another checkout or run is matched exactly; a fix is a permanent `fix` note linked
 FIXES -> the failure, which is promoted (distilled) in the same transaction: the fix, its link
 and the promotion are prepared first (enrich, embed, decide links) and written all at once, so a
-crash never leaves a fix unlinked or a fixed failure fleeting. Preflight ranks exact signature matches first,
-then mistakes similar to the task (directly or through one of their fixes).
+crash never leaves a fix unlinked or a fixed failure fleeting. Preflight ranks exact signature
+matches first, then mistakes similar to the task (directly or through one of their fixes).
 """
 
 from __future__ import annotations

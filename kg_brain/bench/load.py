@@ -82,7 +82,7 @@ async def _client(url: str, index: int, deadline: float, project: str, seed: int
             try:
                 result = await session.call_tool(tool, args, raise_on_error=False)
                 failed = result.is_error
-                detail = str(result.content[0].text if result.content else "")  # type: ignore[union-attr]
+                detail = str(getattr(result.content[0], "text", "") if result.content else "")
             except Exception as exc:  # noqa: BLE001 - a transport failure is a counted error
                 failed, result, detail = True, None, f"{type(exc).__name__}: {exc}"
             out.latencies.setdefault(tool, []).append(1000 * (time.perf_counter() - began))
