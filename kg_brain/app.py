@@ -4,10 +4,15 @@ and every service on it, each once, on first use.
 Building a Brain touches neither Neo4j nor the embedding model, so the MCP server answers
 `initialize` at once; the first service a tool call asks for connects, bootstraps the schema
 and wires the Obsidian mirror's queue into every write transaction (when the mirror is set up).
+
+Closing is ordered: `stopping` is set (drains end between two jobs), whatever registered with
+`on_close` (the maintenance scheduler) is stopped and waited for, the transactions in flight
+finish, and only then does the driver close.
 """
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -86,6 +91,8 @@ class Brain:
         self._services: dict[str, object] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self.stopping = threading.Event()
+        self._on_close: list[Callable[[], None]] = []
 
     def _once(self, name: str, build: Callable[[], S]) -> S:
         """One lock per service: connecting to Neo4j never waits for the model, or the other
@@ -126,7 +133,7 @@ class Brain:
         return self._once("deps", lambda: Deps(
             settings=self.settings, db=self.db, embedder=self.embedder,
             enricher=build_enricher(self.settings), clock=self.clock,
-            index_fetch=IndexFetch(self.db)))
+            index_fetch=IndexFetch(self.db), stopping=self.stopping))
 
     @property
     def reader(self) -> NoteReader:
@@ -181,7 +188,29 @@ class Brain:
     def stats(self) -> Stats:
         return self._once("stats", lambda: Stats(self.deps))
 
+    def on_close(self, stop: Callable[[], None]) -> bool:
+        """Run `stop` when the Brain closes, before the driver does; False once it is closing
+        (the caller then stops what it started itself)."""
+        with self._guard:
+            if self.stopping.is_set():
+                return False
+            self._on_close.append(stop)
+            return True
+
     def close(self) -> None:
+        with self._guard:
+            self.stopping.set()
+            stops, self._on_close = self._on_close[::-1], []
+        for stop in stops:
+            stop()
         db = self._services.get("db")
         if isinstance(db, Database):
             db.close()
+
+
+def interrupt_on_sigterm() -> None:
+    """SIGTERM stops the process as Ctrl-C does, so every `finally` runs and the Brain closes
+    in order (Python's default for SIGTERM ends the process on the spot). Only the main thread
+    may install a handler; elsewhere (a server embedded in a test) this does nothing."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.default_int_handler)

@@ -7,14 +7,29 @@ gives read-your-writes across the cluster. Statements are run by name only throu
 store (`kg_brain/store/`); a write transaction collects the ids of the notes its statements
 changed (the columns a store function declares) and hands them to `on_changes` before it commits, so what follows a change (the Obsidian
 mirror's queue) is recorded by the same transaction.
+
+Transient faults, two layers. Inside a transaction function the driver retries what it calls
+retryable (a defunct connection, a leader switch, deadlocks) for half of NEO4J_TIMEOUT_S; around
+it, `read_tx` and `write_tx` try a transaction function again, up to RETRY_ATTEMPTS times with
+a doubling pause and a log line, when the driver gave up on such a fault or the query timed out
+(a timed-out transaction was rolled back). Write transaction functions are written to be rerun
+(they read their inputs when they run); a commit whose outcome is unknown (IncompleteCommit) is
+never rerun, nor is an autocommit statement. Long runs (queue drains, benchmark loops) wrap each
+unit in `outlast`, which waits out a longer outage (a restarting server), logging, within a
+budget.
+
+Closing waits (up to the timeout) for the transactions in flight and refuses new ones, so a job
+or a tool call still running when the process stops finishes instead of meeting a closed driver.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -26,6 +41,10 @@ from kg_brain.cypher import query
 from kg_brain.errors import Conflict, InvalidInput, StoreUnavailable
 
 log = logging.getLogger(__name__)
+RETRY_ATTEMPTS = 3
+RETRY_FIRST_PAUSE_S = 0.5
+OUTAGE_BUDGET_S = 300.0
+_TIMED_OUT = ("TimedOut", "Timeout", "LockClientStopped")  # rolled back: safe to run again
 T = TypeVar("T")
 Row = dict[str, Any]
 Mode = Literal["read", "write", "autocommit"]
@@ -73,6 +92,34 @@ class Tx:
 ChangeHook = Callable[[Tx, list[str]], None]
 
 
+class InFlight:
+    """Counts open sessions; once closed, refuses new ones (the process is stopping)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self._closed = False
+
+    @contextmanager
+    def entered(self) -> Iterator[None]:
+        with self._cond:
+            if self._closed:
+                raise StoreUnavailable("database unavailable: kg-brain is stopping")
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._cond.notify_all()
+
+    def close(self, timeout_s: float) -> bool:
+        """Refuse new sessions and wait for the open ones; False when some outlived the wait."""
+        with self._cond:
+            self._closed = True
+            return self._cond.wait_for(lambda: self._active == 0, timeout_s)
+
+
 class Database:
     """Owns the driver; all access goes through the named statements in `cypher/`."""
 
@@ -93,8 +140,11 @@ class Database:
             notifications_min_severity="OFF",
         )
         self.bookmarks = GraphDatabase.bookmark_manager()
+        self.in_flight = InFlight()  # shared with bound views
 
     def close(self) -> None:
+        if not self.in_flight.close(self.timeout_s):
+            log.warning("closing the database with transactions still open")
         self.driver.close()
 
     def bound(self) -> Database:
@@ -104,19 +154,35 @@ class Database:
         return view
 
     @contextmanager
-    def _session(self) -> Iterator[neo4j.Session]:
-        with mapped_errors(), self.driver.session(
-            database=self.conn.database, bookmark_manager=self.bookmarks
-        ) as session:
+    def _session(self, mapped: bool = True) -> Iterator[neo4j.Session]:
+        with self.in_flight.entered(), mapped_errors() if mapped else nullcontext(), \
+                self.driver.session(database=self.conn.database,
+                                    bookmark_manager=self.bookmarks) as session:
             yield session
+
+    def _retried(self, run: Callable[[neo4j.Session], T]) -> T:
+        """`run` in a fresh session, again after a transient fault (at most RETRY_ATTEMPTS)."""
+        pause = RETRY_FIRST_PAUSE_S
+        for attempt in range(1, RETRY_ATTEMPTS + 1):
+            try:
+                with self._session(mapped=False) as session:
+                    return run(session)
+            except Exception as exc:  # noqa: BLE001 - classified, then mapped or retried
+                if attempt == RETRY_ATTEMPTS or not transient(exc):
+                    with mapped_errors():
+                        raise
+                log.warning("transient database fault (%s), attempt %d of %d, again in %.1f s",
+                            _short(exc), attempt, RETRY_ATTEMPTS, pause)
+                time.sleep(pause)
+                pause *= 2
+        raise AssertionError("unreachable")
 
     def read_tx(self, fn: Callable[[Tx], T], timeout_s: float | None = None) -> T:
         @unit_of_work(timeout=timeout_s or self.timeout_s)
         def work(tx: ManagedTransaction) -> T:
             return fn(Tx(tx, self, writable=False))
 
-        with self._session() as session:
-            return session.execute_read(work)
+        return self._retried(lambda session: session.execute_read(work))
 
     def write_tx(self, fn: Callable[[Tx], T], timeout_s: float | None = None) -> T:
         """`fn` may be retried on transient errors: it must read its inputs when it runs."""
@@ -128,8 +194,7 @@ class Database:
                 self.on_changes(handle, sorted(handle.changed))
             return result
 
-        with self._session() as session:
-            return session.execute_write(work)
+        return self._retried(lambda session: session.execute_write(work))
 
     def run(self, name: str, mode: Mode, params: dict[str, Any],
             changes: tuple[str, ...] = ()) -> list[Row]:
@@ -145,8 +210,40 @@ class Database:
             return [record.data() for record in result]
 
     def verify(self) -> None:
-        with mapped_errors():
+        with self.in_flight.entered(), mapped_errors():
             self.driver.verify_connectivity()
+
+
+def transient(exc: Exception) -> bool:
+    """A fault worth another try: the connection or the server went away, a transient server
+    state, or a timeout (the transaction was rolled back). Not an unknown commit outcome."""
+    if isinstance(exc, nex.IncompleteCommit):
+        return False
+    if isinstance(exc, (nex.ServiceUnavailable, nex.SessionExpired, nex.TransientError, OSError)):
+        return True
+    code = getattr(exc, "code", None) or ""
+    return isinstance(exc, nex.ClientError) and any(mark in code for mark in _TIMED_OUT)
+
+
+def outlast(call: Callable[[], T], what: str, stopping: threading.Event | None = None,
+            budget_s: float = OUTAGE_BUDGET_S) -> T:
+    """For one unit of a long run: when the database is unavailable, log, wait (doubling, at
+    most 30 s) and call again, until it works or `budget_s` has passed (then raise). A stopping
+    process does not wait."""
+    deadline = time.monotonic() + budget_s
+    pause = 1.0
+    while True:
+        try:
+            return call()
+        except StoreUnavailable as exc:
+            if time.monotonic() + pause > deadline or (stopping and stopping.is_set()):
+                raise
+            log.warning("%s: %s; trying again in %.0f s", what, exc, pause)
+            if stopping:
+                stopping.wait(pause)
+            else:
+                time.sleep(pause)
+            pause = min(pause * 2, 30.0)
 
 
 @contextmanager

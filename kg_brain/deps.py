@@ -1,9 +1,11 @@
 """The one dependency bundle every domain service takes, built once per process by the
-composition root (kg_brain/app.py) and shared by every service it builds."""
+composition root (kg_brain/app.py) and shared by every service it builds. `stopping` is set
+when the process begins to stop: long loops (queue drains) end between two units of work."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 from kg_brain.clock import Clock
 from kg_brain.db import Database
@@ -21,3 +23,4 @@ class Deps:
     enricher: Enricher
     clock: Clock
     index_fetch: IndexFetch
+    stopping: threading.Event = field(default_factory=threading.Event)  # set when the process stops

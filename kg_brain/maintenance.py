@@ -6,11 +6,21 @@ takes a lease in Neo4j (a :Lease node with holder and expiry). The winner holds 
 and, when done, keeps it until just before the job's next fire time: the other processes, which
 fire at the same moment, find it taken and skip, so each job runs once per period. A holder that
 crashes mid-run stops renewing; its lease expires after the running TTL and the next fire runs.
+
+Missed runs catch up: a finished run records its time on the lease (`last_run`; a job first
+seen starts its clock then). At start and every CATCH_UP_EVERY after, each cron job with a fire
+time between its last run and now (no process was alive then: a laptop asleep on Sunday night)
+runs once, behind the same lease, so of several processes that notice it together one runs it.
+
+A scheduler stops before its Brain closes the driver: the drains end between two batches once
+the Brain is stopping, and the running job is waited for.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import logging
 import os
 import re
@@ -21,22 +31,24 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers import SchedulerNotRunningError
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from kg_brain.app import Brain
+from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.clock import Clock
-from kg_brain.db import Database
-from kg_brain.errors import SetupError
+from kg_brain.db import Database, outlast
+from kg_brain.errors import SetupError, StoreUnavailable
 from kg_brain.memory.evolution import CLAIM_FOR
 from kg_brain.settings import Settings, load_settings
 from kg_brain.store import leases
 
 log = logging.getLogger(__name__)
 RUNNING_TTL = timedelta(minutes=30)
+CATCH_UP_EVERY = timedelta(minutes=10)
 EVOLUTION_BATCH = 50
 MIRROR_BATCH = 50
 _WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
@@ -76,27 +88,43 @@ class Leases:
                                      until=now + ttl)
         return bool(state["acquired"])
 
-    def hold_until(self, name: str, until: datetime) -> bool:
-        return leases.release_lease(self.db, lease=name, holder=self.holder,
-                                    until=until) is not None
-
     def release(self, name: str) -> bool:
-        return self.hold_until(name, self.clock())
+        return leases.release_lease(self.db, lease=name, holder=self.holder,
+                                    until=self.clock()) is not None
+
+    def finish(self, name: str, until: datetime) -> bool:
+        """A run finished now: record it, hold the lease until `until`."""
+        return leases.finish_lease(self.db, lease=name, holder=self.holder, now=self.clock(),
+                                   until=until) is not None
+
+    def last_run(self, name: str) -> datetime:
+        """The last finished run; the first time a job is asked about, now."""
+        return leases.last_run(self.db, lease=name, now=self.clock())["last_run"].to_native()
 
 
 class LeasedJob:
     """A job body behind a lease: runs only in the process that wins this period's lease."""
 
     def __init__(self, name: str, trigger: BaseTrigger, leases: Callable[[], Leases],
-                 body: Callable[[], object], running_ttl: timedelta = RUNNING_TTL) -> None:
+                 body: Callable[[], object], running_ttl: timedelta = RUNNING_TTL,
+                 catches_up: bool = False) -> None:
         self.name = name
         self.trigger = trigger
         self.running_ttl = running_ttl
+        self.catches_up = catches_up  # a sparse (cron) job: a missed fire runs late, once
         self.leases = leases  # built at fire time: the server starts without touching Neo4j
         self.body = body
 
     def __call__(self) -> bool:
-        """Returns whether this process ran the job (False: another holder has the period)."""
+        """Returns whether this process ran the job (False: another holder has the period, or
+        the database was unavailable: logged, and the next fire or catch-up retries)."""
+        try:
+            return self._run()
+        except StoreUnavailable as exc:
+            log.warning("job %s did not run: %s", self.name, exc)
+            return False
+
+    def _run(self) -> bool:
         leases = self.leases()
         if not leases.acquire(self.name, self.running_ttl):
             log.debug("job %s: lease held elsewhere, skipped", self.name)
@@ -106,8 +134,19 @@ class LeasedJob:
         except BaseException:
             leases.release(self.name)  # the next fire, in any process, retries
             raise
-        leases.hold_until(self.name, self._period_end(leases.clock()))
+        leases.finish(self.name, self._period_end(leases.clock()))
         return True
+
+    def catch_up(self) -> bool:
+        """Run now when a fire time passed since the last finished run; returns whether this
+        process ran it."""
+        leases = self.leases()
+        last = leases.last_run(self.name)
+        due = self.trigger.get_next_fire_time(None, last + timedelta(seconds=1))
+        if due is None or due > leases.clock():
+            return False
+        log.info("job %s: missed its run at %s, catching up", self.name, due.isoformat())
+        return self()
 
     def _period_end(self, now: datetime) -> datetime:
         """Just before the next fire time, so the next period's fire finds the lease free."""
@@ -142,16 +181,21 @@ class Maintenance:
                                   selected=[c.cluster_id for c in report.clusters])
 
     def evolution_drain(self) -> None:
-        evolution = self.brain.evolution
-        while evolution.process(EVOLUTION_BATCH) == EVOLUTION_BATCH:
+        """Batch after batch; an unavailable database is waited out (`outlast`), not fatal."""
+        evolution, stopping = self.brain.evolution, self.brain.stopping
+        batch = functools.partial(evolution.process, EVOLUTION_BATCH)
+        while (outlast(batch, "evolution drain", stopping) == EVOLUTION_BATCH
+               and not stopping.is_set()):
             pass
 
     def forget_purge(self) -> None:
         log.info("forgotten notes purged: %d", self.brain.curation.purge_expired(self.project))
 
     def mirror_drain(self) -> None:
-        mirror = self.brain.mirror
-        while mirror.enabled and mirror.drain(MIRROR_BATCH) == MIRROR_BATCH:
+        mirror, stopping = self.brain.mirror, self.brain.stopping
+        batch = functools.partial(mirror.drain, MIRROR_BATCH)
+        while (mirror.enabled and outlast(batch, "mirror drain", stopping) == MIRROR_BATCH
+               and not stopping.is_set()):
             pass
 
 
@@ -168,12 +212,12 @@ def build_jobs(brain: Brain, holder: str | None = None,
 
     return [
         LeasedJob(f"archive{suffix}", cron_trigger(s.archive_cron),
-                  leases, work.archive),
+                  leases, work.archive, catches_up=True),
         LeasedJob(f"consolidation-report{suffix}",
                   cron_trigger(s.consolidation_cron), leases,
-                  work.consolidation_report),
+                  work.consolidation_report, catches_up=True),
         LeasedJob(f"forget-purge{suffix}", cron_trigger(s.forget_purge_cron), leases,
-                  work.forget_purge),
+                  work.forget_purge, catches_up=True),
         LeasedJob(f"evolution-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
                   work.evolution_drain, running_ttl=CLAIM_FOR),
@@ -188,26 +232,61 @@ def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
     """APScheduler with the leased jobs; call `.start()` (blocking runs until interrupted)."""
     scheduler: BaseScheduler = (BlockingScheduler if blocking else BackgroundScheduler)(
         timezone=UTC)
-    for job in build_jobs(brain, holder, project):
+    jobs = build_jobs(brain, holder, project)
+    for job in jobs:
         scheduler.add_job(job, job.trigger, id=job.name, name=job.name, coalesce=True,
                           max_instances=1, misfire_grace_time=3600)
+    sparse = [job for job in jobs if job.catches_up]
+    scheduler.add_job(lambda: catch_up(sparse), IntervalTrigger(
+        seconds=CATCH_UP_EVERY.total_seconds(), timezone=UTC), id="catch-up", name="catch-up",
+        next_run_time=datetime.now(UTC), coalesce=True, max_instances=1)
     return scheduler
 
 
+def catch_up(jobs: list[LeasedJob]) -> list[str]:
+    """Run each job that missed a fire (at start, after a gap); the names run here. A job the
+    database cannot be asked about now is checked again at the next catch-up."""
+    ran = []
+    for job in jobs:
+        try:
+            if job.catch_up():
+                ran.append(job.name)
+        except StoreUnavailable as exc:
+            log.warning("catch-up of %s skipped: %s", job.name, exc)
+    return ran
+
+
+def stop_scheduler(scheduler: BaseScheduler) -> None:
+    """No new fires; wait for the running job (its drain ends at the next batch boundary)."""
+    try:
+        scheduler.shutdown(wait=True)
+    except SchedulerNotRunningError:
+        return
+    log.info("maintenance scheduler stopped")
+
+
 def start_in_background(brain: Brain) -> BaseScheduler | None:
-    """For the MCP server: the scheduler in a daemon thread when SCHEDULER_IN_SERVER is on."""
+    """For the MCP server: the scheduler in a daemon thread when SCHEDULER_IN_SERVER is on,
+    stopped by the Brain's close before the driver closes."""
     if not brain.settings.scheduler_in_server:
         return None
     scheduler = build_scheduler(brain, blocking=False)
     scheduler.start()
+    if not brain.on_close(lambda: stop_scheduler(scheduler)):
+        stop_scheduler(scheduler)  # the server stopped while this was starting
+        return None
     log.info("maintenance scheduler running in the server")
     return scheduler
 
 
 def run_blocking(settings: Settings) -> int:
+    """Until Ctrl-C or SIGTERM; then the running job finishes before the driver closes."""
     brain = Brain(settings)
+    scheduler = build_scheduler(brain, blocking=True)
+    brain.on_close(lambda: stop_scheduler(scheduler))
+    interrupt_on_sigterm()
     try:
-        build_scheduler(brain, blocking=True).start()
+        scheduler.start()
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
@@ -219,10 +298,33 @@ def cmd_scheduler(args: argparse.Namespace, settings: Settings) -> int:
     return run_blocking(settings)
 
 
+def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
+    """`kg-brain jobs list`: queue depths and dead letters; `jobs retry`: dead letters queued
+    again with a fresh attempt budget."""
+    brain = Brain(settings)
+    try:
+        if args.action == "retry":
+            keys = brain.evolution.retry_failed(args.project)
+            sys.stdout.write(f"{len(keys)} failed evolution job(s) queued again\n")
+            return 0
+        report = brain.stats.report()
+        shown = {"pending": report.jobs_pending, "failed": report.jobs_failed,
+                 "dead_letters": [d.model_dump() for d in report.dead_letters]}
+        sys.stdout.write(json.dumps(shown, indent=2) + "\n")
+        return 0
+    finally:
+        brain.close()
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("scheduler", help="run the maintenance jobs (archival, "
                                               "consolidation report, evolution queue)")
     parser.set_defaults(handler=cmd_scheduler)
+    jobs = sub.add_parser("jobs", help="the evolution queue: list pending and failed jobs, or "
+                                       "retry the failed ones (dead letters)")
+    jobs.add_argument("action", choices=["list", "retry"])
+    jobs.add_argument("--project", help="retry only this project's failed jobs")
+    jobs.set_defaults(handler=cmd_jobs)
 
 
 def main() -> int:

@@ -3,8 +3,10 @@ starting a task.
 
 A failure is a fleeting `mistake` note carrying a normalised signature (indexed), so the same
 error from another checkout or run is matched exactly; a fix is a permanent `fix` note linked
-FIXES -> the failure, which is then promoted. Preflight ranks exact signature matches first,
-then mistakes similar to the task (directly or through one of their fixes).
+FIXES -> the failure, which is promoted (distilled) in the same transaction: the fix, its link
+and the promotion are prepared first (enrich, embed, decide links) and written all at once, so a
+crash never leaves a fix unlinked or a fixed failure fleeting. Preflight ranks exact signature
+matches first, then mistakes similar to the task (directly or through one of their fixes).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from kg_brain import validate
+from kg_brain.db import Tx
 from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput
 from kg_brain.memory.reading import NoteReader
@@ -20,6 +23,7 @@ from kg_brain.models import iso
 from kg_brain.signature import normalize_failure
 from kg_brain.store import mistakes as statements
 from kg_brain.store.mistakes import PastMistakeRow
+from kg_brain.store.notes import with_fresh_ids
 from kg_brain.vocab import LinkType, MemoryType, NoteKind
 
 PREVIEW_CHARS = 300
@@ -102,18 +106,27 @@ class Mistakes:
         if project is not None and validate.project(project) != failure.project:
             raise InvalidInput(f"{failure.zk_id} belongs to project {failure.project!r}, "
                                f"not {project!r}")
-        fix = self.writer.add(fix_content, failure.project, MemoryType.PERMANENT.value,
-                              NoteKind.FIX.value)
-        if fix.note.zk_id == failure.zk_id:
+        writer = self.writer
+        fix = writer.prepare_add(fix_content, failure.project, MemoryType.PERMANENT.value,
+                                 NoteKind.FIX.value)
+        if fix.zk_id == failure.zk_id:
             raise InvalidInput("fix_content repeats the failure; describe what fixed it")
-        self.deps.db.write_tx(lambda tx: self.writer.link(tx, fix.note.zk_id, failure.zk_id,
-                                                          LinkType.FIXES, "verified fix"))
-        promoted = failure.memory_type
-        if failure.memory_type == MemoryType.FLEETING.value:
-            promoted = self.writer.distill(failure.zk_id).note.memory_type
-        return ResolutionRecorded(project=failure.project, fix_zk_id=fix.note.zk_id,
-                                  failure_zk_id=failure.zk_id, failure_memory_type=promoted,
-                                  deduplicated=fix.deduplicated, redacted=fix.redacted)
+        promotion = (writer.prepare_distill(failure.zk_id)
+                     if failure.memory_type == MemoryType.FLEETING.value else None)
+
+        def work(tx: Tx) -> None:  # all or nothing: never a fix without its link
+            writer.write_add(tx, fix)
+            writer.link(tx, fix.zk_id, failure.zk_id, LinkType.FIXES, "verified fix")
+            if promotion is not None:
+                writer.write_distill(tx, promotion)
+
+        with_fresh_ids(lambda: self.deps.db.write_tx(work), fix.rows)
+        saved = writer.added(fix)
+        return ResolutionRecorded(project=failure.project, fix_zk_id=saved.note.zk_id,
+                                  failure_zk_id=failure.zk_id,
+                                  failure_memory_type=MemoryType.PERMANENT.value
+                                  if promotion is not None else failure.memory_type,
+                                  deduplicated=saved.deduplicated, redacted=saved.redacted)
 
     def preflight_check(self, task: str, project: str, top_k: int = 5) -> Preflight:
         """Past mistakes most like the task, signature matches first, each with its fixes."""

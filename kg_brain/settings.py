@@ -1,8 +1,14 @@
-"""All configuration, read once from the environment and an optional `.env`.
+"""All configuration, read once from the environment and kg-brain's own configuration files.
 
 This is the only module that reads the environment. Names follow the seed's `.env` where the
 seed has one (STALE_DAYS_THRESHOLD, FAST_MODEL_ID, ...). Invalid values fail at start with a
 message naming the variable.
+
+Precedence, highest first: the process environment; the user's file
+`$XDG_CONFIG_HOME/kg-brain/config.env` (`~/.config/kg-brain/config.env`); then one `.env`: the
+file KG_BRAIN_ENV_FILE names, else the `.env` of the kg-brain checkout. The working directory's
+`.env` is never read: a client starts the server in the user's workspace, and that
+application's `.env` (its own NEO4J_URI) must not redirect kg-brain's memory.
 """
 
 from __future__ import annotations
@@ -27,15 +33,38 @@ def _default_cache_dir() -> Path:
     return Path(base) / "kg-brain"
 
 
+def _config_home() -> Path:
+    return Path(os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config"))
+
+
 def _default_opencode_config() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "opencode" / "opencode.json"
+    return _config_home() / "opencode" / "opencode.json"
+
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def config_files() -> tuple[Path, ...]:
+    """The files settings are read from, lowest precedence first (pydantic-settings lets a
+    later file override an earlier one, and the environment override both)."""
+    named = os.environ.get("KG_BRAIN_ENV_FILE")
+    if named:
+        dotenv = Path(named).expanduser()
+    elif (CHECKOUT / "pyproject.toml").is_file():
+        dotenv = CHECKOUT / ".env"
+    else:  # an installed package: no checkout, so no checkout .env
+        return (user_config_file(),)
+    return (dotenv, user_config_file())
+
+
+def user_config_file() -> Path:
+    return _config_home() / "kg-brain" / "config.env"
 
 
 class Settings(BaseSettings):
     """Every tunable value; field names are the environment variable names (case-insensitive)."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=None, env_file_encoding="utf-8", extra="ignore")
 
     # --- Neo4j -------------------------------------------------------------------------------
     neo4j_uri: str | None = Field(None, description="Bolt/neo4j URI; unset = local server")
@@ -124,7 +153,9 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Read the settings once; turn validation errors into one readable SetupError."""
+    """Read the settings once; turn validation errors into one readable SetupError. The
+    files come from `config_files()` unless `_env_file` is given (None: the environment only)."""
+    overrides.setdefault("_env_file", config_files())
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:

@@ -22,6 +22,7 @@ from kg_brain.app import Brain
 from kg_brain.browsing import NotePage
 from kg_brain.consolidation import ConsolidationReport
 from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
+from kg_brain.errors import BrainError, StoreUnavailable
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
@@ -325,9 +326,13 @@ class BrainTools:
         return ScopedConsolidationReport(project=p, **report.model_dump())
 
     def brain_stats(self) -> stats.BrainStats:
-        """Health check: note counts by type, kind and project, links by type, evolution queue,
-        index states, Neo4j version and status."""
-        return self.brain.stats.report()
+        """Health check, all measured now: whether Neo4j answered (status online, degraded or
+        unreachable, with the problems or the error), its version, note counts by type, kind
+        and project, links by type, job queues and dead letters, index states."""
+        try:
+            return self.brain.stats.report()
+        except StoreUnavailable as exc:
+            return stats.unreachable(self.brain.settings.neo4j_uri or "local server", str(exc))
 
     # --- curation --------------------------------------------------------------------------------
     def forget_note(

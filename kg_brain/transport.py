@@ -21,7 +21,7 @@ from starlette.middleware import Middleware as ASGIMiddleware
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from kg_brain.app import Brain
+from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.errors import BrainError, SetupError
 from kg_brain.maintenance import start_in_background
 from kg_brain.settings import Settings
@@ -117,11 +117,21 @@ class WarmUp(Middleware):
 
 def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
           host: str | None = None, port: int | None = None) -> int:
-    """Run until the client disconnects (stdio) or the process is interrupted (HTTP)."""
+    """Run until the client disconnects (stdio) or the process is interrupted (SIGINT or
+    SIGTERM, either transport); the caller then closes the Brain, in order."""
     mcp.add_middleware(WarmUp(brain))
-    if not http:
-        mcp.run("stdio", show_banner=False)
-        return 0
+    interrupt_on_sigterm()  # uvicorn re-raises the signal it caught once it has shut down
+    try:
+        if http:
+            _serve_http(settings, mcp, host, port)
+        else:
+            mcp.run("stdio", show_banner=False)
+    except KeyboardInterrupt:
+        log.info("interrupted: stopping")
+    return 0
+
+
+def _serve_http(settings: Settings, mcp: Any, host: str | None, port: int | None) -> None:
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
     middleware = http_middleware(settings, host)
@@ -132,7 +142,6 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
     sys.stdout.flush()
     mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
             middleware=middleware)
-    return 0
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:

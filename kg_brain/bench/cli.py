@@ -1,10 +1,10 @@
-"""`kg-brain bench retrieval|scale|links|degree|upgrade|report`."""
+"""`kg-brain bench retrieval|scale|links|degree|upgrade|load|report`."""
 
 from __future__ import annotations
 
 import argparse
 
-from kg_brain.bench import degree, links, report, retrieval, scale, upgrade
+from kg_brain.bench import degree, links, load, report, retrieval, scale, upgrade
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -15,4 +15,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     links.add_parser(kinds)
     degree.add_parser(kinds)
     upgrade.add_parser(kinds)
+    load.add_parser(kinds)
     report.add_parser(kinds)

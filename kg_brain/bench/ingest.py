@@ -19,6 +19,7 @@ from typing import Any
 
 from kg_brain.app import Brain
 from kg_brain.bench.datasets import Corpus, Turn, TurnKey
+from kg_brain.db import outlast
 from kg_brain.store import bench
 from kg_brain.store.links import merge_links
 from kg_brain.app import Brain
@@ -81,11 +82,11 @@ def add_corpus(brain: Brain, corpus: Corpus, project: str) -> dict[TurnKey, str]
     returns turn key -> zk_id (a turn merged into an earlier note maps to that note)."""
     by_key: dict[TurnKey, str] = {}
     merged = evolved = 0
-    for turn in corpus.turns:
-        added = brain.writer.add(add_content(turn), project)
+    for turn in corpus.turns:  # an hour of writes waits out a database that goes away
+        added = outlast(lambda t=turn: brain.writer.add(add_content(t), project), "bench write")
         by_key[turn.key] = added.note.zk_id
         merged += added.deduplicated
-        evolved += run_evolution(brain, project)
+        evolved += outlast(lambda: run_evolution(brain, project), "bench evolution")
     evolved += drain_evolution(brain, project)
     log.info("added %d turns into %s (%d merged into earlier notes), evolution jobs: %d applied "
              "here of %d", len(corpus.turns), project, merged, evolved,

@@ -3,10 +3,17 @@
 add_memory (permanent): construct -> embed -> dedup check -> link candidates from the vector
 index -> one write transaction (note, typed links, evolution job). Fleeting notes skip linking
 and evolution. Evolution itself runs off the request path (kg_brain/memory/evolution.py).
+
+Adding and distilling each come in two halves: `prepare_*` does everything that is not a write
+(enrich, embed, dedup, decide links) and returns what was decided; `write_*` writes it inside a
+transaction the caller owns. `add` and `distill` are the two halves in a transaction of their
+own; a caller that must change several things at once (record_resolution: the fix, its FIXES
+link and the failure's promotion) prepares each and writes them in one transaction.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -41,6 +48,42 @@ class AddResult(BaseModel):
         None, description="the note_kind read from the text when the caller gave 'general'")
 
 
+@dataclass
+class PreparedAdd:
+    """A note ready to write: new (`row`, its link decisions) or a duplicate to reinforce."""
+
+    found: list[str]  # kinds of secrets redacted
+    now: datetime
+    duplicate: NearestNote | None = None
+    row: dict[str, Any] | None = None
+    decisions: list[LinkDecision] = field(default_factory=list)
+    inferred_kind: str | None = None
+
+    @property
+    def zk_id(self) -> str:
+        """The note this add ends in (a fresh id may replace a new note's on a collision)."""
+        if self.duplicate:
+            return self.duplicate["zk_id"]
+        assert self.row is not None
+        return str(self.row["zk_id"])
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows whose ids `with_fresh_ids` may replace."""
+        return [self.row] if self.row is not None else []
+
+
+@dataclass
+class PreparedDistill:
+    """A fleeting note's promotion, decided: its new enrichment, vector and links."""
+
+    current: dict[str, Any]
+    enrichment: Enrichment
+    vector: list[float]
+    decisions: list[LinkDecision]
+    now: datetime
+
+
 class Writer:
     def __init__(self, deps: Deps, reader: NoteReader) -> None:
         self.deps = deps
@@ -61,6 +104,16 @@ class Writer:
             note_kind: str = "general", pinned: bool = False,
             failure_signature: str | None = None) -> AddResult:
         """One embedding per note: dedup, link candidates and the stored vector all use it."""
+        prepared = self.prepare_add(content, project, memory_type, note_kind, pinned,
+                                    failure_signature)
+        with_fresh_ids(lambda: self.db.write_tx(lambda tx: self.write_add(tx, prepared)),
+                       prepared.rows)
+        return self.added(prepared)
+
+    def prepare_add(self, content: str, project: str, memory_type: str = "permanent",
+                    note_kind: str = "general", pinned: bool = False,
+                    failure_signature: str | None = None) -> PreparedAdd:
+        """Validate, redact, enrich, embed, check for a duplicate, decide links: no writes."""
         project = validate.project(project)
         given = validate.note_kind(note_kind)
         mtype = validate.memory_type(memory_type)
@@ -71,23 +124,39 @@ class Writer:
         kind = stored_kind(given, enrichment.note_kind)
         vector = self.deps.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
         nearest = self.nearest(vector, project, _LIVE, self.settings.link_top_k + 1, [])
+        now = self.deps.clock()
         duplicate = self._duplicate_of(text, kind, nearest)
         if duplicate:
-            return self._reinforce(duplicate, found)
-        now = self.deps.clock()
+            return PreparedAdd(found, now, duplicate=duplicate)
         row = note_row(new_zk_id(), text, project, mtype, kind, pinned, enrichment, vector, now)
         if failure_signature:
             row["failure_signature"] = failure_signature
-        decisions = self._decide_links(row["zk_id"], enrichment, text, kind, nearest, mtype)
-
-        def work(tx: Tx) -> None:  # reads row["zk_id"] late: a retry may have replaced it
-            notes.insert_notes(tx, [row], now)
-            self._write_links(tx, row["zk_id"], project, decisions, now)
-
-        with_fresh_ids(lambda: self.db.write_tx(work), [row])
         inferred = kind.value if given is NoteKind.GENERAL and kind is not given else None
-        return AddResult(note=self.reader.get([row["zk_id"]])[0], redacted=found,
-                         evolution_queued=self._evolves(decisions), inferred_kind=inferred)
+        return PreparedAdd(found, now, row=row, inferred_kind=inferred,
+                           decisions=self._decide_links(row["zk_id"], enrichment, text, kind,
+                                                        nearest, mtype))
+
+    def write_add(self, tx: Tx, prepared: PreparedAdd) -> None:
+        """In the caller's transaction: reinforce the duplicate, or insert the note with its
+        links and evolution job. Reads the row's id late: a retry may have replaced it."""
+        if prepared.duplicate:
+            notes.reinforce_note(tx, zk_id=prepared.duplicate["zk_id"], now=prepared.now)
+            return
+        row = prepared.row
+        assert row is not None
+        notes.insert_notes(tx, [row], prepared.now)
+        self._write_links(tx, row["zk_id"], row["project"], prepared.decisions, prepared.now)
+
+    def added(self, prepared: PreparedAdd) -> AddResult:
+        """What add_memory answers, read after the write committed."""
+        note = self.reader.get([prepared.zk_id])[0]
+        match = prepared.duplicate
+        if match:
+            return AddResult(note=note, deduplicated=True, matched_zk_id=match["zk_id"],
+                             similarity=round(float(match["similarity"]), 4),
+                             redacted=prepared.found)
+        return AddResult(note=note, redacted=prepared.found, inferred_kind=prepared.inferred_kind,
+                         evolution_queued=self._evolves(prepared.decisions))
 
     def nearest(self, vector: list[float], project: str, types: list[str], k: int,
                 exclude: list[str]) -> list[NearestNote]:
@@ -107,12 +176,6 @@ class Writer:
         same = (match["note_kind"] == kind.value and details(text) == details(match["content"])
                 and not subjects_differ(text, match["content"]))
         return match if same else None
-
-    def _reinforce(self, match: NearestNote, found: list[str]) -> AddResult:
-        notes.reinforce_note(self.db, zk_id=match["zk_id"], now=self.deps.clock())
-        return AddResult(note=self.reader.get([match["zk_id"]])[0], deduplicated=True,
-                         matched_zk_id=match["zk_id"],
-                         similarity=round(float(match["similarity"]), 4), redacted=found)
 
     def _decide_links(self, zk_id: str, e: Enrichment, text: str, kind: NoteKind,
                       nearest: list[NearestNote], mtype: MemoryType) -> list[LinkDecision]:
@@ -171,6 +234,13 @@ class Writer:
     def distill(self, zk_id: str) -> AddResult:
         """Promote a fleeting note: the full permanent pipeline (re-enrich, embed, link, evolve),
         written in one transaction."""
+        prepared = self.prepare_distill(zk_id)
+        self.db.write_tx(lambda tx: self.write_distill(tx, prepared))
+        return AddResult(note=self.reader.get([prepared.current["zk_id"]])[0],
+                         evolution_queued=self._evolves(prepared.decisions))
+
+    def prepare_distill(self, zk_id: str) -> PreparedDistill:
+        """Re-enrich, embed and decide the links of a fleeting note's promotion: no writes."""
         current = self.reader.current(zk_id)
         if current["memory_type"] != MemoryType.FLEETING.value:
             raise InvalidInput(f"{current['zk_id']} is {current['memory_type']}, not fleeting")
@@ -181,16 +251,13 @@ class Writer:
                                self.settings.link_top_k, [current["zk_id"]])
         decisions = self._decide_links(current["zk_id"], e, current["content"], kind, nearest,
                                        MemoryType.PERMANENT)
-        now = self.deps.clock()
+        return PreparedDistill(current, e, vector, decisions, self.deps.clock())
 
-        def work(tx: Tx) -> None:
-            self.rewrite(tx, current["zk_id"], current["content"], e, vector, "distill",
-                         memory_type=MemoryType.PERMANENT.value)
-            self._write_links(tx, current["zk_id"], current["project"], decisions, now)
-
-        self.db.write_tx(work)
-        return AddResult(note=self.reader.get([current["zk_id"]])[0],
-                         evolution_queued=self._evolves(decisions))
+    def write_distill(self, tx: Tx, p: PreparedDistill) -> None:
+        """In the caller's transaction: the promoted note, its links and evolution job."""
+        self.rewrite(tx, p.current["zk_id"], p.current["content"], p.enrichment, p.vector,
+                     "distill", memory_type=MemoryType.PERMANENT.value)
+        self._write_links(tx, p.current["zk_id"], p.current["project"], p.decisions, p.now)
 
     def rewrite(self, tx: Tx, zk_id: str, text: str, e: Enrichment, vector: list[float],
                 cause: str, **extra: Any) -> None:

@@ -69,6 +69,11 @@ class StoredText(TypedDict):
     props: dict[str, Any]
 
 
+class LoadNote(TypedDict):
+    zk_id: str
+    content: str
+
+
 class RawHit(TypedDict):
     zk_id: str
     score: float
@@ -206,3 +211,8 @@ def entity_stats(on: On, *, project: str) -> EntityStats:
 @write()
 def delete_bench_entities(on: On, *, project: str) -> Deleted:
     """A benchmark project's entities, after its notes."""
+
+
+@read
+def load_notes(on: On, *, project: str) -> list[LoadNote]:
+    """Every note of a project: id and text."""

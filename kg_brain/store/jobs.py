@@ -1,4 +1,5 @@
-"""The durable job queue in Neo4j (evolution and mirror jobs): enqueue, claim, complete."""
+"""The durable job queue in Neo4j (evolution and mirror jobs): enqueue, claim, complete, back
+off, dead-letter and retry."""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ class QueueDepth(TypedDict):
     pending: int
 
 
+class JobState(TypedDict):
+    kind: str
+    state: str
+    jobs: int
+
+
+class DeadLetter(TypedDict):
+    job: dict[str, Any]
+
+
 @write()
 def enqueue_jobs(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[JobKey]:
     """Idempotent: one job per key, rows of {key, kind, zk_id, project}."""
@@ -47,6 +58,31 @@ def complete_job(on: On, *, key: str, now: datetime, state: str,
     """None when the job was no longer pending: someone else completed it."""
 
 
+@write()
+def release_jobs(on: On, *, keys: list[str], worker: str) -> list[JobKey]:
+    """Claims this worker gives back unrun (it is stopping)."""
+
+
 @read
 def queue_depth(on: On) -> list[QueueDepth]:
     """Pending jobs per kind."""
+
+
+@write()
+def defer_job(on: On, *, key: str, until: datetime, error: str) -> JobKey | None:
+    """Back off: pending, unclaimable until `until`; None when no longer pending."""
+
+
+@write()
+def retry_jobs(on: On, *, kind: str, project: str | None) -> list[JobKey]:
+    """Failed jobs of a kind (one project, or all) pending again."""
+
+
+@read
+def dead_letters(on: On, *, limit: int) -> list[DeadLetter]:
+    """Failed jobs, newest first."""
+
+
+@read
+def job_states(on: On) -> list[JobState]:
+    """Jobs per kind and state."""

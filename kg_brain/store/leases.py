@@ -20,6 +20,10 @@ class LeaseName(TypedDict):
     name: str
 
 
+class LastRun(TypedDict):
+    last_run: DateTime
+
+
 @write()
 def acquire_lease(on: On, *, lease: str, holder: str, now: datetime,
                   until: datetime) -> LeaseState:
@@ -29,3 +33,14 @@ def acquire_lease(on: On, *, lease: str, holder: str, now: datetime,
 @write()
 def release_lease(on: On, *, lease: str, holder: str, until: datetime) -> LeaseName | None:
     """Hold until `until` (now = give back); None when `holder` does not hold it."""
+
+
+@write()
+def finish_lease(on: On, *, lease: str, holder: str, now: datetime,
+                 until: datetime) -> LeaseName | None:
+    """Record the run and hold until `until`; None when `holder` does not hold it."""
+
+
+@write()
+def last_run(on: On, *, lease: str, now: datetime) -> LastRun:
+    """When the job last finished a run; a job never seen before starts its clock at `now`."""

@@ -11,7 +11,7 @@ import pytest
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.maintenance import LeasedJob, Leases, build_jobs, build_scheduler
+from kg_brain.maintenance import LeasedJob, Leases, build_jobs, build_scheduler, catch_up
 from tests.support.brains import make_brain, make_settings
 
 SUNDAY = datetime(2024, 3, 3, 3, 0, 5, tzinfo=UTC)  # just after the default weekly archive cron
@@ -98,3 +98,33 @@ def test_a_failed_run_gives_the_lease_back(db: Database, clock: Clock, project: 
     with pytest.raises(RuntimeError):
         failing()
     assert working()
+
+
+WEEKLY = ("archive", "consolidation-report")  # the daily forget-purge catches up the same way
+
+
+def _catch_up_all(brains: list[Brain], project: str) -> list[list[str]]:
+    """Every 'process' checks for missed runs at once, as each does at start."""
+    jobs = [[j for j in build_jobs(b, holder=f"instance-{i}", project=project)
+             if j.catches_up and j.name.split(":")[0] in WEEKLY] for i, b in enumerate(brains)]
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        return list(pool.map(catch_up, jobs))
+
+
+def test_missed_runs_catch_up_once_across_processes(
+        instances: list[Brain], clock: Clock, project: str) -> None:
+    pair = instances[:2]
+    assert _catch_up_all(pair, project) == [[], []]  # first start: the clock starts, no run
+    stale = _add_stale(pair[0], project, "Old note about a laptop that sleeps on Sundays")
+    clock.now = SUNDAY + timedelta(days=3)  # asleep through Sunday 03:00: the archive was missed
+    weekly = [f"archive:{project}", f"consolidation-report:{project}"]
+    assert sorted(sum(_catch_up_all(pair, project), [])) == weekly  # each ran once, somewhere
+    assert pair[1].reader.get([stale])[0].memory_type == "archived"
+
+    clock.now += timedelta(hours=1)  # nothing missed since
+    assert _catch_up_all(pair, project) == [[], []]
+    clock.now = SUNDAY + timedelta(days=6, hours=23)  # before the next fire: nothing due yet
+    assert _catch_up_all(pair, project) == [[], []]
+    clock.now = SUNDAY + timedelta(days=30)  # a long gap: several fires missed, one run
+    assert sorted(sum(_catch_up_all(pair, project), [])) == weekly
+    assert _catch_up_all(pair, project) == [[], []]

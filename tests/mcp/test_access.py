@@ -52,8 +52,11 @@ def test_the_password_is_in_no_error_and_no_log(
                                  neo4j_timeout_s=3)
         brain = Brain(settings, embedder=embedder)
         with pytest.raises(ToolError, match="database unavailable") as error:
-            call(build_server(brain), "brain_stats")
+            call(build_server(brain), "get_inbox")
         assert PASSWORD not in str(error.value), why
+        health = call(build_server(brain), "brain_stats")
+        assert health["status"] == "unreachable" and "database unavailable" in health["error"]
+        assert PASSWORD not in str(health), why
         assert PASSWORD not in repr(settings) and PASSWORD not in str(settings.model_dump_json(
             exclude={"neo4j_password"}))
     assert caplog.records and PASSWORD not in caplog.text
@@ -67,7 +70,7 @@ def test_a_spawned_server_never_prints_the_password(neo4j_server: ServerUnderTes
         with StdioSession(REPO / "mcp_server.py", env, tmp_path) as session:
             session.initialize()
             session.request("tools/list", {})  # starts the warm-up, which logs the failure
-            reply = session.call_tool("brain_stats", {})
+            reply = session.call_tool("get_inbox", {})
             assert reply["result"]["isError"], why
             assert "database unavailable" in reply["result"]["content"][0]["text"]
             stderr = session.close()

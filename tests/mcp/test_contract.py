@@ -138,7 +138,7 @@ def test_tools_list_answers_without_a_database() -> None:
 def test_a_tool_call_without_a_database_says_so() -> None:
     async def run() -> None:
         async with Client(offline_server()) as client:
-            await client.call_tool("brain_stats", {})
+            await client.call_tool("get_inbox", {})
 
     with pytest.raises(ToolError, match="database unavailable"):
         anyio.run(run)

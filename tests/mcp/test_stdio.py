@@ -47,8 +47,33 @@ def test_tools_list_answers_before_the_database_or_model_is_touched(
     with StdioSession(REPO / "mcp_server.py", env, workspace(tmp_path, project)) as session:
         session.initialize()
         began = time.monotonic()
-        assert len(session.request("tools/list", {}, timeout=10)["result"]["tools"]) == 20
+        listed = session.request("tools/list", {}, timeout=10)["result"]["tools"]
+        assert len(listed) == len(CONTRACT)
         assert time.monotonic() - began < 2
-        down = session.call_tool("brain_stats", {})
+        down = session.call_tool("get_inbox", {})
         assert down["result"]["isError"]
         assert "database unavailable" in down["result"]["content"][0]["text"]
+        health = session.call_tool("brain_stats", {})["result"]["structuredContent"]
+        assert (health["status"], health["reachable"]) == ("unreachable", False)
+        assert "database unavailable" in health["error"]
+
+
+def test_a_workspace_env_file_cannot_redirect_the_memory(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    """The server starts in a workspace whose own .env names another database; kg-brain's
+    connection comes from the user's config file and the workspace's .env is ignored."""
+    cwd = workspace(tmp_path, project)
+    (cwd / ".env").write_text("NEO4J_URI=bolt://127.0.0.1:9\nNEO4J_PASSWORD=app-password\n")
+    env = server_env(neo4j_server, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    connection = {k: env.pop(k) for k in ("NEO4J_URI", "NEO4J_USER", "NEO4J_PASSWORD",
+                                          "NEO4J_DATABASE")}
+    user_config = tmp_path / "config" / "kg-brain" / "config.env"
+    user_config.parent.mkdir(parents=True)
+    user_config.write_text("".join(f"{k}={v}\n" for k, v in connection.items()))
+    with StdioSession(REPO / "mcp_server.py", env, cwd) as session:
+        session.initialize()
+        session.request("tools/list", {})
+        stats = session.call_tool("brain_stats", {})["result"]
+        session.close()
+    assert not stats.get("isError"), stats
+    assert stats["structuredContent"]["uri"] == connection["NEO4J_URI"]

@@ -89,7 +89,8 @@ def test_brain_stats_counts_the_project_and_reports_the_server(server: FastMCP,
                                                                project: str) -> None:
     call(server, "add_memory", content=PORT_NOTE)
     stats = call(server, "brain_stats")
-    assert stats["status"] == "online" and stats["neo4j_version"].startswith("5.")
+    assert stats["reachable"] and stats["neo4j_version"].startswith("5.")
+    assert stats["status"] == ("degraded" if stats["problems"] else "online")  # shared database
     assert stats["by_project"][project] == 1
     assert any(i["type"] == "VECTOR" and i["state"] == "ONLINE" for i in stats["indexes"])
 

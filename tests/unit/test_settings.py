@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kg_brain.errors import SetupError
-from kg_brain.settings import load_settings
+from kg_brain.settings import config_files, load_settings
 
 
 def test_seed_names_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,3 +35,43 @@ def test_unknown_uri_scheme_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_secrets_are_not_in_the_repr(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NEO4J_PASSWORD", "very-secret-pw")
     assert "very-secret-pw" not in repr(load_settings())
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def hostile_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The working directory is an application whose own .env points at its own database; the
+    user's XDG config home is empty and no kg-brain variable is in the environment."""
+    workspace = tmp_path / "app"
+    _write(workspace / ".env", "NEO4J_URI=bolt://app-database:7687\nSTALE_DAYS_THRESHOLD=7\n")
+    monkeypatch.chdir(workspace)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name in ("NEO4J_URI", "STALE_DAYS_THRESHOLD", "KG_BRAIN_ENV_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return workspace
+
+
+def test_the_working_directorys_env_is_never_read(hostile_workspace: Path) -> None:
+    settings = load_settings()
+    assert settings.neo4j_uri != "bolt://app-database:7687"
+    assert hostile_workspace / ".env" not in config_files()
+
+
+def test_environment_then_user_config_then_named_env_file(
+        hostile_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    named = _write(tmp_path / "kg.env", "NEO4J_URI=bolt://named:1\nSTALE_DAYS_THRESHOLD=11\n"
+                                        "LINK_TOP_K=3\n")
+    monkeypatch.setenv("KG_BRAIN_ENV_FILE", str(named))
+    assert load_settings().neo4j_uri == "bolt://named:1"
+    _write(tmp_path / "config" / "kg-brain" / "config.env",
+           "NEO4J_URI=bolt://user-config:2\nSTALE_DAYS_THRESHOLD=22\n")
+    settings = load_settings()
+    assert (settings.neo4j_uri, settings.stale_days_threshold, settings.link_top_k) == (
+        "bolt://user-config:2", 22, 3)
+    monkeypatch.setenv("STALE_DAYS_THRESHOLD", "33")
+    assert load_settings().stale_days_threshold == 33

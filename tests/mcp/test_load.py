@@ -1,0 +1,26 @@
+"""A short run of the HTTP load test: 16 concurrent MCP clients writing and searching against
+one server lose no acknowledged write and never share an id (timings are the benchmark's
+business: `kg-brain bench load`, docs/BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+from kg_brain.bench.common import delete_bench_project
+from kg_brain.bench.load import run_load
+from kg_brain.db import Database
+from tests.support.mcp import server_env
+from tests.support.neo4j import ServerUnderTest
+
+
+def test_sixteen_http_clients_lose_no_write_and_share_no_id(
+        neo4j_server: ServerUnderTest, db: Database, project: str) -> None:
+    scratch = f"bench-load-{project}"
+    try:
+        result = run_load(db, server_env(neo4j_server), clients=16, duration_s=20,
+                          project=scratch)
+    finally:
+        delete_bench_project(db, scratch)
+    writes = result["writes"]
+    assert writes["writes_acknowledged"] > 0, result
+    assert writes["lost_writes"] == 0 and writes["duplicate_ids"] == 0, result
+    assert all(t["calls"] > 0 for t in result["tools"].values()), result
+    assert result["server_tracebacks"] == 0, result
