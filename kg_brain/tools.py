@@ -13,21 +13,25 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastmcp import FastMCP
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import ToolError, ValidationError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
+from pydantic import ValidationError as PydanticValidationError
 
 from kg_brain import mistakes, sessions, stats
 from kg_brain.app import Brain
+from kg_brain.budget import AnswerBudget
 from kg_brain.consolidation import ConsolidationReport
 from kg_brain.errors import BrainError
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
 from kg_brain.project import ClientRoots, resolve_project
-from kg_brain.search import Related
+from kg_brain.search import MAX_RELATED, Related
 
 F = TypeVar("F", bound=Callable[..., Any])
+RECALL_LINKS = 8
 ALL_PROJECTS = "*"
 INSTRUCTIONS = (
     "Long-term memory for this workspace. Start with open_session; before coding a task call "
@@ -50,6 +54,11 @@ Contextual = Annotated[bool, Field(
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                        openWorldHint=False)
+# A lookup that stamps access (count, last use) on what it returns: being found is what keeps
+# a note from archiving (kg_brain/lifecycle.py), so the stamp stays in the search's statement
+# and the tool says honestly that it writes; repeating it stamps again (not idempotent).
+STAMP = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+                        openWorldHint=False)
 ADD = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
                       openWorldHint=False)
 REWRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
@@ -61,7 +70,8 @@ ARCHIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHi
 class SearchResults(BaseModel):
     project: str
     hits: list[Hit]
-    hint: str = "previews only: recall(zk_ids) for full notes, get_related to follow links"
+    hint: str = ("previews with a few links each: recall(zk_ids) for full notes, get_related "
+                 "for all links")
 
 
 class Saved(BaseModel):
@@ -85,8 +95,20 @@ class Saved(BaseModel):
                    evolution_queued=result.evolution_queued, links=n.links)
 
 
+class RecalledNote(NoteView):
+    """A full note whose links are its RECALL_LINKS most telling (typed before similarity
+    links, heaviest first); get_related lists them all."""
+
+    link_count: int = Field(0, description="all its links")
+
+    @classmethod
+    def of(cls, note: NoteView) -> RecalledNote:
+        ranked = sorted(note.links, key=lambda k: (k.type == "RELATES_TO", -k.weight, k.zk_id))
+        return cls(**{**dict(note), "links": ranked[:RECALL_LINKS]}, link_count=len(note.links))
+
+
 class Notes(BaseModel):
-    notes: list[NoteView]
+    notes: list[RecalledNote]
 
 
 class ScopedArchiveReport(ArchiveReport):
@@ -108,6 +130,12 @@ class SessionStart(BaseModel):
     inbox: sessions.Inbox
 
 
+def sentence(text: str) -> str:
+    """Error text as the agent reads it: ending in a full stop."""
+    text = text.strip()
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def tool_errors(fn: F) -> F:
     """The one adapter: domain errors reach the agent as ToolError with their message."""
     @functools.wraps(fn)
@@ -115,9 +143,28 @@ def tool_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except BrainError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(sentence(str(exc))) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+class ArgumentErrors(Middleware):
+    """Arguments the tool's schema refuses, told in plain sentences: each wrong argument, what
+    it should be and what was given, without the validation library's links."""
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext) -> Any:
+        try:
+            return await call_next(context)
+        except ValidationError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, PydanticValidationError):
+                raise
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                + ("" if e["type"] == "missing_argument" else f" (got {e['input']!r:.60})")
+                for e in cause.errors(include_url=False))
+            raise ToolError(f"{context.message.name} was called with invalid arguments: "
+                            f"{problems}. Correct them and call it again.") from None
 
 
 class BrainTools:
@@ -188,7 +235,8 @@ class BrainTools:
             description="only these kinds")] = None,
     ) -> SearchResults:
         """Simple direct lookups ("what port does X use?"): hybrid vector + keyword search.
-        For why/how questions spanning notes use deep_search. Returns previews."""
+        For why/how questions spanning notes use deep_search. Returns previews. Marks the hits
+        as used (access stamp, which defers their archival): not read-only."""
         p = self._project(project)
         hits = self.brain.search.search_memory(query, p, top_k, include_contextual,
                                                list(note_kinds) if note_kinds else None)
@@ -203,21 +251,26 @@ class BrainTools:
         top_k: TopK = 10,
     ) -> SearchResults:
         """Complex or causal questions ("why is X slow?", "how did we solve Y?"): multi-hop
-        retrieval following the graph. Each hit says how it was found. Returns previews."""
+        retrieval following the graph. Each hit says how it was found. Returns previews. Marks
+        the hits as used (access stamp, which defers their archival): not read-only."""
         p = self._project(project)
         return SearchResults(project=p, hits=self.brain.search.deep_search(
             query, p, hops, top_k, include_contextual))
 
     def recall(self, zk_ids: Annotated[list[str], Field(
             min_length=1, max_length=50, description="ids from search previews")]) -> Notes:
-        """Full notes (content, context, links) for ids found by a search or session context."""
-        return Notes(notes=self.brain.reader.get(zk_ids))
+        """Full notes (content, context, their most telling links with titles and reasons) for
+        ids found by a search or session context."""
+        return Notes(notes=[RecalledNote.of(n) for n in self.brain.reader.get(zk_ids)])
 
     def get_related(self, zk_id: ZkId,
                     depth: Annotated[int, Field(ge=1, le=3, description="link hops")] = 1,
+                    max_nodes: Annotated[int, Field(ge=1, le=MAX_RELATED, description=(
+                        "most neighbours, nearest first"))] = 20,
                     ) -> Related:
-        """Follow the knowledge graph from a note you found: neighbours with link types."""
-        return self.brain.search.get_related(zk_id, depth)
+        """Follow the knowledge graph from a note you found: its nearest neighbours with the
+        typed links (and reasons) among them; total_nodes says how many are within depth."""
+        return self.brain.search.get_related(zk_id, depth, max_nodes)
 
     def preflight_check(
         self,
@@ -226,7 +279,8 @@ class BrainTools:
         top_k: Annotated[int, Field(ge=1, le=50, description="number of mistakes")] = 5,
     ) -> mistakes.Preflight:
         """Before coding a task: past mistakes most similar to it, each with its verified fix
-        (same failure signature first)."""
+        (same failure signature first). Marks them as used (access stamp, which defers their
+        archival): not read-only."""
         return self.brain.mistakes.preflight_check(task, self._project(project), top_k)
 
     # --- writing -------------------------------------------------------------------------------
@@ -331,19 +385,22 @@ class BrainTools:
 
 TOOLS: dict[str, ToolAnnotations] = {
     "open_session": READ, "get_session_context": READ, "get_inbox": READ,
-    "distill_to_permanent": ADD, "deep_search": READ, "search_memory": READ,
+    "distill_to_permanent": ADD, "deep_search": STAMP, "search_memory": STAMP,
     "get_related": READ, "add_memory": ADD, "update_memory": REWRITE,
     "archive_stale_notes": ARCHIVE, "close_session": ADD, "brain_stats": READ,
-    "record_failure": ADD, "record_resolution": ADD, "preflight_check": READ,
+    "record_failure": ADD, "record_resolution": ADD, "preflight_check": STAMP,
     "restore_note": ADD, "decay_report": READ, "consolidate_clusters": REWRITE,
     "recall": READ, "capture_context": ADD,
 }
 
 
 def build_server(brain: Brain) -> FastMCP:
-    """Register every tool; nothing here connects to Neo4j or loads the model."""
+    """Register every tool, each answer within its size budget (kg_brain/budget.py); nothing
+    here connects to Neo4j or loads the model."""
     mcp = FastMCP(name="kg-brain", instructions=INSTRUCTIONS)
     mcp.add_middleware(ClientRoots())
+    mcp.add_middleware(ArgumentErrors())
+    mcp.add_middleware(AnswerBudget())
     tools = BrainTools(brain)
     for name, hints in TOOLS.items():
         mcp.tool(tool_errors(getattr(tools, name)), name=name, annotations=hints)

@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg_brain.app import Brain
 from kg_brain.errors import BrainError, SetupError
-from kg_brain.maintenance import start_in_background
+from kg_brain.maintenance import SessionScheduler, start_in_background
 from kg_brain.settings import Settings
 from kg_brain.tools import build_server
 from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
@@ -80,11 +80,13 @@ def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str
 
 class WarmUp(Middleware):
     """After the first tools/list (the client is connected and about to work), connect to Neo4j,
-    load the embedding model and start the maintenance scheduler in background threads, so the
-    first real call does not pay for all three and `initialize` is never slowed by them."""
+    load the embedding model and (for the shared HTTP service) start the whole database's
+    maintenance scheduler in background threads, so the first real call does not pay for them
+    and `initialize` is never slowed by them."""
 
-    def __init__(self, brain: Brain) -> None:
+    def __init__(self, brain: Brain, shared: bool) -> None:
         self.brain = brain
+        self.shared = shared
         self.started = threading.Event()
 
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
@@ -104,7 +106,8 @@ class WarmUp(Middleware):
         self.brain.embedder.encode("warm up")
 
     def _scheduler(self) -> None:
-        start_in_background(self.brain)
+        if self.shared:
+            start_in_background(self.brain)
 
     @staticmethod
     def _quietly(name: str, task: Any) -> None:
@@ -117,9 +120,11 @@ class WarmUp(Middleware):
 
 def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
           host: str | None = None, port: int | None = None) -> int:
-    """Run until the client disconnects (stdio) or the process is interrupted (HTTP)."""
-    mcp.add_middleware(WarmUp(brain))
+    """Run until the client disconnects (stdio) or the process is interrupted (HTTP). The HTTP
+    service runs maintenance for the whole database, a stdio server for its window's projects."""
+    mcp.add_middleware(WarmUp(brain, shared=http))
     if not http:
+        mcp.add_middleware(SessionScheduler(brain))
         mcp.run("stdio", show_banner=False)
         return 0
     host = host or settings.kg_brain_http_host
