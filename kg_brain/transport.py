@@ -18,12 +18,14 @@ from typing import Any
 
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from starlette.middleware import Middleware as ASGIMiddleware
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg_brain.app import Brain
 from kg_brain.errors import BrainError, SetupError
 from kg_brain.maintenance import SessionScheduler, start_in_background
+from kg_brain.relay import HEALTH_PATH, health
 from kg_brain.settings import Settings
 from kg_brain.tools import build_server
 from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
@@ -118,6 +120,14 @@ class WarmUp(Middleware):
             log.warning("warm-up of the %s failed: %s", name, exc)
 
 
+def health_route(settings: Settings) -> Any:
+    """`/health`: what `kg-brain mcp` checks before forwarding a window here (same Neo4j)."""
+    async def route(request: Request) -> JSONResponse:
+        return JSONResponse(health(settings))
+
+    return route
+
+
 def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
           host: str | None = None, port: int | None = None) -> int:
     """Run until the client disconnects (stdio) or the process is interrupted (HTTP). The HTTP
@@ -130,6 +140,7 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
     middleware = http_middleware(settings, host)
+    mcp.custom_route(HEALTH_PATH, methods=["GET"])(health_route(settings))
     config = opencode_remote_config(settings, host, port)
     url = config["mcp"][SERVER_NAME]["url"]
     sys.stdout.write(f"In each workspace: kg-brain wire opencode|claude|cursor --url {url}\n"
@@ -144,6 +155,15 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     brain = Brain(settings)
     try:
         return serve(settings, brain, build_server(brain), args.http, args.host, args.port)
+    finally:
+        brain.close()
+
+
+def serve_stdio(settings: Settings) -> int:
+    """A client window served in-process (`kg-brain mcp` when no shared service answers)."""
+    brain = Brain(settings)
+    try:
+        return serve(settings, brain, build_server(brain))
     finally:
         brain.close()
 

@@ -33,9 +33,16 @@ SERVER = Path(__file__).resolve().parents[2] / "mcp_server.py"
 
 
 class StdioSession:
-    def __init__(self, script: Path, env: dict[str, str], cwd: Path) -> None:
+    """A raw stdio client: `command` is a script run by this interpreter, or a whole argv.
+    With `roots` it declares the roots capability and answers `roots/list` with them (file
+    paths), as OpenCode does."""
+
+    def __init__(self, command: Path | list[str], env: dict[str, str], cwd: Path,
+                 roots: list[Path] | None = None) -> None:
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, str(script)], cwd=cwd, env=env,
+        argv = command if isinstance(command, list) else [sys.executable, str(command)]
+        self.roots = roots
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)
         self.lines: list[str] = []
@@ -64,14 +71,19 @@ class StdioSession:
         self._next_id += 1
         self._send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
         deadline = time.monotonic() + timeout
+        asked = self._next_id
         while True:
             message = json.loads(self._inbox.get(timeout=max(deadline - time.monotonic(), 0.01)))
-            if message.get("id") == self._next_id:
+            if message.get("method") == "roots/list" and "id" in message:
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": [
+                    {"uri": root.resolve().as_uri(), "name": root.name}
+                    for root in self.roots or []]}})
+            elif message.get("id") == asked and "method" not in message:
                 return message
 
     def initialize(self) -> dict[str, Any]:
         reply = self.request("initialize", {"protocolVersion": PROTOCOL_VERSION,
-                                            "capabilities": {},
+                                            "capabilities": {"roots": {}} if self.roots else {},
                                             "clientInfo": {"name": "opencode", "version": "1"}})
         self.notify("notifications/initialized")
         return reply
