@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from kg_brain.clock import Clock, utc_now
+from kg_brain.browsing import Browsing
 from kg_brain.consolidation import Consolidator
+from kg_brain.curation import Curation
 from kg_brain.db import Connection, Database
 from kg_brain.deps import Deps
 from kg_brain.embed import Embedder, build_embedder
@@ -165,6 +167,15 @@ class Brain:
     @property
     def mistakes(self) -> Mistakes:
         return self._once("mistakes", lambda: Mistakes(self.deps, self.reader, self.writer))
+
+    @property
+    def curation(self) -> Curation:
+        return self._once("curation", lambda: Curation(self.deps, self.reader, self.writer,
+                                                       self.revisions))
+
+    @property
+    def browsing(self) -> Browsing:
+        return self._once("browsing", lambda: Browsing(self.deps))
 
     @property
     def stats(self) -> Stats:

@@ -1,4 +1,5 @@
-"""The maintenance cadence: weekly archival, a consolidation report, the evolution queue drain.
+"""The maintenance cadence: weekly archival, a consolidation report, the evolution queue drain,
+the Obsidian mirror's drain and the daily purge of forgotten notes whose undo window closed.
 
 Where the jobs run: the shared HTTP service (`kg-brain serve --http`, the warm service stdio
 clients forward to) and `kg-brain scheduler` run them for the whole database; a stdio server
@@ -151,6 +152,9 @@ class Maintenance:
         while evolution.process(EVOLUTION_BATCH, self.project) == EVOLUTION_BATCH:
             pass
 
+    def forget_purge(self) -> None:
+        log.info("forgotten notes purged: %d", self.brain.curation.purge_expired(self.project))
+
     def mirror_drain(self) -> None:
         mirror = self.brain.mirror
         while mirror.enabled and mirror.drain(MIRROR_BATCH) == MIRROR_BATCH:
@@ -176,6 +180,8 @@ def build_jobs(brain: Brain, holder: str | None = None,
         LeasedJob(f"consolidation-report{suffix}",
                   cron_trigger(s.consolidation_cron), leases,
                   work.consolidation_report),
+        LeasedJob(f"forget-purge{suffix}", cron_trigger(s.forget_purge_cron), leases,
+                  work.forget_purge),
         LeasedJob(f"evolution-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
                   work.evolution_drain, running_ttl=CLAIM_FOR),

@@ -109,3 +109,17 @@ class Hit(BaseModel):
     links: list[HitLink] = Field(default_factory=list)
     link_count: int = Field(0, description="all its links; get_related lists them")
     found_by: list[FoundBy] = Field(default_factory=list)
+
+
+class NotePreview(BaseModel):
+    """A note as a listing shows it: metadata and the first characters of its content."""
+
+    zk_id: str
+    title: str
+    preview: str
+    note_kind: str
+    memory_type: str
+    pinned: bool
+    tags: list[str] = Field(default_factory=list)
+    created: str | None
+    updated: str | None

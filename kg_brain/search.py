@@ -36,11 +36,11 @@ class Tuning:
     fetch: int = 100  # vector index candidates (the index cannot filter by project); cost ~ k
     lex_fetch: int = 250  # full-text candidates
     pool: int = 40  # per-channel ranked list fed to fusion
-    fusion: Literal["linear", "rrf"] = "rrf"
+    fusion: Literal["linear", "rrf"] = "linear"
     rrf_k: float = 8.0  # small k: the top ranks of each channel dominate (LoCoMo: +2 overall)
     w_vec: float = 1.0
     w_lex: float = 1.0
-    v_floor: float = 0.5  # linear fusion: the vector score worth nothing (0.5 is cosine 0)
+    v_floor: float = 0.6  # linear fusion: the vector score worth nothing (0.6 is cosine 0.2)
     superseded: float = 0.6  # a note superseded by a live note yields to it
 
 
@@ -59,13 +59,13 @@ class DeepTuning:
     alpha: float = 0.5
     expand_n: int = 5
     nb_limit: int = 3
-    v_floor: float = 0.5
+    v_floor: float = 0.6
     w_vec: float = 1.0
-    w_lex: float = 0.6
-    w_ent: float = 0.5
-    w_bridge: float = 0.4
-    w_fix: float = 0.8
-    w_link: float = 0.3
+    w_lex: float = 1.0
+    w_ent: float = 0.2
+    w_bridge: float = 0.1
+    w_fix: float = 0.3
+    w_link: float = 0.1
     decay: float = 0.3
     superseded: float = 0.6
 

@@ -89,10 +89,14 @@ class Settings(BaseSettings):
     stale_days_threshold: int = Field(45, ge=1)
     stale_access_threshold: int = Field(2, ge=0)
     decay_archive_threshold: float = Field(0.3, ge=0, le=1)
+    forget_undo_days: int = Field(30, ge=0, le=3650,
+                                  description="restore_forgotten works this long; then the "
+                                              "scheduled purge deletes a forgotten note's text")
 
     # --- Scheduler -------------------------------------------------------------------------------
     archive_cron: str = "0 3 * * 0"
     consolidation_cron: str = "30 3 * * 0"
+    forget_purge_cron: str = "45 3 * * *"
     evolution_interval_s: float = Field(5.0, gt=0)
     scheduler_in_server: bool = True
     auto_consolidate: bool = False

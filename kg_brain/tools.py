@@ -1,16 +1,16 @@
-"""The MCP surface: the seed's 18 tools plus recall and capture_context, built over a lazy Brain.
+"""The MCP surface: the seed's 18 tools, recall and capture_context, and the curation tools
+(forget, list, edit, link, history), built over a lazy Brain; resources and prompts come from
+kg_brain/resources.py.
 
 Each tool validates, calls one domain function and returns a Pydantic model naming the project it
 used. Building the server touches neither Neo4j nor the embedding model, so `initialize` and
 `tools/list` answer at once; the first tool call connects. Domain errors (kg_brain.errors) become
-ToolError with the domain's message through one adapter.
+ToolError with the domain's message through one adapter (resources.domain_errors).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError, ValidationError
@@ -19,20 +19,21 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from kg_brain import mistakes, sessions, stats
+from kg_brain import mistakes, resources, sessions, stats
 from kg_brain.app import Brain
 from kg_brain.budget import AnswerBudget
+from kg_brain.browsing import NotePage
 from kg_brain.consolidation import ConsolidationReport
-from kg_brain.errors import BrainError
+from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
 from kg_brain.project import ClientRoots, resolve_project
 from kg_brain.search import MAX_RELATED, Related
 
-F = TypeVar("F", bound=Callable[..., Any])
 RECALL_LINKS = 8
 ALL_PROJECTS = "*"
+tool_errors = resources.domain_errors(ToolError)
 INSTRUCTIONS = (
     "Long-term memory for this workspace. Start with open_session; before coding a task call "
     "preflight_check; search with search_memory (lookups) or deep_search (why/how questions), "
@@ -42,12 +43,16 @@ INSTRUCTIONS = (
 
 NoteKindName = Literal["mistake", "fix", "pattern", "research", "decision", "general",
                        "open_thread", "session_summary", "project_context"]
+LinkTypeName = Literal["RELATES_TO", "SUPPORTS", "EXTENDS", "CONTRADICTS", "CAUSED_BY", "FIXES",
+                       "SUPERSEDES", "PART_OF"]
+MemoryTypeName = Literal["permanent", "fleeting", "archived"]
 ProjectArg = Annotated[str | None, Field(
     description="project name; omit for this workspace's project (the client's workspace, else "
                 "KG_BRAIN_PROJECT, else the server's git root, else 'general')")]
 ScopeArg = Annotated[str | None, Field(
     description="project name, '*' for all projects; omit for this workspace's project")]
 ZkId = Annotated[str, Field(description="note id, ZK- followed by 8 hex digits")]
+ZkIds = Annotated[list[str], Field(min_length=1, max_length=50, description="note ids")]
 TopK = Annotated[int, Field(ge=1, le=100, description="number of results")]
 Contextual = Annotated[bool, Field(
     description="also search session_summary, open_thread and project_context notes")]
@@ -65,6 +70,10 @@ REWRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHi
                           openWorldHint=False)
 ARCHIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True,
                           openWorldHint=False)
+FORGET = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
+                         openWorldHint=False)
+LINK = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True,
+                       openWorldHint=False)
 
 
 class SearchResults(BaseModel):
@@ -128,24 +137,6 @@ class SessionStart(BaseModel):
     project: str
     context: sessions.SessionContext
     inbox: sessions.Inbox
-
-
-def sentence(text: str) -> str:
-    """Error text as the agent reads it: ending in a full stop."""
-    text = text.strip()
-    return text if text.endswith((".", "?", "!")) else text + "."
-
-
-def tool_errors(fn: F) -> F:
-    """The one adapter: domain errors reach the agent as ToolError with their message."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except BrainError as exc:
-            raise ToolError(sentence(str(exc))) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 class ArgumentErrors(Middleware):
@@ -246,13 +237,16 @@ class BrainTools:
         self,
         query: Annotated[str, Field(description="the question")],
         project: ProjectArg = None,
-        hops: Annotated[int, Field(ge=1, le=3, description="retrieval rounds")] = 2,
+        hops: Annotated[int, Field(ge=1, le=3, description=(
+            "1: question channels and one graph step; 2: plus a blended vector hop; "
+            "3: the graph step from twice as many notes"))] = 2,
         include_contextual: Contextual = False,
         top_k: TopK = 10,
     ) -> SearchResults:
-        """Complex or causal questions ("why is X slow?", "how did we solve Y?"): multi-hop
-        retrieval following the graph. Each hit says how it was found. Returns previews. Marks
-        the hits as used (access stamp, which defers their archival): not read-only."""
+        """Complex or causal questions ("why is X slow?", "how did we solve Y?"): the question's
+        words, meaning and named entities, then the graph: notes sharing rare entities, the fix
+        of a mistake, the successor of a superseded note. Each hit says how it was found.
+        Returns previews. Marks the hits as used (access stamp): not read-only."""
         p = self._project(project)
         return SearchResults(project=p, hits=self.brain.search.deep_search(
             query, p, hops, top_k, include_contextual))
@@ -382,6 +376,91 @@ class BrainTools:
         index states, Neo4j version and status."""
         return self.brain.stats.report()
 
+    # --- curation --------------------------------------------------------------------------------
+    def forget_note(
+        self, zk_ids: ZkIds,
+        reason: Annotated[str, Field(description="why (wrong, sensitive, unwanted, dismissed)")],
+        hard: Annotated[bool, Field(description="erase for good, revisions too (secrets); "
+                                                "no undo")] = False,
+    ) -> ForgetReport:
+        """Forget wrong, sensitive or unwanted notes, or dismiss inbox items: gone from every
+        view, links dropped; a tombstone keeps them from coming back. restore_forgotten undoes
+        it within the undo window; hard=true erases at once."""
+        return self.brain.curation.forget(zk_ids, reason, hard)
+
+    def restore_forgotten(self, zk_ids: ZkIds) -> RestoreReport:
+        """Undo forget_note within the undo window: the notes come back with their entities
+        and the links whose other end still exists."""
+        return self.brain.curation.restore_forgotten(zk_ids)
+
+    def list_notes(
+        self,
+        project: ProjectArg = None,
+        note_kinds: Annotated[list[NoteKindName] | None, Field(
+            description="only these kinds")] = None,
+        tags: Annotated[list[str] | None, Field(description="only notes with every tag")] = None,
+        pinned: Annotated[bool | None, Field(description="only pinned (true) or unpinned "
+                                                         "(false) notes")] = None,
+        memory_types: Annotated[list[MemoryTypeName] | None, Field(
+            description="default permanent and fleeting")] = None,
+        since: Annotated[str | None, Field(description="created at or after (ISO-8601)")] = None,
+        until: Annotated[str | None, Field(description="created before (ISO-8601)")] = None,
+        entity: Annotated[str | None, Field(
+            description="only notes mentioning this entity (key or name)")] = None,
+        order: Annotated[Literal["newest", "oldest", "updated"], Field(
+            description="newest or oldest created first, or recently updated first")
+        ] = "newest",
+        limit: Annotated[int, Field(ge=1, le=100, description="notes per page")] = 20,
+        cursor: Annotated[str | None, Field(
+            description="next_cursor of the previous page")] = None,
+    ) -> NotePage:
+        """Browse notes by kind, tag, pinned state, type, date range or entity: previews, a page
+        at a time (newest first by default). recall(zk_ids) for full notes."""
+        return self.brain.browsing.list_notes(
+            self._project(project), note_kinds, tags, pinned, memory_types, since, until, entity,
+            order, limit, cursor)
+
+    def edit_note(
+        self, zk_id: ZkId,
+        pinned: Annotated[bool | None, Field(description="pin (never archived) or unpin")] = None,
+        tags: Annotated[list[str] | None, Field(description="the new tags (replace)")] = None,
+        note_kind: Annotated[NoteKindName | None, Field(description="the new kind")] = None,
+        title: Annotated[str | None, Field(description="the new title")] = None,
+    ) -> Edited:
+        """Pin or unpin, retag, re-kind or retitle a note; the previous version is kept
+        (note_history). To change the content use update_memory."""
+        return self.brain.curation.edit(zk_id, pinned, tags, note_kind, title)
+
+    def link_notes(
+        self,
+        from_zk_id: Annotated[str, Field(description="the note the link starts at")],
+        to_zk_id: Annotated[str, Field(description="the note it points to")],
+        type: Annotated[LinkTypeName, Field(description="the relationship")],
+        reason: Annotated[str, Field(description="why they are related")],
+    ) -> LinkChange:
+        """Link two notes of a project by hand with a typed relationship; a hand-made link is
+        never pruned or rewritten."""
+        return self.brain.curation.link(from_zk_id, to_zk_id, type, reason)
+
+    def unlink_notes(
+        self,
+        from_zk_id: Annotated[str, Field(description="the note the link starts at")],
+        to_zk_id: Annotated[str, Field(description="the note it points to")],
+        type: Annotated[LinkTypeName, Field(description="the relationship to remove")],
+    ) -> LinkChange:
+        """Remove a typed link between two notes, whoever made it."""
+        return self.brain.curation.unlink(from_zk_id, to_zk_id, type)
+
+    def note_history(self, zk_id: ZkId) -> History:
+        """A note's kept previous versions (updates, edits, evolution), newest first, as
+        previews; revert_note brings one back."""
+        return self.brain.curation.history(zk_id)
+
+    def revert_note(self, zk_id: ZkId, version: Annotated[int, Field(
+            ge=1, description="a version from note_history")]) -> Reverted:
+        """Bring back a kept version of a note; the current version is kept too."""
+        return self.brain.curation.revert(zk_id, version)
+
 
 TOOLS: dict[str, ToolAnnotations] = {
     "open_session": READ, "get_session_context": READ, "get_inbox": READ,
@@ -390,7 +469,9 @@ TOOLS: dict[str, ToolAnnotations] = {
     "archive_stale_notes": ARCHIVE, "close_session": ADD, "brain_stats": READ,
     "record_failure": ADD, "record_resolution": ADD, "preflight_check": STAMP,
     "restore_note": ADD, "decay_report": READ, "consolidate_clusters": REWRITE,
-    "recall": READ, "capture_context": ADD,
+    "recall": READ, "capture_context": ADD, "forget_note": FORGET, "restore_forgotten": ADD,
+    "list_notes": READ, "edit_note": REWRITE, "link_notes": LINK, "unlink_notes": ARCHIVE,
+    "note_history": READ, "revert_note": REWRITE,
 }
 
 
@@ -404,4 +485,5 @@ def build_server(brain: Brain) -> FastMCP:
     tools = BrainTools(brain)
     for name, hints in TOOLS.items():
         mcp.tool(tool_errors(getattr(tools, name)), name=name, annotations=hints)
+    resources.register(mcp, brain)
     return mcp

@@ -1,10 +1,11 @@
 // Restore a batch of notes from a backup: the note with that zk_id is replaced property by
 // property (idempotent), temporal values parsed back to their exact type, the embedding stored
-// as a float32 vector property.
+// as a float32 vector property. A forgotten note (its tombstone remains) is not brought back.
 // params: rows: list of {zk_id, props: map of plain values, temporal: list of {key, type, value},
 //         embedding: list of floats or null}.
 // returns: zk_id; zk_id of each restored note
 UNWIND $rows AS row
+WITH row WHERE NOT EXISTS { MATCH (:Forgotten {zk_id: row.zk_id}) }
 MERGE (n:Note {zk_id: row.zk_id})
 SET n = row.props
 FOREACH (t IN row.temporal | SET n[t.key] = CASE t.type

@@ -48,6 +48,11 @@ _ANTONYMS = (("include", "exclude"), ("enabled", "disabled"), ("enable", "disabl
              ("safe", "unsafe"), ("always", "never"), ("can", "cannot"), ("sync", "async"),
              ("exactly once", "more than once"), ("idempotent", "duplicate"),
              ("public", "private"), ("succeed", "fail"))
+MAX_CLAUSES = 3  # evolution clauses kept in a context, newest last
+_WHEN = frozenset({"date", "time"})
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delayed|brought "
+                    r"forward|now|from \S+(?: \S+)? to)\b", re.I)
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
@@ -135,8 +140,13 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     """Same subject, another value for a slot both state: the newer fact replaces the older."""
     if not same:
         return None
-    if cmp.value_conflict:
-        return LinkType.SUPERSEDES, f"changes {', '.join(sorted(cmp.value_conflict)[:3])}"
+    changed = cmp.value_conflict
+    if not (_MOVED.search(note.content) or _ISO_DATE.search(note.content)
+            and _ISO_DATE.search(cand.content)):
+        changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
+        # a setting's value (an API version 2024-04-10) or one says it moved ("from May 3 to")
+    if changed:
+        return LinkType.SUPERSEDES, f"changes {', '.join(sorted(changed)[:3])}"
     new_choices = _choices(note.content) - _choices(cand.content)
     if new_choices and _CHANGE.search(note.content) and _choices(cand.content):
         return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
@@ -296,7 +306,8 @@ def evolved_context(
     """The old context plus one clause naming the new note; None when nothing would change.
 
     A clause about the same title replaces the earlier one, and the oldest clauses go first when
-    the context would outgrow `limit`, so repeated evolution never grows a note without bound.
+    there would be more than MAX_CLAUSES or the context would outgrow `limit`: the context is
+    embedded with the note, and a tail of neighbours' titles would pull its vector towards them.
     """
     title = tx.trim_words(new_title.replace('"', "'"), 80)
     if not title:
@@ -307,7 +318,8 @@ def evolved_context(
     clauses = [m.group(0).strip() for m in _CLAUSE.finditer(old_context)]
     base = _CLAUSE.sub("", old_context).strip()
     clauses = [c for c in clauses if f'"{title}".'.casefold() not in c.casefold()] + [clause]
-    while len(clauses) > 1 and len(_compose(base, clauses)) > limit:
+    while len(clauses) > MAX_CLAUSES or (len(clauses) > 1
+                                         and len(_compose(base, clauses)) > limit):
         clauses.pop(0)
     if len(_compose(base, clauses)) > limit:
         base = tx.trim_words(base, max(0, limit - len(clause) - 1))

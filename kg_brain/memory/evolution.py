@@ -49,7 +49,7 @@ class Evolution:
     def _evolve(self, key: str, zk_id: str) -> int:
         targets = notes.evolution_targets(self.db, zk_id=zk_id,
                                           min_weight=self.deps.settings.evolution_min_similarity)
-        rewrites = []
+        refined = []
         for t in targets:
             new = NoteDraft(title=t["title"] or "", content=t["content"],
                             context=t["context"] or "", note_kind=t["note_kind"])
@@ -57,9 +57,10 @@ class Evolution:
                             context=t["target_context"] or "", note_kind=t["target_kind"])
             context = self.deps.enricher.evolve_context(old, new, LinkType(t["link_type"]))
             if context and context != old.context:
-                vector = self.deps.embedder.encode(embed_text(old.title, old.content, context))
-                rewrites.append({"zk_id": t["target"], "fields": {"context": context},
-                                 "vector": vector})
+                refined.append((t["target"], embed_text(old.title, old.content, context), context))
+        vectors = self.deps.embedder.encode_many([text for _, text, _ in refined])
+        rewrites = [{"zk_id": target, "fields": {"context": context}, "vector": vector}
+                    for (target, _, context), vector in zip(refined, vectors, strict=True)]
         now = self.deps.clock()
 
         def work(tx: Tx) -> int:

@@ -149,9 +149,9 @@ def reinforce_note(on: On, *, zk_id: str, now: datetime) -> list[NoteId]:
 
 
 @write("zk_id")
-def rewrite_note(on: On, *, zk_id: str, fields: dict[str, Any], vector: Vector, now: datetime,
-                 cause: str) -> Rewritten | None:
-    """New text and vector; the previous version is kept as a Revision."""
+def rewrite_note(on: On, *, zk_id: str, fields: dict[str, Any], vector: Vector | None,
+                 now: datetime, cause: str) -> Rewritten | None:
+    """New fields and vector (None keeps it); the previous version is kept as a Revision."""
 
 
 @read

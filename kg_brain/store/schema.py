@@ -68,7 +68,7 @@ SCHEMA_INDEXES = frozenset({
     "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
     FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
-    "entity_key", ENTITY_INDEX,
+    "entity_key", ENTITY_INDEX, "forgotten_zk_id",
 })
 
 
@@ -108,13 +108,18 @@ def create_entity_fulltext_index(on: On) -> None:
 
 
 @autocommit
+def create_forgotten_constraint(on: On) -> None:
+    """One tombstone per forgotten zk_id."""
+
+
+@autocommit
 def await_indexes(on: On) -> None:
     """Until every index is online."""
 
 
 STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
               create_lease_constraint, create_revision_index, create_entity_constraint,
-              create_entity_fulltext_index)
+              create_entity_fulltext_index, create_forgotten_constraint)
 
 
 def bootstrap_schema(db: Database) -> None:

@@ -79,7 +79,24 @@ def calls(ids: list[str], long_text: str) -> dict[str, tuple[dict[str, Any], dic
         "decay_report": ({}, {"limit": 1000, "project": "*"}),
         "consolidate_clusters": ({}, {"min_similarity": 0.5, "max_clusters": 100}),
         "brain_stats": ({}, {}),
+        "forget_note": ({"zk_ids": [ids[6]], "reason": "wrong"},
+                        {"zk_ids": ids[100:150], "reason": long_text[:500]}),
+        "restore_forgotten": ({"zk_ids": [ids[6]]}, {"zk_ids": ids[100:150]}),
+        "list_notes": ({}, {"limit": 100, "memory_types": ["permanent", "fleeting", "archived"]}),
+        "edit_note": ({"zk_id": ids[7], "pinned": True},
+                      {"zk_id": ids[8], "pinned": True, "note_kind": "decision",
+                       "title": long_text[:200], "tags": [f"tag-{i}" for i in range(20)]}),
+        "link_notes": (link(ids[1], ids[200], "x"), link(ids[3], ids[300], long_text[:500])),
+        "unlink_notes": (link(ids[1], ids[200]), link(ids[3], ids[300])),
+        "note_history": ({"zk_id": ids[2]}, {"zk_id": ids[0]}),
+        "revert_note": ({"zk_id": ids[2], "version": 1}, {"zk_id": ids[0], "version": 1}),
     }
+
+
+def link(src: str, dst: str, reason: str | None = None) -> dict[str, str]:
+    """link_notes arguments (with a reason), or unlink_notes' (without)."""
+    return {"from_zk_id": src, "to_zk_id": dst, "type": "SUPPORTS",
+            **({"reason": reason} if reason is not None else {})}
 
 
 def measure(server: FastMCP, plan: dict[str, tuple[dict[str, Any], dict[str, Any]]],

@@ -12,8 +12,8 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
-from kg_brain.tools import NoteKindName, build_server
-from kg_brain.vocab import NoteKind
+from kg_brain.tools import LinkTypeName, MemoryTypeName, NoteKindName, build_server
+from kg_brain.vocab import LinkType, MemoryType, NoteKind
 from tests.support.brains import make_settings
 
 CONTRACT: dict[str, list[str]] = {
@@ -38,6 +38,15 @@ CONTRACT: dict[str, list[str]] = {
                              "max_clusters"],
     "recall": ["zk_ids"],
     "capture_context": ["text", "project"],
+    "forget_note": ["zk_ids", "reason", "hard"],
+    "restore_forgotten": ["zk_ids"],
+    "list_notes": ["project", "note_kinds", "tags", "pinned", "memory_types", "since", "until",
+                   "entity", "order", "limit", "cursor"],
+    "edit_note": ["zk_id", "pinned", "tags", "note_kind", "title"],
+    "link_notes": ["from_zk_id", "to_zk_id", "type", "reason"],
+    "unlink_notes": ["from_zk_id", "to_zk_id", "type"],
+    "note_history": ["zk_id"],
+    "revert_note": ["zk_id", "version"],
 }
 REQUIRED: dict[str, set[str]] = {
     "distill_to_permanent": {"zk_id"}, "deep_search": {"query"}, "search_memory": {"query"},
@@ -45,7 +54,11 @@ REQUIRED: dict[str, set[str]] = {
     "close_session": {"objective", "completed", "blockers", "next_steps"},
     "record_failure": {"content"}, "record_resolution": {"failure_zk_id", "fix_content"},
     "preflight_check": {"task"}, "restore_note": {"zk_id"}, "recall": {"zk_ids"},
-    "capture_context": {"text"},
+    "capture_context": {"text"}, "forget_note": {"zk_ids", "reason"},
+    "restore_forgotten": {"zk_ids"}, "edit_note": {"zk_id"},
+    "link_notes": {"from_zk_id", "to_zk_id", "type", "reason"},
+    "unlink_notes": {"from_zk_id", "to_zk_id", "type"}, "note_history": {"zk_id"},
+    "revert_note": {"zk_id", "version"},
 }
 DEAD_URI = "bolt://127.0.0.1:9"  # discard port: nothing listens
 
@@ -91,7 +104,8 @@ def test_read_only_tools_are_the_lookups_that_write_nothing() -> None:
     tools = list_tools()
     read_only = {t.name for t in tools if t.annotations.read_only_hint}
     assert read_only == {"open_session", "get_session_context", "get_inbox", "get_related",
-                         "brain_stats", "decay_report", "recall"}
+                         "brain_stats", "decay_report", "recall", "list_notes",
+                         "note_history"}
     stamping = {t.name: t for t in tools if t.name in ("search_memory", "deep_search",
                                                        "preflight_check")}
     for tool in stamping.values():  # they stamp access on what they return, and say so
@@ -119,6 +133,24 @@ def test_invalid_arguments_are_told_in_sentences_without_library_links(
 
 def test_note_kind_choices_match_the_model() -> None:
     assert set(typing.get_args(NoteKindName)) == {k.value for k in NoteKind}
+
+
+def test_link_and_memory_type_choices_match_the_model() -> None:
+    assert set(typing.get_args(LinkTypeName)) == {t.value for t in LinkType}
+    assert set(typing.get_args(MemoryTypeName)) == {m.value for m in MemoryType}
+
+
+def test_resources_and_prompts_list_without_a_database() -> None:
+    async def run() -> tuple[list[typing.Any], list[typing.Any]]:
+        async with Client(offline_server()) as client:
+            return await client.list_resource_templates(), await client.list_prompts()
+
+    templates, prompts = anyio.run(run)
+    assert {t.uri_template for t in templates} == {"kg-brain://note/{zk_id}",
+                                                  "kg-brain://project/{name}"}
+    assert all(t.description for t in templates)
+    assert {p.name: [a.name for a in p.arguments or []] for p in prompts} == {
+        "session_start": ["project"], "session_end": ["project", "objective"]}
 
 
 def test_tools_list_answers_without_a_database() -> None:

@@ -46,6 +46,8 @@ BAD_PROJECT = st.one_of(
     st.text(max_size=80).filter(lambda s: not PROJECT.match(s.strip())),
     st.sampled_from(["../etc", "a/b", "", " ", "x" * 65, "-lead", "proj\x00", "proj\n", "é"]),
     WRONG_TYPES)
+LINKS = ["RELATES_TO", "SUPPORTS", "EXTENDS", "CONTRADICTS", "CAUSED_BY", "FIXES", "SUPERSEDES",
+         "PART_OF"]
 KINDS = ["mistake", "fix", "pattern", "research", "decision", "general", "open_thread",
          "session_summary", "project_context"]
 
@@ -61,8 +63,11 @@ def str_list(item: st.SearchStrategy[Any] = TEXT) -> st.SearchStrategy[Any]:
 
 @pytest.fixture
 def seeded(server: FastMCP, project: str) -> dict[str, str]:
-    """Notes the strategies can point at: permanent, fleeting and a failure."""
+    """Notes the strategies can point at: permanent, fleeting, a failure and a forgotten one."""
+    forgotten = call(server, "add_memory", content="The old CI image pinned Python 3.9.")["zk_id"]
+    call(server, "forget_note", zk_ids=[forgotten], reason="obsolete")
     return {
+        "forgotten": forgotten,
         "permanent": call(server, "add_memory", content="Neo4j backs kg-brain memory; the vector "
                           "index is cosine over 384-d MiniLM embeddings.")["zk_id"],
         "fleeting": call(server, "add_memory", content="Try a smaller page cache on CI runners.",
@@ -108,6 +113,20 @@ def strategies(project: str, ids: dict[str, str]) -> dict[str, dict[str, Any]]:
                                  "selected_cluster_ids": str_list(), "min_similarity": FLOAT,
                                  "max_clusters": INT},
         "brain_stats": {},
+        "forget_note": {"zk_ids": str_list(zk), "reason": TEXT, "hard": BOOL},
+        "restore_forgotten": {"zk_ids": str_list(zk)},
+        "list_notes": {"project": local, "note_kinds": str_list(enum(KINDS)),
+                       "tags": str_list(), "pinned": BOOL,
+                       "memory_types": str_list(enum(["permanent", "fleeting", "archived"])),
+                       "since": TEXT, "until": TEXT, "entity": TEXT,
+                       "order": enum(["newest", "oldest", "updated"]), "limit": INT,
+                       "cursor": TEXT},
+        "edit_note": {"zk_id": zk, "pinned": BOOL, "tags": str_list(),
+                      "note_kind": enum(KINDS), "title": TEXT},
+        "link_notes": {"from_zk_id": zk, "to_zk_id": zk, "type": enum(LINKS), "reason": TEXT},
+        "unlink_notes": {"from_zk_id": zk, "to_zk_id": zk, "type": enum(LINKS)},
+        "note_history": {"zk_id": zk},
+        "revert_note": {"zk_id": zk, "version": INT},
     }
 
 
@@ -177,9 +196,11 @@ HEALTH = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck
           HealthCheck.filter_too_much]
 WRITERS = ["add_memory", "update_memory", "distill_to_permanent", "record_failure",
            "record_resolution", "capture_context", "close_session", "consolidate_clusters",
-           "restore_note", "archive_stale_notes"]
+           "restore_note", "archive_stale_notes", "forget_note", "restore_forgotten", "edit_note",
+           "link_notes", "unlink_notes", "revert_note"]
 READERS = ["open_session", "get_session_context", "get_inbox", "search_memory", "deep_search",
-           "recall", "get_related", "preflight_check", "decay_report", "brain_stats"]
+           "recall", "get_related", "preflight_check", "decay_report", "brain_stats",
+           "list_notes", "note_history"]
 
 
 @pytest.mark.parametrize("tool", WRITERS)

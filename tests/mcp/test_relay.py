@@ -11,6 +11,7 @@ from pathlib import Path
 from kg_brain.bench.cold_start import StdioSession
 from kg_brain.bench.common import rss_mb
 from kg_brain.localdb import free_port
+from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server
 from tests.mcp.test_stdio import workspace
 from tests.support.mcp import REPO, server_env
@@ -38,7 +39,7 @@ def test_windows_forwarded_to_the_warm_service_share_it_each_in_its_project(
     with http_server(env, "127.0.0.1", port, tmp_path):
         with window(env, here) as first:
             first.initialize()
-            assert len(first.request("tools/list", {})["result"]["tools"]) == 20
+            assert len(first.request("tools/list", {})["result"]["tools"]) == len(CONTRACT)
             saved = first.call_tool("add_memory", {"content": NOTE})["result"]
             assert saved["structuredContent"]["project"] == project
             maps = Path(f"/proc/{first.proc.pid}/maps").read_text()

@@ -188,7 +188,7 @@ def test_evolution_stays_bounded_and_keeps_the_base(enricher: HeuristicEnricher)
         old = NoteDraft(title="lease", content="lease", context=context)
         new = NoteDraft(title=f"Lease detail number {i} with a fairly long title", content="x")
         context = enricher.evolve_context(old, new, LinkType.EXTENDS) or context
-    assert len(context) <= 600
+    assert len(context) <= 600 and context.count("Extended by") == 3
     assert context.startswith("Records why the lease matters.")
     assert context.endswith('Extended by "Lease detail number 39 with a fairly long title".')
 

@@ -122,3 +122,15 @@ def test_a_fuller_note_on_the_same_subject_extends_it() -> None:
 def test_below_the_floor_nothing_is_linked() -> None:
     assert link("Lunch menus rotate weekly.", "general", "The payment worker listens on port "
                 "8001.", "general", 0.1) is None
+
+
+def test_notes_dated_on_other_days_do_not_supersede_each_other() -> None:
+    assert link("Melanie (10:37 am on 27 June, 2023): the pottery class was great again.",
+                "general", "Melanie (7:55 pm on 9 June, 2023): the pottery class was great.",
+                "general", 0.9) != LinkType.SUPERSEDES
+    assert link("The ledger cutover moved from 3 May to 10 May.", "general",
+                "The ledger cutover is planned for 3 May.", "general",
+                0.85) == LinkType.SUPERSEDES
+    assert link("ledgerline pins Stripe API version 2024-04-10 now.", "general",
+                "The Stripe API version pinned for ledgerline is 2022-11-15.", "general",
+                0.86) == LinkType.SUPERSEDES
