@@ -20,6 +20,7 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -47,8 +48,12 @@ def service_url(settings: Settings) -> str:
 
 
 def health(settings: Settings) -> dict[str, Any]:
-    """What `/health` of the shared service reports: its name and the Neo4j it uses."""
-    return {"service": SERVICE_NAME, "neo4j_uri": settings.neo4j_uri}
+    """What `/health` of the shared service reports: its name, the Neo4j it uses, its process."""
+    return {"service": SERVICE_NAME, "neo4j_uri": settings.neo4j_uri, "pid": os.getpid()}
+
+
+def serves_this_window(found: dict[str, Any], settings: Settings) -> bool:
+    return found.get("service") == SERVICE_NAME and found.get("neo4j_uri") == settings.neo4j_uri
 
 
 def auth_headers(settings: Settings) -> dict[str, str]:
@@ -212,7 +217,7 @@ def forward(settings: Settings) -> int | None:
     if not settings.kg_brain_service:
         return None
     found = probe(settings)
-    if found == health(settings):
+    if found is not None and serves_this_window(found, settings):
         url = service_url(settings)
         log.info("forwarding to the shared kg-brain service at %s", url)
         return Relay(url, auth_headers(settings), sys.stdout.buffer).run(sys.stdin.buffer)

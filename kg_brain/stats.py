@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from kg_brain.deps import Deps
 from kg_brain.store import admin, jobs
 
+TOP_PROJECTS = 20
+
 
 class IndexState(BaseModel):
     name: str
@@ -25,7 +27,9 @@ class BrainStats(BaseModel):
     notes: int
     by_memory_type: dict[str, int]
     by_note_kind: dict[str, int]
-    by_project: dict[str, int]
+    by_project: dict[str, int] = Field(description=f"the {TOP_PROJECTS} largest projects and "
+                                                   "the caller's")
+    projects: int = Field(0, description="all projects with notes")
     relationships: int
     relationships_by_type: dict[str, int]
     evolution_queue: int = Field(description="pending memory-evolution jobs")
@@ -33,11 +37,20 @@ class BrainStats(BaseModel):
     indexes: list[IndexState]
 
 
+def _largest(counts: Counter[str], keep: str | None) -> dict[str, int]:
+    chosen = dict(counts.most_common(TOP_PROJECTS))
+    if keep is not None and keep in counts:
+        chosen[keep] = counts[keep]
+    return chosen
+
+
 class Stats:
     def __init__(self, deps: Deps) -> None:
         self.db = deps.db
 
-    def report(self) -> BrainStats:
+    def report(self, project: str | None = None) -> BrainStats:
+        """Counts of the whole database; `by_project` names the TOP_PROJECTS largest projects
+        and `project` (a shared database may hold thousands)."""
         db = self.db
         counts = admin.note_counts(db)
         totals: dict[str, Counter[str]] = {k: Counter() for k in ("memory_type", "note_kind",
@@ -53,7 +66,8 @@ class Stats:
             neo4j_edition=str(version["edition"]), uri=db.conn.uri,
             notes=sum(int(r["notes"]) for r in counts),
             by_memory_type=dict(totals["memory_type"]), by_note_kind=dict(totals["note_kind"]),
-            by_project=dict(totals["project"]), relationships=sum(rels.values()),
+            by_project=_largest(totals["project"], project), projects=len(totals["project"]),
+            relationships=sum(rels.values()),
             relationships_by_type=rels, evolution_queue=pending.get("evolve", 0),
             jobs_pending=pending,
             indexes=[IndexState(name=i["name"], type=i["type"], state=i["state"],

@@ -372,9 +372,9 @@ class BrainTools:
         return ScopedConsolidationReport(project=p, **report.model_dump())
 
     def brain_stats(self) -> stats.BrainStats:
-        """Health check: note counts by type, kind and project, links by type, evolution queue,
-        index states, Neo4j version and status."""
-        return self.brain.stats.report()
+        """Health check: note counts by type, kind and project (the largest and this one),
+        links by type, evolution queue, index states, Neo4j version and status."""
+        return self.brain.stats.report(self._project(None))
 
     # --- curation --------------------------------------------------------------------------------
     def forget_note(
