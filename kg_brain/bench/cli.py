@@ -1,10 +1,10 @@
-"""`kg-brain bench retrieval|scale|links|degree|report`."""
+"""`kg-brain bench retrieval|scale|links|degree|upgrade|report`."""
 
 from __future__ import annotations
 
 import argparse
 
-from kg_brain.bench import degree, links, report, retrieval, scale
+from kg_brain.bench import degree, links, report, retrieval, scale, upgrade
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -14,4 +14,5 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     scale.add_parser(kinds)
     links.add_parser(kinds)
     degree.add_parser(kinds)
+    upgrade.add_parser(kinds)
     report.add_parser(kinds)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kg_brain.app import Brain
 from kg_brain.db import Database
+from kg_brain.settings import Settings
 from kg_brain.store import bench
 
 BENCH_PREFIX = "bench-"
@@ -33,6 +37,21 @@ def emit_result(result: dict[str, Any], out: Path) -> None:
     sys.stdout.write(text + "\n")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text + "\n", encoding="utf-8")
+
+
+def run_in_project(settings: Settings, name: str, keep: bool, out: Path,
+                   run: Callable[[Brain, str], dict[str, Any]]) -> int:
+    """A benchmark run on a Brain of its own in a fresh `bench-<name>-*` project, its result
+    emitted; the project is deleted afterwards unless `keep`."""
+    brain = Brain(settings)
+    project = f"{BENCH_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
+    try:
+        emit_result(run(brain, project), out)
+    finally:
+        if not keep:
+            delete_bench_project(brain.db, project)
+        brain.close()
+    return 0
 
 
 def rss_mb(pid: int) -> float | None:

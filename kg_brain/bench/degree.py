@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from tqdm import tqdm
 
 from kg_brain.app import Brain
 from kg_brain.bench import corpus
-from kg_brain.bench.common import delete_bench_project, emit_result
+from kg_brain.bench.common import run_in_project
 from kg_brain.settings import Settings
 from kg_brain.store import bench
 
@@ -59,15 +58,9 @@ def run(brain: Brain, notes: int, timed: int, project: str) -> dict[str, Any]:
 
 
 def cmd_degree(args: argparse.Namespace, settings: Settings) -> int:
-    brain = Brain(settings)
-    project = f"bench-degree-{uuid.uuid4().hex[:8]}"
-    try:
-        emit_result(run(brain, args.notes, min(args.timed, args.notes), project), args.out)
-    finally:
-        if not args.keep:
-            delete_bench_project(brain.db, project)
-        brain.close()
-    return 0
+    timed = min(args.timed, args.notes)
+    return run_in_project(settings, "degree", args.keep, args.out,
+                          lambda brain, project: run(brain, args.notes, timed, project))
 
 
 def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -24,6 +24,7 @@ from kg_brain.store import admin, views
 from kg_brain.views.backup import export_records, read_file, restore_records, write_jsonl
 from kg_brain.views.memory_md import export_memory_md, import_memory_md
 from kg_brain.views.schema import check_schema, migrate
+from kg_brain.views.upgrade import GraphReport, upgrade_graph
 
 
 def _out(text: str) -> None:
@@ -133,6 +134,12 @@ def cmd_import_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
     project = validate.project(args.project) if args.project else None
+    if args.migration == "graph":
+        with _brain(settings) as brain:
+            graph = upgrade_graph(brain.deps, brain.clock(), apply=args.apply, project=project,
+                                  backup_dir=Path(args.backup_dir))
+        _graph_report(graph, settings.link_top_k)
+        return 0
     with _brain(settings) as brain:
         report = migrate(brain.db, args.migration, brain.clock(), apply=args.apply,
                          project=project, backup_dir=Path(args.backup_dir))
@@ -146,6 +153,23 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     _out(f"changed {report.changed} note(s)" + (
         f"; {len(report.skipped)} changed meanwhile, left alone" if report.skipped else ""))
     return 0
+
+
+def _graph_report(r: GraphReport, keep: int) -> None:
+    def counted(counter: dict[str, int]) -> str:
+        return ", ".join(f"{k}: {n}" for k, n in sorted(counter.items())) or "none"
+
+    verb = "changed" if r.applied else "would change"
+    _out(f"notes in scope: {r.notes}")
+    _out(f"mentions: {r.mentions} note(s) {verb}, naming {r.entities} entities")
+    _out(f"kinds inferred: {r.kinds.total()} ({counted(r.kinds)})")
+    _out(f"link origins set: {r.origins.total()} ({counted(r.origins)})")
+    _out(f"links re-typed: {r.retypes.total()} ({counted(r.retypes)})")
+    _out(f"similarity links beyond {keep} per note pruned: {r.pruned}")
+    if r.backup:
+        _out(f"backup: {r.backup}")
+    if not r.applied:
+        _out(f"dry run: {r.changes} change(s)" + ("; add --apply to apply" if r.changes else ""))
 
 
 def cmd_check_schema(args: argparse.Namespace, settings: Settings) -> int:
@@ -212,8 +236,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--project", required=True)
     p.set_defaults(handler=cmd_import_memory_md)
 
-    p = sub.add_parser("migrate", help="schema conformance migrations (dry run by default)")
-    p.add_argument("migration", choices=["memory-schema", "note-kind", "memory-type"])
+    p = sub.add_parser("migrate", help="schema conformance migrations and the graph upgrade "
+                       "(dry run by default)")
+    p.add_argument("migration", choices=["memory-schema", "note-kind", "memory-type", "graph"])
     p.add_argument("--apply", action="store_true", help="apply (after writing a backup)")
     p.add_argument("--project", help="only this project")
     p.add_argument("--backup-dir", default="backups")

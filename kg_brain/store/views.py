@@ -118,6 +118,12 @@ def restore_links(on: On, *, rows: list[dict[str, Any]]) -> list[RestoredLink]:
     """Links from a backup, overwritten rather than doubled."""
 
 
+@write("src", "dst")
+def drop_unlisted_links(on: On, *, pairs: list[dict[str, Any]],
+                        link_types: list[str]) -> list[RestoredLink]:
+    """Links between a backup's note pairs of types the backup does not list for them."""
+
+
 @write()
 def restore_revisions(on: On, *, rows: list[dict[str, Any]]) -> list[RestoredRevision]:
     """Kept versions from a backup, keyed by (note, version)."""

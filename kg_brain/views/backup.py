@@ -8,6 +8,9 @@ and nanoseconds survive; the embedding is restored as a float32 vector property.
 Restoring keeps zk_ids and replaces the notes it names (restore in place, idempotent). Restoring
 `as_project` copies instead: every note gets a fresh zk_id and the new project, and links and
 revisions follow the id map, so a backup can be loaded beside its original in the same database.
+A header marked `exact_links` (a migration's backup, which lists every link of its notes) is
+restored exactly: a link between two of its notes of a type it does not list for that pair (one
+the migration re-typed) is dropped once every link is back.
 """
 
 from __future__ import annotations
@@ -161,6 +164,7 @@ class Restorer:
         self.batch = batch
         self.counts = Counts()
         self._pending: dict[str, list[Record]] = {"note": [], "link": [], "revision": []}
+        self._pairs: dict[tuple[str, str], set[str]] | None = None  # exact links: pair -> types
 
     def restore(self, records: Iterable[Record]) -> Counts:
         for number, record in enumerate(records):
@@ -169,12 +173,15 @@ class Restorer:
                 raise InvalidInput("not a kg-brain backup: the first record is not its header")
             if kind == "header" and record.get("version") != VERSION:
                 raise InvalidInput(f"backup version {record.get('version')} is not {VERSION}")
+            if kind == "header" and record.get("exact_links"):
+                self._pairs = {}
             if kind in self._pending:
                 self._pending[kind].append(record)
                 if len(self._pending[kind]) >= self.batch:
                     self._flush(kind)
         for kind in ("note", "link", "revision"):
             self._flush(kind)
+        self._drop_unlisted()
         return self.counts
 
     def _flush(self, kind: str) -> None:
@@ -223,6 +230,17 @@ class Restorer:
         written = len(views.restore_links(self.db, rows=rows))
         self.counts.links += written
         self.counts.skipped += len(rows) - written
+        if self._pairs is not None:
+            for row in rows:
+                self._pairs.setdefault((row["src"], row["dst"]), set()).add(row["type"])
+
+    def _drop_unlisted(self) -> None:
+        """Exact restore: each pair keeps only the link types the backup lists for it."""
+        pairs = [{"src": s, "dst": d, "types": sorted(t)}
+                 for (s, d), t in (self._pairs or {}).items()]
+        for start in range(0, len(pairs), self.batch):
+            views.drop_unlisted_links(self.db, pairs=pairs[start:start + self.batch],
+                                      link_types=[t.value for t in LinkType])
 
     def _revisions(self, records: list[Record]) -> None:
         rows = []

@@ -7,7 +7,8 @@
 
 Every migration is a dry run unless applied; before applying, the affected notes (all their
 properties, embedding included) are written to `backups/<name>-pre-migration-<timestamp>.json`,
-which `kg-brain import` restores.
+which `kg-brain import` restores. The graph upgrade (`kg-brain migrate graph`,
+kg_brain/views/upgrade.py) writes its backup the same way.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ KIND_SYNONYMS = {
 }
 TYPE_SYNONYMS = {"archive": "archived", "inbox": "fleeting", "draft": "fleeting",
                  "temporary": "fleeting", "scratch": "fleeting", "long_term": "permanent"}
-BACKUP_PREFIX = {"memory-schema": "memory", "note-kind": "notekind", "memory-type": "memorytype"}
+BACKUP_PREFIX = {"memory-schema": "memory", "note-kind": "notekind", "memory-type": "memorytype",
+                 "graph": "graph"}
 
 
 def _norm(value: Any) -> str:
@@ -128,15 +130,23 @@ def _text(value: Any) -> str | None:
 
 
 def write_backup(db: Database, name: str, zk_ids: list[str], now: datetime,
-                 backup_dir: Path) -> Path:
-    """The affected notes as a restorable backup document; written before anything changes."""
+                 backup_dir: Path, exact_links: bool = False) -> Path:
+    """The affected notes as a restorable backup document, streamed record by record (a large
+    graph's backup is never held whole); written before anything changes. `exact_links`:
+    restoring it also drops links between its notes that it does not list (for a migration
+    that re-types links)."""
     backup_dir.mkdir(parents=True, exist_ok=True)
     stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
     path = backup_dir / f"{BACKUP_PREFIX[name]}-pre-migration-{stamp}.json"
-    doc = {"format": "kg-brain-backup", "migration": name, "created": iso(now),
-           "records": list(export_records(db, zk_ids=zk_ids, now=now))}
+    head = json.dumps({"format": "kg-brain-backup", "migration": name, "created": iso(now)})
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(head[:-1] + ', "records": [')
+        for number, record in enumerate(export_records(db, zk_ids=zk_ids, now=now)):
+            if record["kind"] == "header":
+                record["exact_links"] = exact_links
+            fh.write(("," if number else "") + "\n" + json.dumps(record, ensure_ascii=False))
+        fh.write("\n]}\n")
     tmp.replace(path)
     return path
 

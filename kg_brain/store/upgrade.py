@@ -1,0 +1,46 @@
+"""Statements of the graph upgrade (kg_brain/views/upgrade.py): reading a scope page by page,
+giving old links their origin and re-typing automatic links."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from kg_brain.store.statement import On, read, write
+
+
+class GraphNote(TypedDict):
+    zk_id: str
+    title: str | None
+    content: str | None
+    note_kind: str | None
+    memory_type: str | None
+    mentions: list[str]
+    links: list[dict[str, Any]]
+
+
+class OriginSet(TypedDict):
+    src: str
+    dst: str
+    origin: str
+
+
+class Retyped(TypedDict):
+    src: str
+    dst: str
+    type: str
+
+
+@read
+def graph_notes(on: On, *, after: str, project: str | None, link_types: list[str],
+                limit: int) -> list[GraphNote]:
+    """A page of notes with their mentions and outgoing links (and those links' other ends)."""
+
+
+@write()
+def set_link_origins(on: On, *, rows: list[dict[str, Any]]) -> list[OriginSet]:
+    """An origin for each given link that has none yet."""
+
+
+@write("src", "dst")
+def retype_links(on: On, *, rows: list[dict[str, Any]]) -> list[Retyped]:
+    """Automatic links re-typed, properties kept; never doubled."""
