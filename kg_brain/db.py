@@ -155,7 +155,7 @@ class Database:
 
     @contextmanager
     def _session(self, mapped: bool = True) -> Iterator[neo4j.Session]:
-        with self.in_flight.entered(), mapped_errors() if mapped else nullcontext(), \
+        with self.in_flight.entered(), mapped_errors(self.conn.uri) if mapped else nullcontext(), \
                 self.driver.session(database=self.conn.database,
                                     bookmark_manager=self.bookmarks) as session:
             yield session
@@ -169,7 +169,7 @@ class Database:
                     return run(session)
             except Exception as exc:  # noqa: BLE001 - classified, then mapped or retried
                 if attempt == RETRY_ATTEMPTS or not transient(exc):
-                    with mapped_errors():
+                    with mapped_errors(self.conn.uri):
                         raise
                 log.warning("transient database fault (%s), attempt %d of %d, again in %.1f s",
                             _short(exc), attempt, RETRY_ATTEMPTS, pause)
@@ -210,7 +210,7 @@ class Database:
             return [record.data() for record in result]
 
     def verify(self) -> None:
-        with self.in_flight.entered(), mapped_errors():
+        with self.in_flight.entered(), mapped_errors(self.conn.uri):
             self.driver.verify_connectivity()
 
 
@@ -247,28 +247,38 @@ def outlast(call: Callable[[], T], what: str, stopping: threading.Event | None =
 
 
 @contextmanager
-def mapped_errors() -> Iterator[None]:
-    """Driver exceptions become the domain's; no stack trace reaches an agent."""
+def mapped_errors(uri: str) -> Iterator[None]:
+    """Driver exceptions become the domain's, each message a full sentence saying what to do;
+    no stack trace reaches an agent."""
     try:
         yield
     except (nex.ServiceUnavailable, nex.SessionExpired, OSError) as exc:
-        raise StoreUnavailable(f"database unavailable: {_short(exc)}") from None
+        raise StoreUnavailable(
+            f"database unavailable at {uri} ({_short(exc)}). Start it with `kg-brain neo4j "
+            "start`, or point NEO4J_URI at a running Neo4j, then retry.") from None
     except nex.AuthError:
-        raise StoreUnavailable("database unavailable: authentication failed") from None
+        raise StoreUnavailable(
+            f"database unavailable at {uri}: authentication failed. Check NEO4J_USER and "
+            "NEO4J_PASSWORD, then retry.") from None
     except nex.ConstraintError as exc:
-        raise Conflict(f"conflicting write: {_short(exc)}") from None
+        raise Conflict(f"conflicting write: {_short(exc)}. Read the note again and retry."
+                       ) from None
     except nex.ClientError as exc:
         if exc.code and "TransactionTimedOut" in exc.code or "Timeout" in (exc.code or ""):
-            raise StoreUnavailable("database unavailable: query timed out") from None
+            raise StoreUnavailable(f"database unavailable at {uri}: the query timed out. Retry, "
+                                   "or ask for less (a lower top_k or limit).") from None
         if exc.code == "Neo.ClientError.Transaction.LockClientStopped":  # timed out on a lock
-            raise StoreUnavailable("database busy, try again: transaction timed out") from None
+            raise StoreUnavailable("database busy: the transaction timed out waiting for a lock. "
+                                   "Try again.") from None
         if exc.code and exc.code.startswith("Neo.ClientError.Statement.ArgumentError"):
-            raise InvalidInput(_short(exc)) from None
+            raise InvalidInput(f"{_short(exc)}. Correct the argument and retry.") from None
         raise
     except nex.TransientError as exc:
-        raise StoreUnavailable(f"database busy, try again: {_short(exc)}") from None
+        raise StoreUnavailable(f"database busy ({_short(exc)}). Try again.") from None
 
 
 def _short(exc: Exception) -> str:
+    """The driver's first line, without the dangling colon it may end with."""
     text = getattr(exc, "message", None) or str(exc)
-    return text.splitlines()[0][:300] if text else type(exc).__name__
+    line = text.splitlines()[0][:300].rstrip(" :.") if text else ""
+    return line or type(exc).__name__

@@ -1,7 +1,10 @@
 """The maintenance cadence: weekly archival, a consolidation report, the evolution queue drain,
 the Obsidian mirror's drain and the daily purge of forgotten notes whose undo window closed.
 
-Every OpenCode window may start its own server, each with its own scheduler, so every job first
+Where the jobs run: the shared HTTP service (`kg-brain serve --http`, the warm service stdio
+clients forward to) and `kg-brain scheduler` run them for the whole database; a stdio server
+serving its window in-process runs them only for the projects that window uses
+(SessionScheduler). Several processes may run the same jobs, so every job first
 takes a lease in Neo4j (a :Lease node with holder and expiry). The winner holds it while running
 and, when done, keeps it until just before the job's next fire time: the other processes, which
 fire at the same moment, find it taken and skip, so each job runs once per period. A holder that
@@ -26,9 +29,11 @@ import os
 import re
 import socket
 import sys
+import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers import SchedulerNotRunningError
@@ -37,6 +42,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.clock import Clock
@@ -183,7 +189,7 @@ class Maintenance:
     def evolution_drain(self) -> None:
         """Batch after batch; an unavailable database is waited out (`outlast`), not fatal."""
         evolution, stopping = self.brain.evolution, self.brain.stopping
-        batch = functools.partial(evolution.process, EVOLUTION_BATCH)
+        batch = functools.partial(evolution.process, EVOLUTION_BATCH, self.project)
         while (outlast(batch, "evolution drain", stopping) == EVOLUTION_BATCH
                and not stopping.is_set()):
             pass
@@ -201,7 +207,9 @@ class Maintenance:
 
 def build_jobs(brain: Brain, holder: str | None = None,
                project: str | None = None) -> list[LeasedJob]:
-    """The leased jobs; a project-scoped set has leases of its own."""
+    """The leased jobs; a project-scoped set has leases of its own, works on that project's
+    notes and queue only, and leaves the Obsidian mirror (one vault for every project) to the
+    whole-database scheduler."""
     s = brain.settings
     work = Maintenance(brain, project)
     suffix = f":{project}" if project else ""
@@ -210,7 +218,7 @@ def build_jobs(brain: Brain, holder: str | None = None,
     def leases() -> Leases:
         return Leases(brain.db, brain.clock, who)
 
-    return [
+    jobs = [
         LeasedJob(f"archive{suffix}", cron_trigger(s.archive_cron),
                   leases, work.archive, catches_up=True),
         LeasedJob(f"consolidation-report{suffix}",
@@ -221,10 +229,25 @@ def build_jobs(brain: Brain, holder: str | None = None,
         LeasedJob(f"evolution-drain{suffix}",
                   IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
                   work.evolution_drain, running_ttl=CLAIM_FOR),
-        LeasedJob(f"mirror-drain{suffix}",
-                  IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
-                  work.mirror_drain, running_ttl=CLAIM_FOR),
     ]
+    if project is None:
+        jobs.append(LeasedJob("mirror-drain", IntervalTrigger(
+            seconds=s.evolution_interval_s, timezone=UTC), leases, work.mirror_drain,
+            running_ttl=CLAIM_FOR))
+    return jobs
+
+
+def add_jobs(scheduler: BaseScheduler, jobs: list[LeasedJob]) -> None:
+    """The jobs, and one catch-up for those that run rarely (at start, then every
+    CATCH_UP_EVERY): a fire missed while no process ran is run once."""
+    for job in jobs:
+        scheduler.add_job(job, job.trigger, id=job.name, name=job.name, coalesce=True,
+                          max_instances=1, misfire_grace_time=3600)
+    sparse = [job for job in jobs if job.catches_up]
+    name = f"catch-up:{sparse[0].name}" if sparse else "catch-up"
+    scheduler.add_job(lambda: catch_up(sparse), IntervalTrigger(
+        seconds=CATCH_UP_EVERY.total_seconds(), timezone=UTC), id=name, name=name,
+        next_run_time=datetime.now(UTC), coalesce=True, max_instances=1)
 
 
 def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
@@ -232,14 +255,7 @@ def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
     """APScheduler with the leased jobs; call `.start()` (blocking runs until interrupted)."""
     scheduler: BaseScheduler = (BlockingScheduler if blocking else BackgroundScheduler)(
         timezone=UTC)
-    jobs = build_jobs(brain, holder, project)
-    for job in jobs:
-        scheduler.add_job(job, job.trigger, id=job.name, name=job.name, coalesce=True,
-                          max_instances=1, misfire_grace_time=3600)
-    sparse = [job for job in jobs if job.catches_up]
-    scheduler.add_job(lambda: catch_up(sparse), IntervalTrigger(
-        seconds=CATCH_UP_EVERY.total_seconds(), timezone=UTC), id="catch-up", name="catch-up",
-        next_run_time=datetime.now(UTC), coalesce=True, max_instances=1)
+    add_jobs(scheduler, build_jobs(brain, holder, project))
     return scheduler
 
 
@@ -266,8 +282,8 @@ def stop_scheduler(scheduler: BaseScheduler) -> None:
 
 
 def start_in_background(brain: Brain) -> BaseScheduler | None:
-    """For the MCP server: the scheduler in a daemon thread when SCHEDULER_IN_SERVER is on,
-    stopped by the Brain's close before the driver closes."""
+    """For the shared HTTP service: the whole database's jobs in a daemon thread when
+    SCHEDULER_IN_SERVER is on, stopped by the Brain's close before the driver closes."""
     if not brain.settings.scheduler_in_server:
         return None
     scheduler = build_scheduler(brain, blocking=False)
@@ -277,6 +293,42 @@ def start_in_background(brain: Brain) -> BaseScheduler | None:
         return None
     log.info("maintenance scheduler running in the server")
     return scheduler
+
+
+class SessionScheduler(Middleware):
+    """For a stdio server, which serves one client window: maintenance limited to the projects
+    that window's calls used (every answer names its project), so a window never works on
+    other projects' notes or queues. The first answer naming a project adds that project's
+    jobs (project-scoped leases: several windows on one project still run each job once)."""
+
+    def __init__(self, brain: Brain) -> None:
+        self.brain = brain
+        self.projects: set[str] = set()
+        self.scheduler: BaseScheduler | None = None
+        self.lock = threading.Lock()
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext) -> Any:
+        result = await call_next(context)
+        project = (result.structured_content or {}).get("project")
+        if isinstance(project, str) and self.brain.settings.scheduler_in_server:
+            self.follow(project)
+        return result
+
+    def follow(self, project: str) -> None:
+        """Schedule `project`'s jobs once ('*', all projects, is never a session's own)."""
+        with self.lock:
+            if project == "*" or project in self.projects:
+                return
+            self.projects.add(project)
+            if self.scheduler is None:
+                scheduler = BackgroundScheduler(timezone=UTC)
+                scheduler.start()
+                if not self.brain.on_close(lambda: stop_scheduler(scheduler)):
+                    stop_scheduler(scheduler)  # the server is stopping
+                    return
+                self.scheduler = scheduler
+            add_jobs(self.scheduler, build_jobs(self.brain, project=project))
+        log.info("maintenance scheduled for project %s", project)
 
 
 def run_blocking(settings: Settings) -> int:

@@ -87,8 +87,18 @@ class FoundBy(BaseModel):
     entity: str | None = Field(None, description="the entity that led here (entity, bridge)")
 
 
+class HitLink(BaseModel):
+    """A link as a hit carries it: the other note and the relationship, nothing more (recall
+    and get_related give titles and reasons)."""
+
+    zk_id: str
+    type: str
+    direction: str = Field(description="'out' (this note -> other) or 'in'")
+
+
 class Hit(BaseModel):
-    """A search result: a preview first; `recall(zk_ids)` returns the full notes."""
+    """A search result: a preview first; `recall(zk_ids)` returns the full notes. It carries
+    at most a few links (typed before similarity links) and how many it has in all."""
 
     zk_id: str
     title: str
@@ -96,7 +106,8 @@ class Hit(BaseModel):
     preview: str
     note_kind: str
     project: str
-    links: list[LinkView] = Field(default_factory=list)
+    links: list[HitLink] = Field(default_factory=list)
+    link_count: int = Field(0, description="all its links; get_related lists them")
     found_by: list[FoundBy] = Field(default_factory=list)
 
 

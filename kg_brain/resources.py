@@ -42,16 +42,22 @@ END = """End this session with the kg-brain memory{scope}:
 {objective}"""
 
 
+def sentence(text: str) -> str:
+    """Error text as the agent reads it: ending in a full stop."""
+    text = text.strip()
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def domain_errors(error: type[Exception]) -> Callable[[F], F]:
     """The one adapter: domain errors reach the client as `error` (ToolError for tools,
-    ResourceError here) with the domain's message."""
+    ResourceError here) with the domain's message, ending in a full stop."""
     def adapt(fn: F) -> F:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
                 return fn(*args, **kwargs)
             except BrainError as exc:
-                raise error(str(exc)) from None
+                raise error(sentence(str(exc))) from None
 
         return wrapper  # type: ignore[return-value]
 

@@ -19,13 +19,14 @@ from kg_brain import validate
 from kg_brain.deps import Deps
 from kg_brain.errors import NotFound
 from kg_brain.llm.entities import extract_entities
-from kg_brain.models import EntityView, FoundBy, Hit, LinkView
+from kg_brain.models import EntityView, FoundBy, Hit, HitLink
 from kg_brain.store import search as statements
 from kg_brain.vocab import CONTEXTUAL_KINDS
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_CHARS = 4_000
 MAX_QUERY_TERMS = 64
+MAX_RELATED = 100
 
 
 @dataclass(frozen=True)
@@ -88,8 +89,10 @@ class RelatedEdge(BaseModel):
 class Related(BaseModel):
     zk_id: str
     entities: list[EntityView] = Field(description="what the note is about, rarest first")
-    nodes: list[RelatedNode]
+    nodes: list[RelatedNode] = Field(description="the nearest neighbours, fewest hops first")
     edges: list[RelatedEdge]
+    total_nodes: int = Field(description="neighbours within depth; more than `nodes` when "
+                                         "max_nodes cut the rest")
 
 
 def lucene_query(text: str) -> str:
@@ -111,7 +114,8 @@ def _hit(row: dict[str, Any], score: float | None = None,
         zk_id=row["zk_id"], title=row["title"], score=round(float(
             row["score"] if score is None else score), 6),
         preview=row["preview"], note_kind=row["note_kind"], project=row["project"],
-        links=[LinkView(**link) for link in row.get("links") or [] if link.get("zk_id")],
+        links=[HitLink(**link) for link in row.get("links") or [] if link.get("zk_id")],
+        link_count=int(row.get("link_count") or 0),
         found_by=[FoundBy(**f) for f in (row.get("found_by") if found_by is None else found_by)
                   or []],
     )
@@ -172,12 +176,15 @@ class Search:
             **{f: v for f, v in asdict(t).items() if f not in ("pool", "ent_share", "ent_floor")})
         return [_hit(r) for r in rows]
 
-    def get_related(self, zk_id: str, depth: int = 1) -> Related:
-        """The neighbourhood up to `depth` (1-3) with relationship types and directions."""
+    def get_related(self, zk_id: str, depth: int = 1, max_nodes: int = 20) -> Related:
+        """The `max_nodes` (1-100) nearest notes up to `depth` (1-3) hops, with the typed links
+        among them."""
         depth = validate.bounded(depth, 1, 3, "depth")
-        row = statements.related_notes(self.db, zk_id=validate.zk_id(zk_id), depth=depth)
+        max_nodes = validate.bounded(max_nodes, 1, MAX_RELATED, "max_nodes")
+        row = statements.related_notes(self.db, zk_id=validate.zk_id(zk_id), depth=depth,
+                                       max_nodes=max_nodes)
         if row is None:
-            raise NotFound(f"no note with id {zk_id}")
+            raise NotFound(f"There is no note with id {zk_id}; take an id from a search.")
         return Related(zk_id=row["root"], entities=[EntityView(**e) for e in row["entities"]],
                        nodes=[RelatedNode(**n) for n in row["nodes"]],
-                       edges=[RelatedEdge(**e) for e in row["edges"]])
+                       edges=[RelatedEdge(**e) for e in row["edges"]], total_nodes=row["total"])

@@ -134,6 +134,11 @@ class Settings(BaseSettings):
     kg_brain_http_host: str = "127.0.0.1"
     kg_brain_http_port: int = Field(8765, ge=1, le=65535)
     kg_brain_http_token: str | None = Field(None, repr=False)
+    kg_brain_service: bool = Field(True, description=(
+        "`kg-brain mcp` forwards to the shared service on KG_BRAIN_HTTP_PORT when it runs; "
+        "false serves every window in-process"))
+    kg_brain_service_start: bool = Field(True, description=(
+        "`kg-brain mcp` starts the shared service in the background when none runs"))
 
     # --- Obsidian mirror -------------------------------------------------------------------------
     obsidian_api_key: str | None = Field(None, repr=False)

@@ -18,6 +18,7 @@ from kg_brain.deps import Deps
 from kg_brain.store import admin, jobs
 
 DEAD_LETTERS_SHOWN = 10
+TOP_PROJECTS = 20
 
 
 class IndexState(BaseModel):
@@ -50,7 +51,9 @@ class BrainStats(BaseModel):
     notes: int = 0
     by_memory_type: dict[str, int] = Field(default_factory=dict)
     by_note_kind: dict[str, int] = Field(default_factory=dict)
-    by_project: dict[str, int] = Field(default_factory=dict)
+    by_project: dict[str, int] = Field(default_factory=dict, description=(
+        f"the {TOP_PROJECTS} largest projects and the caller's"))
+    projects: int = Field(0, description="all projects with notes")
     relationships: int = 0
     relationships_by_type: dict[str, int] = Field(default_factory=dict)
     evolution_queue: int = Field(0, description="pending memory-evolution jobs")
@@ -67,11 +70,20 @@ def unreachable(uri: str, error: str) -> BrainStats:
     return BrainStats(status="unreachable", reachable=False, error=error, uri=uri)
 
 
+def _largest(counts: Counter[str], keep: str | None) -> dict[str, int]:
+    chosen = dict(counts.most_common(TOP_PROJECTS))
+    if keep is not None and keep in counts:
+        chosen[keep] = counts[keep]
+    return chosen
+
+
 class Stats:
     def __init__(self, deps: Deps) -> None:
         self.db = deps.db
 
-    def report(self) -> BrainStats:
+    def report(self, project: str | None = None) -> BrainStats:
+        """Counts of the whole database; `by_project` names the TOP_PROJECTS largest projects
+        and `project` (a shared database may hold thousands)."""
         db = self.db
         version = admin.server_version(db)
         counts = admin.note_counts(db)
@@ -94,7 +106,8 @@ class Stats:
             neo4j_version=str(version["version"]), neo4j_edition=str(version["edition"]),
             uri=db.conn.uri, notes=sum(int(r["notes"]) for r in counts),
             by_memory_type=dict(totals["memory_type"]), by_note_kind=dict(totals["note_kind"]),
-            by_project=dict(totals["project"]), relationships=sum(rels.values()),
+            by_project=_largest(totals["project"], project), projects=len(totals["project"]),
+            relationships=sum(rels.values()),
             relationships_by_type=rels, evolution_queue=pending.get("evolve", 0),
             jobs_pending=pending, jobs_failed=failed, indexes=indexes,
             dead_letters=[DeadLetter(**d["job"])

@@ -10,15 +10,18 @@ ToolError with the domain's message through one adapter (resources.domain_errors
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastmcp import FastMCP
-from fastmcp.exceptions import ToolError
+from fastmcp.exceptions import ToolError, ValidationError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
+from pydantic import ValidationError as PydanticValidationError
 
 from kg_brain import mistakes, resources, sessions, stats
 from kg_brain.app import Brain
+from kg_brain.budget import AnswerBudget
 from kg_brain.browsing import NotePage
 from kg_brain.consolidation import ConsolidationReport
 from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
@@ -27,8 +30,9 @@ from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
 from kg_brain.project import ClientRoots, resolve_project
-from kg_brain.search import Related
+from kg_brain.search import MAX_RELATED, Related
 
+RECALL_LINKS = 8
 ALL_PROJECTS = "*"
 tool_errors = resources.domain_errors(ToolError)
 INSTRUCTIONS = (
@@ -56,6 +60,11 @@ Contextual = Annotated[bool, Field(
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                        openWorldHint=False)
+# A lookup that stamps access (count, last use) on what it returns: being found is what keeps
+# a note from archiving (kg_brain/lifecycle.py), so the stamp stays in the search's statement
+# and the tool says honestly that it writes; repeating it stamps again (not idempotent).
+STAMP = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+                        openWorldHint=False)
 ADD = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
                       openWorldHint=False)
 REWRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
@@ -71,7 +80,8 @@ LINK = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint
 class SearchResults(BaseModel):
     project: str
     hits: list[Hit]
-    hint: str = "previews only: recall(zk_ids) for full notes, get_related to follow links"
+    hint: str = ("previews with a few links each: recall(zk_ids) for full notes, get_related "
+                 "for all links")
 
 
 class Saved(BaseModel):
@@ -95,8 +105,20 @@ class Saved(BaseModel):
                    evolution_queued=result.evolution_queued, links=n.links)
 
 
+class RecalledNote(NoteView):
+    """A full note whose links are its RECALL_LINKS most telling (typed before similarity
+    links, heaviest first); get_related lists them all."""
+
+    link_count: int = Field(0, description="all its links")
+
+    @classmethod
+    def of(cls, note: NoteView) -> RecalledNote:
+        ranked = sorted(note.links, key=lambda k: (k.type == "RELATES_TO", -k.weight, k.zk_id))
+        return cls(**{**dict(note), "links": ranked[:RECALL_LINKS]}, link_count=len(note.links))
+
+
 class Notes(BaseModel):
-    notes: list[NoteView]
+    notes: list[RecalledNote]
 
 
 class ScopedArchiveReport(ArchiveReport):
@@ -116,6 +138,25 @@ class SessionStart(BaseModel):
     project: str
     context: sessions.SessionContext
     inbox: sessions.Inbox
+
+
+class ArgumentErrors(Middleware):
+    """Arguments the tool's schema refuses, told in plain sentences: each wrong argument, what
+    it should be and what was given, without the validation library's links."""
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext) -> Any:
+        try:
+            return await call_next(context)
+        except ValidationError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, PydanticValidationError):
+                raise
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                + ("" if e["type"] == "missing_argument" else f" (got {e['input']!r:.60})")
+                for e in cause.errors(include_url=False))
+            raise ToolError(f"{context.message.name} was called with invalid arguments: "
+                            f"{problems}. Correct them and call it again.") from None
 
 
 class BrainTools:
@@ -186,7 +227,8 @@ class BrainTools:
             description="only these kinds")] = None,
     ) -> SearchResults:
         """Simple direct lookups ("what port does X use?"): hybrid vector + keyword search.
-        For why/how questions spanning notes use deep_search. Returns previews."""
+        For why/how questions spanning notes use deep_search. Returns previews. Marks the hits
+        as used (access stamp, which defers their archival): not read-only."""
         p = self._project(project)
         hits = self.brain.search.search_memory(query, p, top_k, include_contextual,
                                                list(note_kinds) if note_kinds else None)
@@ -205,21 +247,25 @@ class BrainTools:
         """Complex or causal questions ("why is X slow?", "how did we solve Y?"): the question's
         words, meaning and named entities, then the graph: notes sharing rare entities, the fix
         of a mistake, the successor of a superseded note. Each hit says how it was found.
-        Returns previews."""
+        Returns previews. Marks the hits as used (access stamp): not read-only."""
         p = self._project(project)
         return SearchResults(project=p, hits=self.brain.search.deep_search(
             query, p, hops, top_k, include_contextual))
 
     def recall(self, zk_ids: Annotated[list[str], Field(
             min_length=1, max_length=50, description="ids from search previews")]) -> Notes:
-        """Full notes (content, context, links) for ids found by a search or session context."""
-        return Notes(notes=self.brain.reader.get(zk_ids))
+        """Full notes (content, context, their most telling links with titles and reasons) for
+        ids found by a search or session context."""
+        return Notes(notes=[RecalledNote.of(n) for n in self.brain.reader.get(zk_ids)])
 
     def get_related(self, zk_id: ZkId,
                     depth: Annotated[int, Field(ge=1, le=3, description="link hops")] = 1,
+                    max_nodes: Annotated[int, Field(ge=1, le=MAX_RELATED, description=(
+                        "most neighbours, nearest first"))] = 20,
                     ) -> Related:
-        """Follow the knowledge graph from a note you found: neighbours with link types."""
-        return self.brain.search.get_related(zk_id, depth)
+        """Follow the knowledge graph from a note you found: its nearest neighbours with the
+        typed links (and reasons) among them; total_nodes says how many are within depth."""
+        return self.brain.search.get_related(zk_id, depth, max_nodes)
 
     def preflight_check(
         self,
@@ -228,7 +274,8 @@ class BrainTools:
         top_k: Annotated[int, Field(ge=1, le=50, description="number of mistakes")] = 5,
     ) -> mistakes.Preflight:
         """Before coding a task: past mistakes most similar to it, each with its verified fix
-        (same failure signature first)."""
+        (same failure signature first). Marks them as used (access stamp, which defers their
+        archival): not read-only."""
         return self.brain.mistakes.preflight_check(task, self._project(project), top_k)
 
     # --- writing -------------------------------------------------------------------------------
@@ -328,9 +375,10 @@ class BrainTools:
     def brain_stats(self) -> stats.BrainStats:
         """Health check, all measured now: whether Neo4j answered (status online, degraded or
         unreachable, with the problems or the error), its version, note counts by type, kind
-        and project, links by type, job queues and dead letters, index states."""
+        and project (the largest and this one), links by type, job queues and dead letters,
+        index states."""
         try:
-            return self.brain.stats.report()
+            return self.brain.stats.report(self._project(None))
         except StoreUnavailable as exc:
             return stats.unreachable(self.brain.settings.neo4j_uri or "local server", str(exc))
 
@@ -422,10 +470,10 @@ class BrainTools:
 
 TOOLS: dict[str, ToolAnnotations] = {
     "open_session": READ, "get_session_context": READ, "get_inbox": READ,
-    "distill_to_permanent": ADD, "deep_search": READ, "search_memory": READ,
+    "distill_to_permanent": ADD, "deep_search": STAMP, "search_memory": STAMP,
     "get_related": READ, "add_memory": ADD, "update_memory": REWRITE,
     "archive_stale_notes": ARCHIVE, "close_session": ADD, "brain_stats": READ,
-    "record_failure": ADD, "record_resolution": ADD, "preflight_check": READ,
+    "record_failure": ADD, "record_resolution": ADD, "preflight_check": STAMP,
     "restore_note": ADD, "decay_report": READ, "consolidate_clusters": REWRITE,
     "recall": READ, "capture_context": ADD, "forget_note": FORGET, "restore_forgotten": ADD,
     "list_notes": READ, "edit_note": REWRITE, "link_notes": LINK, "unlink_notes": ARCHIVE,
@@ -434,9 +482,12 @@ TOOLS: dict[str, ToolAnnotations] = {
 
 
 def build_server(brain: Brain) -> FastMCP:
-    """Register every tool; nothing here connects to Neo4j or loads the model."""
+    """Register every tool, each answer within its size budget (kg_brain/budget.py); nothing
+    here connects to Neo4j or loads the model."""
     mcp = FastMCP(name="kg-brain", instructions=INSTRUCTIONS)
     mcp.add_middleware(ClientRoots())
+    mcp.add_middleware(ArgumentErrors())
+    mcp.add_middleware(AnswerBudget())
     tools = BrainTools(brain)
     for name, hints in TOOLS.items():
         mcp.tool(tool_errors(getattr(tools, name)), name=name, annotations=hints)

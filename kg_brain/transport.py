@@ -18,12 +18,14 @@ from typing import Any
 
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from starlette.middleware import Middleware as ASGIMiddleware
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.errors import BrainError, SetupError
-from kg_brain.maintenance import start_in_background
+from kg_brain.maintenance import SessionScheduler, start_in_background
+from kg_brain.relay import HEALTH_PATH, health
 from kg_brain.settings import Settings
 from kg_brain.tools import build_server
 from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
@@ -80,11 +82,13 @@ def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str
 
 class WarmUp(Middleware):
     """After the first tools/list (the client is connected and about to work), connect to Neo4j,
-    load the embedding model and start the maintenance scheduler in background threads, so the
-    first real call does not pay for all three and `initialize` is never slowed by them."""
+    load the embedding model and (for the shared HTTP service) start the whole database's
+    maintenance scheduler in background threads, so the first real call does not pay for them
+    and `initialize` is never slowed by them."""
 
-    def __init__(self, brain: Brain) -> None:
+    def __init__(self, brain: Brain, shared: bool) -> None:
         self.brain = brain
+        self.shared = shared
         self.started = threading.Event()
 
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
@@ -104,7 +108,8 @@ class WarmUp(Middleware):
         self.brain.embedder.encode("warm up")
 
     def _scheduler(self) -> None:
-        start_in_background(self.brain)
+        if self.shared:
+            start_in_background(self.brain)
 
     @staticmethod
     def _quietly(name: str, task: Any) -> None:
@@ -115,16 +120,26 @@ class WarmUp(Middleware):
             log.warning("warm-up of the %s failed: %s", name, exc)
 
 
+def health_route(settings: Settings) -> Any:
+    """`/health`: what `kg-brain mcp` checks before forwarding a window here (same Neo4j)."""
+    async def route(request: Request) -> JSONResponse:
+        return JSONResponse(health(settings))
+
+    return route
+
+
 def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
           host: str | None = None, port: int | None = None) -> int:
     """Run until the client disconnects (stdio) or the process is interrupted (SIGINT or
-    SIGTERM, either transport); the caller then closes the Brain, in order."""
-    mcp.add_middleware(WarmUp(brain))
+    SIGTERM, either transport); the caller then closes the Brain, in order. The HTTP service
+    runs maintenance for the whole database, a stdio server for its window's projects."""
+    mcp.add_middleware(WarmUp(brain, shared=http))
     interrupt_on_sigterm()  # uvicorn re-raises the signal it caught once it has shut down
     try:
         if http:
             _serve_http(settings, mcp, host, port)
         else:
+            mcp.add_middleware(SessionScheduler(brain))
             mcp.run("stdio", show_banner=False)
     except KeyboardInterrupt:
         log.info("interrupted: stopping")
@@ -135,6 +150,7 @@ def _serve_http(settings: Settings, mcp: Any, host: str | None, port: int | None
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
     middleware = http_middleware(settings, host)
+    mcp.custom_route(HEALTH_PATH, methods=["GET"])(health_route(settings))
     config = opencode_remote_config(settings, host, port)
     url = config["mcp"][SERVER_NAME]["url"]
     sys.stdout.write(f"In each workspace: kg-brain wire opencode|claude|cursor --url {url}\n"
@@ -148,6 +164,15 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     brain = Brain(settings)
     try:
         return serve(settings, brain, build_server(brain), args.http, args.host, args.port)
+    finally:
+        brain.close()
+
+
+def serve_stdio(settings: Settings) -> int:
+    """A client window served in-process (`kg-brain mcp` when no shared service answers)."""
+    brain = Brain(settings)
+    try:
+        return serve(settings, brain, build_server(brain))
     finally:
         brain.close()
 

@@ -1,8 +1,9 @@
 """`kg-brain wire opencode|claude|cursor [--global] [--url URL]`: add or update the kg-brain MCP
 entry in the client's configuration file.
 
-The entry runs this installation's Python with `-m kg_brain.cli serve` (stdio), so it works from a
-wheel as from a checkout; with `--url` it points the client at a running `kg-brain serve --http`.
+The entry runs this installation's Python with `-m kg_brain.cli mcp` (stdio: a light relay to
+the warm shared service, kg_brain/relay.py), so it works from a wheel as from a checkout; with
+`--url` it points the client at a running `kg-brain serve --http`.
 The rest of the file is kept as it was and the previous version is saved next to it as `.bak`.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
 through the client's own environment syntax instead of holding them.
@@ -81,8 +82,9 @@ CLIENTS: dict[str, ClientFormat] = {
 
 
 def server_command() -> list[str]:
-    """This installation's interpreter running the server module: no path into a checkout."""
-    return [sys.executable, "-m", "kg_brain.cli", "serve"]
+    """This installation's interpreter running `kg-brain mcp` (a light relay to the shared
+    service when it runs, else the server in-process): no path into a checkout."""
+    return [sys.executable, "-m", "kg_brain.cli", "mcp"]
 
 
 def protocol_file() -> Path:

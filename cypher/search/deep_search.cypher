@@ -19,7 +19,8 @@
 //         the blended hop; expand_n: notes the graph step starts from; nb_limit: typed
 //         neighbours per note; v_floor: vector score worth nothing; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights;
 //         decay: weight of the blended hop; superseded: factor on superseded notes; k; now.
-// returns: zk_id, title, score, preview, note_kind, project, found_by, links; links; best first
+// returns: zk_id, title, score, preview, note_kind, project, found_by, links, link_count; links: up to 3
+//          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node, score
@@ -157,9 +158,10 @@ RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score,
        COLLECT {
          MATCH (n)-[r]-(m:Note)
          RETURN {zk_id: m.zk_id, type: type(r),
-                 direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END,
-                 reason: coalesce(r.reason, ''), weight: coalesce(r.weight, 0.0),
-                 title: coalesce(m.title, '')}
-         LIMIT 10
-       } AS links
+                 direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END} AS link
+         ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 ELSE 0 END,
+                  coalesce(r.weight, 0.0) DESC, link.zk_id
+         LIMIT 3
+       } AS links,
+       COUNT { (n)--(:Note) } AS link_count
 ORDER BY score DESC, zk_id

@@ -12,7 +12,8 @@
 //         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, v_floor, superseded: fusion
 //         constants;
 //         k: results; now: datetime.
-// returns: zk_id, title, score, preview, note_kind, project, channels, links; links; best first
+// returns: zk_id, title, score, preview, note_kind, project, channels, links, link_count; links: up to 3
+//          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
 CALL () {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
   YIELD node, score
@@ -59,9 +60,10 @@ RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score,
        COLLECT {
          MATCH (n)-[r]-(m:Note)
          RETURN {zk_id: m.zk_id, type: type(r),
-                 direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END,
-                 reason: coalesce(r.reason, ''), weight: coalesce(r.weight, 0.0),
-                 title: coalesce(m.title, '')}
-         LIMIT 10
-       } AS links
+                 direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END} AS link
+         ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 ELSE 0 END,
+                  coalesce(r.weight, 0.0) DESC, link.zk_id
+         LIMIT 3
+       } AS links,
+       COUNT { (n)--(:Note) } AS link_count
 ORDER BY score DESC, zk_id

@@ -23,7 +23,7 @@ import numpy as np
 
 from kg_brain import validate
 from kg_brain.deps import Deps
-from kg_brain.models import FoundBy, Hit, LinkView
+from kg_brain.models import FoundBy, Hit, HitLink
 from kg_brain.store import bench
 from kg_brain.store.bench import VectorHit
 from kg_brain.vocab import CONTEXTUAL_KINDS
@@ -107,7 +107,7 @@ class Baselines:
         found = dict(ranked)
         return [Hit(zk_id=r["zk_id"], title=r["title"], score=round(found[r["zk_id"]][0], 6),
                     preview=r["preview"], note_kind=r["note_kind"], project=r["project"],
-                    links=[LinkView(**link) for link in r["links"] if link.get("zk_id")],
+                    links=[HitLink(**link) for link in r["links"] if link.get("zk_id")],
                     found_by=[found[r["zk_id"]][1]]) for r in rows]
 
 

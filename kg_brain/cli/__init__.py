@@ -1,112 +1,38 @@
-"""`kg-brain` command line: the local Neo4j, the MCP server, the scheduler, data tools, benches."""
+"""`kg-brain`: a light dispatcher. `kg-brain mcp`, which every stdio client window spawns, must
+start in a fraction of a second, so it imports the settings and the relay only, and the rest of
+the program (the model, the driver, every command) only when it serves in-process; any other
+command loads the full command line (kg_brain/cli/commands.py)."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from kg_brain.app import resolve_connection
-from kg_brain.bench.cli import register as register_bench
-from kg_brain.cli.data import register as register_data
-from kg_brain.db import Database
-from kg_brain.errors import BrainError
-from kg_brain.localdb import local_server
-from kg_brain.maintenance import register as register_scheduler
-from kg_brain.settings import Settings, load_settings
-from kg_brain.store import admin
-from kg_brain.store.schema import bootstrap_schema
-from kg_brain.transport import register as register_serve
-from kg_brain.wire import register as register_wire
+from kg_brain.relay import MCP_COMMAND
 
-log = logging.getLogger("kg_brain")
-Handler = Callable[[argparse.Namespace, Settings], int]
+def mcp(verbose: bool = False) -> int:
+    from kg_brain.errors import BrainError
+    from kg_brain.relay import forward
+    from kg_brain.settings import load_settings
 
-
-def _out(text: str) -> None:
-    """CLI output (not the MCP server): human-readable lines on stdout."""
-    sys.stdout.write(text + "\n")
-
-
-def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
-    server = local_server(settings)
-    if args.action == "start":
-        began = time.monotonic()
-        conn = resolve_connection(settings)
-        db = Database(conn, settings.neo4j_timeout_s)
-        try:
-            bootstrap_schema(db)
-            version = admin.server_version(db)["version"]
-        finally:
-            db.close()
-        _out(f"Neo4j {version} ready at {conn.uri} in {time.monotonic() - began:.1f}s")
-        if not settings.neo4j_uri:
-            _out(f"Browser: http://127.0.0.1:{settings.neo4j_http_port}/browser/ (user neo4j)"
-                 + (", opens with the kg-brain guide" if settings.kg_brain_browser_port else ""))
-        return 0
-    if args.action == "stop":
-        _out("stopped" if server.stop() else "not running")
-        return 0
-    return _status(settings)
-
-
-def _status(settings: Settings) -> int:
-    conn = resolve_connection(settings, start=False)
-    db = Database(conn, settings.neo4j_timeout_s)
-    try:
-        indexes = admin.list_indexes(db)
-        counts = admin.note_counts(db)
-        version = admin.server_version(db)["version"]
-    except BrainError as exc:
-        _out(f"{conn.uri}: not reachable ({exc})")
-        return 1
-    finally:
-        db.close()
-    status = {
-        "uri": conn.uri, "version": version,
-        "vector_index": next((f"{i['name']} ({i['state']})" for i in indexes
-                              if i["type"] == "VECTOR"), None),
-        "notes": sum(int(c["notes"]) for c in counts),
-        "notes_by_memory_type": _sum_by(counts, "memory_type"),
-    }
-    _out(json.dumps(status, indent=2))
-    return 0
-
-
-def _sum_by(rows: list[admin.NoteCount], key: str) -> dict[str, int]:
-    totals: dict[str, int] = {}
-    for row in rows:
-        totals[str(row[key])] = totals.get(str(row[key]), 0) + int(row["notes"])
-    return totals
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kg-brain", description=__doc__)
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (stderr)")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    neo = sub.add_parser("neo4j", help="start, stop or inspect the local Neo4j server")
-    neo.add_argument("action", choices=["start", "stop", "status"])
-    neo.set_defaults(handler=cmd_neo4j)
-    register_serve(sub)
-    register_wire(sub)
-    register_scheduler(sub)
-    register_data(sub)
-    register_bench(sub)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         settings = load_settings()
-        handler: Handler = args.handler
-        return handler(args, settings)
+        forwarded = forward(settings)
+        if forwarded is not None:
+            return forwarded
+        from kg_brain.transport import serve_stdio
+        return serve_stdio(settings)
     except BrainError as exc:
         sys.stderr.write(f"kg-brain: {exc}\n")
         return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if [a for a in args if a not in ("-v", "--verbose")] == [MCP_COMMAND]:
+        return mcp(verbose=len(args) > 1)
+    from kg_brain.cli.commands import main as full
+    return full(args)

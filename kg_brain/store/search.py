@@ -19,6 +19,7 @@ class SearchHit(TypedDict):
     project: str
     channels: list[str]
     links: list[dict[str, Any]]
+    link_count: int
 
 
 class DeepHit(TypedDict):
@@ -30,12 +31,14 @@ class DeepHit(TypedDict):
     project: str
     found_by: list[dict[str, Any]]
     links: list[dict[str, Any]]
+    link_count: int
 
 
 class Neighbourhood(TypedDict):
     root: str
     entities: list[dict[str, Any]]
     nodes: list[dict[str, Any]]
+    total: int
     edges: list[dict[str, Any]]
 
 
@@ -61,5 +64,6 @@ def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], pr
 
 
 @read
-def related_notes(on: On, *, zk_id: str, depth: int) -> Neighbourhood | None:
-    """A note's neighbourhood up to `depth` hops; None when the note is missing."""
+def related_notes(on: On, *, zk_id: str, depth: int, max_nodes: int) -> Neighbourhood | None:
+    """A note's `max_nodes` nearest neighbours up to `depth` hops and the links among them;
+    None when the note is missing."""

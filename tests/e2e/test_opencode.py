@@ -68,6 +68,7 @@ def test_opencode_over_stdio_keeps_a_session_and_hands_it_to_the_next(
         second, (start,) = run_script(model, [Step("open_session")], workspace,
                                       tmp_path / "home", env)
 
+    assert all(isinstance(r, dict) for r in results), results
     added, failure, resolution, search, closed = results
     assert {r["project"] for r in results} == {project}
     assert resolution["failure_zk_id"] == failure["zk_id"]

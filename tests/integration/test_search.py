@@ -139,6 +139,9 @@ def test_get_related_follows_depth_and_direction(brain: Brain, search: Search,
     three = search.get_related(a, depth=3)
     assert {n.zk_id: n.depth for n in three.nodes} == {b: 1, c: 2, d: 3}
     assert {(e.src, e.dst) for e in three.edges} == {(a, b), (c, b), (c, d)}
+    bounded = search.get_related(a, depth=3, max_nodes=2)  # the nearest two, links among them
+    assert [n.zk_id for n in bounded.nodes] == sorted([b, c], key=[b, c].index)
+    assert bounded.total_nodes == 3 and {(e.src, e.dst) for e in bounded.edges} == {(a, b), (c, b)}
     with pytest.raises(NotFound):
         search.get_related(new_zk_id(), depth=1)
 

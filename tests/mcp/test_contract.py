@@ -23,7 +23,7 @@ CONTRACT: dict[str, list[str]] = {
     "distill_to_permanent": ["zk_id"],
     "deep_search": ["query", "project", "hops", "include_contextual", "top_k"],
     "search_memory": ["query", "top_k", "project", "include_contextual", "note_kinds"],
-    "get_related": ["zk_id", "depth"],
+    "get_related": ["zk_id", "depth", "max_nodes"],
     "add_memory": ["content", "project", "memory_type", "note_kind", "pinned"],
     "update_memory": ["zk_id", "new_content"],
     "archive_stale_notes": ["dry_run", "project", "limit"],
@@ -100,11 +100,35 @@ def test_every_tool_is_annotated_and_has_a_short_manual() -> None:
         assert tool.output_schema and tool.output_schema.get("type") == "object", tool.name
 
 
-def test_read_only_tools_are_the_lookups() -> None:
-    read_only = {t.name for t in list_tools() if t.annotations.read_only_hint}
-    assert read_only == {"open_session", "get_session_context", "get_inbox", "deep_search",
-                         "search_memory", "get_related", "brain_stats", "preflight_check",
-                         "decay_report", "recall", "list_notes", "note_history"}
+def test_read_only_tools_are_the_lookups_that_write_nothing() -> None:
+    tools = list_tools()
+    read_only = {t.name for t in tools if t.annotations.read_only_hint}
+    assert read_only == {"open_session", "get_session_context", "get_inbox", "get_related",
+                         "brain_stats", "decay_report", "recall", "list_notes",
+                         "note_history"}
+    stamping = {t.name: t for t in tools if t.name in ("search_memory", "deep_search",
+                                                       "preflight_check")}
+    for tool in stamping.values():  # they stamp access on what they return, and say so
+        assert not tool.annotations.destructive_hint and not tool.annotations.idempotent_hint
+        assert "not read-only" in tool.description, tool.name
+
+
+@pytest.mark.parametrize(("tool", "arguments", "names"), [
+    ("search_memory", {"query": "x", "top_k": 500}, "top_k: Input should be less than"),
+    ("recall", {"zk_ids": "ZK-00000000"}, "zk_ids: Input should be a valid list"),
+    ("get_related", {}, "zk_id: Missing required argument"),
+])
+def test_invalid_arguments_are_told_in_sentences_without_library_links(
+        tool: str, arguments: dict[str, typing.Any], names: str) -> None:
+    async def run() -> str:
+        async with Client(offline_server()) as client:
+            result = await client.call_tool(tool, arguments, raise_on_error=False)
+            assert result.is_error
+            return result.content[0].text
+
+    text = anyio.run(run)
+    assert names in text and text.endswith("Correct them and call it again."), text
+    assert "pydantic" not in text and "http" not in text, text
 
 
 def test_note_kind_choices_match_the_model() -> None:

@@ -52,7 +52,9 @@ def test_tools_list_answers_before_the_database_or_model_is_touched(
         assert time.monotonic() - began < 2
         down = session.call_tool("get_inbox", {})
         assert down["result"]["isError"]
-        assert "database unavailable" in down["result"]["content"][0]["text"]
+        text = down["result"]["content"][0]["text"]
+        assert "database unavailable at bolt://127.0.0.1:9 (" in text, text
+        assert "`kg-brain neo4j start`" in text and text.endswith("then retry."), text
         health = session.call_tool("brain_stats", {})["result"]["structuredContent"]
         assert (health["status"], health["reachable"]) == ("unreachable", False)
         assert "database unavailable" in health["error"]

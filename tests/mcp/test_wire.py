@@ -36,7 +36,7 @@ SECTION = {"opencode": "mcp", "claude": "mcpServers", "cursor": "mcpServers"}
 
 
 def test_the_stdio_command_runs_the_installed_module_not_a_checkout_file() -> None:
-    assert server_command() == [sys.executable, "-m", "kg_brain.cli", "serve"]
+    assert server_command() == [sys.executable, "-m", "kg_brain.cli", "mcp"]
     checkout = (str(REPO / "mcp_server.py"), str(REPO / "kg_brain"))
     assert not any(part.startswith(checkout) for part in server_command())
 

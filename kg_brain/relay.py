@@ -1,0 +1,229 @@
+"""`kg-brain mcp`: what a stdio client spawns. A light relay to the warm shared service when one
+runs, the whole server in-process when none does.
+
+Every client window spawns its own stdio server; loading the embedding model and the Neo4j
+driver in each costs seconds and about a gigabyte. The shared service (`kg-brain serve --http`,
+started by `make run`, or by this command on demand) holds both once. This module forwards the
+window's JSON-RPC lines to it over streamable HTTP and its answers back, message by message, so
+the service's requests to the client (`roots/list`, which names the workspace and so the
+project) reach the client and its answers go back: every window keeps its own project. It uses
+the standard library only (plus the settings), never torch, onnxruntime, the neo4j driver or an
+MCP library, so a window starts in a fraction of a second with a few tens of megabytes.
+
+When no service answers on 127.0.0.1:KG_BRAIN_HTTP_PORT (or one answers that uses another
+Neo4j), the window is served in-process as `kg-brain serve` would, and a service is started in
+the background (KG_BRAIN_SERVICE_START) so the next window finds it warm.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from typing import IO, Any
+from urllib.parse import urlsplit
+
+from kg_brain.settings import Settings
+
+log = logging.getLogger(__name__)
+MCP_COMMAND = "mcp"
+MCP_HELP = ("the stdio MCP server for a client window: forwards to the shared service "
+            "(`serve --http`) when it runs, else serves in-process and starts one")
+HEALTH_PATH = "/health"
+SERVICE_NAME = "kg-brain"
+PROBE_TIMEOUT_S = 0.5
+CALL_TIMEOUT_S = 600.0
+JSON = "application/json"
+SSE = "text/event-stream"
+
+
+def service_url(settings: Settings) -> str:
+    host = settings.kg_brain_http_host
+    host = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
+    return f"http://{host}:{settings.kg_brain_http_port}/mcp"
+
+
+def health(settings: Settings) -> dict[str, Any]:
+    """What `/health` of the shared service reports: its name, the Neo4j it uses, its process."""
+    return {"service": SERVICE_NAME, "neo4j_uri": settings.neo4j_uri, "pid": os.getpid()}
+
+
+def serves_this_window(found: dict[str, Any], settings: Settings) -> bool:
+    return found.get("service") == SERVICE_NAME and found.get("neo4j_uri") == settings.neo4j_uri
+
+
+def auth_headers(settings: Settings) -> dict[str, str]:
+    token = settings.kg_brain_http_token
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def probe(settings: Settings) -> dict[str, Any] | None:
+    """What answers `/health` on the service's port; None when nothing listens there."""
+    parts = urlsplit(service_url(settings))
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=PROBE_TIMEOUT_S)
+    try:
+        conn.request("GET", HEALTH_PATH, headers=auth_headers(settings))
+        reply = conn.getresponse()
+        body = reply.read()
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+    try:
+        found = json.loads(body) if reply.status == 200 else {}
+    except ValueError:
+        found = {}
+    return found if isinstance(found, dict) else {}
+
+
+def start_service() -> None:
+    """`kg-brain serve --http` in a session of its own, outliving this window, with this
+    window's environment (so the same Neo4j); run it by hand to see its log."""
+    subprocess.Popen([sys.executable, "-m", "kg_brain.cli", "serve", "--http"],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    log.info("started the shared kg-brain service in the background")
+
+
+class Relay:
+    """Streamable HTTP client side, message for message: each client request is a POST whose
+    answer (JSON, or an SSE stream that may carry the service's own requests first) is written
+    to stdout; notifications and the client's answers are POSTed as they come; the service's
+    unsolicited messages arrive on one GET stream opened after `initialize`."""
+
+    def __init__(self, url: str, headers: dict[str, str], out: IO[bytes]) -> None:
+        parts = urlsplit(url)
+        self.host, self.port, self.path = parts.hostname or "", parts.port, parts.path
+        self.headers = headers
+        self.out = out
+        self.out_lock = threading.Lock()
+
+    def run(self, stdin: IO[bytes]) -> int:
+        for line in stdin:
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                log.warning("ignored a line that is not JSON")
+                continue
+            if isinstance(message, dict) and message.get("method") == "initialize":
+                self.post(message)  # the session id must be known before anything else
+                threading.Thread(target=self.listen, daemon=True).start()
+            elif isinstance(message, dict) and "id" in message and "method" in message:
+                threading.Thread(target=self.post, args=(message,), daemon=True).start()
+            else:
+                self.post(message)  # notifications and answers, in order
+        self.close()
+        return 0
+
+    def _connection(self, timeout: float | None) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+
+    def post(self, message: Any) -> None:
+        conn = self._connection(CALL_TIMEOUT_S)
+        try:
+            conn.request("POST", self.path, body=json.dumps(message).encode(),
+                         headers={**self.headers, "Content-Type": JSON,
+                                  "Accept": f"{JSON}, {SSE}"})
+            reply = conn.getresponse()
+            if reply.status >= 400:
+                raise http.client.HTTPException(f"HTTP {reply.status} {reply.reason}")
+            self._remember_session(reply)
+            self._deliver(reply)
+        except (OSError, http.client.HTTPException) as exc:
+            self._fail(message, exc)
+        finally:
+            conn.close()
+
+    def listen(self) -> None:
+        """The GET stream for messages the service sends outside any request (if offered)."""
+        conn = self._connection(None)
+        try:
+            conn.request("GET", self.path, headers={**self.headers, "Accept": SSE})
+            reply = conn.getresponse()
+            if reply.status == 200:
+                self._deliver(reply)
+        except (OSError, http.client.HTTPException) as exc:
+            log.debug("no stream of server messages: %s", exc)
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        """The client went away: end the service's session for it."""
+        if "Mcp-Session-Id" not in self.headers:
+            return
+        conn = self._connection(PROBE_TIMEOUT_S * 4)
+        try:
+            conn.request("DELETE", self.path, headers=self.headers)
+            conn.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            conn.close()
+
+    def _remember_session(self, reply: http.client.HTTPResponse) -> None:
+        session = reply.getheader("mcp-session-id")
+        if session:
+            self.headers["Mcp-Session-Id"] = session
+
+    def _deliver(self, reply: http.client.HTTPResponse) -> None:
+        kind = (reply.getheader("content-type") or "").split(";")[0].strip()
+        if kind == JSON:
+            self._emit(reply.read())
+            return
+        if kind != SSE:
+            reply.read()
+            return
+        data: list[bytes] = []
+        for raw in reply:  # server-sent events: `data:` lines, a blank line ends one
+            line = raw.rstrip(b"\r\n")
+            if line.startswith(b"data:"):
+                data.append(line[5:].lstrip(b" "))
+            elif not line and data:
+                self._emit(b"\n".join(data))
+                data = []
+
+    def _emit(self, body: bytes) -> None:
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return
+        result = message.get("result") if isinstance(message, dict) else None
+        if isinstance(result, dict) and "protocolVersion" in result and "serverInfo" in result:
+            self.headers["MCP-Protocol-Version"] = str(result["protocolVersion"])
+        with self.out_lock:
+            self.out.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self.out.flush()
+
+    def _fail(self, message: Any, exc: Exception) -> None:
+        """A request the service did not answer gets an error the client can show."""
+        log.warning("the kg-brain service did not answer: %s", exc)
+        if isinstance(message, dict) and "id" in message and "method" in message:
+            self._emit(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {
+                "code": -32000,
+                "message": f"The shared kg-brain service at {self.host}:{self.port} did not "
+                           f"answer ({exc}). Start it with `kg-brain serve --http`, or restart "
+                           "this window to be served in-process."}}).encode())
+
+
+def forward(settings: Settings) -> int | None:
+    """Relay this window to the warm service and return when the client leaves; None when
+    there is none to relay to (one is started when nothing listens on its port)."""
+    if not settings.kg_brain_service:
+        return None
+    found = probe(settings)
+    if found is not None and serves_this_window(found, settings):
+        url = service_url(settings)
+        log.info("forwarding to the shared kg-brain service at %s", url)
+        return Relay(url, auth_headers(settings), sys.stdout.buffer).run(sys.stdin.buffer)
+    if found is None and settings.kg_brain_service_start:
+        start_service()
+    elif found is not None:
+        log.info("the service on port %d is not this window's (%s); serving in-process",
+                 settings.kg_brain_http_port, found)
+    return None

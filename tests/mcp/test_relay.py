@@ -1,0 +1,115 @@
+"""`kg-brain mcp` as a client window spawns it: forwarded to the warm shared service when one
+runs (answers come from it, each window keeps its workspace's project, the relay stays light),
+served in-process when none does."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from kg_brain.bench.cold_start import StdioSession
+from kg_brain.bench.common import rss_mb
+from kg_brain.localdb import free_port
+from tests.mcp.test_contract import CONTRACT
+from tests.mcp.test_http import http_server
+from tests.mcp.test_stdio import workspace
+from tests.support.mcp import REPO, server_env
+from tests.support.neo4j import ServerUnderTest
+
+MCP = [sys.executable, "-m", "kg_brain.cli", "mcp"]
+HEAVY = ("neo4j", "torch", "onnxruntime", "sentence_transformers", "fastmcp", "mcp")
+NOTE = "The relay forwards each stdio window to the warm kg-brain service on port 8765."
+
+
+def relay_env(neo4j_server: ServerUnderTest, port: int) -> dict[str, str]:
+    return server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_SERVICE="true",
+                      KG_BRAIN_SERVICE_START="false", KG_BRAIN_HTTP_PORT=str(port))
+
+
+def window(env: dict[str, str], folder: Path) -> StdioSession:
+    return StdioSession(MCP, env, folder, roots=[folder])
+
+
+def test_windows_forwarded_to_the_warm_service_share_it_each_in_its_project(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    port = free_port()
+    env = relay_env(neo4j_server, port)
+    here, elsewhere = workspace(tmp_path, project), workspace(tmp_path, f"{project}-b")
+    with http_server(env, "127.0.0.1", port, tmp_path):
+        with window(env, here) as first:
+            first.initialize()
+            assert len(first.request("tools/list", {})["result"]["tools"]) == len(CONTRACT)
+            saved = first.call_tool("add_memory", {"content": NOTE})["result"]
+            assert saved["structuredContent"]["project"] == project
+            maps = Path(f"/proc/{first.proc.pid}/maps").read_text()
+            assert "onnxruntime" not in maps and "torch" not in maps
+            assert (rss_mb(first.proc.pid) or 0) < 150
+            first_log = first.close()
+        with window(env, here) as second, window(env, elsewhere) as other:
+            second.initialize()
+            other.initialize()
+            found = second.call_tool("search_memory", {"query": "what forwards stdio windows?"})
+            hits = found["result"]["structuredContent"]["hits"]
+            assert hits and hits[0]["zk_id"] == saved["structuredContent"]["zk_id"]
+            theirs = other.call_tool("search_memory", {"query": "what forwards stdio windows?"})
+            assert theirs["result"]["structuredContent"]["project"] == f"{project}-b"
+    assert "forwarding to the shared kg-brain service" in first_log
+
+
+def test_without_a_service_the_window_is_served_in_process(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    here = workspace(tmp_path, project)
+    with window(relay_env(neo4j_server, free_port()), here) as alone:
+        alone.initialize()
+        saved = alone.call_tool("add_memory", {"content": NOTE})["result"]
+        assert saved["structuredContent"]["project"] == project
+        found = alone.call_tool("search_memory", {"query": "what forwards stdio windows?"})
+        assert found["result"]["structuredContent"]["hits"][0]["zk_id"] == \
+            saved["structuredContent"]["zk_id"]
+        log = alone.close()
+    assert "forwarding" not in log and alone.proc.returncode == 0, log
+
+
+def test_the_relay_path_imports_no_model_driver_or_mcp_library() -> None:
+    probe = ("import sys, kg_brain.cli, kg_brain.relay; "
+             f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_a_window_without_a_service_starts_one_for_the_next_window(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    port = free_port()
+    env = {**relay_env(neo4j_server, port), "KG_BRAIN_SERVICE_START": "true"}
+    here = workspace(tmp_path, project)
+    with window(env, here) as alone:
+        alone.initialize()
+        saved = alone.call_tool("add_memory", {"content": NOTE})["result"]["structuredContent"]
+        alone.close()
+    pid = started_service(port)
+    try:
+        with window(env, here) as next_one:
+            next_one.initialize()
+            found = next_one.call_tool("search_memory", {"query": "what forwards windows?"})
+            assert found["result"]["structuredContent"]["hits"][0]["zk_id"] == saved["zk_id"]
+            assert "forwarding to the shared kg-brain service" in next_one.close()
+    finally:
+        os.kill(pid, signal.SIGTERM)
+
+
+def started_service(port: int) -> int:
+    """The pid of the service answering /health on `port`, once it does (2 minutes at most)."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            return int(httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).json()["pid"])
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, "no service was started"
+            time.sleep(0.5)
