@@ -137,8 +137,10 @@ Rule = tuple[LinkType, str] | None
 
 def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
                 same: bool) -> Rule:
-    """Same subject, another value for a slot both state: the newer fact replaces the older."""
-    if not same:
+    """Same subject, another value for a slot both state: the newer fact replaces the older.
+    The subject must be named on both sides: two notes alike but for a name the extractor did
+    not catch ("alpha-3" / "alpha-4") and a value are about two things."""
+    if not same or not cmp.shared:
         return None
     changed = cmp.value_conflict
     if not (_MOVED.search(note.content) or _ISO_DATE.search(note.content)

@@ -225,10 +225,10 @@ class Mirror:
         except InvalidInput as exc:
             state, error = "failed", str(exc)
         except (httpx.HTTPError, OSError, BrainError) as exc:
-            failed = int(job["attempts"]) >= MAX_ATTEMPTS
+            attempts = int(job["attempts"])
+            failed = attempts >= MAX_ATTEMPTS
             state, error = ("failed" if failed else "pending"), f"{type(exc).__name__}: {exc}"
-            backoff = timedelta(seconds=30 * 2 ** int(job["attempts"]))
-            retry_at = None if failed else self.clock() + backoff
+            retry_at = None if failed else self.clock() + timedelta(seconds=30 * 2 ** attempts)
             log.warning("obsidian mirror of %s failed (attempt %s): %s", job["zk_id"],
                         job["attempts"], error)
         views.finish_mirror_job(self.db, key=job["key"], claimed_at=claimed_at,

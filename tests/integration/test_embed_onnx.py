@@ -19,6 +19,7 @@ from kg_brain.embed import SentenceTransformerEmbedder, build_embedder, packaged
 from kg_brain.errors import SetupError
 from kg_brain.settings import load_settings
 from tests.conftest import ServerUnderTest
+from tests.mcp.test_contract import CONTRACT
 
 REPO = Path(__file__).resolve().parents[2]
 TORCH_MODULES = ("torch", "transformers", "sentence_transformers")
@@ -149,6 +150,6 @@ def test_a_server_on_the_cached_export_never_imports_torch(
                           env=env, cwd=REPO, text=True, capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["tools"] == 20
+    assert report["tools"] == len(CONTRACT)
     assert "without torch" in report["hits"][0]["preview"]
     assert report["loaded"] == []
