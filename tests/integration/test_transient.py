@@ -80,10 +80,14 @@ def test_a_benchmark_write_loop_and_a_drain_outlast_a_server_restart(
     assert _count(db, project) == len(set(by_key.values()))
 
     assert own_server.local is not None
+    caplog.clear()  # what follows is the drain's
     own_server.local.stop()  # the drain starts while the server is down
     threading.Timer(3, own_server.local.start, kwargs={"timeout_s": 180}).start()
     Maintenance(brain, project).evolution_drain()
-    assert "evolution drain: database unavailable" in caplog.text, caplog.text
+    # the drain met the outage: waited out by `outlast`, or by the transaction retries when the
+    # server was back before they ran out
+    assert ("evolution drain: database unavailable" in caplog.text
+            or "transient database fault" in caplog.text), caplog.text
     assert brain.evolution.process(project=project) == 0
     db.close()
 
