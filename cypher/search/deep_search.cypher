@@ -9,8 +9,8 @@
 // typed links that steer: the fix of a mistake, the note that supersedes a hit, then other typed
 // neighbours. A note superseded by a live note yields to it ($superseded weight). Every result
 // says which channels and paths found it. Access is stamped on the returned notes.
-// The vector index cannot filter by project: it over-fetches ($fetch) and falls back to an
-// exact scan of the project only when the index leaves fewer than $pool of the project's notes.
+// Both vector hops are the index, or an exact scan of a small project
+// (fragments/nearest_in_project).
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none); entity_keys:
 //         canonical keys of the question's entities; project; excluded: note kinds to leave out;
 //         hops: 1..3; fetch, lex_fetch, pool, ent_fetch: candidate sizes; total: live notes of
@@ -21,22 +21,13 @@
 //         decay: weight of the blended hop; superseded: factor on superseded notes; k; now.
 // returns: zk_id, title, score, preview, note_kind, project, found_by, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
-CALL () {
-  CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
-  YIELD node, score
-  WHERE node.project = $project AND node.memory_type = 'permanent'
-    AND NOT node.note_kind IN $excluded
-  RETURN collect({n: node, s: score})[..$pool] AS got
-}
-WITH got, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
+{{> nearest_in_project
+    as: vec
+    vector: $vector
+    size: $pool
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded }}
+WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
                ELSE $total END AS total
-WITH total, CASE WHEN size(got) >= $pool THEN got ELSE COLLECT {
-  MATCH (n:Note)
-  WHERE n.project = CASE WHEN size(got) < $pool THEN $project END
-    AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded AND n.embedding IS NOT NULL
-  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
-  RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT $pool
-} END AS vec
 CALL () {
   WITH 1 AS one WHERE $text <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})
@@ -82,30 +73,18 @@ CALL (hop0) {
 // hop 1: the query blended with the best notes so far, then the index (or the project scan)
 CALL (base) {
   WITH base, [x IN base[..$blend_n] | x.n.embedding] AS vs
-  WITH base, vs, $hops >= 2 AND size(vs) > 0 AS active
-  WITH base, active, CASE WHEN active THEN [i IN range(0, size($vector) - 1) |
+  WITH base, CASE WHEN $hops >= 2 AND size(vs) > 0 THEN [i IN range(0, size($vector) - 1) |
          $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)]
        END AS raw
-  WITH base, active, CASE WHEN active THEN
-         [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] END AS q
-  CALL (q, active) {
-    WITH q, active WHERE active
-    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, q)
-    YIELD node, score
-    WHERE node.project = $project AND node.memory_type = 'permanent'
-      AND NOT node.note_kind IN $excluded
-    RETURN collect({n: node, s: score}) AS inproj
-  }
-  WITH base, [x IN base | x.n] AS seen, active, q, inproj
-  WITH base, active, q, inproj, seen, [x IN inproj WHERE NOT x.n IN seen][..$pool] AS fresh
-  WITH base, CASE WHEN NOT active THEN [] WHEN size(inproj) >= $pool THEN fresh ELSE COLLECT {
-    MATCH (n:Note)
-    WHERE n.project = CASE WHEN active AND size(inproj) < $pool THEN $project END
-      AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-      AND n.embedding IS NOT NULL AND NOT n IN seen
-    WITH n, vector.similarity.cosine(n.embedding, q) AS s
-    RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT $pool
-  } END AS got
+  WITH base, [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] AS q,
+       [x IN base | x.n] AS seen
+  {{> nearest_in_project
+      as: got
+      imports: q, seen
+      vector: q
+      size: $pool
+      where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+      except: n IN seen }}
   RETURN [i IN range(0, size(got) - 1) |
           {n: got[i].n, s: $w_vec * $decay * (size(got) - i) / size(got), hop: 1, ch: 'vector',
            via: base[0].n.zk_id, rel: null, ent: null}] AS hop1

@@ -3,9 +3,8 @@
 // (0) to the best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
 // adds weighted reciprocal ranks. A note superseded by a live note yields to it ($superseded factor). Stamps
 // access on every returned note.
-// The 5.26 vector index cannot filter, so it over-fetches ($fetch) and falls back to an exact
-// scan of the project only when the index candidates do not fill the pool (small or rare
-// projects; otherwise the scan's index seek gets a null key and costs nothing).
+// The vector channel is the index, or an exact scan of a small project
+// (fragments/nearest_in_project).
 // params: vector: 384 floats; text: Lucene query built from word tokens ('' = no lexical part);
 //         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
@@ -14,21 +13,12 @@
 //         k: results; now: datetime.
 // returns: zk_id, title, score, preview, note_kind, project, channels, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
-CALL () {
-  CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, $vector)
-  YIELD node, score
-  WHERE node.project = $project AND node.memory_type = 'permanent'
-    AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
-  RETURN collect({n: node, s: score})[..$pool] AS indexed
-}
-WITH CASE WHEN size(indexed) >= $pool THEN indexed ELSE COLLECT {
-  MATCH (n:Note)
-  WHERE n.project = CASE WHEN size(indexed) < $pool THEN $project END
-    AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-    AND ($kinds IS NULL OR n.note_kind IN $kinds) AND n.embedding IS NOT NULL
-  WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
-  RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT $pool
-} END AS vec
+{{> nearest_in_project
+    as: vec
+    vector: $vector
+    size: $pool
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+      AND ($kinds IS NULL OR n.note_kind IN $kinds) }}
 CALL () {
   WITH 1 AS one WHERE $text <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})

@@ -1,0 +1,30 @@
+// Fragment, rendered into statements when they load (never run alone): the notes of $project
+// nearest {{vector}} that pass {{where}} and not {{except}} (conditions on n), best first, at most
+// {{size}}, bound to {{as}} as a list of {n, s} with s the cosine. The CALL imports {{imports}}.
+// Neo4j 5.26's vector index cannot filter: it over-fetches ($fetch candidates, sized by the
+// project's share of the database) and keeps the project's notes that pass {{where}}; when fewer
+// than {{size}} remain (a small project beside large ones) an exact scan of the project answers
+// instead; otherwise the scan's index seek gets a null key and costs nothing. {{except}} leaves
+// notes out of the answer without deciding between the two (notes a caller has already seen).
+// A null {{vector}} finds nothing.
+CALL ({{imports}}) {
+  CALL ({{imports}}) {
+    WITH 1 AS one WHERE {{vector}} IS NOT NULL
+    CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, {{vector}})
+    YIELD node AS n, score
+    WHERE n.project = $project AND {{where}}
+    RETURN collect({n: n, s: score}) AS indexed
+  }
+  RETURN CASE WHEN size(indexed) >= {{size}} THEN COLLECT {
+    UNWIND indexed AS hit
+    WITH hit.n AS n, hit.s AS s WHERE NOT ({{except}})
+    RETURN {n: n, s: s} AS kept ORDER BY s DESC LIMIT {{size}}
+  } ELSE COLLECT {
+    MATCH (n:Note)
+    WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND size(indexed) < {{size}}
+                           THEN $project END
+      AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
+    WITH n, vector.similarity.cosine(n.embedding, {{vector}}) AS s
+    RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT {{size}}
+  } END AS {{as}}
+}
