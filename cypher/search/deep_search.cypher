@@ -76,8 +76,8 @@ CALL (base) {
   WITH base, CASE WHEN $hops >= 2 AND size(vs) > 0 THEN [i IN range(0, size($vector) - 1) |
          $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)]
        END AS raw
-  WITH base, [x IN raw | x / sqrt(reduce(a = 0.0, y IN raw | a + y * y))] AS q,
-       [x IN base | x.n] AS seen
+  WITH base, raw, sqrt(reduce(a = 0.0, y IN raw | a + y * y)) AS norm
+  WITH base, [x IN raw | x / norm] AS q, [x IN base | x.n] AS seen
   {{> nearest_in_project
       as: got
       imports: q, seen

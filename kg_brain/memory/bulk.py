@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from kg_brain import validate
@@ -28,9 +29,11 @@ class Importer:
                  progress: Callable[[int], None] | None = None) -> list[str]:
         """Every record is validated and enriched (statistical key phrases, no LLM) before
         anything is written, so a bad record refuses the whole import; then batches are
-        embedded and written (notes and their entities) in one transaction each. No linking or evolution (like
-        fleeting capture): one embedding per note keeps it near the raw embedding throughput;
-        distillation or update re-enriches fully."""
+        embedded and written (notes and their entities) in one transaction each, a batch's
+        write overlapping the next batch's embedding. No linking or evolution (like fleeting
+        capture): one embedding per note keeps it near the raw embedding throughput;
+        distillation or update re-enriches fully. A failed batch stops the import; the batches
+        before it stay written."""
         rows = []
         for number, record in enumerate(records, start=1):
             try:
@@ -38,17 +41,33 @@ class Importer:
             except InvalidInput as exc:
                 raise InvalidInput(f"record {number}: {exc}; nothing was imported") from exc
         ids: list[str] = []
-        for start in range(0, len(rows), batch_size):
-            batch = rows[start:start + batch_size]
-            vectors = self.deps.embedder.encode_many(
-                [embed_text(r["title"], r["content"], r["context"]) for r in batch])
-            for row, vector in zip(batch, vectors, strict=True):
-                row["embedding"] = vector
-            now = self.deps.clock()
-            ids += with_fresh_ids(lambda rows=batch: self.deps.db.write_tx(
-                lambda tx: notes.insert_notes(tx, rows, now)), batch)
-            if progress:
-                progress(len(batch))
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-write") as writes:
+            pending: Future[list[str]] | None = None
+            for start in range(0, len(rows), batch_size):
+                batch = rows[start:start + batch_size]
+                vectors = self.deps.embedder.encode_many(
+                    [embed_text(r["title"], r["content"], r["context"]) for r in batch])
+                for row, vector in zip(batch, vectors, strict=True):
+                    row["embedding"] = vector
+                if pending is not None:
+                    ids += self._written(pending, progress)
+                pending = writes.submit(self._write, batch)
+            if pending is not None:
+                ids += self._written(pending, progress)
+        return ids
+
+    def _write(self, batch: list[dict[str, Any]]) -> list[str]:
+        """One batch in one transaction (on the writer thread, while the next batch embeds)."""
+        now = self.deps.clock()
+        return with_fresh_ids(lambda: self.deps.db.write_tx(
+            lambda tx: notes.insert_notes(tx, batch, now)), batch)
+
+    @staticmethod
+    def _written(pending: Future[list[str]],
+                 progress: Callable[[int], None] | None) -> list[str]:
+        ids = pending.result()
+        if progress:
+            progress(len(ids))
         return ids
 
     def import_row(self, record: dict[str, Any]) -> dict[str, Any]:
