@@ -55,6 +55,7 @@ class DeepTuning:
     ent_partial: float = 0.5  # an entity matched by some of its name's words
     ent_share: float = 0.05  # an entity in more than this share of the notes leads nowhere
     ent_floor: int = 12  # ... unless it has at most this many notes
+    ent_ceiling: int = 500  # and never one in more notes: bounds the graph step at any size
     blend_n: int = 3
     alpha: float = 0.5
     expand_n: int = 5
@@ -172,8 +173,9 @@ class Search:
         rows = statements.deep_search(
             self.db, **params, **self._fetches(params["project"], pool, k), hops=hops, k=k,
             entity_keys=[e.key for e in extract_entities(query)], total=total,
-            ent_cap=max(t.ent_floor, int(total * t.ent_share)), pool=pool,
-            **{f: v for f, v in asdict(t).items() if f not in ("pool", "ent_share", "ent_floor")})
+            ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
+            **{f: v for f, v in asdict(t).items()
+               if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling")})
         return [_hit(r) for r in rows]
 
     def get_related(self, zk_id: str, depth: int = 1, max_nodes: int = 20) -> Related:

@@ -11,7 +11,7 @@ from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import NotFound
-from kg_brain.search import Search, lucene_query
+from kg_brain.search import DeepTuning, Search, lucene_query
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain
@@ -196,9 +196,8 @@ def test_deep_search_follows_an_entity_the_question_names(brain: Brain, search: 
                for f in _found(hits, target))
 
 
-def test_deep_search_bridges_to_a_note_sharing_a_rare_entity(brain: Brain, search: Search,
-                                                            project: str) -> None:
-    """A second note needed by the question shares an entity with the first, not its words."""
+def _billing(brain: Brain, project: str) -> tuple[str, str]:
+    """Two notes that share only the entity LedgerKit, among look-alikes of the first."""
     first = brain.writer.add("The billing service calls Stripe through the LedgerKit client.",
                              project).note.zk_id
     second = brain.writer.add("LedgerKit 4.2 needs Python 3.11 or newer and drops the sync API.",
@@ -206,11 +205,30 @@ def test_deep_search_bridges_to_a_note_sharing_a_rare_entity(brain: Brain, searc
     for n in range(6):
         brain.writer.add(f"The billing service sends invoice emails in batches of {n + 5}0 "
                          "through the mail relay.", project)
-    hits = search.deep_search("which Python does the billing service need for Stripe?",
-                              project, top_k=8)
+    return first, second
+
+
+BILLING_QUESTION = "which Python does the billing service need for Stripe?"
+
+
+def test_deep_search_bridges_to_a_note_sharing_a_rare_entity(brain: Brain, search: Search,
+                                                            project: str) -> None:
+    """A second note needed by the question shares an entity with the first, not its words."""
+    first, second = _billing(brain, project)
+    hits = search.deep_search(BILLING_QUESTION, project, top_k=8)
     assert first in [h.zk_id for h in hits] and second in [h.zk_id for h in hits]
     bridged = [f for f in _found(hits, second) if f.channel == "bridge"]
     assert bridged and bridged[0].via == first and bridged[0].entity.lower() == "ledgerkit"
+
+
+def test_an_entity_in_more_notes_than_the_ceiling_leads_nowhere(brain: Brain,
+                                                               project: str) -> None:
+    """The ceiling bounds the graph step's work however large a project grows."""
+    _billing(brain, project)
+    capped = Search(brain.deps, deep_tuning=DeepTuning(ent_ceiling=1))
+    hits = capped.deep_search(BILLING_QUESTION, project, top_k=8)
+    assert not [f for h in hits for f in h.found_by
+                if f.channel == "bridge" or (f.entity or "").lower() == "ledgerkit"]
 
 
 def test_a_mistake_brings_up_its_fix_and_a_superseded_note_yields(brain: Brain, search: Search,
