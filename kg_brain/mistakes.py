@@ -18,7 +18,7 @@ from kg_brain.db import Tx
 from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput
 from kg_brain.memory.reading import NoteReader
-from kg_brain.memory.write import Writer
+from kg_brain.memory.write import AddResult, Writer
 from kg_brain.models import iso
 from kg_brain.signature import normalize_failure
 from kg_brain.store import mistakes as statements
@@ -114,14 +114,14 @@ class Mistakes:
         promotion = (writer.prepare_distill(failure.zk_id)
                      if failure.memory_type == MemoryType.FLEETING.value else None)
 
-        def work(tx: Tx) -> None:  # all or nothing: never a fix without its link
+        def work(tx: Tx) -> AddResult:  # all or nothing: never a fix without its link
             writer.write_add(tx, fix)
             writer.link(tx, fix.zk_id, failure.zk_id, LinkType.FIXES, "verified fix")
             if promotion is not None:
                 writer.write_distill(tx, promotion)
+            return writer.added(fix, tx)
 
-        with_fresh_ids(lambda: self.deps.db.write_tx(work), fix.rows)
-        saved = writer.added(fix)
+        saved = with_fresh_ids(lambda: self.deps.db.write_tx(work), fix.rows)
         return ResolutionRecorded(project=failure.project, fix_zk_id=saved.note.zk_id,
                                   failure_zk_id=failure.zk_id,
                                   failure_memory_type=MemoryType.PERMANENT.value

@@ -32,6 +32,7 @@ from kg_brain.redact import redact
 from kg_brain.store import jobs, links, notes
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.notes import NearestNote, new_zk_id, with_fresh_ids
+from kg_brain.store.statement import On
 from kg_brain.vocab import LinkType, MemoryType, NoteKind
 
 _LIVE = [MemoryType.PERMANENT.value, MemoryType.FLEETING.value]
@@ -103,12 +104,16 @@ class Writer:
     def add(self, content: str, project: str, memory_type: str = "permanent",
             note_kind: str = "general", pinned: bool = False,
             failure_signature: str | None = None) -> AddResult:
-        """One embedding per note: dedup, link candidates and the stored vector all use it."""
+        """One embedding per note: dedup, link candidates and the stored vector all use it. The
+        answer is read in the write's own transaction."""
         prepared = self.prepare_add(content, project, memory_type, note_kind, pinned,
                                     failure_signature)
-        with_fresh_ids(lambda: self.db.write_tx(lambda tx: self.write_add(tx, prepared)),
-                       prepared.rows)
-        return self.added(prepared)
+
+        def work(tx: Tx) -> AddResult:
+            self.write_add(tx, prepared)
+            return self.added(prepared, tx)
+
+        return with_fresh_ids(lambda: self.db.write_tx(work), prepared.rows)
 
     def prepare_add(self, content: str, project: str, memory_type: str = "permanent",
                     note_kind: str = "general", pinned: bool = False,
@@ -147,9 +152,9 @@ class Writer:
         notes.insert_notes(tx, [row], prepared.now)
         self._write_links(tx, row["zk_id"], row["project"], prepared.decisions, prepared.now)
 
-    def added(self, prepared: PreparedAdd) -> AddResult:
-        """What add_memory answers, read after the write committed."""
-        note = self.reader.get([prepared.zk_id])[0]
+    def added(self, prepared: PreparedAdd, on: On | None = None) -> AddResult:
+        """What add_memory answers, read in the write's transaction (`on`) or after it."""
+        note = self.reader.get([prepared.zk_id], on)[0]
         match = prepared.duplicate
         if match:
             return AddResult(note=note, deduplicated=True, matched_zk_id=match["zk_id"],
