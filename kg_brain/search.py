@@ -40,7 +40,6 @@ class Tuning:
     rrf_k: float = 8.0  # small k: the top ranks of each channel dominate (LoCoMo: +2 overall)
     w_vec: float = 1.0
     w_lex: float = 1.0
-    v_floor: float = 0.6  # linear fusion: the vector score worth nothing (0.6 is cosine 0.2)
     superseded: float = 0.6  # a note superseded by a live note yields to it
 
 
@@ -60,7 +59,6 @@ class DeepTuning:
     alpha: float = 0.5
     expand_n: int = 5
     nb_limit: int = 3
-    v_floor: float = 0.6
     w_vec: float = 1.0
     w_lex: float = 1.0
     w_ent: float = 0.2
@@ -157,7 +155,7 @@ class Search:
         rows = statements.search_memory(
             self.db, **params, **self._fetches(params["project"], pool, k),
             kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
-            v_floor=t.v_floor, superseded=t.superseded, k=k)
+            superseded=t.superseded, k=k)
         return [_hit(r, found_by=[{"hop": 0, "channel": c} for c in r["channels"]]) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,

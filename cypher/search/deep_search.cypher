@@ -1,5 +1,5 @@
 // Graph-aware retrieval in one statement. Hop 0 fuses three channels by normalised linear fusion:
-// the vector index (its score scaled from $v_floor to the best), the full-text index (BM25 over the
+// the vector index (its score scaled from the pool's lowest to its best), the full-text index (BM25 over the
 // best score) and entities named in the question ($entity_keys exactly, or the entity name index
 // for $text at $ent_partial), each entity weighted by its rarity among the project's live notes
 // (an IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the
@@ -17,7 +17,7 @@
 //         the project as last counted (a small project is counted here); ent_cap: most notes an entity may have to lead anywhere; ent_n: entities
 //         followed; ent_partial: weight of an entity matched by name words only; blend_n, alpha:
 //         the blended hop; expand_n: notes the graph step starts from; nb_limit: typed
-//         neighbours per note; v_floor: vector score worth nothing; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights;
+//         neighbours per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights;
 //         decay: weight of the blended hop; superseded: factor on superseded notes; k; now.
 // returns: zk_id, title, score, preview, note_kind, project, found_by, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
@@ -57,9 +57,8 @@ CALL (named, total) {
   WITH n, sum(w) AS s, collect(e.name)[0] AS via ORDER BY s DESC LIMIT $pool
   RETURN collect({n: n, s: s, via: via}) AS ent
 }
-WITH total, vec, lex, ent, vec[0].s - $v_floor AS vspan
-WITH [x IN vec | {n: x.n, s: $w_vec * CASE WHEN x.s > $v_floor THEN (x.s - $v_floor) / vspan
-                                   ELSE 0.0 END,
+WITH total, vec, lex, ent, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
+WITH [x IN vec | {n: x.n, s: $w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
                   hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
      [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s,
                   hop: 0, ch: 'lexical', via: null, rel: null, ent: null}] +

@@ -45,8 +45,7 @@ class Neighbourhood(TypedDict):
 @write()
 def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
-                  rrf_k: float, w_vec: float, w_lex: float, v_floor: float, superseded: float,
-                  k: int,
+                  rrf_k: float, w_vec: float, w_lex: float, superseded: float, k: int,
                   now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank); stamps access on the hits."""
 
@@ -55,8 +54,7 @@ def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: 
 def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], project: str,
                 excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
                 ent_fetch: int, total: int, ent_cap: int, ent_n: int, ent_partial: float,
-                blend_n: int, alpha: float, expand_n: int, nb_limit: int, v_floor: float,
-                w_vec: float,
+                blend_n: int, alpha: float, expand_n: int, nb_limit: int, w_vec: float,
                 w_lex: float, w_ent: float, w_bridge: float, w_fix: float, w_link: float,
                 decay: float, superseded: float, k: int, now: datetime) -> list[DeepHit]:
     """Vector, full-text and entity channels fused, a blended hop, then entity bridges and
