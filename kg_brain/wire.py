@@ -6,7 +6,9 @@ the warm shared service, kg_brain/relay.py), so it works from a wheel as from a 
 `--url` it points the client at a running `kg-brain serve --http`.
 The rest of the file is kept as it was and the previous version is saved next to it as `.bak`.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
-through the client's own environment syntax instead of holding them.
+through the client's own environment syntax instead of holding them. For a stdio entry it then
+loads the embedding model once (exporting the ONNX runtime on the first use of the cache), so the
+client's first tool call does not wait for it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,7 +177,22 @@ def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
     if args.url and settings.kg_brain_http_token:
         out(f"The client sends {TOKEN} from its environment as the bearer token.\n")
     out(f"Brain protocol: add {protocol_file()} to your AGENTS.md (CLAUDE.md for Claude Code).\n")
+    if not args.url:
+        out(prepare_embedder(settings))
     return 0
+
+
+def prepare_embedder(settings: Settings) -> str:
+    """Loads the embedding model a stdio server will use, exporting and verifying it on the
+    first use of its cache (about 40 s of CPU here): a client's first tool call must not wait
+    for it, and OpenCode gives a call 60 s."""
+    from kg_brain.embed import build_embedder  # the model stack, only for this command
+
+    began = time.monotonic()
+    embedder = build_embedder(settings)
+    embedder.encode("kg-brain")
+    return (f"Embedding model ready: {embedder.runtime}, cached in {settings.kg_brain_cache_dir} "
+            f"({time.monotonic() - began:.1f} s).\n")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

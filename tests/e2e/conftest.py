@@ -40,9 +40,12 @@ def kg_env(neo4j_server: ServerUnderTest) -> dict[str, str]:
     return server_env(neo4j_server, PYTHONPATH=str(REPO))
 
 
-def wire(workspace: Path, env: dict[str, str], *extra: str) -> str:
+def wire(workspace: Path, env: dict[str, str], home: Path, *extra: str) -> str:
+    """`kg-brain wire opencode` as a user runs it: with the caches OpenCode's runs in `home` use,
+    so the embedding model it prepares is the one the spawned server loads."""
+    env = {**env, "XDG_CACHE_HOME": str(home / "cache")}
     done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", *extra],
-                          cwd=workspace, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=workspace, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

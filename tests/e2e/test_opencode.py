@@ -60,7 +60,7 @@ def test_opencode_over_stdio_keeps_a_session_and_hands_it_to_the_next(
     env = kg_env(neo4j_server)
     with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
-        wire(workspace, env)
+        assert "Embedding model ready" in wire(workspace, env, tmp_path / "home")
         first, results = run_script(model, first_session_steps(), workspace, tmp_path / "home",
                                     env)
         offered = {t["function"]["name"] for t in model.requests[-1]["tools"]}
@@ -107,7 +107,7 @@ def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
             http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
         for name, fact in facts.items():
             workspace = git_workspace(tmp_path / "workspaces", name, url)
-            wire(workspace, env, "--url", mcp_url)
+            wire(workspace, env, tmp_path / "home", "--url", mcp_url)
             assert json.loads((workspace / "opencode.json").read_text())["mcp"]["kg-brain"][
                 "url"] == mcp_url
             _, seen[name] = run_script(model, [

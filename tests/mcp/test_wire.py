@@ -138,6 +138,7 @@ def test_wire_from_an_installed_wheel_writes_a_server_that_starts(
     done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "claude"], cwd=workspace,
                           env=env, capture_output=True, text=True, timeout=120, check=True)
     assert str(installed_wheel / "kg_brain" / "AGENTS.md") in done.stdout
+    assert "Embedding model ready: onnx-int8" in done.stdout  # the first call will not load it
     entry = json.loads((workspace / ".mcp.json").read_text())["mcpServers"]["kg-brain"]
     assert str(REPO / "mcp_server.py") not in json.dumps(entry)
     assert str(REPO / "kg_brain") not in json.dumps(entry)
