@@ -191,8 +191,7 @@ def prepare_embedder(settings: Settings) -> str:
     began = time.monotonic()
     embedder = build_embedder(settings)
     embedder.encode("kg-brain")
-    return (f"Embedding model ready: {embedder.runtime}, cached in {settings.kg_brain_cache_dir} "
-            f"({time.monotonic() - began:.1f} s).\n")
+    return f"Embedding model ready: {embedder.runtime} ({time.monotonic() - began:.1f} s).\n"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
