@@ -13,15 +13,12 @@ CALL ({{imports}}) {
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, {{vector}})
     YIELD node AS n, score
     WHERE n.project = $project AND {{where}}
-    RETURN collect({n: n, s: score}) AS indexed
+    RETURN count(n) AS found,
+           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: score} END)[..{{size}}] AS indexed
   }
-  RETURN CASE WHEN size(indexed) >= {{size}} THEN COLLECT {
-    UNWIND indexed AS hit
-    WITH hit.n AS n, hit.s AS s WHERE NOT ({{except}})
-    RETURN {n: n, s: s} AS kept ORDER BY s DESC LIMIT {{size}}
-  } ELSE COLLECT {
+  RETURN CASE WHEN found >= {{size}} THEN indexed ELSE COLLECT {
     MATCH (n:Note)
-    WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND size(indexed) < {{size}}
+    WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
                            THEN $project END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
     WITH n, vector.similarity.cosine(n.embedding, {{vector}}) AS s
