@@ -1,6 +1,8 @@
 // Fragment, rendered into statements when they load (never run alone): the notes of $project
 // nearest {{vector}} that pass {{where}} and not {{except}} (conditions on n), best first, at most
-// {{size}}, bound to {{as}} as a list of {n, s} with s the cosine. The CALL imports {{imports}}.
+// {{size}}, bound to {{as}} as a list of {n, s} with s the cosine in [-1, 1]. The CALL imports
+// {{imports}}. Neo4j's index score and vector.similarity.cosine() are (1 + cos) / 2: s converts
+// them here, so every statement that includes this fragment reads the one scale.
 // Neo4j 5.26's vector index cannot filter: it over-fetches ($fetch candidates, sized by the
 // project's share of the database) and keeps the project's notes that pass {{where}}; when fewer
 // than {{size}} remain (a small project beside large ones) an exact scan of the project answers
@@ -14,14 +16,14 @@ CALL ({{imports}}) {
     YIELD node AS n, score
     WHERE n.project = $project AND {{where}}
     RETURN count(n) AS found,
-           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: score} END)[..{{size}}] AS indexed
+           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: 2 * score - 1} END)[..{{size}}] AS indexed
   }
   RETURN CASE WHEN found >= {{size}} THEN indexed ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
                            THEN $project END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
-    WITH n, vector.similarity.cosine(n.embedding, {{vector}}) AS s
+    WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT {{size}}
   } END AS {{as}}
 }
