@@ -146,6 +146,11 @@ class Settings(BaseSettings):
     obsidian_vault_subfolder: str = "brain"
     obsidian_vault_path: Path | None = None
 
+    @property
+    def state_dir(self) -> Path:
+        """The shared service's state: its pid file, log and access token (private to the user)."""
+        return Path(self.kg_brain_data_dir) / "state"
+
     @field_validator("neo4j_uri")
     @classmethod
     def _uri_scheme(cls, value: str | None) -> str | None:
