@@ -1,7 +1,7 @@
 """Cluster consolidation: find near-duplicate or strongly linked notes, merge selected clusters.
 
 A cluster is a connected group of candidate pairs (same project, same kind, live, unpinned,
-non-contextual permanent notes; vector similarity >= min_similarity, or a RELATES_TO / SUPPORTS /
+non-contextual permanent notes; cosine similarity >= min_similarity, or a RELATES_TO / SUPPORTS /
 EXTENDS / SUPERSEDES link that strong; never two notes that contradict). Its id hashes the sorted
 member ids, so a dry run and a later apply name the same cluster the same way, and a cluster that
 changed in between no longer matches. Merging never happens without a selection unless
@@ -32,6 +32,7 @@ from kg_brain.vocab import CONTEXTUAL_KINDS, LinkType, MemoryType
 log = logging.getLogger(__name__)
 MERGE_LINK_TYPES = (LinkType.RELATES_TO, LinkType.SUPPORTS, LinkType.EXTENDS, LinkType.SUPERSEDES)
 NEIGHBOURS_SCANNED = 100
+CLUSTER_MIN_COSINE = 0.76  # (1 + 0.76) / 2 = 0.88, the index score clusters were found at before
 
 
 class Cluster(BaseModel):
@@ -115,12 +116,13 @@ class Consolidator:
         return [r["project"] for r in statements.list_projects(self.db)]
 
     def run(self, project: str, dry_run: bool = True, selected: list[str] | None = None,
-            min_similarity: float = 0.88, max_clusters: int = 20) -> ConsolidationReport:
+            min_similarity: float = CLUSTER_MIN_COSINE, max_clusters: int = 20
+            ) -> ConsolidationReport:
         """Dry run lists clusters with stable ids; apply merges only the selected ones (all of
         the listed ones without a selection only when AUTO_CONSOLIDATE is on)."""
         project = validate.project(project)
-        if not 0.5 <= min_similarity <= 1.0:
-            raise InvalidInput("min_similarity must be between 0.5 and 1.0")
+        if not 0.0 <= min_similarity <= 1.0:
+            raise InvalidInput("min_similarity is a cosine and must be between 0.0 and 1.0")
         max_clusters = validate.bounded(max_clusters, 1, 200, "max_clusters")
         clusters = self.find(project, min_similarity)
         if dry_run:

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from kg_brain.errors import SetupError
@@ -55,6 +55,11 @@ def config_files() -> tuple[Path, ...]:
     else:  # an installed package: no checkout, so no checkout .env
         return (user_config_file(),)
     return (dotenv, user_config_file())
+
+
+# Settings renamed when similarities became the cosine: old name -> the name that replaced it.
+RETIRED_SCALE = {"dedup_threshold": "dedup_min_cosine", "link_min_similarity": "link_min_cosine",
+                 "evolution_min_similarity": "evolution_min_cosine"}
 
 
 def user_config_file() -> Path:
@@ -106,11 +111,18 @@ class Settings(BaseSettings):
 
     # --- Memory pipeline -------------------------------------------------------------------------
     kg_brain_project: str | None = None
-    dedup_threshold: float = Field(0.92, gt=0, le=1)
+    # Similarities are the cosine in [-1, 1] (Neo4j's scores are converted where they are read).
+    dedup_min_cosine: float = Field(0.92, gt=0, le=1, description=(
+        "a note at least this similar, of the same kind, subject and details, is merged into"))
     max_content_chars: int = Field(32_000, ge=100)
     link_top_k: int = Field(5, ge=0, le=50)
-    link_min_similarity: float = Field(0.45, ge=0, le=1)
-    evolution_min_similarity: float = Field(0.6, ge=0, le=1)
+    link_min_cosine: float = Field(0.45, ge=-1, le=1)
+    evolution_min_cosine: float = Field(0.6, ge=0, le=1, description=(
+        "an automatic link this strong (its weight, the cosine) evolves the older note"))
+    # Retired names, read only to refuse them: they were on Neo4j's (1 + cos) / 2 scale.
+    dedup_threshold: float | None = Field(None, exclude=True)
+    link_min_similarity: float | None = Field(None, exclude=True)
+    evolution_min_similarity: float | None = Field(None, exclude=True)
     secrets_mode: Literal["redact", "reject"] = "redact"
     session_context_tokens: int = Field(2_000, ge=200)
 
@@ -150,6 +162,19 @@ class Settings(BaseSettings):
     def state_dir(self) -> Path:
         """The shared service's state: its pid file, log and access token (private to the user)."""
         return Path(self.kg_brain_data_dir) / "state"
+
+    @field_validator(*RETIRED_SCALE)
+    @classmethod
+    def _retired_scale(cls, value: float | None, info: ValidationInfo) -> None:
+        """A threshold written on the old scale would silently change meaning: refuse it with
+        the cosine that keeps it."""
+        if value is None:
+            return None
+        name = RETIRED_SCALE[str(info.field_name)].upper()
+        raise ValueError(
+            f"is no longer read: it was on Neo4j's (1 + cos) / 2 scale, and similarities are now "
+            f"the cosine in [-1, 1]; set {name}={2 * value - 1:.2f} for the same threshold "
+            f"(or {name}'s default by removing it)")
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -23,7 +23,7 @@ from kg_brain import mistakes, resources, sessions, stats
 from kg_brain.app import Brain
 from kg_brain.budget import AnswerBudget
 from kg_brain.browsing import NotePage
-from kg_brain.consolidation import ConsolidationReport
+from kg_brain.consolidation import CLUSTER_MIN_COSINE, ConsolidationReport
 from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
 from kg_brain.errors import BrainError, StoreUnavailable
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
@@ -361,8 +361,8 @@ class BrainTools:
         dry_run: Annotated[bool, Field(description="list clusters only; false merges")] = True,
         selected_cluster_ids: Annotated[list[str] | None, Field(
             description="cluster ids from a dry run to merge")] = None,
-        min_similarity: Annotated[float, Field(ge=0.5, le=1.0,
-                                               description="cluster threshold")] = 0.88,
+        min_similarity: Annotated[float, Field(ge=0.0, le=1.0, description=(
+            "cluster threshold, the cosine of two notes' vectors"))] = CLUSTER_MIN_COSINE,
         max_clusters: Annotated[int, Field(ge=1, le=100, description="most clusters")] = 20,
     ) -> ScopedConsolidationReport:
         """Merge clusters of overlapping notes, manually: dry run first, then apply the selected

@@ -3,7 +3,8 @@
 // params: zk_ids: seed notes; vector: 384 floats; project; excluded: note kinds to leave out;
 //         limit: neighbours per seed (heaviest links first).
 // returns: via, zk_id, title, relationship, score; via is the seed's zk_id, score the cosine
-//          (0..1) to the query vector
+//          in [-1, 1] to the query vector (vector.similarity.cosine() is (1 + cos) / 2:
+//          converted here, as the vector hits it is ranked with are)
 UNWIND $zk_ids AS seed_id
 MATCH (seed:Note {zk_id: seed_id})
 CALL (seed) {
@@ -13,4 +14,4 @@ CALL (seed) {
   RETURN m, r ORDER BY coalesce(r.weight, 0.0) DESC, m.zk_id LIMIT $limit
 }
 RETURN seed.zk_id AS via, m.zk_id AS zk_id, coalesce(m.title, '') AS title,
-       type(r) AS relationship, vector.similarity.cosine(m.embedding, $vector) AS score
+       type(r) AS relationship, 2 * vector.similarity.cosine(m.embedding, $vector) - 1 AS score

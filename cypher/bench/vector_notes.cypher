@@ -3,7 +3,7 @@
 // small project (fragments/nearest_in_project).
 // params: vector: 384 floats; project; excluded: note kinds to leave out; fetch: index
 //         candidates; k: results.
-// returns: zk_id, title, score, preview, note_kind; score (cosine, 0..1), preview, note_kind; best
+// returns: zk_id, title, score, preview, note_kind; score (the cosine in [-1, 1]), best
 //          first
 {{> nearest_in_project
     as: hits

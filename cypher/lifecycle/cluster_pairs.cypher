@@ -1,7 +1,9 @@
 // Candidate merge pairs in one project: near-duplicates by vector similarity, or notes joined by
 // a strong link of a merge-compatible type. Only live, unpinned, non-contextual permanent notes
-// of the same kind pair up, and never two notes that contradict each other.
-// params: project; min_similarity; fetch: vector-index neighbours scanned per note;
+// of the same kind pair up, and never two notes that contradict each other. Similarities are the
+// cosine in [-1, 1]: the index's (1 + cos) / 2 score is converted where it is read; link weights
+// are written on that scale.
+// params: project; min_similarity (cosine); fetch: vector-index neighbours scanned per note;
 //         merge_types: link types that mean "same knowledge"; excluded_kinds: note kinds never
 //         merged.
 // returns: a, b, a_title, b_title, similarity, link_type; a < b (zk_ids), link_type null for
@@ -12,8 +14,8 @@ CALL (n) {
   CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, n.embedding)
   YIELD node AS m, score
   WHERE m.project = n.project AND m.memory_type = 'permanent' AND n.zk_id < m.zk_id
-    AND score >= $min_similarity
-  RETURN m, score AS similarity, null AS link_type
+    AND 2 * score - 1 >= $min_similarity
+  RETURN m, 2 * score - 1 AS similarity, null AS link_type
   UNION
   MATCH (n)-[r]-(m:Note {project: n.project, memory_type: 'permanent'})
   WHERE type(r) IN $merge_types AND r.weight >= $min_similarity AND n.zk_id < m.zk_id

@@ -2,21 +2,22 @@
 // then by vector similarity of the mistake or of a fix for it; each with its fixes. Stamps access
 // on every mistake and fix returned (decay tracking), so this runs as a write. Similarity is
 // exact over the project's mistakes and fixes (a small share of the notes, which the unfiltered
-// vector index could miss entirely among other notes and projects).
+// vector index could miss entirely among other notes and projects). similarity is the cosine in
+// [-1, 1]: vector.similarity.cosine() answers (1 + cos) / 2, converted once, in `score`.
 // params: project; signature: normalised failure signature ('' = none); vector: 384 floats;
 //         fetch: most similar mistakes and fixes considered; k: results; exclude: zk_ids to
 //         leave out; now: datetime.
 // returns: mistake, signature_match, similarity, fixes; mistake (map), signature_match (bool),
-//          similarity (float), fixes (list of maps), best first
+//          similarity (float, the cosine), fixes (list of maps), best first
 CALL {
   MATCH (m:Note {project: $project, failure_signature: $signature})
   WHERE $signature <> '' AND m.note_kind = 'mistake' AND m.memory_type <> 'archived'
-  RETURN m, vector.similarity.cosine(m.embedding, $vector) AS similarity, 1 AS sig
+  RETURN m, 2 * vector.similarity.cosine(m.embedding, $vector) - 1 AS similarity, 1 AS sig
   UNION ALL
   MATCH (node:Note)
   WHERE node.project = $project AND node.note_kind IN ['mistake', 'fix']
     AND node.memory_type <> 'archived' AND node.embedding IS NOT NULL
-  WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
+  WITH node, 2 * vector.similarity.cosine(node.embedding, $vector) - 1 AS score
   ORDER BY score DESC LIMIT $fetch
   OPTIONAL MATCH (node)-[:FIXES]->(fixed:Note {note_kind: 'mistake'})
   WITH CASE node.note_kind WHEN 'mistake' THEN node ELSE fixed END AS m, score

@@ -1,11 +1,13 @@
-"""`kg-brain bench links`: how well the configured enricher types links and infers kinds, on
-the labelled sets in kg_brain/bench/data/.
+"""`kg-brain bench links`: how the write path judges pairs of notes, and how well kinds are
+inferred, on the labelled sets in kg_brain/bench/data/.
 
-Each pair is enriched as the write path enriches a note (entities, inferred kind), embedded as
-the write path embeds it (the real embedder, the same text), and the new note's link to the
-existing one is decided by the enricher's `decide_links`. Prints per-type precision and recall,
-the confusion matrix and kind-inference accuracy, for each half of the sets (`tune`, `check`)
-and both together; saves the same as JSON. No database is involved.
+Each pair goes through the real write path: the existing note, then the new one, are written
+with add_memory into a fresh bench project of their own on the configured Neo4j, so the
+similarity is the one the database answers and the dedup, link typing and kind inference are the
+product's. The new note's link to the existing one is read back (`DUPLICATE` when the write merged
+into it, `NONE` when no link was made). Prints per-type precision and recall, the confusion
+matrix, merges of different notes, typed links between notes about different things and
+kind-inference accuracy for each half (`tune`, `check`) and both; saves the same as JSON.
 """
 
 from __future__ import annotations
@@ -14,28 +16,28 @@ import argparse
 import json
 import logging
 import sys
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from kg_brain.bench.common import emit_result
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.llm import build_enricher
+from kg_brain.app import Brain
+from kg_brain.bench.common import BENCH_PREFIX, delete_bench_project, emit_result
 from kg_brain.llm.kinds import infer_kind
-from kg_brain.llm.types import Candidate, Enricher, Enrichment, NoteDraft
-from kg_brain.memory.text import embed_text
 from kg_brain.settings import Settings, load_settings
 from kg_brain.vocab import LinkType, NoteKind
 
 log = logging.getLogger(__name__)
 DATA = Path(__file__).parent / "data"
 NONE = "NONE"
-LABELS = [t.value for t in LinkType] + [NONE]
+DUPLICATE = "DUPLICATE"  # the new note merged into the existing one
+LABELS = [t.value for t in LinkType] + [NONE, DUPLICATE]
 HALVES = ("tune", "check", "all")
 TARGETED = ("FIXES", "SUPERSEDES", "CONTRADICTS")
+ASSERTIVE = ("SUPERSEDES", "CONTRADICTS")  # links that demote or dispute a note
+PRECISION_TARGET = 0.95
+DIFFERENT_TYPED_MAX = 0.03  # typed links allowed between notes about different things
 
 
 @dataclass(frozen=True)
@@ -44,41 +46,45 @@ class Outcome:
     half: str
     expected: str
     got: str
-    similarity: float
+    score: float | None  # a merge's similarity (cosine) or the link's weight; None: neither
     reason: str
     kinds: tuple[str, str]
+    about: str = "same"  # "different": the two notes are about different things
 
 
 def load_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def _enrich(enricher: Enricher, note: dict[str, Any], project: str) -> Enrichment:
-    return enricher.enrich(note["content"], note["note_kind"], project)
+def judge_pair(brain: Brain, pair: dict[str, Any], project: str) -> Outcome:
+    """The existing note, then the new one, through add_memory; the new note's link (or merge)
+    to the existing one as the database holds it."""
+    old, new = pair["existing"], pair["new"]
+    first = brain.writer.add(old["content"], project, note_kind=old["note_kind"])
+    added = brain.writer.add(new["content"], project, note_kind=new["note_kind"])
+    target = first.note.zk_id
+    kinds = (added.note.note_kind, first.note.note_kind)
+    if added.deduplicated:
+        return Outcome(pair["id"], pair["half"], pair["expected"], DUPLICATE, added.similarity,
+                       "", kinds, pair.get("about", "same"))
+    link = next((x for x in added.note.links if x.direction == "out" and x.zk_id == target),
+                None)
+    return Outcome(pair["id"], pair["half"], pair["expected"], link.type if link else NONE,
+                   link.weight if link else None, link.reason if link else "", kinds,
+                   pair.get("about", "same"))
 
 
-def decide(enricher: Enricher, embedder: SentenceTransformerEmbedder,
-           pairs: list[dict[str, Any]]) -> list[Outcome]:
-    """One link decision per pair, with the cosine similarity of the two notes' vectors."""
-    enriched = [(_enrich(enricher, p["new"], p["project"]),
-                 _enrich(enricher, p["existing"], p["project"])) for p in pairs]
-    texts = [embed_text(e.title, p[side]["content"], e.context)
-             for p, pair in zip(pairs, enriched, strict=True)
-             for side, e in zip(("new", "existing"), pair, strict=True)]
-    vectors = np.asarray(embedder.encode_many(texts))
+def decide(brain: Brain, pairs: list[dict[str, Any]], keep: bool = False) -> list[Outcome]:
+    """One outcome per pair, each pair in a bench project of its own (deleted unless `keep`)."""
+    run = uuid.uuid4().hex[:8]
     outcomes = []
-    for i, (pair, (new, old)) in enumerate(zip(pairs, enriched, strict=True)):
-        similarity = float(vectors[2 * i] @ vectors[2 * i + 1])
-        draft = NoteDraft(title=new.title, content=pair["new"]["content"], context=new.context,
-                          note_kind=new.note_kind, entities=[e.key for e in new.entities])
-        cand = Candidate(zk_id="ZK-00000001", title=old.title, content=pair["existing"]["content"],
-                         note_kind=old.note_kind, similarity=similarity,
-                         entities=[e.key for e in old.entities])
-        links = enricher.decide_links(draft, [cand])
-        got = links[0].link_type.value if links else NONE
-        outcomes.append(Outcome(pair["id"], pair["half"], pair["expected"], got,
-                                round(similarity, 4), links[0].reason if links else "",
-                                (new.note_kind, old.note_kind)))
+    for number, pair in enumerate(pairs):
+        project = f"{BENCH_PREFIX}links-{run}-{number}"
+        try:
+            outcomes.append(judge_pair(brain, pair, project))
+        finally:
+            if not keep:
+                delete_bench_project(brain.db, project)
     return outcomes
 
 
@@ -104,11 +110,18 @@ def link_scores(outcomes: list[Outcome]) -> dict[str, Any]:
     mistake_fix = sum(1 for o in outcomes if o.got == "CONTRADICTS" and set(o.kinds) == {
         NoteKind.FIX.value, NoteKind.MISTAKE.value})
     correct = sum(1 for o in outcomes if o.got == o.expected)
+    different = [o for o in outcomes if o.about == "different"]
+    typed = sum(1 for o in different if o.got in ASSERTIVE)
+    wrong_merges = sum(1 for o in outcomes if o.got == DUPLICATE and o.expected != DUPLICATE)
+    typed_rate = typed / len(different) if different else 0.0
     return {"pairs": len(outcomes), "accuracy": round(correct / max(1, len(outcomes)), 3),
             "per_type": per_type, "confusion": confusion,
             "contradicts_fix_decision": fix_decision, "contradicts_mistake_fix": mistake_fix,
-            "targets_met": all((per_type[t]["precision"] or 0) >= 0.8 for t in TARGETED)
-            and fix_decision == 0}
+            "different_pairs": len(different), "different_typed": typed,
+            "different_typed_rate": round(typed_rate, 3), "wrong_merges": wrong_merges,
+            "targets_met": all((per_type[t]["precision"] or 0) >= PRECISION_TARGET
+                               for t in TARGETED)
+            and fix_decision == 0 and wrong_merges == 0 and typed_rate <= DIFFERENT_TYPED_MAX}
 
 
 def _round(value: float | None) -> float | None:
@@ -154,7 +167,10 @@ def render(result: dict[str, Any]) -> str:
             lines.append(f"{label:<12}{_cell(s['precision']):>10}{_cell(s['recall']):>8}"
                          f"{s['f1']:>7.2f}{s['support']:>9}")
         lines.append(f"CONTRADICTS fix->decision: {links['contradicts_fix_decision']}, "
-                     f"mistake<->fix: {links['contradicts_mistake_fix']}")
+                     f"mistake<->fix: {links['contradicts_mistake_fix']}; merges of different "
+                     f"notes: {links['wrong_merges']}; SUPERSEDES/CONTRADICTS between notes "
+                     f"about different things: {links['different_typed']} of "
+                     f"{links['different_pairs']}; targets met: {links['targets_met']}")
         lines.append("confusion (rows expected, columns predicted):")
         short = [label[:6] for label in LABELS]
         lines.append(" " * 12 + "".join(f"{s:>7}" for s in short))
@@ -168,16 +184,21 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def run(settings: Settings, pairs_path: Path, kinds_path: Path) -> dict[str, Any]:
-    enricher = build_enricher(settings)
-    embedder = SentenceTransformerEmbedder(settings.embedding_model,
-                                           settings.embedding_batch_size)
-    outcomes = decide(enricher, embedder, load_jsonl(pairs_path))
-    return report(outcomes, load_jsonl(kinds_path), enricher.name)
+def run(settings: Settings, pairs_path: Path, kinds_path: Path, keep: bool = False
+        ) -> dict[str, Any]:
+    brain = Brain(settings)
+    try:
+        outcomes = decide(brain, load_jsonl(pairs_path), keep)
+        result = report(outcomes, load_jsonl(kinds_path), brain.deps.enricher.name)
+    finally:
+        brain.close()
+    return result | {"pairs_file": pairs_path.name, "similarity_scale": "cosine in [-1, 1]",
+                     "dedup_min_cosine": settings.dedup_min_cosine,
+                     "link_min_cosine": settings.link_min_cosine}
 
 
 def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
-    result = run(settings, Path(args.pairs), Path(args.kinds))
+    result = run(settings, Path(args.pairs), Path(args.kinds), args.keep)
     sys.stdout.write(render(result) + "\n\n")
     emit_result(result, Path(args.out))
     return 0
@@ -190,9 +211,11 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pairs", default=str(DATA / "link_pairs.jsonl"))
+    p.add_argument("--pairs", default=str(DATA / "write_pairs.jsonl"),
+                   help="labelled pairs (link_pairs.jsonl: the earlier, smaller set)")
     p.add_argument("--kinds", default=str(DATA / "note_kinds.jsonl"))
     p.add_argument("--out", default="docs/bench/links.json")
+    p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
 
 
 def main(argv: list[str] | None = None) -> int:

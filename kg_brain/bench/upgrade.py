@@ -53,7 +53,7 @@ def write_old_graph(brain: Brain, notes: int, project: str, seed: int) -> None:
         create_notes(brain.db, rows=rows[start:start + BATCH])
     ids = [r["zk_id"] for r in rows]
     links = _similarity_links(ids, vectors, brain.settings.link_top_k,
-                              brain.settings.link_min_similarity)
+                              brain.settings.link_min_cosine)
     mistakes: list[str] = []
     for zk_id, record in zip(ids, records, strict=True):
         if record["note_kind"] == "mistake":

@@ -41,7 +41,7 @@ __all__ = [
 
 def build_enricher(settings: Settings) -> Enricher:
     """The LLM router when a provider is configured and usable, otherwise the heuristic."""
-    heuristic = HeuristicEnricher(min_similarity=settings.link_min_similarity)
+    heuristic = HeuristicEnricher(min_similarity=settings.link_min_cosine)
     provider: ChatProvider | None = None
     if settings.llm_provider == "huggingface":
         if settings.huggingface_api_key:
@@ -59,4 +59,4 @@ def build_enricher(settings: Settings) -> Enricher:
         return heuristic
     log.info("enrichment via %s (fast) and %s (hard)", provider.model_for("fast"),
              provider.model_for("hard"))
-    return LLMEnricher(provider, heuristic, min_similarity=settings.link_min_similarity)
+    return LLMEnricher(provider, heuristic, min_similarity=settings.link_min_cosine)

@@ -96,7 +96,7 @@ class Evolution:
 
     def _evolve(self, key: str, zk_id: str) -> int:
         targets = notes.evolution_targets(self.db, zk_id=zk_id,
-                                          min_weight=self.deps.settings.evolution_min_similarity)
+                                          min_weight=self.deps.settings.evolution_min_cosine)
         refined = []
         for t in targets:
             new = NoteDraft(title=t["title"] or "", content=t["content"],

@@ -171,11 +171,11 @@ class Writer:
 
     def _duplicate_of(self, text: str, kind: NoteKind,
                       nearest: list[NearestNote]) -> NearestNote | None:
-        """The nearest note counts as the same note when it is at least DEDUP_THRESHOLD similar,
+        """The nearest note counts as the same note when it is at least DEDUP_MIN_COSINE similar,
         of the same kind (a fix is not its mistake), about the same things (another service,
         file or person is another note) and states the same details: embeddings barely tell
         "port 8001" from "port 8002"."""
-        if not nearest or nearest[0]["similarity"] < self.settings.dedup_threshold:
+        if not nearest or nearest[0]["similarity"] < self.settings.dedup_min_cosine:
             return None
         match = nearest[0]
         same = (match["note_kind"] == kind.value and details(text) == details(match["content"])
@@ -202,7 +202,7 @@ class Writer:
         return [d for d in self.deps.enricher.decide_links(draft, candidates) if d.zk_id in known]
 
     def _evolves(self, decisions: list[LinkDecision]) -> bool:
-        return any(d.weight >= self.settings.evolution_min_similarity for d in decisions)
+        return any(d.weight >= self.settings.evolution_min_cosine for d in decisions)
 
     def _write_links(self, tx: Tx, zk_id: str, project: str, decisions: list[LinkDecision],
                      now: datetime) -> None:

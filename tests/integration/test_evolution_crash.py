@@ -45,7 +45,7 @@ WRITER = textwrap.dedent("""
 def _crash_writer(server: ServerUnderTest, project: str, mode: str) -> list[str]:
     # the two notes are about 0.92 alike: a strict dedup keeps both, so a job is always queued
     env = {**os.environ, "NEO4J_URI": server.conn.uri, "NEO4J_PASSWORD": server.conn.password or "",
-           "DEDUP_THRESHOLD": "0.99"}
+           "DEDUP_MIN_COSINE": "0.99"}
     proc = subprocess.run([sys.executable, "-c", WRITER, project, mode], env=env,
                           capture_output=True, text=True, timeout=180, check=False)
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-2000:]

@@ -59,7 +59,7 @@ def _queue_one(brain: Brain, project: str) -> str:
 def test_a_failing_job_backs_off_then_becomes_a_dead_letter_until_retried(
         db: Database, embedder: SentenceTransformerEmbedder, project: str) -> None:
     clock = Clock()
-    brain = make_brain(db, embedder, clock=clock, dedup_threshold=0.99)
+    brain = make_brain(db, embedder, clock=clock, dedup_min_cosine=0.99)
     key = _queue_one(brain, project)
     model = FlakyModel()
     evolution = Evolution(replace(brain.deps, enricher=model))
@@ -92,7 +92,7 @@ def test_a_failing_job_backs_off_then_becomes_a_dead_letter_until_retried(
 def test_a_job_whose_worker_keeps_dying_becomes_a_dead_letter(
         db: Database, embedder: SentenceTransformerEmbedder, project: str) -> None:
     clock = Clock()
-    brain = make_brain(db, embedder, clock=clock, dedup_threshold=0.99)
+    brain = make_brain(db, embedder, clock=clock, dedup_min_cosine=0.99)
     key = _queue_one(brain, project)
     for _ in range(MAX_ATTEMPTS):  # claimed, then the worker dies: the claim runs out
         jobs.claim_project_jobs(db, kind="evolve", project=project, now=clock.now,

@@ -5,10 +5,15 @@ from __future__ import annotations
 import urllib.request
 from datetime import UTC, datetime
 
+import numpy as np
+import pytest
+
 from kg_brain.cypher import all_query_names
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.store import admin
+from kg_brain.store.lifecycle import cluster_pairs
+from kg_brain.store.mistakes import preflight_mistakes
 from kg_brain.store.notes import create_notes, nearest_notes, new_zk_id
 from kg_brain.store.schema import bootstrap_schema
 from kg_brain.vocab import VECTOR_INDEX
@@ -88,3 +93,38 @@ def test_every_store_row_has_exactly_the_columns_its_statement_returns(db: Datab
             assert row_keys(spec) == columns, name
             explained += 1
     assert explained > 50
+
+
+def _directions() -> tuple[list[float], list[float], list[float]]:
+    """Three dense 384-dimension unit vectors a, b, c with b and c orthogonal to a and to each
+    other (dense: the index quantizes vectors, and sparse ones lose most to it)."""
+    rng = np.random.default_rng(384)
+    basis, _ = np.linalg.qr(rng.normal(size=(384, 3)))
+    return tuple(basis[:, i].tolist() for i in range(3))  # type: ignore[return-value]
+
+
+def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
+    db: Database, project: str
+) -> None:
+    """Neo4j's vector score is (1 + cos) / 2; each statement that reads it answers the cosine:
+    orthogonal vectors 0, opposite -1, the same direction 1, and a threshold is a cosine."""
+    a, b, c = _directions()
+    near_a = (0.8 * np.array(a) + 0.6 * np.array(b)).tolist()  # cosine 0.8 to a
+    rows = [_note(project, "The deploy failed on a missing migration", a),
+            _note(project, "The deploy failed: a migration was missing", near_a)]
+    for row in rows:
+        row["note_kind"] = "mistake"
+    create_notes(db, rows=rows)
+    ask = {"project": project, "memory_types": ["permanent"], "fetch": 100, "k": 2, "exclude": []}
+    for query, expected in ((c, [0.0, 0.0]), ((-np.array(a)).tolist(), [-0.8, -1.0]),
+                            (a, [1.0, 0.8])):
+        found = [n["similarity"] for n in nearest_notes(db, vector=query, **ask)]
+        assert found == pytest.approx(expected, abs=0.02)
+    past = preflight_mistakes(db, project=project, signature="", vector=c, fetch=10, k=2,
+                              exclude=[], now=datetime.now(UTC))
+    assert [p["similarity"] for p in past] == pytest.approx([0.0, 0.0], abs=1e-4)
+    kept = cluster_pairs(db, project=project, min_similarity=0.75, fetch=100, merge_types=[],
+                         excluded_kinds=[])
+    assert [p["similarity"] for p in kept] == pytest.approx([0.8], abs=0.02)
+    assert cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, merge_types=[],
+                         excluded_kinds=[]) == []
