@@ -119,7 +119,8 @@ def link_scores(outcomes: list[Outcome]) -> dict[str, Any]:
             "contradicts_fix_decision": fix_decision, "contradicts_mistake_fix": mistake_fix,
             "different_pairs": len(different), "different_typed": typed,
             "different_typed_rate": round(typed_rate, 3), "wrong_merges": wrong_merges,
-            "targets_met": all((per_type[t]["precision"] or 0) >= PRECISION_TARGET
+            "targets_met": all(per_type[t]["precision"] is None  # none predicted: none wrong
+                               or per_type[t]["precision"] >= PRECISION_TARGET
                                for t in TARGETED)
             and fix_decision == 0 and wrong_merges == 0 and typed_rate <= DIFFERENT_TYPED_MAX}
 

@@ -30,6 +30,11 @@ VALUE_LIKE = frozenset({K.FILE})
 # Kinds specific enough that sharing one makes two notes share a subject.
 ANCHORS = STRONG_SUBJECTS | WEAK_SUBJECTS | {K.LIBRARY, K.TOOL, K.PHRASE}
 
+# Deployment environments, by their usual names: the same setting in each is another fact.
+_ENVIRONMENT = re.compile(r"\b(?:staging|production|prod|dev|development|qa|uat|"
+                          r"preview|sandbox|canary)\b", re.I)
+_ENVIRONMENT_KEY = {"prod": "production", "development": "dev"}
+
 _SOFT, _HARD = 1, 2
 # (finder, how strongly its hits claim their characters, the claim level that blocks it)
 _FINDERS: tuple[tuple[Finder, int, int], ...] = (
@@ -122,12 +127,25 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
                 changed.add(kind.value)
     conflict |= _rival_phrases(ka.get(K.PHRASE, set()) - all_b, kb.get(K.PHRASE, set()) - all_a,
                                stems_a, stems_b)
+    conflict |= _other_environments(a, b)
     fa, fb = facts_of(a, hits(a)), facts_of(b, hits(b))
     values = {slot for slot in fa.values.keys() & fb.values.keys()
               if fa.values[slot] != fb.values[slot]}
     values = (values | changed) - conflict
     return Comparison(frozenset(shared), frozenset(anchors), frozenset(conflict),
                       frozenset(values), (fa, fb))
+
+
+def _other_environments(a: str, b: str) -> set[str]:
+    """Deployment environments each text names when they have none in common ("staging has
+    16 GB" / "production has 64 GB"): one setting in two places, not one fact."""
+    ea, eb = _environments(a), _environments(b)
+    return ea ^ eb if ea and eb and not ea & eb else set()
+
+
+def _environments(text: str) -> set[str]:
+    return {_ENVIRONMENT_KEY.get(m.group(0).lower(), m.group(0).lower())
+            for m in _ENVIRONMENT.finditer(text)}
 
 
 def _subjects(grouped: dict[EntityKind, set[str]], kind: EntityKind) -> set[str]:

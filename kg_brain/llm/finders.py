@@ -107,6 +107,9 @@ def hosts(text: str) -> Iterator[Hit]:
         yield Hit(m.start(), m.end(), m.group(0), K.HOST, m.group(0).lower())
 
 
+_LINE_REF = re.compile(rf"\.(?:{_FILE_EXT}):$", re.I)  # a file name just before ":<line>"
+
+
 def urls(text: str) -> Iterator[Hit]:
     for m in _URL.finditer(text):
         yield Hit(m.start(), m.end(), m.group(0), K.URL, m.group(0).lower().rstrip("/"))
@@ -115,6 +118,8 @@ def urls(text: str) -> Iterator[Hit]:
 def host_ports(text: str) -> Iterator[Hit]:
     for m in _HOST_PORT.finditer(text):
         host, port = m.group(1), m.group(2)
+        if _LINE_REF.search(text, 0, m.start(2)):
+            continue  # worker.py:412 is a line of a file, not a port
         if host.lower() not in ("http", "https") and not host.isdigit():
             yield Hit(m.start(1), m.end(1), host, K.HOST, host.lower())
         yield Hit(m.start(2), m.end(2), port, K.PORT, port)
@@ -123,6 +128,8 @@ def host_ports(text: str) -> Iterator[Hit]:
 def ports(text: str) -> Iterator[Hit]:
     for m in _PORT.finditer(text):
         group = next(g for g in (1, 2, 3) if m.group(g))
+        if group == 3 and _LINE_REF.search(text, 0, m.start(group)):
+            continue
         yield Hit(m.start(group), m.end(group), m.group(group), K.PORT, m.group(group))
 
 

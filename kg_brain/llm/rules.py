@@ -138,21 +138,43 @@ Rule = tuple[LinkType, str] | None
 def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
                 same: bool) -> Rule:
     """Same subject, another value for a slot both state: the newer fact replaces the older.
-    The subject must be named on both sides: two notes alike but for a name the extractor did
-    not catch ("alpha-3" / "alpha-4") and a value are about two things."""
-    if not same or not cmp.shared:
+    The subject must be named on both sides (an entity, or two content words): two notes alike
+    but for a name the extractor did not catch ("alpha-3" / "alpha-4") and a value are about
+    two things. Without a word of change the pair is only related."""
+    if not same or not (cmp.shared or len(_strong_terms(note.content)
+                                          & _strong_terms(cand.content)) >= 2):
         return None
     changed = cmp.value_conflict
     if not (_MOVED.search(note.content) or _ISO_DATE.search(note.content)
             and _ISO_DATE.search(cand.content)):
         changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
         # a setting's value (an API version 2024-04-10) or one says it moved ("from May 3 to")
+    if changed and not says_change(note.content):
+        # another value and no word of a change: as often two things (two apps, two models)
+        # as one thing changed, so a weaker link that says what differs; more values for a
+        # slot, the old one among them, is more detail (left to the other rules)
+        facts_new, facts_old = cmp.facts
+        if all(facts_new.values[s] >= facts_old.values[s] for s in changed
+               if s in facts_new.values and s in facts_old.values):
+            return None
+        return LinkType.RELATES_TO, f"states another {', '.join(sorted(changed)[:3])}"
     if changed:
         return LinkType.SUPERSEDES, f"changes {', '.join(sorted(changed)[:3])}"
     new_choices = _choices(note.content) - _choices(cand.content)
     if new_choices and _CHANGE.search(note.content) and _choices(cand.content):
         return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
     return None
+
+
+def says_change(text: str) -> bool:
+    """The text announces a change ("now", "moved to", "bumped", "from X to Y")."""
+    return bool(_CHANGE.search(text) or _MOVED.search(text))
+
+
+def restates(new: str, old: str) -> bool:
+    """Whether a new text alike in wording to an old one can be the same statement: not when
+    it announces a change or denies what the other asserts (one negates, the other not)."""
+    return not says_change(new) and bool(_NEGATION.search(new)) == bool(_NEGATION.search(old))
 
 
 def _choices(text: str) -> set[str]:

@@ -24,6 +24,7 @@ from kg_brain.deps import Deps
 from kg_brain.db import Tx
 from kg_brain.errors import InvalidInput
 from kg_brain.llm.entities import subjects_differ
+from kg_brain.llm.rules import restates
 from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft
 from kg_brain.memory.reading import NoteReader
 from kg_brain.memory.text import details, embed_text, mention_list, note_row, stored_kind
@@ -173,13 +174,15 @@ class Writer:
                       nearest: list[NearestNote]) -> NearestNote | None:
         """The nearest note counts as the same note when it is at least DEDUP_MIN_COSINE similar,
         of the same kind (a fix is not its mistake), about the same things (another service,
-        file or person is another note) and states the same details: embeddings barely tell
-        "port 8001" from "port 8002"."""
+        file, person or environment is another note), states the same details (embeddings
+        barely tell "port 8001" from "port 8002") and neither announces a change nor denies
+        what the other asserts ("is enabled" / "is not enabled" read alike too)."""
         if not nearest or nearest[0]["similarity"] < self.settings.dedup_min_cosine:
             return None
         match = nearest[0]
         same = (match["note_kind"] == kind.value and details(text) == details(match["content"])
-                and not subjects_differ(text, match["content"]))
+                and not subjects_differ(text, match["content"])
+                and restates(text, match["content"]))
         return match if same else None
 
     def _decide_links(self, zk_id: str, e: Enrichment, text: str, kind: NoteKind,

@@ -7,23 +7,25 @@ from collections import Counter
 from kg_brain.bench.links import DATA, LABELS, Outcome, link_scores, load_jsonl, render, report
 from kg_brain.vocab import NoteKind
 
-PAIRS = load_jsonl(DATA / "link_pairs.jsonl")
+PAIRS = load_jsonl(DATA / "write_pairs.jsonl")
 KINDS = load_jsonl(DATA / "note_kinds.jsonl")
 
 
-def test_the_pair_set_covers_every_link_type_in_two_halves() -> None:
-    assert len(PAIRS) >= 150
+def test_the_pair_set_covers_every_label_in_two_stratified_halves() -> None:
+    assert len(PAIRS) >= 400
     counts = Counter(p["expected"] for p in PAIRS)
     assert set(counts) == set(LABELS)
-    for label in ("FIXES", "SUPERSEDES", "CONTRADICTS", "RELATES_TO", "NONE"):
-        assert counts[label] >= 12, label
-    assert {p["half"] for p in PAIRS} == {"tune", "check"}
+    for label in ("FIXES", "SUPERSEDES", "CONTRADICTS", "EXTENDS", "RELATES_TO", "NONE",
+                  "DUPLICATE"):
+        assert counts[label] >= 30, label
+        halves = Counter(p["half"] for p in PAIRS if p["expected"] == label)
+        assert abs(halves["tune"] - halves["check"]) <= 1, label
     assert len({p["id"] for p in PAIRS}) == len(PAIRS)
+    assert {p["about"] for p in PAIRS} == {"same", "different"}
     kinds = {k.value for k in NoteKind}
     for p in PAIRS:
         assert p["new"]["note_kind"] in kinds and p["existing"]["note_kind"] in kinds
-        assert p["new"]["content"] != p["existing"]["content"]
-    assert len({p["project"] for p in PAIRS}) >= 4
+    assert len({p["project"] for p in PAIRS}) >= 10
 
 
 def test_the_kind_set_has_every_inferred_kind() -> None:
@@ -34,8 +36,8 @@ def test_the_kind_set_has_every_inferred_kind() -> None:
 
 
 def outcome(expected: str, got: str, kinds: tuple[str, str] = ("general", "general"),
-            half: str = "tune") -> Outcome:
-    return Outcome("p", half, expected, got, 0.5, "", kinds)
+            half: str = "tune", about: str = "same") -> Outcome:
+    return Outcome("p", half, expected, got, 0.5, "", kinds, about)
 
 
 def test_precision_recall_and_forbidden_confusions_are_counted() -> None:
@@ -49,6 +51,18 @@ def test_precision_recall_and_forbidden_confusions_are_counted() -> None:
     assert scores["confusion"]["NONE"]["FIXES"] == 1
     assert scores["contradicts_fix_decision"] == 1
     assert scores["accuracy"] == 0.4
+    assert not scores["targets_met"]
+
+
+def test_merges_of_different_notes_and_typed_links_between_different_things_are_counted() -> None:
+    right = [outcome("SUPERSEDES", "SUPERSEDES"), outcome("DUPLICATE", "DUPLICATE"),
+             outcome("NONE", "RELATES_TO", about="different")]
+    assert link_scores(right)["targets_met"]
+    wrong = [*right, outcome("NONE", "DUPLICATE", about="different"),
+             outcome("RELATES_TO", "SUPERSEDES", about="different")]
+    scores = link_scores(wrong)
+    assert scores["wrong_merges"] == 1
+    assert (scores["different_typed"], scores["different_pairs"]) == (1, 3)
     assert not scores["targets_met"]
 
 

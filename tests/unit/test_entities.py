@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg_brain.llm.entities import canonical_key, extract_entities, subjects_differ
+from kg_brain.llm.entities import by_kind, canonical_key, extract_entities, subjects_differ
 from kg_brain.llm.types import EntityKind as K
 
 
@@ -122,13 +122,15 @@ def test_canonical_key_matches_the_extractor(name: str, kind: K, key: str) -> No
          "The inventory sync's migrations run with Alembic 1.13."),
         ("Ask Alice before touching the billing schema.",
          "Ask Bruno before touching the billing schema."),
-        ("The orders service reads DATABASE_URL from the environment.",
-         "The reviews service reads DATABASE_URL from the environment."),
+        ("The catalog service reads REDIS_URL from the environment.",
+         "The ratings service reads REDIS_URL from the environment."),
+        ("Staging has 32 GB of swap.", "Production has 32 GB of swap."),
         ("The checkout page fetches prices from /api/prices with SWR.",
          "The cart page fetches prices from /api/prices with SWR."),
         ("beacon sync logs to ~/.local/state/beacon/sync.log.",
          "beacon sync logs to ~/.local/state/beacon/report.log."),
-        ("The payment worker listens on port 8001.", "The payment worker listens on port 8002."),
+        ("The metrics exporter listens on port 9104.",
+         "The metrics exporter listens on port 9105."),
         ("Migrations run with Alembic 1.13.", "Migrations run with Alembic 1.14."),
         ("The request timeout is 30 seconds.", "The request timeout is 2 minutes."),
     ],
@@ -140,8 +142,8 @@ def test_subjects_differ_for_other_services_people_files_and_values(a: str, b: s
 @pytest.mark.parametrize(
     ("a", "b"),
     [
-        ("The payment worker listens on port 8001.",
-         "Reminder: the payments worker listens on port 8001."),
+        ("The metrics exporter listens on port 9104.",
+         "Reminder: the metrics exporter listens on port 9104."),
         ("The request timeout is 30 seconds.", "Requests time out after 30 s."),
         ("The Vite dev server served stale CSS after edits.",
          "Restart the dev server when the CSS is stale."),
@@ -150,3 +152,11 @@ def test_subjects_differ_for_other_services_people_files_and_values(a: str, b: s
 )
 def test_the_same_subject_and_values_do_not_differ(a: str, b: str) -> None:
     assert not subjects_differ(a, b)
+
+
+def test_a_file_and_line_is_not_a_port() -> None:
+    """"scheduler.py:512" points at a line; read as a port it would make two notes about one
+    file state different ports."""
+    assert K.PORT not in by_kind("scheduler.py:512 drops the retry count.")
+    assert K.PORT not in by_kind("See src/jobs/run.ts:1042 for the loop.")
+    assert by_kind("The cache answers on cache.internal:6379.")[K.PORT] == {"6379"}

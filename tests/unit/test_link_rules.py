@@ -5,6 +5,7 @@ out, a mistake and its own fix, one sentence about two services, a restated fact
 from __future__ import annotations
 
 from kg_brain.llm.heuristic import HeuristicEnricher, make_title
+from kg_brain.llm.rules import restates
 from kg_brain.llm.types import Candidate, NoteDraft
 from kg_brain.vocab import LinkType
 
@@ -34,10 +35,10 @@ def test_a_fix_never_fixes_a_mistake_about_another_service() -> None:
 
 
 def test_a_fix_relates_to_the_decision_it_carries_out_and_never_contradicts_it() -> None:
-    got = link("Fixed the checkout bug where the client price was trusted: the orders route "
-               "no longer reads prices from the request and recomputes the total.", "general",
-               "Decision: order totals are computed on the server only; the client never "
-               "sends prices.", "decision", 0.7)
+    got = link("Fixed the cart bug where the app's discount was trusted: the cart endpoint "
+               "no longer reads discounts from the request and recomputes them.", "general",
+               "Decision: discounts are applied by the server alone; the app never sends a "
+               "discount amount.", "decision", 0.7)
     assert got == LinkType.RELATES_TO
 
 
@@ -55,14 +56,14 @@ def test_the_same_sentence_about_another_service_is_not_linked() -> None:
 
 
 def test_a_restated_fact_relates_and_does_not_supersede() -> None:
-    assert link("Reminder: the payments worker retries Stripe calls 3 times.", "general",
-                "The payment worker retries Stripe calls 3 times with backoff.", "general",
+    assert link("Reminder: the sync agent retries S3 uploads 4 times.", "general",
+                "The sync agent retries S3 uploads 4 times with backoff.", "general",
                 0.93) == LinkType.RELATES_TO
 
 
 def test_a_changed_value_supersedes() -> None:
-    assert link("The payment worker now listens on port 8002.", "general",
-                "The payment worker listens on port 8001.", "general",
+    assert link("The metrics exporter now listens on port 9105.", "general",
+                "The metrics exporter listens on port 9104.", "general",
                 0.9) == LinkType.SUPERSEDES
     assert link("The API moved to Node 22 in the Dockerfile.", "general",
                 "The API runs Node 20 in the Dockerfile.", "general",
@@ -86,8 +87,8 @@ def test_denying_what_the_other_asserts_contradicts() -> None:
 
 
 def test_order_and_negation_words_alone_are_no_contradiction() -> None:
-    assert link("Do not run the inventory sync by hand during the nightly import.", "general",
-                "The inventory sync never deletes products; it only marks them inactive.",
+    assert link("Do not restart the search indexer during the weekly reindex.", "general",
+                "The search indexer never drops documents; it only flags them hidden.",
                 "general", 0.6) == LinkType.RELATES_TO
     assert link("The orders service must not send the confirmation email before the payment "
                 "is confirmed.", "general", "Order confirmation emails are sent by the orders "
@@ -120,8 +121,8 @@ def test_a_fuller_note_on_the_same_subject_extends_it() -> None:
 
 
 def test_below_the_floor_nothing_is_linked() -> None:
-    assert link("Lunch menus rotate weekly.", "general", "The payment worker listens on port "
-                "8001.", "general", 0.1) is None
+    assert link("Lunch menus rotate weekly.", "general", "The metrics exporter listens on port "
+                "9104.", "general", 0.1) is None
 
 
 def test_notes_dated_on_other_days_do_not_supersede_each_other() -> None:
@@ -131,6 +132,35 @@ def test_notes_dated_on_other_days_do_not_supersede_each_other() -> None:
     assert link("The ledger cutover moved from 3 May to 10 May.", "general",
                 "The ledger cutover is planned for 3 May.", "general",
                 0.85) == LinkType.SUPERSEDES
-    assert link("ledgerline pins Stripe API version 2024-04-10 now.", "general",
-                "The Stripe API version pinned for ledgerline is 2022-11-15.", "general",
+    assert link("billing-core pins the PayPal API version 2024-02-01 now.", "general",
+                "The PayPal API version pinned for billing-core is 2023-06-30.", "general",
                 0.86) == LinkType.SUPERSEDES
+
+
+def test_another_value_without_a_word_of_change_only_relates() -> None:
+    """Two apps, two models or two environments state one slot differently as often as one
+    thing changes: without "now", "moved", "bumped" ... the link is the weaker RELATES_TO."""
+    assert link("The nightly report job runs 4 workers.", "general",
+                "The nightly report job runs 12 workers.", "general", 0.9) == LinkType.RELATES_TO
+    assert link("The nightly report job now runs 4 workers.", "general",
+                "The nightly report job runs 12 workers.", "general", 0.9) == LinkType.SUPERSEDES
+
+
+def test_more_detail_with_the_old_value_among_it_is_no_change() -> None:
+    assert link("The image worker runs with --threads=6 and --queue-limit=500, reading from the "
+                "thumbnails and avatars queues.", "general", "The image worker runs with 6 "
+                "threads.", "general", 0.75) != LinkType.SUPERSEDES
+
+
+def test_one_setting_in_two_environments_is_neither_superseded_nor_contradicted() -> None:
+    for new, old in (("Staging has 32 GB of swap.", "Production has 8 GB of swap."),
+                     ("The dev cluster was upgraded to 3 brokers.",
+                      "The production cluster runs 9 brokers.")):
+        assert link(new, "general", old, "general", 0.9) not in (LinkType.SUPERSEDES,
+                                                                 LinkType.CONTRADICTS)
+
+
+def test_a_restatement_neither_announces_a_change_nor_denies_the_other() -> None:
+    assert restates("Caching is on for the search API.", "The search API has caching on.")
+    assert not restates("Caching is not on for the search API.", "The search API has caching on.")
+    assert not restates("The search API now has caching on.", "The search API has caching off.")
