@@ -75,3 +75,18 @@ def test_environment_then_user_config_then_named_env_file(
         "bolt://user-config:2", 22, 3)
     monkeypatch.setenv("STALE_DAYS_THRESHOLD", "33")
     assert load_settings().stale_days_threshold == 33
+
+
+def test_a_threshold_on_the_old_scale_is_refused_with_the_cosine_that_keeps_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """DEDUP_THRESHOLD 0.92 was (1 + cos) / 2: the same threshold is the cosine 0.84."""
+    monkeypatch.setenv("DEDUP_THRESHOLD", "0.92")
+    with pytest.raises(SetupError, match=r"DEDUP_THRESHOLD.*DEDUP_MIN_COSINE=0\.84"):
+        load_settings(_env_file=None)
+    monkeypatch.delenv("DEDUP_THRESHOLD")
+    monkeypatch.setenv("LINK_MIN_SIMILARITY", "0.45")
+    with pytest.raises(SetupError, match=r"LINK_MIN_COSINE=-0\.10"):
+        load_settings(_env_file=None)
+    monkeypatch.delenv("LINK_MIN_SIMILARITY")
+    monkeypatch.setenv("EVOLUTION_MIN_COSINE", "0.3")
+    assert load_settings(_env_file=None).evolution_min_cosine == 0.3
