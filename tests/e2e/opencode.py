@@ -86,10 +86,12 @@ def isolated_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
 
 
 def run(workspace: Path, home: Path, message: str, extra_env: dict[str, str],
-        timeout_s: float = 300) -> Run:
-    """`opencode run MESSAGE` in the workspace, without external plugins."""
+        timeout_s: float = 300, plugins: bool = False) -> Run:
+    """`opencode run MESSAGE` in the workspace, without external plugins unless `plugins` (then
+    the workspace's and the global config's plugin folders load; npm stays unreachable)."""
     began = time.monotonic()
-    done = subprocess.run([str(install()), "run", "--pure", "--print-logs", "--log-level", "INFO",
+    pure = [] if plugins else ["--pure"]
+    done = subprocess.run([str(install()), "run", *pure, "--print-logs", "--log-level", "INFO",
                            message], cwd=workspace, env=isolated_env(home, extra_env),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=timeout_s)
