@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
-from kg_brain.mistakes import PastMistake
+from kg_brain.models import NoteView
 from kg_brain.project import workspace_project
 from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
 from kg_brain.tools import BrainTools
@@ -34,7 +34,8 @@ PLUGIN_PATH = "/plugin/{action}"
 DEFAULT_BUDGET_TOKENS = 2_000
 MAX_OUTPUT_CHARS = 2_000
 MAX_LIST = 30
-PREFLIGHT_CANDIDATES = 10
+KNOWN_FAILURES = 100
+FAILED = "Shell command failed"
 COMMAND_LINE = "$ "
 # An error's own line first ("ImportError: ...", "fatal: ..."), a runner's tally ("1 failed")
 # only when there is none: a tally alone would make every failing test run the same mistake.
@@ -114,14 +115,12 @@ def cut_lines(lines: list[str], limit: int) -> str:
     return "\n".join(kept)
 
 
-def render_warning(command: str, known: list[PastMistake]) -> str:
-    parts = [f"kg-brain: `{command_key(command)[:200]}` failed before in this project."]
-    for m in known:
-        parts.append(f"- {m.zk_id}: {m.preview.splitlines()[-1][:200]}")
-        parts += [f"  known fix {f.zk_id}: {f.preview[:300]}" for f in m.fixes[:2]]
-        if not m.fixes:
-            parts.append("  no fix recorded yet")
-    return "\n".join(parts)
+def render_warning(command: str, failure: NoteView, fixes: list[NoteView]) -> str:
+    error = failure.content.strip().splitlines()[-1][:200]
+    parts = [(f"kg-brain: `{command_key(command)[:200]}` failed before in this project "
+              f"({failure.zk_id}: {error}).")]
+    parts += [f"Known fix {f.zk_id}: {f.content[:300]}" for f in fixes[:2]]
+    return "\n".join(parts if fixes else [*parts, "No fix was recorded."])
 
 
 class PluginActions:
@@ -139,12 +138,33 @@ class PluginActions:
         ids = [h.zk_id for h in (ctx.last_session, ctx.open_thread) if h is not None]
         ids += [h.zk_id for group in (ctx.pinned, ctx.project_context, ctx.decisions,
                                       ctx.mistakes) for h in group]
-        return {"project": ctx.project, "text": text, "ids": [i for i in ids if i in text]}
+        return {"project": ctx.project, "text": text, "ids": [i for i in ids if i in text],
+                "known": self.known_failures(ctx.project)}
+
+    def known_failures(self, project: str) -> dict[str, str]:
+        """The commands that failed in this project (the newest mistakes the plugin recorded),
+        each with its warning and known fixes: the plugin matches a bash run against them
+        locally, so a command costs no request and no embedding before it runs."""
+        page = self.tools.list_notes(project, note_kinds=["mistake"], limit=KNOWN_FAILURES)
+        ids = [n.zk_id for n in page.notes if n.preview.startswith(FAILED)]
+        if not ids:
+            return {}
+        failures = self.tools.recall(ids).notes
+        fix_ids = {f.zk_id: [k.zk_id for k in f.links if k.type == "FIXES" and k.direction == "in"]
+                   for f in failures}
+        wanted = sorted({i for found in fix_ids.values() for i in found})
+        fixes = {n.zk_id: n for n in self.tools.recall(wanted).notes} if wanted else {}
+        known: dict[str, str] = {}
+        for failure in failures:
+            command = failure.content.splitlines()[0].split(COMMAND_LINE, 1)[-1]
+            known.setdefault(command_key(command), render_warning(
+                command, failure, [fixes[i] for i in fix_ids[failure.zk_id] if i in fixes]))
+        return known
 
     def failure(self, body: Body) -> Body:
         command, output = _text(body, "command", 1_000), _text(body, "output")
         status = body.get("exit")
-        content = f"Shell command failed (exit {status}): {COMMAND_LINE}{command_key(command)}" \
+        content = f"{FAILED} (exit {status}): {COMMAND_LINE}{command_key(command)}" \
                   f"\n{output.strip()}"
         recorded = self.tools.record_failure(content, _project(body), error_signature(output))
         return {"project": recorded.project, "zk_id": recorded.zk_id,
@@ -157,17 +177,6 @@ class PluginActions:
                + ("; ".join(between) if between else "nothing else was run or edited") + ".")
         done = self.tools.record_resolution(_text(body, "failure_zk_id", 40), fix)
         return {"project": done.project, "fix_zk_id": done.fix_zk_id}
-
-    def preflight(self, body: Body) -> Body:
-        """Known failures of this very command (or of its error signature), with their fixes."""
-        command = _text(body, "command", 1_000)
-        found = self.tools.preflight_check(command, _project(body), PREFLIGHT_CANDIDATES)
-        line = COMMAND_LINE + command_key(command)
-        known = [m for m in found.mistakes
-                 if m.signature_match or any(command_key(row.split(": ", 1)[-1]) == line
-                                             for row in m.preview.splitlines()[:1])]
-        return {"project": found.project, "ids": [m.zk_id for m in known],
-                "warning": render_warning(command, known) if known else ""}
 
     def close(self, body: Body) -> Body:
         requests, edited = _texts(body, "requests"), _texts(body, "edited")
@@ -201,7 +210,7 @@ def _status(exc: BrainError) -> int:
 def route(actions: PluginActions) -> Callable[[Request], Awaitable[JSONResponse]]:
     handlers: dict[str, Callable[[Body], Body]] = {
         "start": actions.start, "failure": actions.failure, "resolution": actions.resolution,
-        "preflight": actions.preflight, "close": actions.close, "remember": actions.remember,
+        "close": actions.close, "remember": actions.remember,
         "dream": actions.dream}
 
     async def handle(request: Request) -> JSONResponse:

@@ -1,7 +1,9 @@
 // kg-brain memory for OpenCode, without the model having to ask: the project's handoff, decisions
 // and past mistakes in the system context of a session's model calls; a failing bash command
-// recorded as a mistake and its later success as the fix; the known fix shown when a command
-// that failed before runs again; a handoff written when the session goes idle.
+// recorded as a mistake and its later success as the fix; the known fix shown with the output of
+// a command that failed in an earlier session (matched here, against the commands the start
+// context listed: no request per command); a handoff written when the session goes idle;
+// `/remember <text>` and `/dream [cluster ids]`.
 //
 // Shipped with kg-brain and installed by `kg-brain wire opencode` into .opencode/plugin/ (or the
 // global config's plugin/ folder); its settings are ../kg-brain.json beside that folder. It talks
@@ -103,13 +105,16 @@ class Memory {
 class Session {
   constructor() {
     this.context = null // the start context text; null: fetch it on the next model call
+    this.pending = null // the start context's request under way
     this.ids = new Set()
     this.requests = []
     this.edited = new Set()
     this.events = [] // "edited X", "ran `y` (exit n)", in order
     this.commands = []
     this.failures = new Map() // command key -> { zk_id, command, at: index in events }
-    this.warnings = new Map() // callID -> preflight warning for that bash run
+    this.known = {} // command key -> warning with the known fix, from the start context
+    this.warned = new Set() // command keys already warned about in this session
+    this.commandTexts = new Set()
     this.activity = 0
     this.closedAt = 0
   }
@@ -117,6 +122,33 @@ class Session {
   between(at) {
     return this.events.slice(at + 1)
   }
+}
+
+const COMMANDS = {
+  remember: { description: "kg-brain: keep this in long-term memory", template: "$ARGUMENTS" },
+  dream: { description: "kg-brain: list overlapping notes to merge; /dream CL-... merges those",
+           template: "$ARGUMENTS" },
+}
+
+function dreamText(report, chosen) {
+  if (!report) return "kg-brain memory is unavailable: nothing was consolidated. Tell the user."
+  if (chosen.length) {
+    const merged = (report.merged ?? []).map((m) => `${m.cluster_id} -> ${m.new_zk_id} ` +
+      `(archived ${m.archived.join(", ")})`)
+    return `kg-brain merged ${merged.length} group(s):\n${merged.join("\n") || "none"}\n` +
+      "Report this to the user."
+  }
+  const groups = (report.clusters ?? []).map((c) => `- ${c.cluster_id}: ${c.titles.join(" | ")}` +
+    ` (${c.reason})`)
+  if (!groups.length) return "kg-brain found no overlapping notes to merge. Tell the user."
+  return `kg-brain found these groups of overlapping notes (a dry run, nothing changed):\n` +
+    `${groups.join("\n")}\nShow them to the user: \`/dream <cluster ids>\` merges the chosen ones.`
+}
+
+function replaceText(parts, text) {
+  const part = parts.find((p) => p.type === "text")
+  if (part) part.text = text
+  else parts.push({ type: "text", text })
 }
 
 const userText = (parts) => (parts ?? []).filter((p) => p.type === "text" && !p.synthetic)
@@ -132,14 +164,19 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     return sessions.get(id)
   }
 
-  async function startContext(s) {
-    if (s.context === null) {
-      const found = await memory.call("start", { budget_tokens: config.budget_tokens })
-      if (!found) return ""
-      s.context = found.text ?? ""
-      for (const id of found.ids ?? []) s.ids.add(id)
+  // One request per session (again after a write that changes it), begun as soon as the user's
+  // message arrives so that the model call finds it done or nearly.
+  function startContext(s) {
+    if (s.context === null && !s.pending) {
+      s.pending = memory.call("start", { budget_tokens: config.budget_tokens }).then((found) => {
+        s.pending = null
+        if (!found) return
+        s.context = found.text ?? ""
+        s.known = found.known ?? {}
+        for (const id of found.ids ?? []) s.ids.add(id)
+      })
     }
-    return s.context
+    return s.pending
   }
 
   async function bashFinished(s, input, output) {
@@ -148,9 +185,9 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     const status = output.metadata?.exit
     s.events.push(`ran \`${key.slice(0, 200)}\` (exit ${status})`)
     s.commands.push(`\`${key.slice(0, 200)}\` (exit ${status})`)
-    const warning = s.warnings.get(input.callID)
-    if (warning) {
-      s.warnings.delete(input.callID)
+    const warning = s.known[key]
+    if (warning && !s.warned.has(key)) {
+      s.warned.add(key)
       output.output = `${output.output ?? ""}\n\n${warning}`
     }
     if (typeof status === "number" && status !== 0) {
@@ -183,23 +220,48 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     if (closed) s.ids.add(closed.summary_zk_id)
   }
 
+  async function command(name, argumentsText, s) {
+    if (name === "remember") {
+      const saved = await memory.call("remember", { text: argumentsText }, true)
+      if (saved) s.context = null
+      return saved
+        ? `kg-brain stored this in long-term memory as ${saved.zk_id}: ${saved.title}` +
+          `${saved.deduplicated ? ", reinforcing a note it already had" : ""}. Confirm briefly.`
+        : "kg-brain memory is unavailable or refused the note: it was not stored. Tell the user."
+    }
+    const chosen = argumentsText.split(/[\s,]+/).filter(Boolean)
+    const report = await memory.call("dream", { apply: chosen }, true)
+    if (report && chosen.length) s.context = null
+    return dreamText(report, chosen)
+  }
+
   return {
+    config: async (cfg) => {
+      cfg.command ??= {}
+      for (const [name, spec] of Object.entries(COMMANDS)) cfg.command[name] ??= spec
+    },
+    "command.execute.before": async (input, output) => {
+      if (!(input.command in COMMANDS)) return
+      const s = session(input.sessionID)
+      // `opencode run --command` passes its arguments quoted
+      const args = String(input.arguments ?? "").trim().replace(/^"([\s\S]*)"$/, "$1")
+      const text = await command(input.command, args, s)
+      replaceText(output.parts, text)
+      s.commandTexts.add(text) // the plugin's own answer, not a request of the user
+    },
     "experimental.chat.system.transform": async (input, output) => {
       if (!input.sessionID) return
-      const text = await startContext(session(input.sessionID))
-      if (text) output.system.push(text)
+      const s = session(input.sessionID)
+      await startContext(s)
+      if (s.context) output.system.push(s.context)
     },
     "chat.message": async (input, output) => {
       const text = userText(output.parts)
-      if (!text) return
       const s = session(input.sessionID)
+      if (!text || s.commandTexts.has(text)) return
       s.requests.push(text.slice(0, 300))
       s.activity += 1
-    },
-    "tool.execute.before": async (input, output) => {
-      if (input.tool !== "bash" || !output.args?.command) return
-      const found = await memory.call("preflight", { command: output.args.command })
-      if (found?.warning) session(input.sessionID).warnings.set(input.callID, found.warning)
+      startContext(s)
     },
     "tool.execute.after": async (input, output) => {
       const s = session(input.sessionID)

@@ -5,7 +5,8 @@ model and failures are recorded without any kg-brain tool call.
 (a) the handoff and a past mistake are in the system prompt of a new session's first request;
 (b) a failing command becomes a mistake note and its later success the fix, linked FIXES;
 (c) in the next session the same command's output carries the preflight warning and the fix;
-(d) with no service to reach, nothing is injected and the session still completes.
+(d) with no service to reach, nothing is injected and the session still completes;
+and each session leaves one handoff of what it did, and `/remember` stores a note directly.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
+import anyio
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.app import Brain
 from kg_brain.db import Database
@@ -59,11 +62,13 @@ def play(model: ScriptedModel, steps: list[Step], workspace: Path, home: Path,
     return run, results
 
 
-def warm(mcp_url: str, workspace: Path) -> None:
+def warm(mcp_url: str, project: str) -> None:
     """What a warm service has done already: the embedding model and the driver loaded."""
-    reply = httpx.post(mcp_url.removesuffix("/mcp") + "/plugin/preflight", timeout=180,
-                       json={"directory": str(workspace), "command": "true"})
-    assert reply.status_code == 200, reply.text
+    async def search() -> None:
+        async with Client(StreamableHttpTransport(mcp_url), timeout=300) as client:
+            await client.call_tool("search_memory", {"query": "warm up", "project": project})
+
+    anyio.run(search)
 
 
 def seed(db: Database, project: str) -> tuple[str, str]:
@@ -89,7 +94,7 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
         workspace = git_workspace(tmp_path, project, url)
         out = wire(workspace, env, home, "--url", mcp_url)
         assert (workspace / ".opencode" / "plugin" / "kg-brain.js").is_file(), out
-        warm(mcp_url, workspace)
+        warm(mcp_url, project)
         _, first = play(model, [bash(FAILING), bash(REPAIR), bash(FAILING)], workspace, home, env)
         opening = system_prompt(agent_requests(model)[0])
         (workspace / "notes" / "todo.txt").unlink()
@@ -108,9 +113,38 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
     links = Brain(make_settings(), db=db).reader.get([mistakes[0]["zk_id"]])[0].links
     assert ("FIXES", "in", fixes[0]["zk_id"]) in [(k.type, k.direction, k.zk_id) for k in links]
 
+    summaries = [n["content"] for n in notes if n["note_kind"] == "session_summary"]
+    assert len(summaries) == 3, summaries  # the seed's, then one per run
+    handoff = next(text for text in summaries if REPAIR in text)
+    assert "Do the scripted work" in handoff and FAILING in handoff
+    unsolved = next(text for text in summaries if "still fails" in text)
+    assert FAILING in unsolved and REPAIR not in unsolved
+
     warned = second[0]  # (c): the same command again, in a new session
     assert "No such file or directory" in warned
     assert "failed before" in warned and fixes[0]["zk_id"] in warned and REPAIR in warned
+
+
+def test_remember_stores_the_users_note_without_the_model(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
+        tmp_path: Path) -> None:
+    env = kg_env(neo4j_server)
+    home = tmp_path / "home"
+    fact = "The staging database is reset every Sunday at 03:00 UTC."
+    server_dir = tmp_path / "service"
+    (server_dir / ".git").mkdir(parents=True)
+    with scripted_model() as (model, url), \
+            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+        workspace = git_workspace(tmp_path, project, url)
+        wire(workspace, env, home, "--url", mcp_url)
+        warm(mcp_url, project)
+        run = opencode.run(workspace, home, fact, env, plugins=True, command="remember")
+    assert run.returncode == 0, run.stderr[-4000:]
+
+    notes = project_notes(db, project)
+    assert [n["content"] for n in notes] == [fact]  # no handoff for a command-only session
+    prompt = content_text(agent_requests(model)[0]["messages"][-1]["content"])
+    assert notes[0]["zk_id"] in prompt and "stored" in prompt
 
 
 def test_plugin_without_a_service_injects_nothing_and_the_session_goes_on(
