@@ -10,7 +10,8 @@ brings back its entities and the links whose other end is still a note. The sche
 deletes the text, the kept links and the revisions; the tombstone (id, project, when, reason)
 stays, so restoring an older backup does not bring the note back. `hard` erases the tombstone and
 the revisions at once (secrets): the first transaction forgets (and queues the mirror's removal),
-the second erases.
+the second erases, after the clauses quoting the note's title that evolution left in other notes'
+contexts (and their revisions) are removed.
 
 Edits of pinned, tags, note_kind and title keep a revision like any rewrite; only a new title
 changes the embedded text, so only it re-embeds. Links made by hand carry origin 'manual' and are
@@ -19,6 +20,7 @@ never pruned or rewritten.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
@@ -29,6 +31,7 @@ from kg_brain.db import Tx
 from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput, NotFound
 from kg_brain.llm.entities import extract_entities
+from kg_brain.llm.text import trim_words
 from kg_brain.memory.reading import NoteReader
 from kg_brain.memory.revisions import Revisions
 from kg_brain.memory.text import embed_text, mention_list
@@ -110,6 +113,13 @@ class Reverted(BaseModel):
     title: str
 
 
+def without_quotes(context: str, needles: list[str]) -> str:
+    """The context without the clauses (`See also "<title>".`) that quote one of the needles."""
+    for needle in needles:
+        context = re.sub(r"\s*(?:[A-Z][a-z]*(?: [a-z]+){0,2} )?" + re.escape(needle), "", context)
+    return context.strip()
+
+
 def ids_of(zk_ids: Sequence[str]) -> list[str]:
     """Validated, deduplicated, 1 to MAX_IDS."""
     if isinstance(zk_ids, str) or not 1 <= len(zk_ids) <= MAX_IDS:
@@ -178,9 +188,29 @@ class Curation:
         if live:
             self.db.write_tx(lambda tx: self._forget(tx, list(live), why, until))
         if hard:
+            self._clean_copies(project, ids)
             statements.erase_forgotten(self.db, zk_ids=ids)
         return ForgetReport(project=project, forgotten=ids, hard=hard,
                             undo_until=None if hard else iso(until), redacted=hidden.kinds)
+
+    def _clean_copies(self, project: str, ids: list[str]) -> None:
+        """Before a hard forget erases the tombstones: the clauses quoting their titles that
+        evolution left in other notes' contexts, and in those notes' kept revisions, go; the
+        notes are re-embedded and, being changed, rewritten in the mirror."""
+        titles = [t["title"] for t in statements.forgotten_notes(self.db, zk_ids=ids)
+                  if t["title"]]
+        needles = [f'"{trim_words(t.replace(chr(34), chr(39)), 80)}".' for t in titles]
+        copies = statements.contexts_naming(self.db, project=project, needles=needles)
+        if not copies:
+            return
+        contexts = [without_quotes(c["context"] or "", needles) for c in copies]
+        vectors = self.deps.embedder.encode_many(
+            [embed_text(c["title"] or "", c["content"] or "", text)
+             for c, text in zip(copies, contexts, strict=True)])
+        rows = [{"zk_id": c["zk_id"], "version": c["version"], "context": text,
+                 "vector": vector if c["version"] is None else None}
+                for c, text, vector in zip(copies, contexts, vectors, strict=True)]
+        self.db.write_tx(lambda tx: statements.set_contexts(tx, rows=rows))
 
     def _forget(self, tx: Tx, ids: list[str], reason: str, until: datetime) -> None:
         now = self.deps.clock()

@@ -6,6 +6,7 @@ outright when SECRETS_MODE=reject."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.embed import Embedder
 from kg_brain.errors import InvalidInput
 from kg_brain.tools import build_server
 from kg_brain.store import bench
@@ -167,3 +170,27 @@ def test_nothing_hidden_reaches_the_logs(brain: Brain, server: FastMCP, project:
         call(strict, "add_memory", content=f"CI key {AWS}")
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert caplog.records and not [s for s in (AWS, GH, DSN_PASSWORD) if s in logged]
+
+
+def test_hard_forget_removes_the_title_from_every_copy(db: Database, embedder: Embedder,
+                                                        project: str, tmp_path: Path) -> None:
+    brain = Brain(make_settings(kg_brain_project=project, obsidian_vault_path=tmp_path,
+                                obsidian_vault_subfolder="brain"), db=db, embedder=embedder)
+    server = build_server(brain)
+    first = call(server, "add_memory", content="The payments worker retries Stripe webhooks "
+                 "three times with exponential backoff before parking them.")["zk_id"]
+    second = call(server, "add_memory", content="The payments worker parks Stripe webhooks "
+                  "after three retries; parked webhooks are replayed from the admin page.")
+    assert second["evolution_queued"]
+    brain.evolution.process(project=project)
+    title = second["title"]
+    call(server, "update_memory", zk_id=first,  # a revision now keeps the evolved context
+         new_content="The payments worker retries Stripe webhooks four times.")
+    assert title in stored_text(brain, project)
+    brain.mirror.drain()
+    call(server, "forget_note", zk_ids=[second["zk_id"]], reason="pasted a secret", hard=True)
+    brain.mirror.sync([first, second["zk_id"]])  # not drain: the job queue is the server's,
+    # shared with other tests' mirrors, which may claim these jobs first
+    assert title not in stored_text(brain, project)
+    mirrored = "\n".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*.md"))
+    assert first in mirrored and title not in mirrored
