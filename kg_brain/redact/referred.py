@@ -15,23 +15,25 @@ import re
 from kg_brain.redact.marks import is_placeholder, mark
 
 _VALUE = r"(?P<q>['\"]?)(?P<secret>[^\s'\"]{4,128})(?P=q)"
-_FLAGS = tuple(re.compile(p, re.M) for p in (
+# (literals one of which a match contains, pattern): a note without them skips the pattern
+_FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     # the password glued to -p (mysql, mariadb, 7-Zip): a space after -p means "prompt"
-    r"\b(?:mysql\w*|mariadb\w*|7z[ar]?)\b[^\n]*?\s-p" + _VALUE,
+    (("mysql", "mariadb", "7z"), r"\b(?:mysql\w*|mariadb\w*|7z[ar]?)\b[^\n]*?\s-p" + _VALUE),
     # a flag whose next word is the password, on the commands that take it that way
-    r"\b(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah)\s+(?:registry\s+)?login|mongo\w*|"
-    r"mysql\w*|mariadb\w*)\b[^\n]*?\s-p\s+" + _VALUE,
-    r"\b(?:zip|mosquitto_\w+|sqlcmd)\b[^\n]*?\s-P\s+" + _VALUE,
-    r"\bredis-cli\b[^\n]*?\s-a\s+" + _VALUE,
-    r"\bldap\w+\b[^\n]*?\s-w\s+" + _VALUE,
-    r"\s-(?:storepass|keypass|srcstorepass|deststorepass)\s+" + _VALUE,
-    r"\bpass:" + _VALUE.replace("{4,", "{3,"),  # openssl's -passin/-passout/-k pass:...
-    r"\s-U\s+[\w.\-]+%" + _VALUE,  # smbclient -U user%password
-    r"\bhtpasswd\s+-b\w*\s+\S+\s+\S+\s+" + _VALUE,
-    r"\brabbitmqctl\s+(?:add_user|change_password)\s+\S+\s+" + _VALUE,
-    r"\bnet\s+user\s+\S+\s+(?P<q>['\"]?)(?P<secret>[^\s'\"/*]{4,128})(?P=q)",
-    r"\becho\s+" + _VALUE + r"\s*\|\s*sudo\s+-S",
-    r"(?<!\S)--[\w\-]*pass(?:word)?(?:[ =])" + _VALUE,
+    (("sshpass", "login", "mongo", "mysql", "mariadb"),
+     r"\b(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah)\s+(?:registry\s+)?login|"
+     r"mongo\w*|mysql\w*|mariadb\w*)\b[^\n]*?\s-p\s+" + _VALUE),
+    (("zip", "mosquitto_", "sqlcmd"), r"\b(?:zip|mosquitto_\w+|sqlcmd)\b[^\n]*?\s-P\s+" + _VALUE),
+    (("redis-cli",), r"\bredis-cli\b[^\n]*?\s-a\s+" + _VALUE),
+    (("ldap",), r"\bldap\w+\b[^\n]*?\s-w\s+" + _VALUE),
+    (("pass",), r"\s-(?:storepass|keypass|srcstorepass|deststorepass)\s+" + _VALUE),
+    (("pass:",), r"\bpass:" + _VALUE.replace("{4,", "{3,")),  # openssl's -passin/-passout pass:
+    (("%",), r"\s-U\s+[\w.\-]+%" + _VALUE),  # smbclient -U user%password
+    (("htpasswd",), r"\bhtpasswd\s+-b\w*\s+\S+\s+\S+\s+" + _VALUE),
+    (("rabbitmqctl",), r"\brabbitmqctl\s+(?:add_user|change_password)\s+\S+\s+" + _VALUE),
+    (("net",), r"\bnet\s+user\s+\S+\s+(?P<q>['\"]?)(?P<secret>[^\s'\"/*]{4,128})(?P=q)"),
+    (("sudo",), r"\becho\s+" + _VALUE + r"\s*\|\s*sudo\s+-S"),
+    (("pass",), r"(?<!\S)--[\w\-]*pass(?:word)?(?:[ =])" + _VALUE),
 ))
 # "admin / Adm1n!2024", "ops / S3cret" after a login word, "root:hunter22x" after a service name
 _PAIR = re.compile(r"(?i)\b(?:login|creds?|credentials|account|user(?:name)?)\b[^\n/]{0,40}?"
@@ -50,8 +52,11 @@ _CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]].*|.*://.*")  # a
 
 def hide_referred(text: str, found: list[str]) -> str:
     """Every password behind a flag, in a pair or named by a password word, hidden."""
-    for pattern in (*_FLAGS, _PAIR, _ACCOUNT_PAIR, _NAMED):
-        text = pattern.sub(lambda m: _hide(m, found), text)
+    lowered = text.lower()
+    for words, pattern in (*_FLAGS, (("/",), _PAIR), ((":",), _ACCOUNT_PAIR),
+                           (("pass", "pw"), _NAMED)):
+        if any(word in lowered for word in words):
+            text = pattern.sub(lambda m: _hide(m, found), text)
     return text
 
 
