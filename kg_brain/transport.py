@@ -22,12 +22,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kg_brain import plugin_api
 from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.errors import BrainError, SetupError
 from kg_brain.maintenance import SessionScheduler, start_in_background
 from kg_brain.relay import HEALTH_PATH, health
 from kg_brain.settings import Settings
-from kg_brain.tools import build_server
+from kg_brain.tools import BrainTools, build_server
 from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
 
 log = logging.getLogger(__name__)
@@ -137,7 +138,7 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
     interrupt_on_sigterm()  # uvicorn re-raises the signal it caught once it has shut down
     try:
         if http:
-            _serve_http(settings, mcp, host, port)
+            _serve_http(settings, brain, mcp, host, port)
         else:
             mcp.add_middleware(SessionScheduler(brain))
             mcp.run("stdio", show_banner=False)
@@ -146,11 +147,13 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
     return 0
 
 
-def _serve_http(settings: Settings, mcp: Any, host: str | None, port: int | None) -> None:
+def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
+                port: int | None) -> None:
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
     middleware = http_middleware(settings, host)
     mcp.custom_route(HEALTH_PATH, methods=["GET"])(health_route(settings))
+    plugin_api.register(mcp, BrainTools(brain))
     config = opencode_remote_config(settings, host, port)
     url = config["mcp"][SERVER_NAME]["url"]
     sys.stdout.write(f"In each workspace: kg-brain wire opencode|claude|cursor --url {url}\n"

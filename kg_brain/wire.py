@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kg_brain import plugin
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
 
@@ -176,10 +177,21 @@ def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
         + (f" (previous version: {backup})" if backup else "") + "\n")
     if args.url and settings.kg_brain_http_token:
         out(f"The client sends {TOKEN} from its environment as the bearer token.\n")
+    if args.client == "opencode" and args.plugin:
+        out(install_plugin(settings, args.url, args.global_config))
     out(f"Brain protocol: add {protocol_file()} to your AGENTS.md (CLAUDE.md for Claude Code).\n")
     if not args.url:
         out(prepare_embedder(settings))
     return 0
+
+
+def install_plugin(settings: Settings, url: str | None, global_config: bool) -> str:
+    """The OpenCode plugin beside the entry: memory in the system context and mistakes
+    recorded without the model asking (kg_brain/plugin.py)."""
+    env = server_environment(settings, CLIENTS["opencode"], global_config)
+    path = plugin.install(settings, url, global_config, env)
+    return (f"opencode: memory plugin written to {path} (settings: "
+            f"{path.parent.parent / plugin.CONFIG_FILE}; --no-plugin leaves it out)\n")
 
 
 def prepare_embedder(settings: Settings) -> str:
@@ -203,4 +215,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                              "~/.cursor/mcp.json) instead of the workspace's")
     parser.add_argument("--url", help="a running `kg-brain serve --http`, e.g. "
                                       "http://127.0.0.1:8765/mcp, instead of a stdio server")
+    parser.add_argument("--no-plugin", dest="plugin", action="store_false",
+                        help="opencode: without the memory plugin (handoff in the system "
+                             "context, mistakes recorded from failing commands)")
     parser.set_defaults(handler=cmd_wire)

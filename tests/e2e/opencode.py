@@ -86,11 +86,15 @@ def isolated_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
 
 
 def run(workspace: Path, home: Path, message: str, extra_env: dict[str, str],
-        timeout_s: float = 300) -> Run:
-    """`opencode run MESSAGE` in the workspace, without external plugins."""
+        timeout_s: float = 300, plugins: bool = False, command: str | None = None) -> Run:
+    """`opencode run MESSAGE` in the workspace, without external plugins unless `plugins` (then
+    the workspace's and the global config's plugin folders load; npm stays unreachable); with
+    `command`, MESSAGE is the arguments of that slash command."""
     began = time.monotonic()
-    done = subprocess.run([str(install()), "run", "--pure", "--print-logs", "--log-level", "INFO",
-                           message], cwd=workspace, env=isolated_env(home, extra_env),
+    pure = [] if plugins else ["--pure"]
+    slash = ["--command", command] if command else []
+    done = subprocess.run([str(install()), "run", *pure, *slash, "--print-logs", "--log-level",
+                           "INFO", message], cwd=workspace, env=isolated_env(home, extra_env),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=timeout_s)
     return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - began)

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SERVER_PREFIX = "kg-brain_"  # OpenCode names an MCP tool <server>_<tool>
+BUILT_IN = {"bash", "read", "write", "edit"}  # OpenCode's own tools, called by their names
 Args = dict[str, Any] | Callable[[list[Any]], dict[str, Any]]
 
 
@@ -72,7 +73,7 @@ class ScriptedModel:
             last = content_text(body["messages"][-1]["content"]) if results else ""
             return {"role": "assistant", "content": f"Done. The memory answered: {last}"}, "stop"
         step = self.steps[len(results)]
-        name = SERVER_PREFIX + step.tool
+        name = step.tool if step.tool in BUILT_IN else SERVER_PREFIX + step.tool
         if name not in offered:
             return {"role": "assistant", "content": f"tool {name} was not offered"}, "stop"
         call = {"index": 0, "id": f"call_{len(results) + 1}", "type": "function",

@@ -1,0 +1,53 @@
+// Times the kg-brain OpenCode plugin's hooks as OpenCode calls them, against a running service:
+// run by kg_brain/bench/plugin_hooks.py, which prints and saves the summary.
+// argv: plugin file, settings JSON, workspace folder, rounds, known failing command.
+import { pathToFileURL } from "node:url"
+
+const [pluginFile, settings, directory, roundsText, failing] = process.argv.slice(2)
+const { KgBrain } = await import(pathToFileURL(pluginFile).href)
+const config = JSON.parse(settings)
+const rounds = Number(roundsText)
+const hooks = await KgBrain({ client: null, directory }, undefined, config)
+const samples = {}
+
+async function timed(name, run) {
+  const began = performance.now()
+  const bytes = await run()
+  ;(samples[name] ??= []).push({ ms: performance.now() - began, bytes })
+}
+
+const systemBytes = (output) => Buffer.byteLength(output.system.join("\n"))
+for (let i = 0; i < rounds; i++) {
+  const sessionID = `bench-${i}`
+  await timed("health_round_trip", async () => {
+    await (await fetch(`${config.url}/health`)).text()
+    return 0
+  })
+  for (const name of ["system_first_call", "system_cached"]) {
+    const output = { system: [] }
+    await timed(name, async () => {
+      await hooks["experimental.chat.system.transform"]({ sessionID }, output)
+      return systemBytes(output)
+    })
+  }
+  await timed("chat_message", async () => {
+    await hooks["chat.message"]({ sessionID }, { parts: [{ type: "text", text: `request ${i}` }] })
+    return 0
+  })
+  for (const [name, command] of [["bash_after_success", `ls -la src/module_${i}`],
+                                 ["bash_after_known_failure", failing]]) {
+    const output = { output: "ok", metadata: { exit: 0 } }
+    await timed(name, async () => {
+      await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID: `${name}-${i}`,
+                                          args: { command } }, output)
+      return Buffer.byteLength(output.output) - 2
+    })
+  }
+  const output = { output: "boom", metadata: { exit: 1, output: "error: bench failure" } }
+  await timed("bash_after_failure", async () => {
+    await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID: `f-${i}`,
+                                        args: { command: "false --bench" } }, output)
+    return 0
+  })
+}
+process.stdout.write(JSON.stringify(samples))

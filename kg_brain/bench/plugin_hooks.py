@@ -1,0 +1,111 @@
+"""What the OpenCode plugin adds to a model call: the time each hook waits for the warm shared
+service, and the bytes it adds to the prompt, with an HTTP round trip to `/health` (no memory
+work) as the in-run floor.
+
+    python -m kg_brain.bench.plugin_hooks [--rounds 40] [--out docs/bench/plugin_hooks.json]
+
+Starts `kg-brain serve --http` on a free port (its model loaded first), seeds a scratch
+`bench-plugin-*` project through the plugin's own endpoint (a handoff, decisions, a failing
+command and its fix), then runs the plugin under Node (kg_brain/bench/plugin_hooks.mjs) calling
+its hooks as OpenCode does. The project is deleted afterwards. Needs Node.js 18+.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from kg_brain.bench.cold_start import start_service
+from kg_brain.bench.common import BENCH_PREFIX, delete_bench_project, emit_result
+from kg_brain.plugin import SOURCE
+
+DRIVER = Path(__file__).with_name("plugin_hooks.mjs")
+FAILING = "pytest tests/billing -x"
+DECISIONS = ["Invoices are stored in cents as integers, never floats.",
+             "The ledger API is called through ledger/client.py only, with retries.",
+             "Feature flags live in config/flags.toml and are read once at start."]
+
+
+def seed(base: str, directory: str) -> None:
+    """Notes a working project has, written as the plugin writes them."""
+    def post(action: str, body: dict[str, Any]) -> dict[str, Any]:
+        reply = httpx.post(f"{base}/plugin/{action}", json={"directory": directory, **body},
+                           timeout=120)
+        reply.raise_for_status()
+        return reply.json()
+
+    for text in DECISIONS:
+        post("remember", {"text": text})
+    failure = post("failure", {"command": FAILING, "exit": 1, "output":
+                               "E   ImportError: cannot import name 'Retry' from billing.http"})
+    post("resolution", {"failure_zk_id": failure["zk_id"], "command": FAILING,
+                        "between": ["edited billing/http.py"]})
+    post("close", {"requests": ["Fix the billing tests"], "edited": ["billing/http.py"],
+                   "commands": [f"`{FAILING}` (exit 0)"]})
+
+
+def summary(samples: list[dict[str, float]]) -> dict[str, float]:
+    ms = sorted(s["ms"] for s in samples)
+    return {"p50_ms": round(statistics.median(ms), 2),
+            "p95_ms": round(ms[min(len(ms) - 1, int(0.95 * len(ms)))], 2),
+            "max_ms": round(ms[-1], 2), "bytes_added": max(s["bytes"] for s in samples),
+            "n": len(ms)}
+
+
+def run(rounds: int, port: int, folder: Path) -> dict[str, Any]:
+    base = f"http://127.0.0.1:{port}"
+    seed(base, str(folder))
+    config = {"url": base, "start": [], "budget_tokens": 2000, "read_timeout_ms": 5000,
+              "write_timeout_ms": 20000}
+    done = subprocess.run(["node", str(DRIVER), str(SOURCE), json.dumps(config), str(folder),
+                           str(rounds), FAILING], capture_output=True, text=True, timeout=1800,
+                          check=True)
+    hooks = {name: summary(s) for name, s in json.loads(done.stdout).items()}
+    return {"hooks": hooks, "rounds": rounds, "cpus": os.cpu_count(),
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+            "note": "system_first_call: one /plugin/start per session; system_cached: later "
+                    "calls of the session; bash_after_success / bash_after_known_failure: a bash "
+                    "run matched locally against the start context's failing commands (the "
+                    "second appends the warning with the fix); bash_after_failure: one /plugin/failure (a write); health_round_trip: the "
+                    "floor of one HTTP request to the service"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from kg_brain.app import Brain
+    from kg_brain.localdb import free_port
+    from kg_brain.settings import load_settings
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--out", type=Path, default=Path("plugin_hooks.json"))
+    args = parser.parse_args(argv)
+    port = free_port()
+    env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "KG_BRAIN_SERVICE_START": "false",
+           "KG_BRAIN_HTTP_PORT": str(port)}
+    folder = Path(tempfile.mkdtemp()) / f"{BENCH_PREFIX}plugin-{uuid.uuid4().hex[:8]}"
+    (folder / ".git").mkdir(parents=True)
+    service = start_service(env)
+    try:
+        emit_result(run(args.rounds, port, folder), args.out)
+    finally:
+        service.terminate()
+        service.wait(timeout=30)
+        brain = Brain(load_settings())
+        delete_bench_project(brain.db, folder.name)
+        brain.close()
+        shutil.rmtree(folder.parent, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

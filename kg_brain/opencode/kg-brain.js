@@ -1,0 +1,294 @@
+// kg-brain memory for OpenCode, without the model having to ask: the project's handoff, decisions
+// and past mistakes in the system context of a session's model calls; a failing bash command
+// recorded as a mistake and its later success as the fix; the known fix shown with the output of
+// a command that failed in an earlier session (matched here, against the commands the start
+// context listed: no request per command); a handoff written when the session goes idle;
+// `/remember <text>` and `/dream [cluster ids]`.
+//
+// Shipped with kg-brain and installed by `kg-brain wire opencode` into .opencode/plugin/ (or the
+// global config's plugin/ folder); its settings are ../kg-brain.json beside that folder. It talks
+// to the shared kg-brain service (POST /plugin/<action>, kg_brain/plugin_api.py) and starts it
+// when nothing answers. Memory never blocks the session: a call that fails is logged once and the
+// session goes on without it. OpenCode calls every export as a plugin: KgBrain is the only one.
+import { existsSync, readFileSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const CONFIG_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "kg-brain.json")
+const DEFAULTS = {
+  url: "http://127.0.0.1:8765",
+  token_file: "",
+  start: [],
+  start_env: {},
+  budget_tokens: 2000,
+  read_timeout_ms: 1500,
+  write_timeout_ms: 8000,
+}
+const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
+const OUTPUT_TAIL = 2000
+
+function loadConfig(file = CONFIG_FILE) {
+  try {
+    return { ...DEFAULTS, ...JSON.parse(readFileSync(file, "utf8")) }
+  } catch {
+    return { ...DEFAULTS }
+  }
+}
+
+// Two runs are the same command when they differ only in whitespace (as on the server).
+const commandKey = (command) => String(command ?? "").replace(/\s+/g, " ").trim()
+
+// `{env:NAME}` (OpenCode's reference syntax, as in opencode.json) read from this environment.
+const expand = (value) => String(value).replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g,
+  (_, name) => process.env[name] ?? "")
+
+class Memory {
+  constructor(config, directory, log) {
+    this.config = config
+    this.directory = directory
+    this.log = log
+    this.warned = false
+    this.started = false
+  }
+
+  headers() {
+    const headers = { "Content-Type": "application/json" }
+    let token = process.env.KG_BRAIN_HTTP_TOKEN
+    if (!token && this.config.token_file && existsSync(this.config.token_file)) {
+      token = readFileSync(this.config.token_file, "utf8").trim()
+    }
+    if (token) headers.Authorization = `Bearer ${token}`
+    return headers
+  }
+
+  // The action's answer, or null when memory did not answer (logged once, never thrown).
+  async call(action, body, write = false) {
+    const timeout = write ? this.config.write_timeout_ms : this.config.read_timeout_ms
+    try {
+      const reply = await fetch(`${this.config.url}/plugin/${action}`, {
+        method: "POST", headers: this.headers(), signal: AbortSignal.timeout(timeout),
+        body: JSON.stringify({ directory: this.directory, ...body }),
+      })
+      const data = await reply.json().catch(() => ({}))
+      if (reply.ok) return data
+      this.warn(`${action} refused (HTTP ${reply.status}): ${data.error ?? ""}`)
+    } catch (error) {
+      this.unreachable(error)
+    }
+    return null
+  }
+
+  warn(message) {
+    if (this.warned) return
+    this.warned = true
+    this.log("warn", `kg-brain memory unavailable, the session goes on without it: ${message}`)
+  }
+
+  unreachable(error) {
+    this.warn(`${this.config.url} did not answer (${error?.name ?? error})`)
+    const [command, ...args] = this.config.start ?? []
+    if (this.started || !command) return
+    this.started = true
+    const env = { ...process.env }
+    for (const [name, value] of Object.entries(this.config.start_env ?? {})) env[name] = expand(value)
+    try {
+      spawn(command, args, { detached: true, stdio: "ignore", env }).unref()
+      this.log("info", `kg-brain: started the shared service (${command} ${args.join(" ")})`)
+    } catch (failure) {
+      this.log("warn", `kg-brain: could not start the service: ${failure}`)
+    }
+  }
+}
+
+// What one session did, for the handoff and for matching a success to an earlier failure.
+class Session {
+  constructor() {
+    this.context = null // the start context text; null: fetch it on the next model call
+    this.pending = null // the start context's request under way
+    this.ids = new Set()
+    this.requests = []
+    this.edited = new Set()
+    this.events = [] // "edited X", "ran `y` (exit n)", in order
+    this.commands = []
+    this.failures = new Map() // command key -> { zk_id, command, at: index in events }
+    this.known = {} // command key -> warning with the known fix, from the start context
+    this.warned = new Set() // command keys already warned about in this session
+    this.commandTexts = new Set()
+    this.activity = 0
+    this.closedAt = 0
+  }
+
+  between(at) {
+    return this.events.slice(at + 1)
+  }
+}
+
+const COMMANDS = {
+  remember: { description: "kg-brain: keep this in long-term memory", template: "$ARGUMENTS" },
+  dream: { description: "kg-brain: list overlapping notes to merge; /dream CL-... merges those",
+           template: "$ARGUMENTS" },
+}
+
+function dreamText(report, chosen) {
+  if (!report) return "kg-brain memory is unavailable: nothing was consolidated. Tell the user."
+  if (chosen.length) {
+    const merged = (report.merged ?? []).map((m) => `${m.cluster_id} -> ${m.new_zk_id} ` +
+      `(archived ${m.archived.join(", ")})`)
+    return `kg-brain merged ${merged.length} group(s):\n${merged.join("\n") || "none"}\n` +
+      "Report this to the user."
+  }
+  const groups = (report.clusters ?? []).map((c) => `- ${c.cluster_id}: ${c.titles.join(" | ")}` +
+    ` (${c.reason})`)
+  if (!groups.length) return "kg-brain found no overlapping notes to merge. Tell the user."
+  return `kg-brain found these groups of overlapping notes (a dry run, nothing changed):\n` +
+    `${groups.join("\n")}\nShow them to the user: \`/dream <cluster ids>\` merges the chosen ones.`
+}
+
+function replaceText(parts, text) {
+  const part = parts.find((p) => p.type === "text")
+  if (part) part.text = text
+  else parts.push({ type: "text", text })
+}
+
+const userText = (parts) => (parts ?? []).filter((p) => p.type === "text" && !p.synthetic)
+  .map((p) => p.text).join("\n").trim()
+
+export const KgBrain = async ({ client, directory }, _options, config = loadConfig()) => {
+  const log = (level, message) => client?.app?.log?.({ body: { service: "kg-brain", level, message } })
+    ?.catch?.(() => {})
+  const memory = new Memory(config, directory, log)
+  const sessions = new Map()
+  const session = (id) => {
+    if (!sessions.has(id)) sessions.set(id, new Session())
+    return sessions.get(id)
+  }
+
+  // One request per session (again after a write that changes it), begun as soon as the user's
+  // message arrives so that the model call finds it done or nearly.
+  function startContext(s) {
+    if (s.context === null && !s.pending) {
+      s.pending = memory.call("start", { budget_tokens: config.budget_tokens }).then((found) => {
+        s.pending = null
+        if (!found) return
+        s.context = found.text ?? ""
+        s.known = found.known ?? {}
+        for (const id of found.ids ?? []) s.ids.add(id)
+      })
+    }
+    return s.pending
+  }
+
+  async function bashFinished(s, input, output) {
+    const command = input.args?.command ?? ""
+    const key = commandKey(command)
+    const status = output.metadata?.exit
+    s.events.push(`ran \`${key.slice(0, 200)}\` (exit ${status})`)
+    s.commands.push(`\`${key.slice(0, 200)}\` (exit ${status})`)
+    const warning = s.known[key]
+    if (warning && !s.warned.has(key)) {
+      s.warned.add(key)
+      output.output = `${output.output ?? ""}\n\n${warning}`
+    }
+    if (typeof status === "number" && status !== 0) {
+      const text = String(output.metadata?.output ?? output.output ?? "").slice(-OUTPUT_TAIL)
+      const recorded = await memory.call("failure", { command, exit: status, output: text }, true)
+      if (recorded) {
+        s.failures.set(key, { zk_id: recorded.zk_id, command: key, at: s.events.length - 1 })
+        s.ids.add(recorded.zk_id)
+      }
+    } else if (status === 0 && s.failures.has(key)) {
+      const failed = s.failures.get(key)
+      s.failures.delete(key)
+      const fixed = await memory.call("resolution", {
+        failure_zk_id: failed.zk_id, command, between: s.between(failed.at).slice(0, -1),
+      }, true)
+      if (fixed) {
+        s.ids.add(fixed.fix_zk_id)
+        s.context = null // its mistakes and fixes changed
+      }
+    }
+  }
+
+  async function close(id, s) {
+    if (s.activity === s.closedAt || s.requests.length === 0) return
+    s.closedAt = s.activity
+    const closed = await memory.call("close", {
+      requests: s.requests, edited: [...s.edited], commands: s.commands,
+      open_failures: [...s.failures.values()].map((f) => `\`${f.command}\` (${f.zk_id})`),
+    }, true)
+    if (closed) s.ids.add(closed.summary_zk_id)
+  }
+
+  async function command(name, argumentsText, s) {
+    if (name === "remember") {
+      const saved = await memory.call("remember", { text: argumentsText }, true)
+      if (saved) s.context = null
+      return saved
+        ? `kg-brain stored this in long-term memory as ${saved.zk_id}: ${saved.title}` +
+          `${saved.deduplicated ? ", reinforcing a note it already had" : ""}. Confirm briefly.`
+        : "kg-brain memory is unavailable or refused the note: it was not stored. Tell the user."
+    }
+    const chosen = argumentsText.split(/[\s,]+/).filter(Boolean)
+    const report = await memory.call("dream", { apply: chosen }, true)
+    if (report && chosen.length) s.context = null
+    return dreamText(report, chosen)
+  }
+
+  return {
+    config: async (cfg) => {
+      cfg.command ??= {}
+      for (const [name, spec] of Object.entries(COMMANDS)) cfg.command[name] ??= spec
+    },
+    "command.execute.before": async (input, output) => {
+      if (!(input.command in COMMANDS)) return
+      const s = session(input.sessionID)
+      // `opencode run --command` passes its arguments quoted
+      const args = String(input.arguments ?? "").trim().replace(/^"([\s\S]*)"$/, "$1")
+      const text = await command(input.command, args, s)
+      replaceText(output.parts, text)
+      s.commandTexts.add(text) // the plugin's own answer, not a request of the user
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      if (!input.sessionID) return
+      const s = session(input.sessionID)
+      await startContext(s)
+      if (s.context) output.system.push(s.context)
+    },
+    "chat.message": async (input, output) => {
+      const text = userText(output.parts)
+      const s = session(input.sessionID)
+      if (!text || s.commandTexts.has(text)) return
+      s.requests.push(text.slice(0, 300))
+      s.activity += 1
+      startContext(s)
+    },
+    "tool.execute.after": async (input, output) => {
+      const s = session(input.sessionID)
+      s.activity += 1
+      if (input.tool === "bash") return bashFinished(s, input, output)
+      const file = input.args?.filePath ?? input.args?.path
+      if (EDIT_TOOLS.has(input.tool) && file) {
+        s.edited.add(file)
+        s.events.push(`edited ${file}`)
+      }
+    },
+    "experimental.session.compacting": async (input, output) => {
+      const s = session(input.sessionID)
+      const open = [...s.failures.values()].map((f) => `\`${f.command}\` (${f.zk_id})`)
+      output.context.push([
+        "kg-brain memory of this session (keep these ids; recall(zk_ids) reads them):",
+        `- notes: ${[...s.ids].join(", ") || "none"}`,
+        `- requests: ${s.requests.join(" | ") || "none"}`,
+        `- files edited: ${[...s.edited].join(", ") || "none"}`,
+        `- still failing: ${open.join(", ") || "nothing"}`,
+      ].join("\n"))
+    },
+    event: async ({ event }) => {
+      if (event.type === "session.idle") {
+        const id = event.properties?.sessionID
+        if (id && sessions.has(id)) await close(id, sessions.get(id))
+      }
+    },
+  }
+}

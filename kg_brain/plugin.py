@@ -1,0 +1,72 @@
+"""Installing the OpenCode plugin (kg_brain/opencode/kg-brain.js) beside the MCP entry.
+
+OpenCode loads every script in `plugin/` of the workspace's `.opencode/` folder and of its global
+config folder. The plugin is copied there (it is versioned with kg-brain: wiring again after an
+upgrade replaces it) with its settings in `kg-brain.json` next to that `plugin/` folder: the
+service's address, the token file, the command that starts the service when nothing answers and
+the start context's budget. A budget the user changed there is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from kg_brain.errors import InvalidInput
+from kg_brain.relay import service_url
+from kg_brain.settings import Settings
+
+SOURCE = Path(__file__).with_name("opencode") / "kg-brain.js"
+PLUGIN_FILE = "kg-brain.js"
+CONFIG_FILE = "kg-brain.json"
+USER_KEYS = ("budget_tokens", "read_timeout_ms", "write_timeout_ms")
+
+
+def opencode_folder(settings: Settings, global_config: bool, cwd: Path | None = None) -> Path:
+    """`.opencode/` of the workspace, or the folder of the global opencode.json."""
+    if global_config:
+        return settings.opencode_global_config.parent
+    return (cwd or Path.cwd()) / ".opencode"
+
+
+def service_base(settings: Settings, url: str | None) -> str:
+    """Where the plugin posts: the service of `--url`, else the shared service's address."""
+    parts = urlsplit(url or service_url(settings))
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidInput(f"{url!r} is not an http(s) URL of a kg-brain service")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def plugin_config(settings: Settings, url: str | None, env: dict[str, str]) -> dict[str, Any]:
+    """`env`: what the started service needs to reach Neo4j (secrets as `{env:NAME}`)."""
+    start = [] if url else [sys.executable, "-m", "kg_brain.cli", "serve", "--http"]
+    return {"url": service_base(settings, url), "token_file": str(settings.state_dir / "token"),
+            "start": start,
+            "start_env": {**env, "KG_BRAIN_HTTP_PORT": str(settings.kg_brain_http_port)},
+            "budget_tokens": settings.session_context_tokens}
+
+
+def _kept(path: Path) -> dict[str, Any]:
+    """The user's own settings from an earlier install (an unreadable file keeps none)."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: found[k] for k in USER_KEYS if isinstance(found, dict) and k in found}
+
+
+def install(settings: Settings, url: str | None, global_config: bool, env: dict[str, str],
+            cwd: Path | None = None) -> Path:
+    """Copy the plugin and write its settings; returns the plugin's path."""
+    folder = opencode_folder(settings, global_config, cwd)
+    target = folder / "plugin" / PLUGIN_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SOURCE, target)
+    config_path = folder / CONFIG_FILE
+    config = {**plugin_config(settings, url, env), **_kept(config_path)}
+    config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return target

@@ -1,0 +1,236 @@
+"""The OpenCode plugin's endpoint on the shared HTTP service: `POST /plugin/<action>` with a JSON
+body, answering JSON.
+
+Why not MCP JSON-RPC: a plugin hook runs inside a model call, and over streamable HTTP each call
+needs an MCP session (initialize, its id, an SSE answer) and a `roots/list` round trip before the
+service knows the project. Here one request carries the workspace folder, which names the project
+by the same rule as an MCP root (kg_brain/project.py), and the answer is text ready to inject.
+Every action calls the same tool method an MCP client calls (kg_brain/tools.py), so redaction,
+validation and budgets are the tools' own; the routes sit behind the service's bearer check.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastmcp import FastMCP
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
+from kg_brain.models import NoteView
+from kg_brain.project import workspace_project
+from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
+from kg_brain.tools import BrainTools
+
+log = logging.getLogger(__name__)
+PLUGIN_PATH = "/plugin/{action}"
+DEFAULT_BUDGET_TOKENS = 2_000
+MAX_OUTPUT_CHARS = 2_000
+MAX_LIST = 30
+KNOWN_FAILURES = 100
+FAILED = "Shell command failed"
+COMMAND_LINE = "$ "
+# An error's own line first ("ImportError: ...", "fatal: ..."), a runner's tally ("1 failed")
+# only when there is none: a tally alone would make every failing test run the same mistake.
+_ERROR_LINES = (re.compile(r"error|exception|not found|denied|cannot|fatal|no such",
+                           re.IGNORECASE), re.compile(r"fail", re.IGNORECASE))
+_SPACE = re.compile(r"\s+")
+Body = dict[str, Any]
+
+
+def command_key(command: str) -> str:
+    """Two runs are the same command when they differ only in whitespace."""
+    return _SPACE.sub(" ", command).strip()
+
+
+def _text(body: Body, key: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    value = body.get(key, "")
+    if not isinstance(value, str):
+        raise InvalidInput(f"'{key}' must be a string")
+    return value[-limit:]
+
+
+def _texts(body: Body, key: str) -> list[str]:
+    value = body.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidInput(f"'{key}' must be a list of strings")
+    return [v[:300] for v in value[-MAX_LIST:]]
+
+
+def _project(body: Body) -> str:
+    folder = body.get("directory")
+    if not isinstance(folder, str) or not folder.strip():
+        raise InvalidInput("'directory' (the workspace folder) is required")
+    project = workspace_project(Path(folder))
+    if project is None:
+        raise InvalidInput(f"no project can be named after {folder!r}")
+    return project
+
+
+def error_signature(output: str) -> str:
+    """The output's most telling line: the last one naming an error, else the last line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    for pattern in _ERROR_LINES:
+        telling = [line for line in lines if pattern.search(line)]
+        if telling:
+            return telling[-1][:500]
+    return (lines or ["(no output)"])[-1][:500]
+
+
+def render_start(ctx: SessionContext, budget_tokens: int) -> str:
+    """The session's start context as a system-prompt section, whole lines within the budget."""
+    lines = [f"# Long-term memory (kg-brain, project {ctx.project})",
+             "Notes by id: call kg-brain recall(zk_ids) for the full text."]
+    for label, handoff in (("Last session's handoff", ctx.last_session),
+                           ("Open thread: continue here", ctx.open_thread)):
+        if handoff is not None:
+            lines += [f"## {label} ({handoff.zk_id})", handoff.content]
+    for label, heads in (("Pinned", ctx.pinned), ("Project context", ctx.project_context),
+                         ("Active decisions", ctx.decisions)):
+        if heads:
+            lines += [f"## {label}"] + [f"- {h.zk_id} {h.title}" for h in heads]
+    if ctx.mistakes:
+        lines.append("## Past mistakes: do not repeat them")
+        for m in ctx.mistakes:
+            fixes = "; ".join(f"fix {f.zk_id} {f.title}" for f in m.fixes) or "no fix yet"
+            lines.append(f"- {m.zk_id} {m.title} ({fixes})")
+    return cut_lines(lines, budget_tokens * CHARS_PER_TOKEN) if len(lines) > 2 else ""
+
+
+def cut_lines(lines: list[str], limit: int) -> str:
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > limit:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return "\n".join(kept)
+
+
+def render_warning(command: str, failure: NoteView, fixes: list[NoteView]) -> str:
+    error = failure.content.strip().splitlines()[-1][:200]
+    parts = [(f"kg-brain: `{command_key(command)[:200]}` failed before in this project "
+              f"({failure.zk_id}: {error}).")]
+    parts += [f"Known fix {f.zk_id}: {f.content[:300]}" for f in fixes[:2]]
+    return "\n".join(parts if fixes else [*parts, "No fix was recorded."])
+
+
+class PluginActions:
+    """One method per action, each a tool call with the plugin's arguments."""
+
+    def __init__(self, tools: BrainTools) -> None:
+        self.tools = tools
+
+    def start(self, body: Body) -> Body:
+        budget = body.get("budget_tokens", DEFAULT_BUDGET_TOKENS)
+        if not isinstance(budget, int) or budget < 50:
+            raise InvalidInput("'budget_tokens' must be an integer of at least 50")
+        ctx = self.tools.get_session_context(_project(body))
+        text = render_start(ctx, budget)
+        ids = [h.zk_id for h in (ctx.last_session, ctx.open_thread) if h is not None]
+        ids += [h.zk_id for group in (ctx.pinned, ctx.project_context, ctx.decisions,
+                                      ctx.mistakes) for h in group]
+        return {"project": ctx.project, "text": text, "ids": [i for i in ids if i in text],
+                "known": self.known_failures(ctx.project)}
+
+    def known_failures(self, project: str) -> dict[str, str]:
+        """The commands that failed in this project (the newest mistakes the plugin recorded),
+        each with its warning and known fixes: the plugin matches a bash run against them
+        locally, so a command costs no request and no embedding before it runs."""
+        page = self.tools.list_notes(project, note_kinds=["mistake"], limit=KNOWN_FAILURES)
+        ids = [n.zk_id for n in page.notes if n.preview.startswith(FAILED)]
+        if not ids:
+            return {}
+        failures = self.tools.recall(ids).notes
+        fix_ids = {f.zk_id: [k.zk_id for k in f.links if k.type == "FIXES" and k.direction == "in"]
+                   for f in failures}
+        wanted = sorted({i for found in fix_ids.values() for i in found})
+        fixes = {n.zk_id: n for n in self.tools.recall(wanted).notes} if wanted else {}
+        known: dict[str, str] = {}
+        for failure in failures:
+            command = failure.content.splitlines()[0].split(COMMAND_LINE, 1)[-1]
+            known.setdefault(command_key(command), render_warning(
+                command, failure, [fixes[i] for i in fix_ids[failure.zk_id] if i in fixes]))
+        return known
+
+    def failure(self, body: Body) -> Body:
+        command, output = _text(body, "command", 1_000), _text(body, "output")
+        status = body.get("exit")
+        content = f"{FAILED} (exit {status}): {COMMAND_LINE}{command_key(command)}" \
+                  f"\n{output.strip()}"
+        recorded = self.tools.record_failure(content, _project(body), error_signature(output))
+        return {"project": recorded.project, "zk_id": recorded.zk_id,
+                "seen_before": [m.zk_id for m in recorded.seen_before]}
+
+    def resolution(self, body: Body) -> Body:
+        command = command_key(_text(body, "command", 1_000))
+        between = _texts(body, "between")
+        fix = (f"`{command}` succeeds (exit 0) after it had failed. In between: "
+               + ("; ".join(between) if between else "nothing else was run or edited") + ".")
+        done = self.tools.record_resolution(_text(body, "failure_zk_id", 40), fix)
+        return {"project": done.project, "fix_zk_id": done.fix_zk_id}
+
+    def close(self, body: Body) -> Body:
+        requests, edited = _texts(body, "requests"), _texts(body, "edited")
+        commands, failing = _texts(body, "commands"), _texts(body, "open_failures")
+        objective = requests[0] if requests else "Work in this workspace"
+        completed = [f"edited {f}" for f in edited] + [f"ran {c}" for c in commands]
+        next_steps = [f"make {f} pass" for f in failing] or \
+            ([f"follow up on: {requests[-1]}"] if requests else [])
+        closed = self.tools.close_session(objective, completed or ["no edits or commands"],
+                                          [f"{f} still fails" for f in failing], next_steps,
+                                          edited or None, _project(body))
+        return {"project": closed.project, "summary_zk_id": closed.summary_zk_id}
+
+    def remember(self, body: Body) -> Body:
+        saved = self.tools.add_memory(_text(body, "text", 20_000), _project(body))
+        return {"project": saved.project, "zk_id": saved.zk_id, "title": saved.title,
+                "deduplicated": saved.deduplicated}
+
+    def dream(self, body: Body) -> Body:
+        """Without `apply`: the clusters a consolidation would merge; with it, merge those."""
+        chosen = _texts(body, "apply")
+        report = self.tools.consolidate_clusters(_project(body), dry_run=not chosen,
+                                                 selected_cluster_ids=chosen or None)
+        return report.model_dump(mode="json")
+
+
+def _status(exc: BrainError) -> int:
+    return 503 if isinstance(exc, StoreUnavailable) else 400
+
+
+def route(actions: PluginActions) -> Callable[[Request], Awaitable[JSONResponse]]:
+    handlers: dict[str, Callable[[Body], Body]] = {
+        "start": actions.start, "failure": actions.failure, "resolution": actions.resolution,
+        "close": actions.close, "remember": actions.remember,
+        "dream": actions.dream}
+
+    async def handle(request: Request) -> JSONResponse:
+        handler = handlers.get(request.path_params["action"])
+        if handler is None:
+            return JSONResponse({"error": f"no such action; one of {sorted(handlers)}"}, 404)
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except ValueError:
+            return JSONResponse({"error": "the body is not JSON"}, 400)
+        if not isinstance(body, dict):
+            return JSONResponse({"error": "the body must be a JSON object"}, 400)
+        try:
+            return JSONResponse(await anyio.to_thread.run_sync(handler, body))
+        except BrainError as exc:
+            log.info("plugin %s: %s", request.path_params["action"], exc)
+            return JSONResponse({"error": str(exc)}, _status(exc))
+
+    return handle
+
+
+def register(mcp: FastMCP, tools: BrainTools) -> None:
+    mcp.custom_route(PLUGIN_PATH, methods=["POST"])(route(PluginActions(tools)))

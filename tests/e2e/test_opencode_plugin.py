@@ -1,0 +1,165 @@
+"""The kg-brain plugin in the real OpenCode (`opencode run` with plugins loaded), against a shared
+`kg-brain serve --http`, with a scripted model that only runs bash commands: memory reaches the
+model and failures are recorded without any kg-brain tool call.
+
+(a) the handoff and a past mistake are in the system prompt of a new session's first request;
+(b) a failing command becomes a mistake note and its later success the fix, linked FIXES;
+(c) in the next session the same command's output carries the preflight warning and the fix;
+(d) with no service to reach, nothing is injected and the session still completes;
+and each session leaves one handoff of what it did, and `/remember` stores a note directly.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
+
+from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.localdb import free_port
+from tests.support.brains import make_settings
+from tests.support.neo4j import ServerUnderTest
+from tests.e2e import opencode
+from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
+from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted_model
+from tests.mcp.test_http import http_server
+
+NEXT = "Port the invoice exporter to the new ledger API"
+MISTAKE = "make docs fails: sphinx-build not found; the docs need the docs extra installed"
+FIX = "pip install -e '.[docs]' before make docs"
+FAILING = "cat notes/todo.txt"
+REPAIR = "mkdir -p notes && echo 'ship it' > notes/todo.txt"
+MEMORY_HEADER = "# Long-term memory (kg-brain"
+
+
+def agent_requests(model: ScriptedModel) -> list[dict[str, Any]]:
+    """The agent's model calls (the title request has no tools)."""
+    return [r for r in model.requests if r.get("tools")]
+
+
+def system_prompt(request: dict[str, Any]) -> str:
+    return "\n".join(content_text(m["content"]) for m in request["messages"]
+                     if m["role"] == "system")
+
+
+def bash(command: str) -> Step:
+    return Step("bash", {"command": command, "description": "run a command"})
+
+
+def play(model: ScriptedModel, steps: list[Step], workspace: Path, home: Path,
+         env: dict[str, str]) -> tuple[opencode.Run, list[str]]:
+    model.steps = steps
+    model.requests.clear()
+    run = opencode.run(workspace, home, "Do the scripted work.", env, plugins=True)
+    assert run.returncode == 0, run.stderr[-4000:]
+    results = model.tool_results()
+    assert len(results) == len(steps), (results, run.stderr[-4000:])
+    return run, results
+
+
+def warm(mcp_url: str, project: str) -> None:
+    """What a warm service has done already: the embedding model and the driver loaded."""
+    async def search() -> None:
+        async with Client(StreamableHttpTransport(mcp_url), timeout=300) as client:
+            await client.call_tool("search_memory", {"query": "warm up", "project": project})
+
+    anyio.run(search)
+
+
+def seed(db: Database, project: str) -> tuple[str, str]:
+    """A previous session's handoff and a solved mistake; returns the mistake and fix ids."""
+    brain = Brain(make_settings(), db=db)
+    brain.sessions.close(project, "Ship the ledger client", ["Ledger client released"], [],
+                         [NEXT], ["ledger/client.py"])
+    failure = brain.mistakes.record_failure(MISTAKE, project)
+    fix = brain.mistakes.record_resolution(failure.zk_id, FIX)
+    return failure.zk_id, fix.fix_zk_id
+
+
+def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
+        tmp_path: Path) -> None:
+    env = kg_env(neo4j_server)
+    home = tmp_path / "home"
+    mistake_id, fix_id = seed(db, project)
+    server_dir = tmp_path / "service"
+    (server_dir / ".git").mkdir(parents=True)
+    with scripted_model() as (model, url), \
+            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+        workspace = git_workspace(tmp_path, project, url)
+        out = wire(workspace, env, home, "--url", mcp_url)
+        assert (workspace / ".opencode" / "plugin" / "kg-brain.js").is_file(), out
+        warm(mcp_url, project)
+        _, first = play(model, [bash(FAILING), bash(REPAIR), bash(FAILING)], workspace, home, env)
+        opening = system_prompt(agent_requests(model)[0])
+        (workspace / "notes" / "todo.txt").unlink()
+        _, second = play(model, [bash(FAILING)], workspace, home, env)
+
+    assert MEMORY_HEADER in opening and NEXT in opening  # (a)
+    assert mistake_id in opening and fix_id in opening
+    assert "ship it" in first[2] and "failed before" not in first[0]
+
+    notes = project_notes(db, project)
+    mistakes = [n for n in notes if n["note_kind"] == "mistake" and FAILING in n["content"]]
+    fixes = [n for n in notes if n["note_kind"] == "fix" and FAILING in n["content"]]
+    assert len(mistakes) == 1 and len(fixes) == 1, notes  # (b)
+    assert "No such file or directory" in mistakes[0]["content"]
+    assert REPAIR in fixes[0]["content"]
+    links = Brain(make_settings(), db=db).reader.get([mistakes[0]["zk_id"]])[0].links
+    assert ("FIXES", "in", fixes[0]["zk_id"]) in [(k.type, k.direction, k.zk_id) for k in links]
+
+    summaries = [n["content"] for n in notes if n["note_kind"] == "session_summary"]
+    assert len(summaries) == 3, summaries  # the seed's, then one per run
+    handoff = next(text for text in summaries if REPAIR in text)
+    assert "Do the scripted work" in handoff and FAILING in handoff
+    unsolved = next(text for text in summaries if "still fails" in text)
+    assert FAILING in unsolved and REPAIR not in unsolved
+
+    warned = second[0]  # (c): the same command again, in a new session
+    assert "No such file or directory" in warned
+    assert "failed before" in warned and fixes[0]["zk_id"] in warned and REPAIR in warned
+
+
+def test_remember_stores_the_users_note_without_the_model(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
+        tmp_path: Path) -> None:
+    env = kg_env(neo4j_server)
+    home = tmp_path / "home"
+    fact = "The staging database is reset every Sunday at 03:00 UTC."
+    server_dir = tmp_path / "service"
+    (server_dir / ".git").mkdir(parents=True)
+    with scripted_model() as (model, url), \
+            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+        workspace = git_workspace(tmp_path, project, url)
+        wire(workspace, env, home, "--url", mcp_url)
+        warm(mcp_url, project)
+        run = opencode.run(workspace, home, fact, env, plugins=True, command="remember")
+    assert run.returncode == 0, run.stderr[-4000:]
+
+    notes = project_notes(db, project)
+    assert [n["content"] for n in notes] == [fact]  # no handoff for a command-only session
+    prompt = content_text(agent_requests(model)[0]["messages"][-1]["content"])
+    assert notes[0]["zk_id"] in prompt and "stored" in prompt
+
+
+def test_plugin_without_a_service_injects_nothing_and_the_session_goes_on(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, project: str,
+        tmp_path: Path) -> None:
+    env = kg_env(neo4j_server)
+    home = tmp_path / "home"
+    with scripted_model() as (model, url):
+        workspace = git_workspace(tmp_path, project, url)
+        wire(workspace, env, home, "--url", f"http://127.0.0.1:{free_port()}/mcp")
+        settings = json.loads((workspace / ".opencode" / "kg-brain.json").read_text())
+        assert settings["start"] == []  # a --url service is never started by the plugin
+        run, results = play(model, [bash("false"), bash("echo still working")], workspace,
+                            home, env)
+
+    assert "still working" in results[1]
+    assert not any(MEMORY_HEADER in system_prompt(r) for r in model.requests)
+    assert run.stderr.count("kg-brain memory unavailable") == 1  # (d): logged once
