@@ -49,11 +49,11 @@ class BertShape:
 class _Graph:
     """Nodes and initialisers under construction, with fresh names for intermediate values."""
 
-    def __init__(self, weights: dict[str, np.ndarray], int8: bool) -> None:
+    def __init__(self, weights: Weights, int8: bool) -> None:
         self.weights = weights
         self.int8 = int8
         self.nodes: list[Any] = []
-        self.initialisers: list[Any] = []
+        self.initialisers: list[tuple[str, np.ndarray]] = []
         self._count = 0
 
     def op(self, kind: str, *inputs: str, **attributes: Any) -> str:
@@ -68,9 +68,7 @@ class _Graph:
         return names
 
     def const(self, name: str, value: np.ndarray) -> str:
-        from onnx import numpy_helper
-
-        self.initialisers.append(numpy_helper.from_array(value, name))
+        self.initialisers.append((name, value))
         return name
 
     def weight(self, key: str, transpose: bool = False) -> str:
@@ -103,17 +101,26 @@ class _Graph:
                        self.weight(f"{prefix}.bias"), axis=-1, epsilon=eps)
 
 
-def load_weights(weights_file: Path) -> dict[str, np.ndarray]:
+class Weights:
     """The tensors by their `BertModel` names (a `bert.` prefix, as in task checkpoints, is
-    dropped)."""
-    from safetensors.numpy import load_file
+    dropped), read from the file one at a time as the graph takes them, so the whole model is
+    never held twice in memory."""
 
-    try:
-        tensors = load_file(str(weights_file))
-    except Exception as exc:  # safetensors raises its own error types on a damaged file
-        raise SetupError(f"{weights_file} is not a readable safetensors file ({exc})") from exc
-    return {k.removeprefix("bert."): v.astype(np.float32) if v.dtype != np.int64 else v
-            for k, v in tensors.items()}
+    def __init__(self, weights_file: Path) -> None:
+        from safetensors import safe_open
+
+        try:
+            self._file = safe_open(str(weights_file), framework="numpy")
+        except Exception as exc:  # safetensors raises its own error types on a damaged file
+            raise SetupError(f"{weights_file} is not a readable safetensors file ({exc})") from exc
+        self._names = {k.removeprefix("bert."): k for k in self._file.keys()}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return np.asarray(self._file.get_tensor(self._names[name]), dtype=np.float32)
+
+    def close(self) -> None:
+        """Unmap the file (its pages count as resident memory while mapped)."""
+        del self._file
 
 
 def build_bert_graph(weights_file: Path, config_file: Path, out: Path, int8: bool) -> None:
@@ -122,7 +129,7 @@ def build_bert_graph(weights_file: Path, config_file: Path, out: Path, int8: boo
     from onnx import TensorProto, helper, save_model
 
     shape = BertShape.read(config_file)
-    graph = _Graph(load_weights(weights_file), int8)
+    graph = _Graph(Weights(weights_file), int8)
     try:
         hidden = _embeddings(graph, shape)
         bias = _attention_bias(graph)
@@ -131,15 +138,29 @@ def build_bert_graph(weights_file: Path, config_file: Path, out: Path, int8: boo
     except KeyError as exc:
         raise SetupError(f"{weights_file} lacks the BERT weight {exc}; "
                          "use EMBEDDING_RUNTIME=torch") from exc
+    finally:
+        graph.weights.close()
     graph.nodes.append(helper.make_node("Identity", [hidden], [OUTPUT]))
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"])
               for n in INPUTS]
     output = helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT,
                                            ["batch", "sequence", shape.hidden])
-    model = helper.make_model(
-        helper.make_graph(graph.nodes, "bert_encoder", inputs, [output], graph.initialisers),
-        opset_imports=[helper.make_opsetid("", OPSET)], producer_name="kg-brain")
+    model = helper.make_model(helper.make_graph(graph.nodes, "bert_encoder", inputs, [output]),
+                              opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="kg-brain")
+    _move_initialisers(graph.initialisers, model.graph.initializer)
     save_model(model, str(out))
+
+
+def _move_initialisers(arrays: list[tuple[str, np.ndarray]], into: Any) -> None:
+    """Each array becomes a tensor of the model and is dropped at once: the weights are held
+    once, not once per protobuf copy (the first build's peak memory is what `kg-brain wire`
+    costs)."""
+    from onnx import numpy_helper
+
+    while arrays:
+        name, value = arrays.pop()
+        into.append(numpy_helper.from_array(value, name))
 
 
 def _embeddings(graph: _Graph, shape: BertShape) -> str:
