@@ -5,19 +5,24 @@ BIN := $(VENV)/bin
 
 .PHONY: install opencode run test test-routing neo4j-stop
 
+# `make run` needs the default install only (no torch); the tests add the extras, torch included.
 $(BIN)/kg-brain: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,bench]'
+	$(BIN)/pip install -q -e .
 	touch $@
 
-install: $(BIN)/kg-brain
+$(VENV)/.extras: $(BIN)/kg-brain
+	$(BIN)/pip install -q -e '.[test,bench,torch]'
+	touch $@
+
+install: $(VENV)/.extras
 
 # The pinned OpenCode (npm `opencode-ai`) the end-to-end tests drive, into ~/.cache/kg-brain.
 opencode: install
 	$(BIN)/python -m tests.e2e.opencode
 
-run: install
+run: $(BIN)/kg-brain
 	$(BIN)/kg-brain neo4j start
 	$(BIN)/kg-brain serve --http
 

@@ -7,7 +7,7 @@ the warm shared service, kg_brain/relay.py), so it works from a wheel as from a 
 The rest of the file is kept as it was and the previous version is saved next to it as `.bak`.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
 through the client's own environment syntax instead of holding them. For a stdio entry it then
-loads the embedding model once (exporting the ONNX runtime on the first use of the cache), so the
+loads the embedding model once (fetching and building it on the first use of the cache), so the
 client's first tool call does not wait for it.
 """
 
@@ -195,9 +195,9 @@ def install_plugin(settings: Settings, url: str | None, global_config: bool) -> 
 
 
 def prepare_embedder(settings: Settings) -> str:
-    """Loads the embedding model a stdio server will use, exporting and verifying it on the
-    first use of its cache (about 40 s of CPU here): a client's first tool call must not wait
-    for it, and OpenCode gives a call 60 s."""
+    """Loads the embedding model a stdio server will use, fetching, checking and building it on
+    the first use of its cache: a client's first tool call must not wait for it, and OpenCode
+    gives a call 60 s."""
     from kg_brain.embed import build_embedder  # the model stack, only for this command
 
     began = time.monotonic()

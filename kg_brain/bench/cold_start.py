@@ -12,7 +12,7 @@ service (started first on a free port, its model loaded) against the same comman
 in-process, side by side in alternating rounds.
 
 Uses the configured Neo4j (NEO4J_URI etc.); searches an empty scratch project, so it writes
-nothing. The ONNX exports are made before timing (a server finds them cached). `StdioSession`
+nothing. The ONNX models are built before timing (a server finds them cached). `StdioSession`
 is also the raw client the stdio tests use: it keeps every stdout line.
 """
 

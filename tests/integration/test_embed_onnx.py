@@ -1,12 +1,11 @@
-"""The ONNX runtimes with the real packaged model: exported into a temporary cache by two
-processes at once, compared with torch, quantised, refused when the export cannot reproduce the
-model, and a server process on the cached export that never imports torch."""
+"""The ONNX runtimes with the real packaged model: built into a temporary cache by two processes
+at once, compared with torch on 500+ texts, the pinned files checked, a user's own folder used as
+given, and a server process on the cached model that never imports torch."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kg_brain.embed import SentenceTransformerEmbedder, build_embedder, packaged_model_path
+from kg_brain.embed import SentenceTransformerEmbedder, build_embedder, installed_model_path, \
+    model_files
+from kg_brain.embed.model_files import PINNED
 from kg_brain.errors import SetupError
 from kg_brain.settings import load_settings
 from tests.conftest import ServerUnderTest
+from tests.embed_texts import comparison_texts
 from tests.mcp.test_contract import CONTRACT
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,6 +29,7 @@ TEXTS = ["Pin urllib3 below 2 while botocore 1.29 is in use.",
          "Why does the evolution worker keep a revision of every note it refines?",
          "NEO4J_URI=neo4j+s://abc.databases.neo4j.io needs NEO4J_PASSWORD",
          "a note about nothing in particular"]
+COMPARISON = comparison_texts()
 EMBED_CHILD = """
 import json, logging, sys
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
@@ -60,12 +63,13 @@ def child_env(cache: Path, runtime: str, **extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def torch_embedder() -> SentenceTransformerEmbedder:
-    """The reference every ONNX runtime is compared with (the suite's embedder is onnx-int8)."""
-    return SentenceTransformerEmbedder(str(packaged_model_path()))
+def reference() -> np.ndarray:
+    """Torch's vectors of the comparison texts (the suite's own embedder is onnx-int8)."""
+    torch = SentenceTransformerEmbedder(str(installed_model_path()))
+    return np.asarray(torch.encode_many(COMPARISON))
 
 
-def cosines(a: list[list[float]], b: list[list[float]]) -> np.ndarray:
+def cosines(a: Any, b: Any) -> np.ndarray:
     return np.sum(np.asarray(a) * np.asarray(b), axis=1)
 
 
@@ -84,57 +88,86 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "stderr": [err for _, err in outputs]}
 
 
-def test_two_processes_starting_at_once_export_once(exported: dict[str, Any]) -> None:
-    assert sum(err.count("exporting the embedding model") for err in exported["stderr"]) == 1
+def test_two_processes_starting_at_once_build_once(exported: dict[str, Any]) -> None:
+    assert sum(err.count("building the embedding model") for err in exported["stderr"]) == 1
     [folder] = (exported["cache"] / "onnx").glob("*/onnx")
     assert sorted(p.name for p in folder.iterdir()) == [".lock", "manifest.json", "model.onnx"]
     first, second = exported["vectors"]
     assert np.allclose(first, second, atol=1e-6)
-
-
-def test_onnx_vectors_match_torch(exported: dict[str, Any],
-                                  torch_embedder: SentenceTransformerEmbedder) -> None:
-    reference = torch_embedder.encode_many(TEXTS)
-    assert cosines(exported["vectors"][0], reference).min() >= 0.999
-    [manifest] = (exported["cache"] / "onnx").glob("*/onnx/manifest.json")
-    recorded = json.loads(manifest.read_text())
-    assert recorded["verification"]["min_cosine"] >= 0.999
-    assert recorded["source"]["model.safetensors"]["sha256"]
+    recorded = json.loads((folder / "manifest.json").read_text())
+    assert recorded["source"]["model.safetensors"]["sha256"] == PINNED["model.safetensors"]
     assert recorded["parameters"]["max_seq_length"] == 256
+    assert recorded["parameters"]["pinned_sources"] is True
 
 
-def test_int8_is_quantised_from_the_cached_export_and_stays_close_to_torch(
-        exported: dict[str, Any], torch_embedder: SentenceTransformerEmbedder) -> None:
+def test_onnx_vectors_match_torch_on_every_comparison_text(
+        exported: dict[str, Any], reference: np.ndarray) -> None:
+    """Batched (padded, as imports embed) and one text at a time (as searches embed)."""
+    fp32 = build_embedder(load_settings(embedding_runtime="onnx",
+                                        kg_brain_cache_dir=exported["cache"]))
+    batched = cosines(fp32.encode_many(COMPARISON), reference)
+    single = cosines([fp32.encode(text) for text in COMPARISON[:120]], reference[:120])
+    assert len(COMPARISON) >= 500
+    assert batched.min() >= 0.9999, COMPARISON[int(batched.argmin())]
+    assert single.min() >= 0.9999, COMPARISON[int(single.argmin())]
+
+
+def test_int8_stays_close_to_torch_and_is_smaller(
+        exported: dict[str, Any], reference: np.ndarray) -> None:
     int8 = build_embedder(load_settings(embedding_runtime="onnx-int8",
                                         kg_brain_cache_dir=exported["cache"]))
-    vectors = int8.encode_many(TEXTS)
-    assert cosines(vectors, torch_embedder.encode_many(TEXTS)).min() >= 0.95
+    found = cosines(int8.encode_many(COMPARISON), reference)
+    assert found.min() >= 0.95, COMPARISON[int(found.argmin())]
+    assert found.mean() >= 0.98
     [folder] = (exported["cache"] / "onnx").glob("*/onnx-int8")
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["parameters"]["quantisation"]["weights"] == "QInt8"
-    assert 0.95 <= manifest["verification"]["min_cosine"] < 0.999
     fp32 = next((exported["cache"] / "onnx").glob("*/onnx/model.onnx"))
     assert (folder / "model.onnx").stat().st_size < fp32.stat().st_size / 1.4
 
 
-def test_a_model_the_export_cannot_reproduce_is_refused_and_stays_refused(
-        tmp_path: Path) -> None:
-    """A CLS-pooling model: torch pools the first token, the ONNX runtime the mean."""
-    model = tmp_path / "cls-model"
-    shutil.copytree(packaged_model_path(), model)
-    pooling = model / "1_Pooling" / "config.json"
-    config = json.loads(pooling.read_text()) | {"pooling_mode_cls_token": True,
-                                                "pooling_mode_mean_tokens": False}
-    pooling.write_text(json.dumps(config))
-    settings = load_settings(embedding_runtime="onnx", embedding_model=str(model),
+def _model_copy(into: Path) -> Path:
+    """The packaged model folder with links to its files, so one can be replaced cheaply."""
+    source = installed_model_path()
+    assert source is not None
+    for path in source.rglob("*"):
+        if path.is_file():
+            target = into / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path)
+    return into
+
+
+def test_a_changed_pinned_file_is_refused_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = _model_copy(tmp_path / "model")
+    tokenizer = model / "tokenizer.json"
+    text = tokenizer.read_text(encoding="utf-8").replace('"[UNK]"', '"[UNKNOWN]"', 1)
+    tokenizer.unlink()
+    tokenizer.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(model_files, "installed_model_path", lambda: model)
+    embedder = build_embedder(load_settings(embedding_runtime="onnx-int8",
+                                            kg_brain_cache_dir=tmp_path / "cache"))
+    with pytest.raises(SetupError, match=f"{tokenizer} is not the published"):
+        embedder.encode("anything")
+    assert not list((tmp_path / "cache").glob("onnx/*/*/model.onnx"))
+
+
+def test_a_folder_named_by_embedding_model_is_used_as_given(tmp_path: Path) -> None:
+    """A shorter max sequence length than the published config: not the pinned files, yet
+    built and used, since the user chose the folder."""
+    model = _model_copy(tmp_path / "model")
+    config = model / "sentence_bert_config.json"
+    changed = json.loads(config.read_text()) | {"max_seq_length": 16}
+    config.unlink()
+    config.write_text(json.dumps(changed))
+    settings = load_settings(embedding_runtime="onnx-int8", embedding_model=str(model),
                              kg_brain_cache_dir=tmp_path / "cache")
-    with pytest.raises(SetupError, match="EMBEDDING_RUNTIME=onnx refused"):
-        build_embedder(settings).encode("anything")
-    [manifest] = (tmp_path / "cache" / "onnx").glob("*/onnx/manifest.json")
-    stamp = manifest.stat().st_mtime_ns
-    with pytest.raises(SetupError, match="EMBEDDING_RUNTIME=torch"):
-        build_embedder(settings).encode("anything")
-    assert manifest.stat().st_mtime_ns == stamp, "the refusal is remembered, not re-exported"
+    long_text = "the quick brown fox jumps over the lazy dog " * 10
+    short, cut = build_embedder(settings).encode_many([long_text, " ".join(long_text.split()[:14])])
+    assert cosines([short], [cut])[0] > 0.999, "the folder's own 16-token limit applies"
+    [manifest] = (tmp_path / "cache" / "onnx").glob("*/onnx-int8/manifest.json")
+    assert json.loads(manifest.read_text())["parameters"]["pinned_sources"] is False
 
 
 def test_a_server_on_the_cached_export_never_imports_torch(

@@ -1,15 +1,17 @@
-"""Choosing the embedding runtime, and refusing an export whose vectors are not the model's.
-Nothing here loads a model: runtimes load lazily, on first use."""
+"""Choosing the embedding runtime, and refusing a model the ONNX graph would not compute
+faithfully. Nothing here loads a model: runtimes load lazily, on first use."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
+import json
+
 import pytest
 
-from kg_brain.embed import SentenceTransformerEmbedder, build_embedder, packaged_model_path
-from kg_brain.embed.onnx_export import MIN_COSINE, compare, refusal
+from kg_brain.embed import SentenceTransformerEmbedder, build_embedder, installed_model_path
+from kg_brain.embed.onnx_export import check_pipeline
+from kg_brain.embed.onnx_graph import BertShape
 from kg_brain.embed.onnx_runtime import OnnxEmbedder
 from kg_brain.errors import SetupError
 from kg_brain.settings import load_settings
@@ -27,13 +29,13 @@ def test_torch_runtime_is_sentence_transformers() -> None:
     assert isinstance(embedder, SentenceTransformerEmbedder)
 
 
-def test_onnx_runtimes_export_the_packaged_model_into_the_cache_dir(tmp_path: Path) -> None:
+def test_onnx_runtimes_build_the_pinned_model_into_the_cache_dir(tmp_path: Path) -> None:
     embedder = build_embedder(load_settings(embedding_runtime="onnx-int8",
                                             kg_brain_cache_dir=tmp_path))
     assert isinstance(embedder, OnnxEmbedder)
     assert embedder.runtime == "onnx-int8"
-    assert (embedder.source, embedder.cache_dir) == (packaged_model_path(), tmp_path)
-    assert not any(tmp_path.iterdir()), "nothing is exported before the first use"
+    assert (embedder.source, embedder.cache_dir) == (None, tmp_path)
+    assert not any(tmp_path.iterdir()), "nothing is fetched or built before the first use"
 
 
 def test_an_unknown_runtime_is_refused_naming_the_variable(
@@ -50,36 +52,30 @@ def test_onnx_runtime_refuses_a_model_that_is_not_a_local_folder(tmp_path: Path)
         build_embedder(settings)
 
 
-def _unit_rows(rng: np.random.Generator, n: int) -> np.ndarray:
-    rows = rng.normal(size=(n, 384)).astype(np.float32)
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+def _pipeline_folder(root: Path, pooling: dict[str, bool]) -> Path:
+    source = installed_model_path()
+    assert source is not None
+    (root / "1_Pooling").mkdir(parents=True)
+    (root / "modules.json").write_text((source / "modules.json").read_text())
+    config = json.loads((source / "1_Pooling" / "config.json").read_text()) | pooling
+    (root / "1_Pooling" / "config.json").write_text(json.dumps(config))
+    return root
 
 
-def test_identical_vectors_pass_verification() -> None:
-    reference = _unit_rows(np.random.default_rng(1), 12)
-    verification = compare(reference.copy(), reference, MIN_COSINE["onnx"])
-    assert verification.passed and verification.min_cosine == pytest.approx(1.0, abs=1e-6)
-    assert verification.texts == 12
+def test_the_packaged_pipeline_is_mean_pooling_and_normalisation(tmp_path: Path) -> None:
+    check_pipeline(_pipeline_folder(tmp_path, {}))
 
 
-def test_one_diverging_vector_fails_verification_with_an_actionable_error() -> None:
-    rng = np.random.default_rng(2)
-    reference = _unit_rows(rng, 12)
-    candidate = reference.copy()
-    candidate[5] = _unit_rows(rng, 1)[0]  # one text embedded wrongly is enough to refuse
-    verification = compare(candidate, reference, MIN_COSINE["onnx"])
-    assert not verification.passed
-    assert verification.min_cosine == pytest.approx(float(candidate[5] @ reference[5]))
-    message = str(refusal("onnx", verification, Path("/cache/onnx/x/onnx")))
-    assert "EMBEDDING_RUNTIME=onnx refused" in message
-    assert f"{verification.min_cosine:.4f}" in message and "0.999 needed" in message
-    assert "EMBEDDING_RUNTIME=torch" in message and "/cache/onnx/x/onnx" in message
+def test_a_cls_pooling_model_is_refused_before_anything_is_built(tmp_path: Path) -> None:
+    """torch would pool the first token; the ONNX runtimes pool the mean."""
+    folder = _pipeline_folder(tmp_path, {"pooling_mode_cls_token": True,
+                                         "pooling_mode_mean_tokens": False})
+    with pytest.raises(SetupError, match="pooling_mode_cls_token.*EMBEDDING_RUNTIME=torch"):
+        check_pipeline(folder)
 
 
-def test_an_unwritable_cache_dir_is_refused_naming_the_variable(tmp_path: Path) -> None:
-    blocker = tmp_path / "not-a-dir"
-    blocker.write_text("a file where the cache folder should be")
-    embedder = build_embedder(load_settings(embedding_runtime="onnx",
-                                            kg_brain_cache_dir=blocker))
-    with pytest.raises(SetupError, match="KG_BRAIN_CACHE_DIR"):
-        embedder.encode("anything")
+def test_a_model_that_is_not_a_bert_encoder_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "roberta", "hidden_act": "gelu"}))
+    with pytest.raises(SetupError, match="EMBEDDING_RUNTIME=torch"):
+        BertShape.read(config)
