@@ -31,6 +31,7 @@ import numpy as np
 from kg_brain.embed.onnx_encoder import OnnxEncoder
 from kg_brain.embed.probe import PROBE_TEXTS
 from kg_brain.errors import ProviderError, SetupError
+from kg_brain.private import private_dir, tighten
 
 log = logging.getLogger(__name__)
 FORMAT = 1
@@ -96,10 +97,11 @@ def ensure_artefact(source: Path, cache_dir: Path, runtime: str) -> Artefact:
     manifest = _reusable(folder, source, wanted)
     if manifest is None:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_dir(folder)
             with _locked(folder / ".lock"):
                 manifest = _reusable(folder, source, wanted) \
                     or _export(folder, source, cache_dir, runtime, wanted)
+            tighten(folder)  # the exporters write with the process's umask
         except OSError as exc:
             raise SetupError(f"EMBEDDING_RUNTIME={runtime} could not write its export under "
                              f"KG_BRAIN_CACHE_DIR ({exc})") from exc

@@ -75,3 +75,19 @@ def test_environment_then_user_config_then_named_env_file(
         "bolt://user-config:2", 22, 3)
     monkeypatch.setenv("STALE_DAYS_THRESHOLD", "33")
     assert load_settings().stale_days_threshold == 33
+
+
+def test_http_allow_lists_are_comma_separated_and_case_insensitive(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KG_BRAIN_HTTP_ALLOWED_HOSTS", " Brain.Example.com, 192.168.1.20:8765,")
+    monkeypatch.setenv("KG_BRAIN_HTTP_ALLOWED_ORIGINS", "https://Brain.example.com/")
+    settings = load_settings(_env_file=None)
+    assert settings.kg_brain_http_allowed_hosts == ["brain.example.com", "192.168.1.20:8765"]
+    assert settings.kg_brain_http_allowed_origins == ["https://brain.example.com"]
+
+
+def test_no_token_and_a_set_token_together_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KG_BRAIN_HTTP_AUTH", "none")
+    monkeypatch.setenv("KG_BRAIN_HTTP_TOKEN", "t0ken")
+    with pytest.raises(SetupError, match="KG_BRAIN_HTTP_AUTH=none and KG_BRAIN_HTTP_TOKEN"):
+        load_settings(_env_file=None)
