@@ -68,8 +68,8 @@ def _strip(path: Path) -> None:
 
 
 def token_file(settings: Settings) -> Path:
-    """The HTTP service's token: what the relay, `kg-brain wire --url` and the OpenCode plugin
-    read (never copy) to call the service."""
+    """The HTTP service's token: what its clients (the relay, what `kg-brain wire --url`
+    wires) read, never copy, to call the service."""
     return settings.state_dir / TOKEN_FILE
 
 
