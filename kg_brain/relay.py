@@ -27,6 +27,7 @@ import threading
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from kg_brain.private import service_token
 from kg_brain.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,9 @@ def serves_this_window(found: dict[str, Any], settings: Settings) -> bool:
 
 
 def auth_headers(settings: Settings) -> dict[str, str]:
-    token = settings.kg_brain_http_token
+    """The service's bearer token, read from its file when asked (a service started after this
+    window's relay made it then)."""
+    token = service_token(settings)
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
@@ -74,7 +77,7 @@ def probe(settings: Settings) -> dict[str, Any] | None:
     finally:
         conn.close()
     try:
-        found = json.loads(body) if reply.status == 200 else {}
+        found = json.loads(body) if reply.status == 200 else {"status": reply.status}
     except ValueError:
         found = {}
     return found if isinstance(found, dict) else {}

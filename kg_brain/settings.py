@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import (AliasChoices, Field, ValidationError, ValidationInfo, field_validator,
+                      model_validator)
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from kg_brain.errors import SetupError
 
@@ -145,7 +146,19 @@ class Settings(BaseSettings):
     # --- MCP transport ---------------------------------------------------------------------------
     kg_brain_http_host: str = "127.0.0.1"
     kg_brain_http_port: int = Field(8765, ge=1, le=65535)
-    kg_brain_http_token: str | None = Field(None, repr=False)
+    kg_brain_http_token: str | None = Field(None, repr=False, description=(
+        "the bearer token every HTTP request carries; unset = the token file in the state "
+        "folder, made on the service's first start"))
+    kg_brain_http_auth: Literal["token", "none"] = Field("token", description=(
+        "none: the HTTP service asks for no token (loopback only; it says so at start)"))
+    kg_brain_http_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description=(
+            "Host header values the HTTP service accepts besides its own address "
+            "(comma-separated, e.g. brain.example.com,192.168.1.20:8765)"))
+    kg_brain_http_allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description=(
+            "browser Origins the HTTP service accepts besides loopback ones (comma-separated, "
+            "e.g. https://brain.example.com)"))
     kg_brain_service: bool = Field(True, description=(
         "`kg-brain mcp` forwards to the shared service on KG_BRAIN_HTTP_PORT when it runs; "
         "false serves every window in-process"))
@@ -175,6 +188,24 @@ class Settings(BaseSettings):
             f"is no longer read: it was on Neo4j's (1 + cos) / 2 scale, and similarities are now "
             f"the cosine in [-1, 1]; set {name}={2 * value - 1:.2f} for the same threshold "
             f"(or {name}'s default by removing it)")
+
+    @field_validator("kg_brain_http_allowed_hosts", "kg_brain_http_allowed_origins",
+                     mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        """Host and Origin are compared case-insensitively, an Origin without a trailing slash."""
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, list):
+            return [str(v).strip().lower().rstrip("/") for v in value if str(v).strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _one_token_rule(self) -> Settings:
+        if self.kg_brain_http_auth == "none" and self.kg_brain_http_token:
+            raise ValueError("KG_BRAIN_HTTP_AUTH=none and KG_BRAIN_HTTP_TOKEN contradict each "
+                             "other: unset one")
+        return self
 
     @field_validator("neo4j_uri")
     @classmethod

@@ -1,15 +1,13 @@
 """The MCP transports: stdio (what OpenCode spawns) or streamable HTTP, and `kg-brain serve`.
 
 stdout belongs to the stdio protocol: logs go to stderr and nothing else is written there. HTTP
-binds to 127.0.0.1 by default; any other address needs KG_BRAIN_HTTP_TOKEN, and whenever a token
-is set every request must carry `Authorization: Bearer <token>` (401 otherwise).
+binds to 127.0.0.1 by default and admits only its user (kg_brain/guard.py: Host and Origin
+checks, a bearer token on every request). Every start makes kg-brain's folders private.
 """
 
 from __future__ import annotations
 
 import argparse
-import hmac
-import ipaddress
 import json
 import logging
 import sys
@@ -17,15 +15,15 @@ import threading
 from typing import Any
 
 from fastmcp.server.middleware import Middleware, MiddlewareContext
-from starlette.middleware import Middleware as ASGIMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kg_brain import plugin_api
 from kg_brain.app import Brain, interrupt_on_sigterm
-from kg_brain.errors import BrainError, SetupError
+from kg_brain.errors import BrainError
+from kg_brain.guard import http_middleware
 from kg_brain.maintenance import SessionScheduler, start_in_background
+from kg_brain.private import tighten_install
 from kg_brain.relay import HEALTH_PATH, health
 from kg_brain.settings import Settings
 from kg_brain.tools import BrainTools, build_server
@@ -33,46 +31,6 @@ from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
 
 log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
-
-
-class BearerAuth:
-    """ASGI middleware: reject HTTP requests whose bearer token does not match (constant time)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                response = JSONResponse({"error": "missing or wrong bearer token"},
-                                        status_code=401,
-                                        headers={"WWW-Authenticate": 'Bearer realm="kg-brain"'})
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def http_middleware(settings: Settings, host: str) -> list[ASGIMiddleware]:
-    """The bearer check when a token is set; refuse to expose the server without one."""
-    token = settings.kg_brain_http_token
-    if not token:
-        if not is_loopback(host):
-            raise SetupError(f"binding to {host} exposes your memory to the network: set "
-                             "KG_BRAIN_HTTP_TOKEN (clients send Authorization: Bearer <token>) "
-                             "or bind to 127.0.0.1")
-        return []
-    return [ASGIMiddleware(BearerAuth, token=token)]
 
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
@@ -134,6 +92,7 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
     """Run until the client disconnects (stdio) or the process is interrupted (SIGINT or
     SIGTERM, either transport); the caller then closes the Brain, in order. The HTTP service
     runs maintenance for the whole database, a stdio server for its window's projects."""
+    tighten_install(settings)
     mcp.add_middleware(WarmUp(brain, shared=http))
     interrupt_on_sigterm()  # uvicorn re-raises the signal it caught once it has shut down
     try:
@@ -151,7 +110,7 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
                 port: int | None) -> None:
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
-    middleware = http_middleware(settings, host)
+    middleware = http_middleware(settings, host, port)
     mcp.custom_route(HEALTH_PATH, methods=["GET"])(health_route(settings))
     plugin_api.register(mcp, BrainTools(brain))
     config = opencode_remote_config(settings, host, port)
@@ -187,8 +146,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                              "the client's workspace (its first MCP root, named after the git "
                              "root holding it), else KG_BRAIN_PROJECT, else the git root of the "
                              "server's working directory, else 'general'")
-    parser.add_argument("--host", help="HTTP bind address (KG_BRAIN_HTTP_HOST); off loopback "
-                                       "needs KG_BRAIN_HTTP_TOKEN")
+    parser.add_argument("--host", help="HTTP bind address (KG_BRAIN_HTTP_HOST); beyond loopback "
+                                       "list the names clients use in "
+                                       "KG_BRAIN_HTTP_ALLOWED_HOSTS")
     parser.add_argument("--port", type=int, help="HTTP port (KG_BRAIN_HTTP_PORT)")
 
 

@@ -6,9 +6,9 @@ the warm shared service, kg_brain/relay.py), so it works from a wheel as from a 
 `--url` it points the client at a running `kg-brain serve --http`.
 The rest of the file is kept as it was and the previous version is saved next to it as `.bak`.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
-through the client's own environment syntax instead of holding them. For a stdio entry it then
-loads the embedding model once (fetching and building it on the first use of the cache), so the
-client's first tool call does not wait for it.
+through the client's own file or environment syntax instead of holding them. For a stdio entry
+it then loads the embedding model once (fetching and building it on the first use of the cache),
+so the client's first tool call does not wait for it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 
 from kg_brain import plugin
 from kg_brain.errors import InvalidInput
+from kg_brain.private import ensure_token, token_file
 from kg_brain.settings import Settings
 
 SERVER_NAME = "kg-brain"
@@ -35,7 +36,8 @@ TOKEN = "KG_BRAIN_HTTP_TOKEN"
 @dataclass(frozen=True)
 class ClientFormat:
     """One MCP client's file layout: where its config lives, the key holding the servers, how
-    it references an environment variable, and the shape of a stdio and a remote entry."""
+    it references an environment variable (and a file's text, when it can), and the shape of a
+    stdio and a remote entry."""
 
     project_file: str
     global_file: Callable[[Settings], Path] | None
@@ -44,6 +46,7 @@ class ClientFormat:
     local: Callable[[list[str], dict[str, str]], dict[str, Any]]
     remote: Callable[[str, dict[str, str]], dict[str, Any]]
     start: Callable[[], dict[str, Any]] = dict
+    file_ref: str | None = None  # format string with {path}
 
 
 def _opencode_local(command: list[str], env: dict[str, str]) -> dict[str, Any]:
@@ -76,7 +79,7 @@ def _http(kind: str | None) -> Callable[[str, dict[str, str]], dict[str, Any]]:
 CLIENTS: dict[str, ClientFormat] = {
     "opencode": ClientFormat("opencode.json", lambda s: s.opencode_global_config, "mcp",
                              "{{env:{name}}}", _opencode_local, _opencode_remote,
-                             lambda: {"$schema": OPENCODE_SCHEMA}),
+                             lambda: {"$schema": OPENCODE_SCHEMA}, "{{file:{path}}}"),
     # Claude Code's user scope lives in ~/.claude.json, a state file it rewrites itself.
     "claude": ClientFormat(".mcp.json", None, "mcpServers", "${{{name}}}", _stdio("stdio"),
                            _http("http")),
@@ -110,9 +113,37 @@ def server_environment(settings: Settings, client: ClientFormat, literal: bool) 
 
 
 def remote_headers(settings: Settings, client: ClientFormat) -> dict[str, str]:
-    if not settings.kg_brain_http_token:
+    """The bearer token by reference: the token file where the client reads files (OpenCode's
+    `{file:...}`), else KG_BRAIN_HTTP_TOKEN from the client's environment."""
+    if settings.kg_brain_http_auth == "none":
         return {}
+    if client.file_ref and not settings.kg_brain_http_token:
+        return {"Authorization": "Bearer " + client.file_ref.format(
+            path=home_relative(token_file(settings)))}
     return {"Authorization": "Bearer " + client.env_ref.format(name=TOKEN)}
+
+
+def home_relative(path: Path) -> str:
+    """`~/...` under the home folder (the same file for every user of a committed config)."""
+    try:
+        return "~/" + path.resolve().relative_to(Path.home().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def token_hint(settings: Settings, client: ClientFormat) -> str:
+    """Where the wired remote entry finds the token (made now if no service has yet)."""
+    if settings.kg_brain_http_auth == "none":
+        return ""
+    if settings.kg_brain_http_token:
+        return f"The client sends {TOKEN} from its environment as the bearer token.\n"
+    path = token_file(settings)
+    ensure_token(settings)
+    if client.file_ref:
+        return f"The client reads the bearer token from {path}.\n"
+    return (f"The client sends {TOKEN} from its environment as the bearer token: start it with "
+            f"{TOKEN}=\"$(cat {path})\" (or wire it without --url: the stdio relay reads the "
+            "file itself).\n")
 
 
 def client_entry(settings: Settings, name: str, url: str | None,
@@ -170,13 +201,13 @@ def write_entry(path: Path, name: str, entry: dict[str, Any]) -> Path | None:
 
 def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
     path = config_path(settings, args.client, args.global_config)
+    hint = token_hint(settings, CLIENTS[args.client]) if args.url else ""
     backup = write_entry(path, args.client,
                          client_entry(settings, args.client, args.url, args.global_config))
     out = sys.stdout.write
     out(f"{args.client}: {SERVER_NAME} written to {path}"
         + (f" (previous version: {backup})" if backup else "") + "\n")
-    if args.url and settings.kg_brain_http_token:
-        out(f"The client sends {TOKEN} from its environment as the bearer token.\n")
+    out(hint)
     if args.client == "opencode" and args.plugin:
         out(install_plugin(settings, args.url, args.global_config))
     out(f"Brain protocol: add {protocol_file()} to your AGENTS.md (CLAUDE.md for Claude Code).\n")

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
@@ -184,6 +185,8 @@ def start_service(env: dict[str, str]) -> subprocess.Popen[bytes]:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{env['KG_BRAIN_HTTP_PORT']}/health",
                                    timeout=1).read()
+            break
+        except urllib.error.HTTPError:  # it answers (asking for the token the relay sends)
             break
         except OSError:
             time.sleep(0.2)

@@ -20,6 +20,7 @@ import asyncio
 import logging
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -64,11 +65,13 @@ def _texts(index: int, project: str) -> list[str]:
     return [r["content"] for r in corpus.notes(400, f"{project}:{index}")]
 
 
-async def _client(url: str, index: int, deadline: float, project: str, seed: int) -> ClientLog:
+async def _client(url: str, headers: dict[str, str], index: int, deadline: float, project: str,
+                  seed: int) -> ClientLog:
     rng = random.Random(f"{seed}:{index}")
     texts, out, n = _texts(index, project), ClientLog(), 0
     tools, weights = zip(*MIX, strict=True)
-    async with Client(StreamableHttpTransport(url), timeout=CALL_TIMEOUT_S) as session:
+    async with Client(StreamableHttpTransport(url, headers=headers),
+                      timeout=CALL_TIMEOUT_S) as session:
         while time.monotonic() < deadline:
             tool = rng.choices(tools, weights)[0]
             text = rng.choice(texts)
@@ -97,20 +100,24 @@ async def _client(url: str, index: int, deadline: float, project: str, seed: int
     return out
 
 
-async def _clients(url: str, clients: int, duration_s: float, project: str,
-                   seed: int) -> list[ClientLog]:
+async def _clients(url: str, headers: dict[str, str], clients: int, duration_s: float,
+                   project: str, seed: int) -> list[ClientLog]:
     deadline = time.monotonic() + duration_s
-    return list(await asyncio.gather(*(_client(url, i, deadline, project, seed)
+    return list(await asyncio.gather(*(_client(url, headers, i, deadline, project, seed)
                                        for i in range(clients))))
 
 
 class HttpServer:
     """The HTTP server (`mcp_server.py --http`, what `kg-brain serve --http` runs) on a free
-    loopback port, in a scratch directory."""
+    loopback port, in a scratch directory, with a token of its own (KG_BRAIN_HTTP_TOKEN: the
+    user's token file is left alone)."""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
+        token = secrets.token_urlsafe(32)
+        self.headers = {"Authorization": f"Bearer {token}"}
+        env = {**env, "KG_BRAIN_HTTP_AUTH": "token", "KG_BRAIN_HTTP_TOKEN": token}
         self.stderr = tempfile.TemporaryFile(mode="w+")
         self.cwd = tempfile.TemporaryDirectory(prefix="kg-brain-load-")
         self.proc = subprocess.Popen(
@@ -173,9 +180,10 @@ def _marker(text: str) -> str:
     return text[start:text.find(")", start) + 1] if start >= 0 else ""
 
 
-async def _warm(url: str) -> None:
+async def _warm(url: str, headers: dict[str, str]) -> None:
     """Connect and search once: the server loads the model and connects to Neo4j."""
-    async with Client(StreamableHttpTransport(url), timeout=CALL_TIMEOUT_S) as session:
+    async with Client(StreamableHttpTransport(url, headers=headers),
+                      timeout=CALL_TIMEOUT_S) as session:
         await session.list_tools()
         await session.call_tool("search_memory", {"query": "warm up"})
 
@@ -187,9 +195,10 @@ def run_load(db: Database, env: dict[str, str], clients: int, duration_s: float,
     server = HttpServer({**env, "KG_BRAIN_PROJECT": project, "SCHEDULER_IN_SERVER": "false"})
     try:
         server.wait_ready()
-        asyncio.run(_warm(server.url))
+        asyncio.run(_warm(server.url, server.headers))
         began = time.monotonic()
-        logs = asyncio.run(_clients(server.url, clients, duration_s, project, seed))
+        logs = asyncio.run(_clients(server.url, server.headers, clients, duration_s, project,
+                                    seed))
         wall = time.monotonic() - began
     finally:
         stderr = server.stop()

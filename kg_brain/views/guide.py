@@ -19,6 +19,7 @@ from pathlib import Path
 from kg_brain.cypher import query
 from kg_brain.lifecycle import ACCESS_SATURATION, HALF_LIFE_DAYS, W_IMPORTANCE, W_RECENCY
 from kg_brain.localdb.content import GUIDE_FILE, STYLE_FILE
+from kg_brain.private import private_dir
 
 GRASS = Path(__file__).with_name("kg-brain.grass")
 TITLE = "kg-brain memory"
@@ -135,6 +136,6 @@ def guide_html() -> str:
 
 def write_browser_content(folder: Path) -> None:
     """What the content server beside Neo4j serves: the guide and the style."""
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     (folder / GUIDE_FILE).write_text(guide_html(), encoding="utf-8")
     (folder / STYLE_FILE).write_text(GRASS.read_text(encoding="utf-8"), encoding="utf-8")

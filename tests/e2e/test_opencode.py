@@ -1,7 +1,8 @@
 """The real OpenCode (`opencode run`) driving kg-brain, with a scripted model in place of an LLM.
 
 Over stdio OpenCode spawns the server that `kg-brain wire opencode` configured; over HTTP two
-workspaces share one `kg-brain serve --http`. Each test checks both ends: what reached Neo4j
+workspaces share one `kg-brain serve --http`, OpenCode sending the token the service made (the
+wired entry names its file). Each test checks both ends: what reached Neo4j
 (project = the workspace's name, the notes, the FIXES link) and what the model was sent (the
 tool results, and in a second run the first run's handoff).
 """
@@ -97,7 +98,7 @@ def test_opencode_over_stdio_keeps_a_session_and_hands_it_to_the_next(
 def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
         opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
         tmp_path: Path) -> None:
-    env = kg_env(neo4j_server)
+    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
     server_dir = tmp_path / f"{project}-kg"
     (server_dir / ".git").mkdir(parents=True)
     facts = {f"{project}-a": "Service A listens on port 8101.",
@@ -108,8 +109,10 @@ def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
         for name, fact in facts.items():
             workspace = git_workspace(tmp_path / "workspaces", name, url)
             wire(workspace, env, tmp_path / "home", "--url", mcp_url)
-            assert json.loads((workspace / "opencode.json").read_text())["mcp"]["kg-brain"][
-                "url"] == mcp_url
+            wired = (workspace / "opencode.json").read_text()
+            assert json.loads(wired)["mcp"]["kg-brain"]["url"] == mcp_url
+            token = tmp_path / "kg-data" / "state" / "token"  # made by the service, referenced
+            assert f"{{file:{token}}}" in wired and token.read_text().strip() not in wired
             _, seen[name] = run_script(model, [
                 Step("add_memory", {"content": fact, "note_kind": "project_context"}),
                 Step("search_memory", {"query": "Which port does the service listen on?",

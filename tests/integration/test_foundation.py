@@ -1,9 +1,12 @@
-"""The real server: schema, the vector index with real embeddings, the Browser over HTTP."""
+"""The real server: schema, the vector index with real embeddings, the Browser over HTTP, and a
+local server's files private to the user."""
 
 from __future__ import annotations
 
+import stat
 import urllib.request
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +20,7 @@ from kg_brain.store.mistakes import preflight_mistakes
 from kg_brain.store.notes import create_notes, nearest_notes, new_zk_id
 from kg_brain.store.schema import bootstrap_schema
 from kg_brain.vocab import VECTOR_INDEX
-from tests.support.neo4j import ServerUnderTest
+from tests.support.neo4j import ServerUnderTest, local_server
 from tests.support.statements import body, bound_statements, row_keys
 
 
@@ -128,3 +131,24 @@ def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
     assert [p["similarity"] for p in kept] == pytest.approx([0.8], abs=0.02)
     assert cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, merge_types=[],
                          excluded_kinds=[]) == []
+
+
+def test_a_local_servers_home_and_jars_are_the_users_alone(tmp_path: Path) -> None:
+    """A home from before the rule (755 folders, 644 files) is tightened on start, and what
+    Neo4j writes itself while it runs (store, transaction logs, its logs) is 0600 in 0700."""
+    home = tmp_path / "neo4j-home"
+    older = home / "logs" / "neo4j.log"
+    older.parent.mkdir(parents=True)
+    older.write_text("an older install")
+    older.chmod(0o644)
+    for folder in (home, older.parent):
+        folder.chmod(0o755)
+    with local_server(home) as server:
+        assert server.local is not None
+        jars = server.local.lib_dir.parent
+        written = [p for root in (home, jars) for p in (root, *root.rglob("*"))
+                   if not p.is_symlink()]
+        assert any(p.parent.name == "transactions" for p in home.rglob("*"))  # Neo4j's own
+        assert {older, home / "conf" / "neo4j.conf", server.local.pid_file} <= set(written)
+        assert {str(p): oct(stat.S_IMODE(p.stat().st_mode)) for p in written
+                if stat.S_IMODE(p.stat().st_mode) & 0o077} == {}

@@ -135,7 +135,8 @@ def test_one_http_server_gives_two_workspaces_two_projects(
     first, second = workspace(tmp_path, f"{project}-a"), workspace(tmp_path, f"{project}-b")
     server_dir = tmp_path / "kg"
     (server_dir / ".git").mkdir(parents=True)
-    with http_server(server_env(neo4j_server), "127.0.0.1", free_port(), server_dir) as url:
+    env = server_env(neo4j_server, KG_BRAIN_HTTP_AUTH="none")  # access: tests/mcp/test_http.py
+    with http_server(env, "127.0.0.1", free_port(), server_dir) as url:
         assert inbox_projects(StreamableHttpTransport(url), [first.as_uri()]) == [f"{project}-a"]
         assert inbox_projects(StreamableHttpTransport(url), [second.as_uri()]) == \
             [f"{project}-b"]

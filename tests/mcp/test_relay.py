@@ -19,7 +19,7 @@ from kg_brain.localdb import free_port
 from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server
 from tests.mcp.test_stdio import workspace
-from tests.support.mcp import REPO, server_env
+from tests.support.mcp import REPO, bearer, server_env
 from tests.support.neo4j import ServerUnderTest
 
 MCP = [sys.executable, "-m", "kg_brain.cli", "mcp"]
@@ -27,9 +27,12 @@ HEAVY = ("neo4j", "torch", "onnxruntime", "sentence_transformers", "fastmcp", "m
 NOTE = "The relay forwards each stdio window to the warm kg-brain service on port 8765."
 
 
-def relay_env(neo4j_server: ServerUnderTest, port: int) -> dict[str, str]:
+def relay_env(neo4j_server: ServerUnderTest, port: int, data: Path) -> dict[str, str]:
+    """The relay and the service share a data folder: the relay reads the token the service
+    made there."""
     return server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_SERVICE="true",
-                      KG_BRAIN_SERVICE_START="false", KG_BRAIN_HTTP_PORT=str(port))
+                      KG_BRAIN_SERVICE_START="false", KG_BRAIN_HTTP_PORT=str(port),
+                      KG_BRAIN_DATA_DIR=str(data))
 
 
 def window(env: dict[str, str], folder: Path) -> StdioSession:
@@ -39,7 +42,7 @@ def window(env: dict[str, str], folder: Path) -> StdioSession:
 def test_windows_forwarded_to_the_warm_service_share_it_each_in_its_project(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
     port = free_port()
-    env = relay_env(neo4j_server, port)
+    env = relay_env(neo4j_server, port, tmp_path / "data")
     here, elsewhere = workspace(tmp_path, project), workspace(tmp_path, f"{project}-b")
     with http_server(env, "127.0.0.1", port, tmp_path):
         with window(env, here) as first:
@@ -65,7 +68,7 @@ def test_windows_forwarded_to_the_warm_service_share_it_each_in_its_project(
 def test_without_a_service_the_window_is_served_in_process(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
     here = workspace(tmp_path, project)
-    with window(relay_env(neo4j_server, free_port()), here) as alone:
+    with window(relay_env(neo4j_server, free_port(), tmp_path / "data"), here) as alone:
         alone.initialize()
         saved = alone.call_tool("add_memory", {"content": NOTE})["result"]
         assert saved["structuredContent"]["project"] == project
@@ -87,13 +90,13 @@ def test_the_relay_path_imports_no_model_driver_or_mcp_library() -> None:
 def test_a_window_without_a_service_starts_one_for_the_next_window(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
     port = free_port()
-    env = {**relay_env(neo4j_server, port), "KG_BRAIN_SERVICE_START": "true"}
+    env = {**relay_env(neo4j_server, port, tmp_path / "data"), "KG_BRAIN_SERVICE_START": "true"}
     here = workspace(tmp_path, project)
     with window(env, here) as alone:
         alone.initialize()
         saved = alone.call_tool("add_memory", {"content": NOTE})["result"]["structuredContent"]
         alone.close()
-    pid = started_service(port)
+    pid = started_service(port, env)
     try:
         with window(env, here) as next_one:
             next_one.initialize()
@@ -104,12 +107,29 @@ def test_a_window_without_a_service_starts_one_for_the_next_window(
         os.kill(pid, signal.SIGTERM)
 
 
-def started_service(port: int) -> int:
+def started_service(port: int, env: dict[str, str]) -> int:
     """The pid of the service answering /health on `port`, once it does (2 minutes at most)."""
     deadline = time.monotonic() + 120
     while True:
         try:
-            return int(httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).json()["pid"])
-        except httpx.TransportError:
+            return int(httpx.get(f"http://127.0.0.1:{port}/health", headers=bearer(env),
+                                 timeout=1).json()["pid"])
+        except (httpx.TransportError, AssertionError):  # no answer, or no token made yet
             assert time.monotonic() < deadline, "no service was started"
             time.sleep(0.5)
+
+
+def test_a_window_refused_by_the_service_is_served_in_process(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    """A service started with another token (another data folder) answers 401: the window says
+    so and is served in-process, never forwarded."""
+    port = free_port()
+    here = workspace(tmp_path, project)
+    with http_server(relay_env(neo4j_server, port, tmp_path / "service"), "127.0.0.1", port,
+                     tmp_path):
+        with window(relay_env(neo4j_server, port, tmp_path / "window"), here) as refused:
+            refused.initialize()
+            saved = refused.call_tool("add_memory", {"content": NOTE})["result"]
+            log = refused.close()
+    assert saved["structuredContent"]["project"] == project
+    assert "{'status': 401}" in log and "forwarding" not in log, log

@@ -68,7 +68,8 @@ def _add_notes(url: str, count: int) -> list[bool]:
 def test_a_busy_http_server_stops_without_a_traceback(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path, stop: int) -> None:
     port = free_port()
-    env = server_env(neo4j_server, KG_BRAIN_PROJECT=project, **BUSY)
+    env = server_env(neo4j_server, KG_BRAIN_PROJECT=project, KG_BRAIN_HTTP_AUTH="none",
+                     **BUSY)  # stopping is the subject here, access: tests/mcp/test_http.py
     proc = subprocess.Popen([sys.executable, str(REPO / "mcp_server.py"), "--http", "--port",
                              str(port)], env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)

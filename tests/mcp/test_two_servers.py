@@ -39,7 +39,8 @@ async def _search(url: str, query: str) -> list[dict[str, Any]]:
 def test_two_http_servers_share_one_memory_while_both_write(
     neo4j_server: ServerUnderTest, project: str, tmp_path: Path
 ) -> None:
-    env = server_env(neo4j_server, KG_BRAIN_PROJECT=project)
+    # memory shared between processes is the subject here, not access (tests/mcp/test_http.py)
+    env = server_env(neo4j_server, KG_BRAIN_PROJECT=project, KG_BRAIN_HTTP_AUTH="none")
     with http_server(env, "127.0.0.1", free_port(), tmp_path) as url_a, \
             http_server(env, "127.0.0.1", free_port(), tmp_path) as url_b:
         written: dict[str, list[str]] = {}

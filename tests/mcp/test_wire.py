@@ -5,6 +5,7 @@ whole thing works from an installed wheel, with no path into a checkout."""
 from __future__ import annotations
 
 import json
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,32 @@ def test_each_client_gets_its_own_remote_entry_shape_with_a_token_reference() ->
         "headers": {"Authorization": "Bearer ${KG_BRAIN_HTTP_TOKEN}"}}
     assert client_entry(settings, "cursor", URL) == {
         "url": URL, "headers": {"Authorization": "Bearer ${env:KG_BRAIN_HTTP_TOKEN}"}}
-    assert "headers" not in client_entry(make_settings(), "cursor", URL)
+    assert "headers" not in client_entry(make_settings(kg_brain_http_auth="none"), "cursor", URL)
+
+
+def test_by_default_opencode_reads_the_token_file_and_the_others_their_environment(
+        tmp_path: Path) -> None:
+    settings = make_settings(kg_brain_data_dir=tmp_path / "data")
+    assert client_entry(settings, "opencode", URL)["headers"] == {
+        "Authorization": f"Bearer {{file:{tmp_path}/data/state/token}}"}
+    assert client_entry(settings, "claude", URL)["headers"] == {
+        "Authorization": "Bearer ${KG_BRAIN_HTTP_TOKEN}"}
+    at_home = make_settings(kg_brain_data_dir=Path.home() / ".local" / "share" / "kg-brain")
+    assert client_entry(at_home, "opencode", URL)["headers"] == {
+        "Authorization": "Bearer {file:~/.local/share/kg-brain/state/token}"}
+
+
+def test_wire_url_makes_the_token_and_writes_only_a_reference_to_it(
+        neo4j_server: ServerUnderTest, tmp_path: Path) -> None:
+    env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"))
+    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--url", URL],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+                          check=True)
+    token = tmp_path / "data" / "state" / "token"
+    assert f"reads the bearer token from {token}" in done.stdout
+    assert stat.S_IMODE(token.stat().st_mode) == 0o600
+    written = (tmp_path / "opencode.json").read_text()
+    assert token.read_text().strip() not in written and f"{{file:{token}}}" in written
 
 
 @pytest.mark.parametrize("client", ["opencode", "claude", "cursor"])

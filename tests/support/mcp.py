@@ -9,6 +9,8 @@ from typing import Any
 import anyio
 from fastmcp import Client, FastMCP
 
+from kg_brain.private import service_token
+from kg_brain.settings import load_settings
 from tests.support.neo4j import ServerUnderTest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,3 +39,13 @@ def server_env(neo4j_server: ServerUnderTest, **extra: str) -> dict[str, str]:
                 "LLM_PROVIDER": "heuristic", "SCHEDULER_IN_SERVER": "false",
                 "KG_BRAIN_SERVICE": "false", **extra})
     return env
+
+
+def bearer(env: dict[str, str]) -> dict[str, str]:
+    """The Authorization header for the HTTP service started with `env`: the token it made in
+    its data folder (or its KG_BRAIN_HTTP_TOKEN)."""
+    names = ("KG_BRAIN_DATA_DIR", "KG_BRAIN_HTTP_TOKEN")
+    settings = load_settings(_env_file=None, **{n.lower(): env[n] for n in names if n in env})
+    token = service_token(settings)
+    assert token, "the service made no token"
+    return {"Authorization": f"Bearer {token}"}

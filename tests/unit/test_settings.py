@@ -90,3 +90,19 @@ def test_a_threshold_on_the_old_scale_is_refused_with_the_cosine_that_keeps_it(
     monkeypatch.delenv("LINK_MIN_SIMILARITY")
     monkeypatch.setenv("EVOLUTION_MIN_COSINE", "0.3")
     assert load_settings(_env_file=None).evolution_min_cosine == 0.3
+
+
+def test_http_allow_lists_are_comma_separated_and_case_insensitive(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KG_BRAIN_HTTP_ALLOWED_HOSTS", " Brain.Example.com, 192.168.1.20:8765,")
+    monkeypatch.setenv("KG_BRAIN_HTTP_ALLOWED_ORIGINS", "https://Brain.example.com/")
+    settings = load_settings(_env_file=None)
+    assert settings.kg_brain_http_allowed_hosts == ["brain.example.com", "192.168.1.20:8765"]
+    assert settings.kg_brain_http_allowed_origins == ["https://brain.example.com"]
+
+
+def test_no_token_and_a_set_token_together_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KG_BRAIN_HTTP_AUTH", "none")
+    monkeypatch.setenv("KG_BRAIN_HTTP_TOKEN", "t0ken")
+    with pytest.raises(SetupError, match="KG_BRAIN_HTTP_AUTH=none and KG_BRAIN_HTTP_TOKEN"):
+        load_settings(_env_file=None)
