@@ -26,6 +26,7 @@ from kg_brain.app import Brain, interrupt_on_sigterm
 from kg_brain.errors import BrainError, SetupError
 from kg_brain.maintenance import SessionScheduler, start_in_background
 from kg_brain.relay import HEALTH_PATH, health
+from kg_brain.service import Activity, Idleness, remove_pid, write_pid
 from kg_brain.settings import Settings
 from kg_brain.tools import build_server
 from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
@@ -149,15 +150,27 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
 def _serve_http(settings: Settings, mcp: Any, host: str | None, port: int | None) -> None:
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
-    middleware = http_middleware(settings, host)
+    middleware = [*http_middleware(settings, host), *lifecycle_middleware(settings)]
     mcp.custom_route(HEALTH_PATH, methods=["GET"])(health_route(settings))
     config = opencode_remote_config(settings, host, port)
     url = config["mcp"][SERVER_NAME]["url"]
     sys.stdout.write(f"In each workspace: kg-brain wire opencode|claude|cursor --url {url}\n"
                      "or add to opencode.json:\n" + json.dumps(config, indent=2) + "\n")
     sys.stdout.flush()
-    mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
-            middleware=middleware)
+    write_pid(settings, port)
+    try:
+        mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
+                middleware=middleware)
+    finally:
+        remove_pid(settings)
+
+
+def lifecycle_middleware(settings: Settings) -> list[ASGIMiddleware]:
+    """Counts requests in flight, and stops the service after KG_BRAIN_SERVICE_IDLE_S idle."""
+    idleness = Idleness()
+    if settings.kg_brain_service_idle_s:
+        idleness.stop_after(settings.kg_brain_service_idle_s)
+    return [ASGIMiddleware(Activity, idleness=idleness, skip=HEALTH_PATH)]
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
