@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 from fastmcp import Context
+from fastmcp.exceptions import ToolError
 from fastmcp.server.dependencies import get_http_request
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from mcp.server.session import ServerSession
@@ -30,6 +31,7 @@ from mcp.types import ListRootsRequest, ListRootsResult, Root
 from pydantic import ValidationError
 
 from kg_brain import validate
+from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
 from kg_brain.workspace import PROJECT_HEADER, PROJECT_PARAM, default_project, workspace_project
 
@@ -62,7 +64,10 @@ class ClientRoots(Middleware):
         self.known: OrderedDict[str, str | None] = OrderedDict()
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext) -> Any:
-        found = await self._session_project(context.fastmcp_context) or request_project()
+        try:
+            found = await self._session_project(context.fastmcp_context) or request_project()
+        except InvalidInput as exc:
+            raise ToolError(f"the project the request names: {exc}") from None
         token = _client_project.set(found)
         try:
             return await call_next(context)

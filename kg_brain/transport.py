@@ -77,7 +77,8 @@ def http_middleware(settings: Settings, host: str) -> list[ASGIMiddleware]:
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    entry = client_entry(settings, "opencode", f"http://{shown}:{port}{HTTP_PATH}")
+    entry = client_entry(settings, "opencode", f"http://{shown}:{port}{HTTP_PATH}",
+                         global_config=True)
     return {"$schema": OPENCODE_SCHEMA, "mcp": {SERVER_NAME: entry}}
 
 

@@ -3,7 +3,9 @@ entry in the client's configuration file.
 
 The entry runs this installation's Python with `-m kg_brain.cli mcp` (stdio: a light relay to
 the warm shared service, kg_brain/relay.py), so it works from a wheel as from a checkout; with
-`--url` it points the client at a running `kg-brain serve --http`.
+`--url` it points the client at a running `kg-brain serve --http`, naming the workspace's project
+in the URL (`?project=`, kg_brain/workspace.py) so that calls land there even from clients that
+offer no MCP roots (the 2026-07-28 protocol has none); a `--global` entry names none.
 The rest of the file is kept as it was and the previous version is saved next to it as `.bak`.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
 through the client's own environment syntax instead of holding them. For a stdio entry it then
@@ -24,6 +26,7 @@ from typing import Any
 
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
+from kg_brain.workspace import default_project, with_project
 
 SERVER_NAME = "kg-brain"
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
@@ -114,11 +117,17 @@ def remote_headers(settings: Settings, client: ClientFormat) -> dict[str, str]:
     return {"Authorization": "Bearer " + client.env_ref.format(name=TOKEN)}
 
 
+def workspace_url(settings: Settings, url: str, cwd: Path | None = None) -> str:
+    """The service's URL naming the project of the workspace at `cwd` (the working directory)."""
+    return with_project(url, default_project(settings, cwd))
+
+
 def client_entry(settings: Settings, name: str, url: str | None,
                  global_config: bool = False) -> dict[str, Any]:
     client = CLIENTS[name]
     if url:
-        return client.remote(url, remote_headers(settings, client))
+        return client.remote(url if global_config else workspace_url(settings, url),
+                             remote_headers(settings, client))
     return client.local(server_command(), server_environment(settings, client, global_config))
 
 

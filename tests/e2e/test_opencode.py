@@ -109,7 +109,7 @@ def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
             workspace = git_workspace(tmp_path / "workspaces", name, url)
             wire(workspace, env, tmp_path / "home", "--url", mcp_url)
             assert json.loads((workspace / "opencode.json").read_text())["mcp"]["kg-brain"][
-                "url"] == mcp_url
+                "url"] == f"{mcp_url}?project={name}"
             _, seen[name] = run_script(model, [
                 Step("add_memory", {"content": fact, "note_kind": "project_context"}),
                 Step("search_memory", {"query": "Which port does the service listen on?",

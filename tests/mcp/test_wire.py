@@ -16,7 +16,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from kg_brain.errors import InvalidInput
-from kg_brain.wire import client_entry, config_path, server_command, write_entry
+from kg_brain.wire import (client_entry, config_path, server_command, workspace_url,
+                           write_entry)
 from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
@@ -53,15 +54,27 @@ def test_each_client_gets_its_own_stdio_entry_shape() -> None:
 
 def test_each_client_gets_its_own_remote_entry_shape_with_a_token_reference() -> None:
     settings = make_settings(kg_brain_http_token="t0ken")
-    assert client_entry(settings, "opencode", URL) == {
+    assert client_entry(settings, "opencode", URL, global_config=True) == {
         "type": "remote", "url": URL, "enabled": True, "oauth": False,
         "headers": {"Authorization": "Bearer {env:KG_BRAIN_HTTP_TOKEN}"}}
-    assert client_entry(settings, "claude", URL) == {
+    assert client_entry(settings, "claude", URL, global_config=True) == {
         "type": "http", "url": URL,
         "headers": {"Authorization": "Bearer ${KG_BRAIN_HTTP_TOKEN}"}}
-    assert client_entry(settings, "cursor", URL) == {
+    assert client_entry(settings, "cursor", URL, global_config=True) == {
         "url": URL, "headers": {"Authorization": "Bearer ${env:KG_BRAIN_HTTP_TOKEN}"}}
-    assert "headers" not in client_entry(make_settings(), "cursor", URL)
+    assert "headers" not in client_entry(make_settings(), "cursor", URL, global_config=True)
+
+
+def test_a_workspace_url_names_the_workspaces_project(tmp_path: Path) -> None:
+    inside = tmp_path / "alpha proj" / "src"
+    inside.mkdir(parents=True)
+    (tmp_path / "alpha proj" / ".git").mkdir()
+    settings = make_settings(kg_brain_project=None)
+    assert workspace_url(settings, URL, inside) == URL + "?project=alpha-proj"
+    assert workspace_url(settings, URL + "?project=old&x=1", inside) == \
+        URL + "?x=1&project=alpha-proj"
+    assert workspace_url(make_settings(kg_brain_project="billing"), URL, inside) == \
+        URL + "?project=billing"
 
 
 @pytest.mark.parametrize("client", ["opencode", "claude", "cursor"])
@@ -90,7 +103,8 @@ def test_wiring_creates_a_missing_file_where_the_client_reads_it(
     path = config_path(make_settings(), client, False, tmp_path)
     assert path == tmp_path / relative
     assert write_entry(path, client, client_entry(make_settings(), client, URL)) is None
-    assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"] == URL
+    assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"].startswith(
+        URL + "?project=")
 
 
 def test_a_config_with_comments_is_left_alone(tmp_path: Path) -> None:
