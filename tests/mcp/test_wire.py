@@ -85,7 +85,7 @@ def test_wiring_updates_the_entry_keeps_the_rest_and_backs_up(client: str, tmp_p
     original = json.dumps(EXISTING[client], indent=2)
     path.write_text(original)
     entry = client_entry(make_settings(), client, None)
-    backup = write_entry(path, client, entry)
+    backup = write_entry(path, client, entry, tmp_path / "state" / "wire-backups")
     config = json.loads(path.read_text())
     servers = config[SECTION[client]]
     assert servers["kg-brain"] == entry
@@ -93,6 +93,8 @@ def test_wiring_updates_the_entry_keeps_the_rest_and_backs_up(client: str, tmp_p
     assert {k: v for k, v in config.items() if k != SECTION[client]} == \
         {k: v for k, v in EXISTING[client].items() if k != SECTION[client]}
     assert backup is not None and backup.read_text() == original
+    assert backup.parent == tmp_path / "state" / "wire-backups"
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".bak")] == []
 
 
 @pytest.mark.parametrize(("client", "relative"), [("opencode", "opencode.json"),
@@ -102,7 +104,8 @@ def test_wiring_creates_a_missing_file_where_the_client_reads_it(
         client: str, relative: str, tmp_path: Path) -> None:
     path = config_path(make_settings(), client, False, tmp_path)
     assert path == tmp_path / relative
-    assert write_entry(path, client, client_entry(make_settings(), client, URL)) is None
+    assert write_entry(path, client, client_entry(make_settings(), client, URL),
+                       tmp_path / "backups") is None
     assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"].startswith(
         URL + "?project=")
 
@@ -111,7 +114,8 @@ def test_a_config_with_comments_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "opencode.json"
     path.write_text('{ // mine\n "theme": "x" }')
     with pytest.raises(InvalidInput, match="not plain JSON"):
-        write_entry(path, "opencode", client_entry(make_settings(), "opencode", None))
+        write_entry(path, "opencode", client_entry(make_settings(), "opencode", None),
+                    tmp_path / "backups")
     assert path.read_text() == '{ // mine\n "theme": "x" }'
 
 
