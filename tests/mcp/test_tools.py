@@ -130,3 +130,16 @@ def test_domain_errors_reach_the_agent_as_tool_errors(server: FastMCP) -> None:
         call(server, "recall", zk_ids=[missing])
     with pytest.raises(ToolError, match="invalid project"):
         call(server, "add_memory", content=PORT_NOTE, project="../etc")
+
+
+def test_recall_answers_per_id_found_not_found_or_archived(
+        server: FastMCP, brain: Brain, project: str) -> None:
+    kept, archived = brain.importer.add_many([
+        {"content": "The importer batches writes by 500 rows.", "project": project},
+        {"content": "The old importer wrote row by row.", "project": project,
+         "memory_type": "archived"}])
+    answer = call(server, "recall", zk_ids=[kept, "ZK-0000ABCD", archived, kept])
+    assert [n["zk_id"] for n in answer["notes"]] == [kept, archived]
+    assert answer["not_found"] == ["ZK-0000ABCD"] and answer["archived"] == [archived]
+    assert call(server, "recall", zk_ids=["ZK-0000ABCD"]) == {
+        "notes": [], "not_found": ["ZK-0000ABCD"], "archived": []}
