@@ -23,11 +23,8 @@ Args = dict[str, Any] | Callable[[list[Any]], dict[str, Any]]
 
 @dataclass(frozen=True)
 class Step:
-    """One tool call; `before` runs (and may wait) before the model asks for it."""
-
     tool: str
     args: Args = field(default_factory=dict)
-    before: Callable[[], object] | None = None
 
     def arguments(self, results: list[Any]) -> dict[str, Any]:
         return self.args(results) if callable(self.args) else self.args
@@ -75,8 +72,6 @@ class ScriptedModel:
             last = content_text(body["messages"][-1]["content"]) if results else ""
             return {"role": "assistant", "content": f"Done. The memory answered: {last}"}, "stop"
         step = self.steps[len(results)]
-        if step.before is not None:
-            step.before()
         name = SERVER_PREFIX + step.tool
         if name not in offered:
             return {"role": "assistant", "content": f"tool {name} was not offered"}, "stop"

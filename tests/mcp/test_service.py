@@ -82,13 +82,16 @@ def test_the_service_a_window_starts_is_detached_and_outlives_it(
         assert [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in (0, 1, 2)] == \
             ["/dev/null", str(state / "service.log"), str(state / "service.log")]
         assert json.loads((state / "service.pid").read_text())["pid"] == pid
-        first.proc.kill()  # as a client ends a window
-    assert service_pid(env) == pid
-    with window(env, here) as second:
-        second.initialize()
-        found = second.call_tool("search_memory", {"query": "what forwards stdio windows?"})
-        assert found["result"]["structuredContent"]["hits"][0]["zk_id"] == saved["zk_id"]
-        assert "forwarding to the shared kg-brain service" in second.close()
+        with window(env, here) as second:  # forwarded while the first is still open
+            second.initialize()
+            assert second.call_tool("get_inbox", {"limit": 1})["result"][
+                "structuredContent"]["project"] == project
+            first.proc.kill()  # as a client ends a window, in the middle of the second's
+            first.proc.wait(timeout=30)
+            assert service_pid(env) == pid
+            found = second.call_tool("search_memory", {"query": "what forwards stdio windows?"})
+            assert found["result"]["structuredContent"]["hits"][0]["zk_id"] == saved["zk_id"]
+            assert "forwarding to the shared kg-brain service" in second.close()
     stopped = kg(env, "service", "stop")
     assert stopped.returncode == 0 and f"stopped (pid {pid})" in stopped.stdout
     assert gone(pid) and not (state / "service.pid").exists()
