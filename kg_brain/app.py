@@ -69,7 +69,8 @@ def resolve_connection(settings: Settings, start: bool = True) -> Connection:
 
 def connect(settings: Settings) -> Database:
     """A verified connection with the schema in place."""
-    database = Database(resolve_connection(settings), settings.neo4j_timeout_s)
+    database = Database(resolve_connection(settings), settings.neo4j_timeout_s,
+                        settings.secrets_mode)
     try:
         database.verify()
         bootstrap_schema(database)

@@ -10,7 +10,8 @@ brings back its entities and the links whose other end is still a note. The sche
 deletes the text, the kept links and the revisions; the tombstone (id, project, when, reason)
 stays, so restoring an older backup does not bring the note back. `hard` erases the tombstone and
 the revisions at once (secrets): the first transaction forgets (and queues the mirror's removal),
-the second erases.
+the second erases, after the clauses quoting the note's title that evolution left in other notes'
+contexts (and their revisions) are removed.
 
 Edits of pinned, tags, note_kind and title keep a revision like any rewrite; only a new title
 changes the embedded text, so only it re-embeds. Links made by hand carry origin 'manual' and are
@@ -19,7 +20,8 @@ never pruned or rewritten.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -29,6 +31,7 @@ from kg_brain.db import Tx
 from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput, NotFound
 from kg_brain.llm.entities import extract_entities
+from kg_brain.llm.text import trim_words
 from kg_brain.memory.reading import NoteReader
 from kg_brain.memory.revisions import Revisions
 from kg_brain.memory.text import embed_text, mention_list
@@ -54,6 +57,8 @@ class ForgetReport(BaseModel):
     forgotten: list[str] = Field(description="the notes forgotten by this call")
     hard: bool = Field(description="true: erased outright, no tombstone, no undo")
     undo_until: str | None = Field(description="restore_forgotten works until then; null: never")
+    redacted: list[str] = Field(default_factory=list,
+                                description="kinds of secrets removed from the reason")
 
 
 class RestoreReport(BaseModel):
@@ -71,6 +76,8 @@ class Edited(BaseModel):
     tags: list[str]
     revision: int = Field(description="the version kept of the note as it was")
     reembedded: bool = Field(description="the title changed, so the note was re-embedded")
+    redacted: list[str] = Field(default_factory=list,
+                                description="kinds of secrets removed from the title and tags")
 
 
 class LinkChange(BaseModel):
@@ -79,6 +86,8 @@ class LinkChange(BaseModel):
     to_zk_id: str
     type: str
     origin: str = Field(description="who made the link: manual, explicit or auto")
+    redacted: list[str] = Field(default_factory=list,
+                                description="kinds of secrets removed from the reason")
 
 
 class RevisionPreview(BaseModel):
@@ -104,6 +113,13 @@ class Reverted(BaseModel):
     title: str
 
 
+def without_quotes(context: str, needles: list[str]) -> str:
+    """The context without the clauses (`See also "<title>".`) that quote one of the needles."""
+    for needle in needles:
+        context = re.sub(r"\s*(?:[A-Z][a-z]*(?: [a-z]+){0,2} )?" + re.escape(needle), "", context)
+    return context.strip()
+
+
 def ids_of(zk_ids: Sequence[str]) -> list[str]:
     """Validated, deduplicated, 1 to MAX_IDS."""
     if isinstance(zk_ids, str) or not 1 <= len(zk_ids) <= MAX_IDS:
@@ -121,10 +137,26 @@ def one_project(projects: dict[str, str]) -> str:
     return names[0]
 
 
-def tags_of(tags: Sequence[str]) -> list[str]:
+def tags_of(tags: Sequence[str], hide: Callable[[str], str]) -> list[str]:
+    """Validated, secrets hidden (before lower case: key formats are case-sensitive), lower
+    case, deduplicated."""
     if isinstance(tags, str) or len(tags) > MAX_TAGS:
         raise InvalidInput(f"tags must be a list of at most {MAX_TAGS} words")
-    return list(dict.fromkeys(validate.content(t, TAG_CHARS, "a tag").lower() for t in tags))
+    return list(dict.fromkeys(hide(validate.content(t, TAG_CHARS, "a tag")).lower()
+                              for t in tags))
+
+
+class Hidden:
+    """Texts of one call with their secrets hidden, and the kinds found, for the answer."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.kinds: list[str] = []
+
+    def __call__(self, text: str) -> str:
+        cleaned, found = self.writer.hide(text)
+        self.kinds += [k for k in found if k not in self.kinds]
+        return cleaned
 
 
 class Curation:
@@ -139,7 +171,8 @@ class Curation:
     # --- forgetting ------------------------------------------------------------------------------
     def forget(self, zk_ids: Sequence[str], reason: str, hard: bool = False) -> ForgetReport:
         ids = ids_of(zk_ids)
-        why = validate.content(reason, REASON_CHARS, "reason")
+        hidden = Hidden(self.writer)
+        why = hidden(validate.content(reason, REASON_CHARS, "reason"))
         live = {r["note"]["zk_id"]: r["note"]["project"]
                 for r in notes.get_notes(self.db, zk_ids=ids)}
         gone = {t["zk_id"]: t for t in statements.forgotten_notes(self.db, zk_ids=ids)}
@@ -155,9 +188,29 @@ class Curation:
         if live:
             self.db.write_tx(lambda tx: self._forget(tx, list(live), why, until))
         if hard:
+            self._clean_copies(project, ids)
             statements.erase_forgotten(self.db, zk_ids=ids)
         return ForgetReport(project=project, forgotten=ids, hard=hard,
-                            undo_until=None if hard else iso(until))
+                            undo_until=None if hard else iso(until), redacted=hidden.kinds)
+
+    def _clean_copies(self, project: str, ids: list[str]) -> None:
+        """Before a hard forget erases the tombstones: the clauses quoting their titles that
+        evolution left in other notes' contexts, and in those notes' kept revisions, go; the
+        notes are re-embedded and, being changed, rewritten in the mirror."""
+        titles = [t["title"] for t in statements.forgotten_notes(self.db, zk_ids=ids)
+                  if t["title"]]
+        needles = [f'"{trim_words(t.replace(chr(34), chr(39)), 80)}".' for t in titles]
+        copies = statements.contexts_naming(self.db, project=project, needles=needles)
+        if not copies:
+            return
+        contexts = [without_quotes(c["context"] or "", needles) for c in copies]
+        vectors = self.deps.embedder.encode_many(
+            [embed_text(c["title"] or "", c["content"] or "", text)
+             for c, text in zip(copies, contexts, strict=True)])
+        rows = [{"zk_id": c["zk_id"], "version": c["version"], "context": text,
+                 "vector": vector if c["version"] is None else None}
+                for c, text, vector in zip(copies, contexts, vectors, strict=True)]
+        self.db.write_tx(lambda tx: statements.set_contexts(tx, rows=rows))
 
     def _forget(self, tx: Tx, ids: list[str], reason: str, until: datetime) -> None:
         now = self.deps.clock()
@@ -211,14 +264,16 @@ class Curation:
     def edit(self, zk_id: str, pinned: bool | None = None, tags: Sequence[str] | None = None,
              note_kind: str | None = None, title: str | None = None) -> Edited:
         fields: dict[str, object] = {}
+        hidden = Hidden(self.writer)
         if pinned is not None:
             fields["pinned"] = bool(pinned)
         if tags is not None:
-            fields["tags"] = tags_of(tags)
+            fields["tags"] = tags_of(tags, hidden)
         if note_kind is not None:
             fields["note_kind"] = validate.note_kind(note_kind).value
         if title is not None:
-            fields["title"] = " ".join(validate.content(title, TITLE_CHARS, "title").split())
+            fields["title"] = hidden(" ".join(validate.content(title, TITLE_CHARS,
+                                                               "title").split()))
         if not fields:
             raise InvalidInput("nothing to edit: give pinned, tags, note_kind or title")
         current = self.reader.current(zk_id)
@@ -234,7 +289,8 @@ class Curation:
         note = self.reader.get([current["zk_id"]])[0]
         return Edited(project=note.project, zk_id=note.zk_id, title=note.title,
                       note_kind=note.note_kind, pinned=note.pinned, tags=note.tags,
-                      revision=kept["version"] if kept else 0, reembedded=vector is not None)
+                      revision=kept["version"] if kept else 0, reembedded=vector is not None,
+                      redacted=hidden.kinds)
 
     def _pair(self, from_zk_id: str, to_zk_id: str, link_type: str) -> tuple[str, str, LinkType,
                                                                                str]:
@@ -247,10 +303,11 @@ class Curation:
 
     def link(self, from_zk_id: str, to_zk_id: str, link_type: str, reason: str) -> LinkChange:
         src, dst, kind, project = self._pair(from_zk_id, to_zk_id, link_type)
-        why = validate.content(reason, REASON_CHARS, "reason")
+        hidden = Hidden(self.writer)
+        why = hidden(validate.content(reason, REASON_CHARS, "reason"))
         self.db.write_tx(lambda tx: self.writer.link(tx, src, dst, kind, why, origin="manual"))
         return LinkChange(project=project, from_zk_id=src, to_zk_id=dst, type=kind.value,
-                          origin="manual")
+                          origin="manual", redacted=hidden.kinds)
 
     def unlink(self, from_zk_id: str, to_zk_id: str, link_type: str) -> LinkChange:
         src, dst, kind, project = self._pair(from_zk_id, to_zk_id, link_type)

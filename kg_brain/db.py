@@ -39,6 +39,8 @@ from neo4j import exceptions as nex
 
 from kg_brain.cypher import query
 from kg_brain.errors import Conflict, InvalidInput, StoreUnavailable
+from kg_brain.redact.gate import Mode as SecretsMode
+from kg_brain.redact.gate import gate
 
 log = logging.getLogger(__name__)
 RETRY_ATTEMPTS = 3
@@ -73,6 +75,7 @@ class Tx:
         self._db = db
         self.writable = writable
         self.changed: set[str] = set()
+        self.hidden: list[str] = []  # kinds of secrets the gate hid in this transaction's writes
 
     def run(self, name: str, mode: Mode, params: dict[str, Any],
             changes: tuple[str, ...] = ()) -> list[Row]:
@@ -82,6 +85,9 @@ class Tx:
         if mode == "autocommit":
             raise RuntimeError(f"{name} manages its own transactions; run it on the database")
         self._db.statements_run += 1
+        if mode == "write":
+            params, found = gate(params, self._db.secrets_mode)
+            self.hidden.extend(found)
         rows = [record.data() for record in self._tx.run(query(name), params)]
         for column in changes:
             for row in rows:
@@ -127,9 +133,11 @@ class InFlight:
 class Database:
     """Owns the driver; all access goes through the named statements in `cypher/`."""
 
-    def __init__(self, conn: Connection, timeout_s: float = 10.0) -> None:
+    def __init__(self, conn: Connection, timeout_s: float = 10.0,
+                 secrets_mode: SecretsMode = "redact") -> None:
         self.conn = conn
         self.timeout_s = timeout_s
+        self.secrets_mode = secrets_mode  # what the write gate does with a secret
         self.statements_run = 0  # observable for tests that count round trips
         self.on_changes: ChangeHook | None = None
         auth = (conn.user, conn.password) if conn.password is not None else None
@@ -209,6 +217,7 @@ class Database:
         if mode == "write":
             return self.write_tx(lambda tx: tx.run(name, mode, params, changes))
         self.statements_run += 1
+        params, _ = gate(params, self.secrets_mode)
         with self._session() as session:
             result = session.run(Query(query(name), timeout=None), params)
             return [record.data() for record in result]

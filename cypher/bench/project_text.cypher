@@ -1,6 +1,7 @@
-// Every stored property of a project's notes, their revisions and links (secret-redaction
-// tests search the text for leaked credentials). params: project.
-// returns: kind, props; kind ('note' | 'revision' | 'link'), props (map, embedding removed)
+// Every stored property of a project's notes, their revisions and links, and of its
+// tombstones (secret-redaction tests search the text for leaked credentials). params: project.
+// returns: kind, props; kind ('note' | 'revision' | 'link' | 'tombstone'), props (map,
+//          embedding removed)
 MATCH (n:Note {project: $project})
 CALL (n) {
   RETURN 'note' AS kind, properties(n) AS props
@@ -12,3 +13,6 @@ CALL (n) {
   RETURN 'link' AS kind, properties(l) AS props
 }
 RETURN kind, props {.*, embedding: null} AS props
+UNION ALL
+MATCH (f:Forgotten {project: $project})
+RETURN 'tombstone' AS kind, f {.*, embedding: null} AS props

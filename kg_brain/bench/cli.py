@@ -1,10 +1,10 @@
-"""`kg-brain bench retrieval|scale|links|degree|upgrade|load|report`."""
+"""`kg-brain bench retrieval|scale|links|degree|upgrade|load|report|secrets`."""
 
 from __future__ import annotations
 
 import argparse
 
-from kg_brain.bench import degree, links, load, report, retrieval, scale, upgrade
+from kg_brain.bench import degree, links, load, report, retrieval, scale, secrets, upgrade
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,3 +17,4 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     upgrade.add_parser(kinds)
     load.add_parser(kinds)
     report.add_parser(kinds)
+    secrets.add_parser(kinds)

@@ -79,9 +79,10 @@ class Importer:
         mtype = validate.memory_type(str(record.get("memory_type") or "permanent"))
         text, _ = self.writer.clean_content(str(record["content"]))
         if record.get("title"):
-            e = Enrichment(title=str(record["title"]), context=str(record.get("context") or ""),
-                           keywords=list(record.get("keywords") or []),
-                           tags=list(record.get("tags") or []),
+            hide = self._hidden
+            e = Enrichment(title=hide(record["title"]), context=hide(record.get("context") or ""),
+                           keywords=[hide(k) for k in record.get("keywords") or []],
+                           tags=[hide(t) for t in record.get("tags") or []],
                            entities=extract_entities(text), note_kind=infer_kind(text, kind.value))
         else:
             e = self._enricher.enrich(text, kind.value, project)
@@ -89,3 +90,7 @@ class Importer:
                        bool(record.get("pinned")), e, [], self.deps.clock())
         del row["embedding"]
         return row
+
+    def _hidden(self, value: object) -> str:
+        """A record's title, context, keyword or tag, its secrets hidden before it is embedded."""
+        return self.writer.hide(str(value))[0]

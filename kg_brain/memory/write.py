@@ -28,7 +28,7 @@ from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft
 from kg_brain.memory.reading import NoteReader
 from kg_brain.memory.text import details, embed_text, mention_list, note_row, stored_kind
 from kg_brain.models import NoteView
-from kg_brain.redact import redact
+from kg_brain.redact.gate import hide
 from kg_brain.store import jobs, links, notes
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.notes import NearestNote, new_zk_id, with_fresh_ids
@@ -94,12 +94,12 @@ class Writer:
 
     def clean_content(self, text: str) -> tuple[str, list[str]]:
         """Validate, then redact secrets (or refuse them, by setting)."""
-        text = validate.content(text, self.settings.max_content_chars)
-        cleaned, found = redact(text)
-        if found and self.settings.secrets_mode == "reject":
-            raise InvalidInput(f"content contains secrets ({', '.join(sorted(set(found)))}); "
-                               "remove them and try again")
-        return cleaned, found
+        return self.hide(validate.content(text, self.settings.max_content_chars))
+
+    def hide(self, text: str) -> tuple[str, list[str]]:
+        """Secrets in any text a service writes hidden (or refused, by setting) before it is
+        embedded or stored, with the kinds found for the answer; the store's gate checks again."""
+        return hide(text, self.settings.secrets_mode)
 
     def add(self, content: str, project: str, memory_type: str = "permanent",
             note_kind: str = "general", pinned: bool = False,

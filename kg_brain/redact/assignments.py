@@ -14,19 +14,22 @@ from kg_brain.redact.marks import is_placeholder, mark, splice
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
     "password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
-    "secret": "secret", "token": "token", "apikey": "api_key", "accesskey": "api_key",
+    "pass": "password", "secret": "secret", "token": "token", "auth": "secret", "apikey": "api_key", "accesskey": "api_key",
     "privatekey": "private_key", "credential": "secret",
 }
 _ASSIGNMENT = re.compile(
     r"(?<![\w.\-])(?P<key>[\w.\-]{0,40}?(?i:passwd|password|passphrase|pwd|secret(?:[_\-]?key)?|"
-    r"token|api[_\-]?key|access[_\-]key|private_key|credentials?))(?P<kq>[\"']?)"
-    r"(?P<sep>\s*(?<![=!<>])[:=](?!=)\s*)"
+    r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|"
+    # PASS and AUTH as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH
+    r"(?<=[_\-.])(?:pass|auth)(?![A-Za-z0-9])))(?P<kq>[\"']?)"
+    r"(?P<sep>[ \t]*(?<![=!<>])[:=](?!=)[ \t]*)"
     r"(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"'`,;&)\]}]+))"
 )
 _REFERENCE_START = ("$", "%", "{", "<", "[", "@", "*", "os.", "env", "process.env", "getenv",
                     "settings.", "config.", "self.", "args.", "request.", "!", "/", "./", "../",
                     "~/")
 _NOT_A_CREDENTIAL = re.compile(r"#[0-9a-fA-F]{3,8}|__\w+__")  # a colour, a special token name
+_LEET = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _SECRET_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?Secret\b")
 _DOCUMENTS = re.compile(r"(?m)(^---[ \t]*$)")
@@ -123,6 +126,8 @@ def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
             return True
         has_digit = any(c.isdigit() for c in value)
         has_alpha = any(c.isalpha() for c in value)
+        if _LEET.search(value) and "." not in value:
+            return True  # s3cret_pw: a digit inside a word is a password's, not a name's
         return has_digit and has_alpha and "_" not in value and "." not in value and len(value) >= 6
     return len(value) >= 6 and not value.isdigit()
 

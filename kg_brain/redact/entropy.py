@@ -2,7 +2,8 @@
 strings: a base64/alphanumeric run of 32+ characters with upper case, lower case and digits,
 high Shannon entropy for its length and no run that reads as a word.
 
-What keeps ordinary data out: a URL around it, a digest algorithm in front of it (sha256:,
+What keeps ordinary data out: a URL or a certificate or public key block around it, an IPFS
+content id, a digest algorithm in front of it (sha256:,
 sha512-, h1:, base64,), a public key or password hash it belongs to, words joined by - or _
 (a test or model name), base64 that decodes to text or to a known file (sample data), and an
 id, hash, nonce or cursor introducing it. Hex is never hidden here: commit ids, digests and
@@ -32,8 +33,13 @@ _DIGEST_BEFORE = re.compile(r"(?i)\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+|base64)[:
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d*|md5|blake2b?)-")
 _EXPLAINED_BEFORE = re.compile(  # "request id: ...", "nonce=...", "ssh-ed25519 ...", "$2b$12$..."
     r"(?i)(?:\b(?:[ug]?ids?|nonce|salt|iv|etag|digest|hash|checksum|fingerprint|integrity|"
-    r"cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+)\b|_ids?\b|(?-i:[a-z]Id)|\$)"
+    r"cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+|public[ _\-]?key|pubkey)\b|_ids?\b|"
+    r"(?-i:[a-z]Id)|\$)"
     r"[\s\"'`:=(]*\Z")
+# certificates and public keys: public by design, and as random as any key
+_PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY(?: BLOCK)?|CERTIFICATE"
+                           r"(?: REQUEST)?)-----.*?(?:-----END [A-Z0-9 ]+-----|\Z)", re.S)
+_CONTENT_ID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")  # an IPFS CIDv0: a digest
 _FILE_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"%PDF", b"\x1f\x8b", b"RIFF")
 _TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
 
@@ -41,6 +47,8 @@ _TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
 def hide_random(text: str, found: list[str]) -> str:
     """Every run random enough to be key material, and not explained as ordinary data."""
     urls = url_spans(text)
+    if "-----BEGIN" in text:
+        urls += [m.span() for m in _PUBLIC_BLOCK.finditer(text)]
 
     def replace(match: re.Match[str]) -> str:
         value = match.group(0)
@@ -95,7 +103,7 @@ def _random_enough(value: str) -> bool:
 def _explained(value: str, text: str, start: int, urls: list[tuple[int, int]]) -> bool:
     """A reason the value is ordinary data: in a URL, a digest, a public key, a password hash,
     encoded sample data, or introduced as an id, hash, nonce or cursor."""
-    if inside(urls, start) or _DIGEST_PREFIX.match(value):
+    if inside(urls, start) or _DIGEST_PREFIX.match(value) or _CONTENT_ID.fullmatch(value):
         return True
     before = text[max(0, start - 40):start]
     if _DIGEST_BEFORE.search(before) or _EXPLAINED_BEFORE.search(before):

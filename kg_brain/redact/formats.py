@@ -113,6 +113,19 @@ FORMATS: tuple[Format, ...] = (
                         r"LTAI[A-Za-z0-9]{20})" + _END,
        "lin_api_", "pmak-", "sntry", "glsa_", "glc_", "dp.pt.", "pul-", "pscale_", "nrak-",
        "dt0c01.", "atatt3", "ltai"),
+    _f("stripe_webhook_secret", r"\bwhsec_[A-Za-z0-9+/]{24,}={0,2}", "whsec_"),
+    _f("tailscale_key", r"\btskey-(?:auth|client|api|scim|webhook)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"
+                        r"|\btskey-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}", "tskey-"),
+    _f("mailchimp_key", r"\b[0-9a-f]{32}-us\d{1,2}\b", "-us"),
+    _f("tencent_secret_id", r"\bAKID[A-Za-z0-9]{32}\b", "akid"),
+    _f("twitch_token", r"\boauth:[a-z0-9]{30}\b", "oauth:"),
+    _f("launchdarkly_key", r"\b(?:sdk|api|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                           r"[0-9a-f]{12}\b", "sdk-", "api-", "mob-"),
+    # Twilio's Client(account_sid, auth_token): the second is the secret
+    _f("twilio_key", r"\bAC[0-9a-f]{32}[\"']?\s*,\s*[\"']?(?P<secret>[0-9a-f]{32})\b", "ac"),
+    # .NET appSettings: <add key="SmtpPassword" value="..." />
+    _f("password", r"(?i)<add\s+key=\"[^\"]*(?:passw(?:or)?d|secret|token|apikey)[^\"]*\"\s+"
+                   r"value=\"(?P<secret>[^\"]{4,})\"", "<add"),
     _f("age_secret_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b", "age-secret-key-"),
 )
 

@@ -131,7 +131,7 @@ def project_footprint(on: On, *, project: str) -> Footprint:
 
 @read
 def project_text(on: On, *, project: str) -> list[StoredText]:
-    """Every stored property of the project's notes, revisions and links."""
+    """Every stored property of the project's notes, revisions, links and tombstones."""
 
 
 @read

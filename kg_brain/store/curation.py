@@ -8,6 +8,7 @@ from typing import Any, TypedDict
 
 from neo4j.time import DateTime
 
+from kg_brain.store.notes import NoteId
 from kg_brain.store.statement import On, read, write
 
 
@@ -27,6 +28,14 @@ class Tombstone(TypedDict):
     content: str | None
     context: str | None
     memory_type: str | None
+
+
+class ContextCopy(TypedDict):
+    zk_id: str
+    version: int | None
+    title: str | None
+    content: str | None
+    context: str | None
 
 
 class Unforgot(TypedDict):
@@ -86,6 +95,16 @@ def forgotten_notes(on: On, *, zk_ids: list[str]) -> list[Tombstone]:
 @write("changed")
 def restore_forgotten(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[Unforgot]:
     """Tombstones within the window become notes again, re-embedded, with their links."""
+
+
+@read
+def contexts_naming(on: On, *, project: str, needles: list[str]) -> list[ContextCopy]:
+    """Notes and revisions whose context quotes a title."""
+
+
+@write("zk_id")
+def set_contexts(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
+    """Contexts of notes (re-embedded) and revisions replaced, no revision kept."""
 
 
 @write()

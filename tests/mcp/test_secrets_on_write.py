@@ -1,10 +1,12 @@
 """Secrets on write, end to end through the tools: every write path redacts credentials before
 anything is stored (content, title, context, keywords, tags, signatures, revisions, link
-reasons), says what it removed, leaves ordinary code notes byte-identical, and refuses them
+reasons, tags, tombstones, imported records), says what it removed, leaves ordinary code notes byte-identical, and refuses them
 outright when SECRETS_MODE=reject."""
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,9 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.embed import Embedder
+from kg_brain.errors import InvalidInput
 from kg_brain.tools import build_server
 from kg_brain.store import bench
 from tests.support.brains import make_settings
@@ -105,3 +110,87 @@ def test_reject_mode_refuses_secrets_and_writes_nothing(brain: Brain, project: s
         with pytest.raises(ToolError, match="contains secrets"):
             call(strict, tool, **args)
     assert bench.project_footprint(brain.db, project=project)["notes"] == 0
+
+
+def test_curation_paths_redact_and_say_what_they_hid(brain: Brain, server: FastMCP,
+                                                      project: str) -> None:
+    first = call(server, "add_memory", content="The billing worker retries webhooks twice.")
+    second = call(server, "add_memory", content="Webhook retries back off exponentially.")
+    edited = call(server, "edit_note", zk_id=first["zk_id"], title=f"Billing key {AWS}",
+                  tags=["billing", GH])
+    assert set(edited["redacted"]) == {"aws_access_key", "github_token"}
+    assert AWS not in edited["title"] and all(GH.lower() not in t for t in edited["tags"])
+    linked = call(server, "link_notes", from_zk_id=first["zk_id"], to_zk_id=second["zk_id"],
+                  type="RELATES_TO", reason=f"both hit {DSN}")
+    assert linked["redacted"] == ["password"]
+    forgot = call(server, "forget_note", zk_ids=[second["zk_id"]],
+                  reason=f"held the deploy token {GH}")
+    assert forgot["redacted"] == ["github_token"]
+    assert_clean(brain, project, [AWS, GH, GH.lower(), DSN_PASSWORD])
+
+
+def test_bulk_import_redacts_every_field(brain: Brain, project: str) -> None:
+    brain.importer.add_many([{"project": project, "content": "Deploys go through the runner.",
+                              "title": f"Runner token {GH}", "context": f"uses {DSN}",
+                              "keywords": [AWS], "tags": [f"key-{AWS}"]}])
+    assert_clean(brain, project, [AWS, GH, DSN_PASSWORD])
+
+
+def test_reject_mode_refuses_secrets_on_curation_and_import(brain: Brain, project: str) -> None:
+    strict_brain = Brain(make_settings(kg_brain_project=project, secrets_mode="reject"),
+                         db=brain.db, embedder=brain.embedder)
+    strict = build_server(strict_brain)
+    first = call(strict, "add_memory", content="The billing worker retries webhooks twice.")
+    second = call(strict, "add_memory", content="Webhook retries back off exponentially.")
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("edit_note", {"zk_id": first["zk_id"], "title": f"Billing key {AWS}"}),
+        ("edit_note", {"zk_id": first["zk_id"], "tags": [GH]}),
+        ("link_notes", {"from_zk_id": first["zk_id"], "to_zk_id": second["zk_id"],
+                        "type": "RELATES_TO", "reason": f"both hit {DSN}"}),
+        ("forget_note", {"zk_ids": [second["zk_id"]], "reason": f"held {GH}"}),
+    ]
+    for tool, args in attempts:
+        with pytest.raises(ToolError, match="contains secrets"):
+            call(strict, tool, **args)
+    with pytest.raises(InvalidInput, match="contains secrets"):
+        strict_brain.importer.add_many([{"project": project, "content": "Runner notes.",
+                                         "title": f"Runner token {GH}"}])
+    assert bench.project_footprint(brain.db, project=project)["notes"] == 2
+    assert_clean(brain, project, [AWS, GH, DSN_PASSWORD])
+
+
+def test_nothing_hidden_reaches_the_logs(brain: Brain, server: FastMCP, project: str,
+                                         caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    saved = call(server, "add_memory", content=f"CI uses {AWS} and {DSN} for the deploy.")
+    call(server, "edit_note", zk_id=saved["zk_id"], title=f"Deploy with {GH}")
+    strict = build_server(Brain(make_settings(kg_brain_project=project, secrets_mode="reject"),
+                                db=brain.db, embedder=brain.embedder))
+    with pytest.raises(ToolError):
+        call(strict, "add_memory", content=f"CI key {AWS}")
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert caplog.records and not [s for s in (AWS, GH, DSN_PASSWORD) if s in logged]
+
+
+def test_hard_forget_removes_the_title_from_every_copy(db: Database, embedder: Embedder,
+                                                        project: str, tmp_path: Path) -> None:
+    brain = Brain(make_settings(kg_brain_project=project, obsidian_vault_path=tmp_path,
+                                obsidian_vault_subfolder="brain"), db=db, embedder=embedder)
+    server = build_server(brain)
+    first = call(server, "add_memory", content="The payments worker retries Stripe webhooks "
+                 "three times with exponential backoff before parking them.")["zk_id"]
+    second = call(server, "add_memory", content="The payments worker parks Stripe webhooks "
+                  "after three retries; parked webhooks are replayed from the admin page.")
+    assert second["evolution_queued"]
+    brain.evolution.process(project=project)
+    title = second["title"]
+    call(server, "update_memory", zk_id=first,  # a revision now keeps the evolved context
+         new_content="The payments worker retries Stripe webhooks four times.")
+    assert title in stored_text(brain, project)
+    brain.mirror.drain()
+    call(server, "forget_note", zk_ids=[second["zk_id"]], reason="pasted a secret", hard=True)
+    brain.mirror.sync([first, second["zk_id"]])  # not drain: the job queue is the server's,
+    # shared with other tests' mirrors, which may claim these jobs first
+    assert title not in stored_text(brain, project)
+    mirrored = "\n".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*.md"))
+    assert first in mirrored and title not in mirrored

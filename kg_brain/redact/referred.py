@@ -1,0 +1,86 @@
+"""Passwords a note refers to rather than holds in a `key=value`: a command's password flag
+(`mysql -pS3cret`, `sshpass -p ...`, `-passout pass:...`, `smbclient -U user%...`), a login and
+its password written as a pair (`admin / Adm1n!2024`), and a password or passphrase named by a
+word before it (`the staging db password is sunshine2024`, `gpg passphrase: QuietOrbitMeadow`).
+
+A value counts only when it reads as a password: letters with digits or symbols, or three or more
+capitalised words run together; never a variable, a path, a prompt, a port or an English word, so
+`mysql -u root -p`, `ssh -p 2222` and `password policy` come back unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg_brain.redact.marks import is_placeholder, mark
+
+_VALUE = r"(?P<q>['\"]?)(?P<secret>[^\s'\"]{4,128})(?P=q)"
+# (literals one of which a match contains, pattern): a note without them skips the pattern
+_FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
+    # the password glued to -p (mysql, mariadb, 7-Zip): a space after -p means "prompt"
+    (("mysql", "mariadb", "7z"), r"\b(?:mysql\w*|mariadb\w*|7z[ar]?)\b[^\n]*?\s-p" + _VALUE),
+    # a flag whose next word is the password, on the commands that take it that way
+    (("sshpass", "login", "mongo", "mysql", "mariadb"),
+     r"\b(?:sshpass|(?:docker|podman|nerdctl|helm|oras|buildah)\s+(?:registry\s+)?login|"
+     r"mongo\w*|mysql\w*|mariadb\w*)\b[^\n]*?\s-p\s+" + _VALUE),
+    (("zip", "mosquitto_", "sqlcmd"), r"\b(?:zip|mosquitto_\w+|sqlcmd)\b[^\n]*?\s-P\s+" + _VALUE),
+    (("redis-cli",), r"\bredis-cli\b[^\n]*?\s-a\s+" + _VALUE),
+    (("ldap",), r"\bldap\w+\b[^\n]*?\s-w\s+" + _VALUE),
+    (("pass",), r"\s-(?:storepass|keypass|srcstorepass|deststorepass)\s+" + _VALUE),
+    (("pass:",), r"\bpass:" + _VALUE.replace("{4,", "{3,")),  # openssl's -passin/-passout pass:
+    (("%",), r"\s-U\s+[\w.\-]+%" + _VALUE),  # smbclient -U user%password
+    (("htpasswd",), r"\bhtpasswd\s+-b\w*\s+\S+\s+\S+\s+" + _VALUE),
+    (("rabbitmqctl",), r"\brabbitmqctl\s+(?:add_user|change_password)\s+\S+\s+" + _VALUE),
+    (("net",), r"\bnet\s+user\s+\S+\s+(?P<q>['\"]?)(?P<secret>[^\s'\"/*]{4,128})(?P=q)"),
+    (("sudo",), r"\becho\s+" + _VALUE + r"\s*\|\s*sudo\s+-S"),
+    (("pass",), r"(?<!\S)--[\w\-]*pass(?:word)?(?:[ =])" + _VALUE),
+))
+# "admin / Adm1n!2024", "ops / S3cret" after a login word, "root:hunter22x" after a service name
+_PAIR = re.compile(r"(?i)\b(?:login|creds?|credentials|account|user(?:name)?)\b[^\n/]{0,40}?"
+                   r"[\w.@\-]+\s+/\s+" + _VALUE)
+_ACCOUNT_PAIR = re.compile(r"(?i)\b(?:admin|root|administrator|sa|ubuntu|ec2-user|pi|guest|ops)"
+                           r":(?P<q>)(?P<secret>[^\s:'\"()]{4,64})(?=[\s,;)]|$)")
+# a password word, then connecting words on the same line, then the value
+_NAMED = re.compile(
+    r"(?i)\b(?:passw(?:or)?d|pass|pw|pwd|passphrase|passcode)\b"
+    r"(?:[ \t]+(?:is|was|are|now|to|as|of|=|:|-|for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]))*"
+    r"[ \t]*[:=]?[ \t]*" + _VALUE)
+_CAPITALISED_WORDS = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
+_PORT_OR_NUMBER = re.compile(r"[\d:./\-]+")
+_CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]].*|.*://.*")  # a.b, f(), x[0]
+
+
+def hide_referred(text: str, found: list[str]) -> str:
+    """Every password behind a flag, in a pair or named by a password word, hidden."""
+    lowered = text.lower()
+    for words, pattern in (*_FLAGS, (("/",), _PAIR), ((":",), _ACCOUNT_PAIR),
+                           (("pass", "pw"), _NAMED)):
+        if any(word in lowered for word in words):
+            text = pattern.sub(lambda m: _hide(m, found), text)
+    return text
+
+
+def _hide(match: re.Match[str], found: list[str]) -> str:
+    value = match.group("secret") if match.group("q") else match.group("secret").rstrip(".,;)")
+    if not password_like(value):
+        return match.group(0)
+    found.append("password")
+    start = match.start("secret") - match.start()
+    whole = match.group(0)
+    return whole[:start] + mark("password") + whole[start + len(value):]
+
+
+def password_like(value: str) -> bool:
+    """Typed by a person as a password: letters with digits or symbols, or capitalised words
+    run together; not a reference, path, number, port, placeholder or plain word."""
+    if len(value) < 6 or "REDACTED" in value or is_placeholder(value):
+        return False
+    if value[0] in "$%{<[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value or \
+            _CODE.fullmatch(value):
+        return False
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    symbols = len(value) - letters - digits
+    if letters and (digits or symbols):
+        return not value.endswith((".log", ".txt", ".json", ".yaml", ".yml", ".pem", ".key"))
+    return _CAPITALISED_WORDS.fullmatch(value) is not None
