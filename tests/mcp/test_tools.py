@@ -54,12 +54,14 @@ def test_fleeting_notes_wait_in_the_inbox_until_distilled(server: FastMCP, proje
     assert rest["count"] == 1 and not rest["more"] and rest["notes"][0]["zk_id"] != zk_id
 
 
-def test_get_related_follows_the_fix_link(server: FastMCP) -> None:
+def test_get_related_follows_the_fix_link_and_names_the_project(server: FastMCP,
+                                                               project: str) -> None:
     failure = call(server, "record_failure",
                    content="pytest hangs: Neo4j driver never closed at exit")["zk_id"]
     fix = call(server, "record_resolution", failure_zk_id=failure,
                fix_content="Close the Neo4j driver in a session fixture finaliser.")["fix_zk_id"]
     related = call(server, "get_related", zk_id=failure, depth=1)
+    assert related["project"] == project
     assert {"src": fix, "dst": failure, "type": "FIXES"}.items() <= next(
         e for e in related["edges"] if e["type"] == "FIXES").items()
 
