@@ -131,7 +131,7 @@ def test_the_purge_ends_the_undo_window_and_backups_do_not_bring_notes_back(
                        "f.forget_reason AS r, f.project AS p", z=zk_id)
     assert row == [{"c": None, "r": "obsolete", "p": project}]
     assert restore_records(db, backup).notes == 0
-    assert "no note with id" in refused(server, "recall", zk_ids=[zk_id])
+    assert call(server, "recall", zk_ids=[zk_id])["not_found"] == [zk_id]
 
 
 def test_a_forgotten_note_leaves_the_mirror(db: Database, embedder: Embedder, project: str,
