@@ -59,7 +59,7 @@ def resolve_connection(settings: Settings, start: bool = True) -> Connection:
                            check=True, stdout=subprocess.DEVNULL)
         password = settings.neo4j_password or "kg-brain-local"
         return Connection(f"bolt://127.0.0.1:{settings.neo4j_bolt_port}", settings.neo4j_user,
-                          password, settings.neo4j_database)
+                          password, settings.neo4j_database, local=True)
     server = local_server(settings)
     if start:
         write_browser_content(server.browser_dir)  # the Browser guide and style, kept current

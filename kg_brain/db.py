@@ -54,10 +54,14 @@ Mode = Literal["read", "write", "autocommit"]
 
 @dataclass(frozen=True)
 class Connection:
+    """Where Neo4j is; `local` when kg-brain runs that server itself (`kg-brain neo4j start`),
+    not a NEO4J_URI the user set."""
+
     uri: str
     user: str
     password: str | None
     database: str
+    local: bool = False
 
     def __repr__(self) -> str:  # never print the password
         return f"Connection(uri={self.uri!r}, user={self.user!r}, database={self.database!r})"
@@ -163,7 +167,7 @@ class Database:
 
     @contextmanager
     def _session(self, mapped: bool = True) -> Iterator[neo4j.Session]:
-        with self.in_flight.entered(), mapped_errors(self.conn.uri) if mapped else nullcontext(), \
+        with self.in_flight.entered(), mapped_errors(self.conn) if mapped else nullcontext(), \
                 self.driver.session(database=self.conn.database,
                                     bookmark_manager=self.bookmarks) as session:
             yield session
@@ -177,7 +181,7 @@ class Database:
                     return run(session)
             except Exception as exc:  # noqa: BLE001 - classified, then mapped or retried
                 if attempt == RETRY_ATTEMPTS or not transient(exc):
-                    with mapped_errors(self.conn.uri):
+                    with mapped_errors(self.conn):
                         raise
                 log.warning("transient database fault (%s), attempt %d of %d, again in %.1f s",
                             _short(exc), attempt, RETRY_ATTEMPTS, pause)
@@ -219,7 +223,7 @@ class Database:
             return [record.data() for record in result]
 
     def verify(self) -> None:
-        with self.in_flight.entered(), mapped_errors(self.conn.uri):
+        with self.in_flight.entered(), mapped_errors(self.conn):
             self.driver.verify_connectivity()
 
 
@@ -256,15 +260,18 @@ def outlast(call: Callable[[], T], what: str, stopping: threading.Event | None =
 
 
 @contextmanager
-def mapped_errors(uri: str) -> Iterator[None]:
-    """Driver exceptions become the domain's, each message a full sentence saying what to do;
-    no stack trace reaches an agent."""
+def mapped_errors(conn: Connection) -> Iterator[None]:
+    """Driver exceptions become the domain's, each message a full sentence saying what to do
+    for the configuration in use; no stack trace reaches an agent."""
+    uri = conn.uri
     try:
         yield
     except (nex.ServiceUnavailable, nex.SessionExpired, OSError) as exc:
+        remedy = ("Start it with `kg-brain neo4j start`" if conn.local else
+                  "NEO4J_URI names it, so kg-brain does not start it: check that this Neo4j "
+                  "is running and reachable, or correct NEO4J_URI")
         raise StoreUnavailable(
-            f"database unavailable at {uri} ({_short(exc)}). Start it with `kg-brain neo4j "
-            "start`, or point NEO4J_URI at a running Neo4j, then retry.") from None
+            f"database unavailable at {uri} ({_short(exc)}). {remedy}, then retry.") from None
     except nex.AuthError:
         raise StoreUnavailable(
             f"database unavailable at {uri}: authentication failed. Check NEO4J_USER and "

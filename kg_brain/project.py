@@ -1,17 +1,18 @@
 """Project identity: which project a call belongs to when the agent does not say.
 
 Order: the `project` argument; the client's workspace (its first MCP root, named after the git
-root that holds it, else after the root folder itself); KG_BRAIN_PROJECT; the name of the git root
-of the server's working directory; else "general". The roots come from the client, so one HTTP
-server serves every workspace under its own project, and a stdio server follows the client's
-workspace even when spawned elsewhere. Every tool response names the project it used, so a note
+root that holds it, else after the root folder itself); the project the HTTP request names (the
+URL's `project` parameter or the X-KG-Brain-Project header: what `kg-brain wire --url` writes and
+the stdio relay sends, for clients of the 2026-07-28 protocol, which has no roots);
+KG_BRAIN_PROJECT; the name of the git root of the server's working directory; else "general".
+The roots come from the client, so one HTTP server serves every workspace under its own project,
+and a stdio server follows the client's workspace even when spawned elsewhere. Every tool response names the project it used, so a note
 never lands in the wrong project unnoticed.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from contextvars import ContextVar
@@ -21,6 +22,8 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 from fastmcp import Context
+from fastmcp.exceptions import ToolError
+from fastmcp.server.dependencies import get_http_request
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
@@ -28,35 +31,14 @@ from mcp.types import ListRootsRequest, ListRootsResult, Root
 from pydantic import ValidationError
 
 from kg_brain import validate
+from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
+from kg_brain.workspace import PROJECT_HEADER, PROJECT_PARAM, default_project, workspace_project
 
 log = logging.getLogger(__name__)
-DEFAULT_PROJECT = "general"
 ROOTS_TIMEOUT_S = 3.0
 REMEMBERED_SESSIONS = 4096
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _client_project: ContextVar[str | None] = ContextVar("kg_brain_client_project", default=None)
-
-
-def git_root(start: Path) -> Path | None:
-    """The nearest ancestor holding `.git` (a directory, or a file for worktrees)."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
-def slug(name: str) -> str | None:
-    """A directory name made into a valid project name, or None if nothing usable is left."""
-    cleaned = _UNSAFE.sub("-", name).strip("-._")[:64]
-    return cleaned or None
-
-
-def workspace_project(folder: Path) -> str | None:
-    """The project a workspace folder stands for: its git root's name, else its own name.
-    A folder that does not exist here (a remote client's path) is named as given."""
-    root = git_root(folder)
-    return slug((root or folder).name)
 
 
 def project_from_roots(roots: Sequence[Root]) -> str | None:
@@ -64,13 +46,6 @@ def project_from_roots(roots: Sequence[Root]) -> str | None:
     if not roots:
         return None
     return workspace_project(Path(unquote(urlparse(str(roots[0].uri)).path)))
-
-
-def default_project(settings: Settings, cwd: Path | None = None) -> str:
-    if settings.kg_brain_project:
-        return validate.project(settings.kg_brain_project)
-    root = git_root((cwd or Path.cwd()).resolve())
-    return (slug(root.name) if root else None) or DEFAULT_PROJECT
 
 
 def resolve_project(settings: Settings, given: str | None, cwd: Path | None = None) -> str:
@@ -89,7 +64,11 @@ class ClientRoots(Middleware):
         self.known: OrderedDict[str, str | None] = OrderedDict()
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext) -> Any:
-        token = _client_project.set(await self._session_project(context.fastmcp_context))
+        try:
+            found = await self._session_project(context.fastmcp_context) or request_project()
+        except InvalidInput as exc:
+            raise ToolError(f"the project the request names: {exc}") from None
+        token = _client_project.set(found)
         try:
             return await call_next(context)
         finally:
@@ -128,6 +107,16 @@ class ClientRoots(Middleware):
             return None
         log.debug("client roots: %s", [str(r.uri) for r in result.roots])
         return project_from_roots(result.roots)
+
+
+def request_project() -> str | None:
+    """The project the HTTP request names (validated), or None (none named, or stdio)."""
+    try:
+        request = get_http_request()
+    except RuntimeError:
+        return None
+    named = request.query_params.get(PROJECT_PARAM) or request.headers.get(PROJECT_HEADER)
+    return validate.project(named) if named else None
 
 
 def _answers_roots(session: ServerSession) -> bool:

@@ -12,7 +12,14 @@ MCP library, so a window starts in a fraction of a second with a few tens of meg
 
 When no service answers on 127.0.0.1:KG_BRAIN_HTTP_PORT (or one answers that uses another
 Neo4j), the window is served in-process as `kg-brain serve` would, and a service is started in
-the background (KG_BRAIN_SERVICE_START) so the next window finds it warm.
+the background (KG_BRAIN_SERVICE_START), detached so that it outlives this window
+(kg_brain/service.py), for the next window to find warm.
+
+Every request names the window's project in the URL (kg_brain/workspace.py), so the service
+files calls under it even when the client offers no roots. When the service goes away under a
+window (stopped, idle, restarted), the relay finds or starts a new one, opens a session there
+with the client's own `initialize` and sends the request again; only requests the service never
+received are sent again, so nothing is written twice.
 """
 
 from __future__ import annotations
@@ -21,14 +28,16 @@ import http.client
 import json
 import logging
 import os
-import subprocess
 import sys
 import threading
+import time
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from kg_brain import service
 from kg_brain.private import service_token
 from kg_brain.settings import Settings
+from kg_brain.workspace import default_project, with_project
 
 log = logging.getLogger(__name__)
 MCP_COMMAND = "mcp"
@@ -38,6 +47,7 @@ HEALTH_PATH = "/health"
 SERVICE_NAME = "kg-brain"
 PROBE_TIMEOUT_S = 0.5
 CALL_TIMEOUT_S = 600.0
+SERVICE_WAIT_S = 90.0
 JSON = "application/json"
 SSE = "text/event-stream"
 
@@ -83,13 +93,19 @@ def probe(settings: Settings) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else {}
 
 
-def start_service() -> None:
-    """`kg-brain serve --http` in a session of its own, outliving this window, with this
-    window's environment (so the same Neo4j); run it by hand to see its log."""
-    subprocess.Popen([sys.executable, "-m", "kg_brain.cli", "serve", "--http"],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
-    log.info("started the shared kg-brain service in the background")
+def wait_for_service(settings: Settings, wait_s: float = SERVICE_WAIT_S) -> bool:
+    """Whether a service for this window answers within `wait_s` seconds."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        found = probe(settings)
+        if found is not None and serves_this_window(found, settings):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+class SessionLost(http.client.HTTPException):
+    """The service does not know this window's session (it was restarted): never delivered."""
 
 
 class Relay:
@@ -98,12 +114,17 @@ class Relay:
     to stdout; notifications and the client's answers are POSTed as they come; the service's
     unsolicited messages arrive on one GET stream opened after `initialize`."""
 
-    def __init__(self, url: str, headers: dict[str, str], out: IO[bytes]) -> None:
+    def __init__(self, settings: Settings, url: str, out: IO[bytes]) -> None:
         parts = urlsplit(url)
-        self.host, self.port, self.path = parts.hostname or "", parts.port, parts.path
-        self.headers = headers
+        self.settings = settings
+        self.host, self.port = parts.hostname or "", parts.port
+        self.path = parts.path + (f"?{parts.query}" if parts.query else "")
+        self.headers = auth_headers(settings)
         self.out = out
         self.out_lock = threading.Lock()
+        self.opened: dict[str, Any] | None = None  # the client's initialize, to open anew
+        self.generation = 0
+        self.reopen_lock = threading.Lock()
 
     def run(self, stdin: IO[bytes]) -> int:
         for line in stdin:
@@ -115,6 +136,7 @@ class Relay:
                 log.warning("ignored a line that is not JSON")
                 continue
             if isinstance(message, dict) and message.get("method") == "initialize":
+                self.opened = message
                 self.post(message)  # the session id must be known before anything else
                 threading.Thread(target=self.listen, daemon=True).start()
             elif isinstance(message, dict) and "id" in message and "method" in message:
@@ -128,20 +150,67 @@ class Relay:
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def post(self, message: Any) -> None:
+        """Send one message; if the service never got it because it went away, send it again
+        to the service found or started in its place."""
+        generation = self.generation
+        try:
+            self._send(message)
+        except (ConnectionRefusedError, SessionLost) as exc:
+            if message is self.opened or not self.reopen(generation):
+                self._fail(message, exc)
+                return
+            try:
+                self._send(message)
+            except (OSError, http.client.HTTPException) as again:
+                self._fail(message, again)
+        except (OSError, http.client.HTTPException) as exc:
+            self._fail(message, exc)
+
+    def _send(self, message: Any, emit: bool = True) -> None:
         conn = self._connection(CALL_TIMEOUT_S)
         try:
             conn.request("POST", self.path, body=json.dumps(message).encode(),
                          headers={**self.headers, "Content-Type": JSON,
                                   "Accept": f"{JSON}, {SSE}"})
             reply = conn.getresponse()
+            if reply.status == 404 and "Mcp-Session-Id" in self.headers:
+                raise SessionLost(f"HTTP 404: session {self.headers['Mcp-Session-Id']} unknown")
             if reply.status >= 400:
                 raise http.client.HTTPException(f"HTTP {reply.status} {reply.reason}")
             self._remember_session(reply)
-            self._deliver(reply)
-        except (OSError, http.client.HTTPException) as exc:
-            self._fail(message, exc)
+            self._deliver(reply, emit)
         finally:
             conn.close()
+
+    def reopen(self, generation: int) -> bool:
+        """A session on a live service again (found, else started), opened with the client's
+        own `initialize`; False when none comes up in time. Concurrent callers reopen once."""
+        with self.reopen_lock:
+            if generation != self.generation:
+                return True
+            if self.opened is None or not self._service_up():
+                return False
+            self.headers.pop("Mcp-Session-Id", None)
+            try:
+                self._send(self.opened, emit=False)
+                self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            except (OSError, http.client.HTTPException) as exc:
+                log.warning("could not open a session on the new service: %s", exc)
+                return False
+            self.generation += 1
+        log.info("the kg-brain service went away: continuing on the one now at %s:%s",
+                 self.host, self.port)
+        threading.Thread(target=self.listen, daemon=True).start()
+        return True
+
+    def _service_up(self) -> bool:
+        found = probe(self.settings)
+        if found is not None:
+            return serves_this_window(found, self.settings)
+        if not self.settings.kg_brain_service_start:
+            return False
+        service.spawn(self.settings)
+        return wait_for_service(self.settings)
 
     def listen(self) -> None:
         """The GET stream for messages the service sends outside any request (if offered)."""
@@ -174,12 +243,14 @@ class Relay:
         if session:
             self.headers["Mcp-Session-Id"] = session
 
-    def _deliver(self, reply: http.client.HTTPResponse) -> None:
+    def _deliver(self, reply: http.client.HTTPResponse, emit: bool = True) -> None:
         kind = (reply.getheader("content-type") or "").split(";")[0].strip()
         if kind == JSON:
-            self._emit(reply.read())
+            body = reply.read()
+            if emit:
+                self._emit(body)
             return
-        if kind != SSE:
+        if kind != SSE or not emit:
             reply.read()
             return
         data: list[bytes] = []
@@ -210,7 +281,7 @@ class Relay:
             self._emit(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {
                 "code": -32000,
                 "message": f"The shared kg-brain service at {self.host}:{self.port} did not "
-                           f"answer ({exc}). Start it with `kg-brain serve --http`, or restart "
+                           f"answer ({exc}). Start it with `kg-brain service start`, or restart "
                            "this window to be served in-process."}}).encode())
 
 
@@ -221,11 +292,11 @@ def forward(settings: Settings) -> int | None:
         return None
     found = probe(settings)
     if found is not None and serves_this_window(found, settings):
-        url = service_url(settings)
+        url = with_project(service_url(settings), default_project(settings))
         log.info("forwarding to the shared kg-brain service at %s", url)
-        return Relay(url, auth_headers(settings), sys.stdout.buffer).run(sys.stdin.buffer)
+        return Relay(settings, url, sys.stdout.buffer).run(sys.stdin.buffer)
     if found is None and settings.kg_brain_service_start:
-        start_service()
+        service.spawn(settings)
     elif found is not None:
         log.info("the service on port %d is not this window's (%s); serving in-process",
                  settings.kg_brain_http_port, found)

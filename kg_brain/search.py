@@ -87,6 +87,7 @@ class RelatedEdge(BaseModel):
 
 class Related(BaseModel):
     zk_id: str
+    project: str = Field(description="the note's project")
     entities: list[EntityView] = Field(description="what the note is about, rarest first")
     nodes: list[RelatedNode] = Field(description="the nearest neighbours, fewest hops first")
     edges: list[RelatedEdge]
@@ -185,6 +186,6 @@ class Search:
                                        max_nodes=max_nodes)
         if row is None:
             raise NotFound(f"There is no note with id {zk_id}; take an id from a search.")
-        return Related(zk_id=row["root"], entities=[EntityView(**e) for e in row["entities"]],
+        return Related(zk_id=row["root"], project=row["project"], entities=[EntityView(**e) for e in row["entities"]],
                        nodes=[RelatedNode(**n) for n in row["nodes"]],
                        edges=[RelatedEdge(**e) for e in row["edges"]], total_nodes=row["total"])

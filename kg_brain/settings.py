@@ -164,6 +164,9 @@ class Settings(BaseSettings):
         "false serves every window in-process"))
     kg_brain_service_start: bool = Field(True, description=(
         "`kg-brain mcp` starts the shared service in the background when none runs"))
+    kg_brain_service_idle_s: float = Field(0.0, ge=0, description=(
+        "the shared HTTP service stops after this many seconds without a request in flight "
+        "(an open window counts); 0 = only when stopped"))
 
     # --- Obsidian mirror -------------------------------------------------------------------------
     obsidian_api_key: str | None = Field(None, repr=False)

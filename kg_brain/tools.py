@@ -19,7 +19,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from kg_brain import mistakes, resources, sessions, stats
+from kg_brain import mistakes, resources, sessions, stats, validate
 from kg_brain.app import Brain
 from kg_brain.budget import AnswerBudget
 from kg_brain.browsing import NotePage
@@ -118,7 +118,12 @@ class RecalledNote(NoteView):
 
 
 class Notes(BaseModel):
+    """Per id asked: its note in `notes`, or its id in `not_found`; `archived` names the notes
+    returned that are archived (kept out of search)."""
+
     notes: list[RecalledNote]
+    not_found: list[str] = Field(default_factory=list, description="no such note (or forgotten)")
+    archived: list[str] = Field(default_factory=list, description="returned, but archived")
 
 
 class ScopedArchiveReport(ArchiveReport):
@@ -255,8 +260,13 @@ class BrainTools:
     def recall(self, zk_ids: Annotated[list[str], Field(
             min_length=1, max_length=50, description="ids from search previews")]) -> Notes:
         """Full notes (content, context, their most telling links with titles and reasons) for
-        ids found by a search or session context."""
-        return Notes(notes=[RecalledNote.of(n) for n in self.brain.reader.get(zk_ids)])
+        ids found by a search or session context; unknown ids are listed in not_found."""
+        asked = list(dict.fromkeys(validate.zk_id(z) for z in zk_ids))
+        found = self.brain.reader.found(asked)
+        known = {n.zk_id for n in found}
+        return Notes(notes=[RecalledNote.of(n) for n in found],
+                     not_found=[z for z in asked if z not in known],
+                     archived=[n.zk_id for n in found if n.memory_type == "archived"])
 
     def get_related(self, zk_id: ZkId,
                     depth: Annotated[int, Field(ge=1, le=3, description="link hops")] = 1,

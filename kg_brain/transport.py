@@ -25,6 +25,7 @@ from kg_brain.guard import http_middleware
 from kg_brain.maintenance import SessionScheduler, start_in_background
 from kg_brain.private import tighten_install
 from kg_brain.relay import HEALTH_PATH, health
+from kg_brain.service import Activity, Idleness, remove_pid, write_pid
 from kg_brain.settings import Settings
 from kg_brain.tools import BrainTools, build_server
 from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
@@ -35,7 +36,8 @@ HTTP_PATH = "/mcp"
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    entry = client_entry(settings, "opencode", f"http://{shown}:{port}{HTTP_PATH}")
+    entry = client_entry(settings, "opencode", f"http://{shown}:{port}{HTTP_PATH}",
+                         global_config=True)
     return {"$schema": OPENCODE_SCHEMA, "mcp": {SERVER_NAME: entry}}
 
 
@@ -110,7 +112,7 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
                 port: int | None) -> None:
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
-    middleware = http_middleware(settings, host, port)
+    middleware = [*http_middleware(settings, host, port), *lifecycle_middleware(settings)]
     mcp.custom_route(HEALTH_PATH, methods=["GET"])(health_route(settings))
     plugin_api.register(mcp, BrainTools(brain))
     config = opencode_remote_config(settings, host, port)
@@ -118,8 +120,20 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
     sys.stdout.write(f"In each workspace: kg-brain wire opencode|claude|cursor --url {url}\n"
                      "or add to opencode.json:\n" + json.dumps(config, indent=2) + "\n")
     sys.stdout.flush()
-    mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
-            middleware=middleware)
+    write_pid(settings, port)
+    try:
+        mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
+                middleware=middleware)
+    finally:
+        remove_pid(settings)
+
+
+def lifecycle_middleware(settings: Settings) -> list[ASGIMiddleware]:
+    """Counts requests in flight, and stops the service after KG_BRAIN_SERVICE_IDLE_S idle."""
+    idleness = Idleness()
+    if settings.kg_brain_service_idle_s:
+        idleness.stop_after(settings.kg_brain_service_idle_s)
+    return [ASGIMiddleware(Activity, idleness=idleness, skip=HEALTH_PATH)]
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:

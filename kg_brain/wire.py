@@ -3,8 +3,11 @@ entry in the client's configuration file.
 
 The entry runs this installation's Python with `-m kg_brain.cli mcp` (stdio: a light relay to
 the warm shared service, kg_brain/relay.py), so it works from a wheel as from a checkout; with
-`--url` it points the client at a running `kg-brain serve --http`.
-The rest of the file is kept as it was and the previous version is saved next to it as `.bak`.
+`--url` it points the client at a running `kg-brain serve --http`, naming the workspace's project
+in the URL (`?project=`, kg_brain/workspace.py) so that calls land there even from clients that
+offer no MCP roots (the 2026-07-28 protocol has none); a `--global` entry names none.
+The rest of the file is kept as it was and the previous version is saved in the state folder
+(`wire-backups/`), never next to the file: a workspace's file sits in the user's repository.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
 through the client's own file or environment syntax instead of holding them. For a stdio entry
 it then loads the embedding model once (fetching and building it on the first use of the cache),
@@ -26,11 +29,13 @@ from kg_brain import plugin
 from kg_brain.errors import InvalidInput
 from kg_brain.private import ensure_token, token_file
 from kg_brain.settings import Settings
+from kg_brain.workspace import default_project, with_project
 
 SERVER_NAME = "kg-brain"
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 PASSWORD = "NEO4J_PASSWORD"
 TOKEN = "KG_BRAIN_HTTP_TOKEN"
+BACKUPS = "wire-backups"
 
 
 @dataclass(frozen=True)
@@ -146,11 +151,17 @@ def token_hint(settings: Settings, client: ClientFormat) -> str:
             "file itself).\n")
 
 
+def workspace_url(settings: Settings, url: str, cwd: Path | None = None) -> str:
+    """The service's URL naming the project of the workspace at `cwd` (the working directory)."""
+    return with_project(url, default_project(settings, cwd))
+
+
 def client_entry(settings: Settings, name: str, url: str | None,
                  global_config: bool = False) -> dict[str, Any]:
     client = CLIENTS[name]
     if url:
-        return client.remote(url, remote_headers(settings, client))
+        return client.remote(url if global_config else workspace_url(settings, url),
+                             remote_headers(settings, client))
     return client.local(server_command(), server_environment(settings, client, global_config))
 
 
@@ -180,8 +191,15 @@ def _load(path: Path, start: dict[str, Any]) -> tuple[dict[str, Any], str | None
     return config, text
 
 
-def write_entry(path: Path, name: str, entry: dict[str, Any]) -> Path | None:
-    """Put the entry into `path`, keeping the rest; returns the backup written, if any."""
+def backup_path(backups: Path, path: Path) -> Path:
+    """Where the previous version of `path` is kept: its absolute path flattened into a name."""
+    flat = str(path.resolve()).strip("/").replace("/", "%")
+    return backups / f"{flat}.bak"
+
+
+def write_entry(path: Path, name: str, entry: dict[str, Any], backups: Path) -> Path | None:
+    """Put the entry into `path`, keeping the rest; returns the backup written (in `backups`,
+    outside the repository the file may be in), if any."""
     client = CLIENTS[name]
     config, before = _load(path, client.start())
     servers = config.setdefault(client.section, {})
@@ -190,7 +208,8 @@ def write_entry(path: Path, name: str, entry: dict[str, Any]) -> Path | None:
     servers[SERVER_NAME] = entry
     backup = None
     if before is not None:
-        backup = path.with_name(path.name + ".bak")
+        backup = backup_path(backups, path)
+        backup.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         backup.write_text(before, encoding="utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -203,7 +222,8 @@ def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
     path = config_path(settings, args.client, args.global_config)
     hint = token_hint(settings, CLIENTS[args.client]) if args.url else ""
     backup = write_entry(path, args.client,
-                         client_entry(settings, args.client, args.url, args.global_config))
+                         client_entry(settings, args.client, args.url, args.global_config),
+                         settings.state_dir / BACKUPS)
     out = sys.stdout.write
     out(f"{args.client}: {SERVER_NAME} written to {path}"
         + (f" (previous version: {backup})" if backup else "") + "\n")

@@ -2,10 +2,10 @@
 // the $max_nodes nearest notes (fewest hops, then id), the links among them and the root (each
 // edge keeps its src -> dst orientation; links touching the root first, at most 2 per node).
 // params: zk_id; depth: 1..3; max_nodes: most neighbours returned.
-// returns: root, entities, nodes, total, edges; no row when the note is missing; else root, the
-//          entities it mentions (key, name, kind, notes; rarest first), nodes (zk_id, title,
-//          note_kind, memory_type, depth: fewest hops from the root), total: neighbours within
-//          depth before the bound, edges (src, dst, type, reason, weight)
+// returns: root, project, entities, nodes, total, edges; no row when the note is missing; else
+//          root, its project, the entities it mentions (key, name, kind, notes; rarest first),
+//          nodes (zk_id, title, note_kind, memory_type, depth: fewest hops from the root), total:
+//          neighbours within depth before the bound, edges (src, dst, type, reason, weight)
 MATCH (root:Note {zk_id: $zk_id})
 CALL (root) {
   MATCH p = (root)-[:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF*1..3]-(m:Note)
@@ -17,7 +17,7 @@ CALL (root) {
 }
 WITH root, found, found[..$max_nodes] AS nodes
 WITH root, nodes, size(found) AS total, [root.zk_id] + [x IN nodes | x.zk_id] AS ids
-RETURN root.zk_id AS root,
+RETURN root.zk_id AS root, root.project AS project,
   COLLECT {
     MATCH (root)-[:MENTIONS]->(e:Entity)
     RETURN {key: e.key, name: e.name, kind: e.kind, notes: e.notes} AS entity

@@ -1,7 +1,8 @@
 """`kg-brain`: a light dispatcher. `kg-brain mcp`, which every stdio client window spawns, must
 start in a fraction of a second, so it imports the settings and the relay only, and the rest of
-the program (the model, the driver, every command) only when it serves in-process; any other
-command loads the full command line (kg_brain/cli/commands.py)."""
+the program (the model, the driver, every command) only when it serves in-process;
+`kg-brain service ...` is as light (kg_brain/cli/service.py); any other command loads the full
+command line (kg_brain/cli/commands.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 from collections.abc import Sequence
 
 from kg_brain.relay import MCP_COMMAND
+
+SERVICE_COMMAND = "service"
 
 def mcp(verbose: bool = False) -> int:
     from kg_brain.errors import BrainError
@@ -34,5 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if [a for a in args if a not in ("-v", "--verbose")] == [MCP_COMMAND]:
         return mcp(verbose=len(args) > 1)
+    if args[:1] == [SERVICE_COMMAND]:
+        from kg_brain.cli.service import main as service
+        return service(args)
     from kg_brain.cli.commands import main as full
     return full(args)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from kg_brain.app import resolve_connection
 from kg_brain.bench.cli import register as register_bench
 from kg_brain.cli.data import register as register_data
+from kg_brain.cli.service import register as register_service
 from kg_brain.db import Database
 from kg_brain.errors import BrainError
 from kg_brain.localdb import local_server
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_serve(sub)
     sub.add_parser(MCP_COMMAND, help=MCP_HELP)  # dispatched before this parser: kg_brain/cli
     register_wire(sub)
+    register_service(sub)
     register_scheduler(sub)
     register_data(sub)
     register_bench(sub)

@@ -198,7 +198,7 @@ class LocalNeo4j:
         return live_pid(self.pid_file)
 
     def connection(self, database: str = "neo4j") -> Connection:
-        return Connection(self.uri, "neo4j", self._credentials(), database)
+        return Connection(self.uri, "neo4j", self._credentials(), database, local=True)
 
     def start(self, timeout_s: float = 120.0) -> Connection:
         """Start (or reuse) the server and wait until the driver connects. Its home is made

@@ -15,11 +15,15 @@ class NoteReader:
     def __init__(self, deps: Deps) -> None:
         self.db = deps.db
 
+    def found(self, zk_ids: list[str], on: On | None = None) -> list[NoteView]:
+        """The notes that exist, in the order asked (a forgotten note does not)."""
+        ids = [validate.zk_id(z) for z in zk_ids]
+        return [NoteView.from_row(r) for r in notes.get_notes(on or self.db, zk_ids=ids)]
+
     def get(self, zk_ids: list[str], on: On | None = None) -> list[NoteView]:
         """The notes in the order asked; any unknown id is an error naming it."""
-        ids = [validate.zk_id(z) for z in zk_ids]
-        found = [NoteView.from_row(r) for r in notes.get_notes(on or self.db, zk_ids=ids)]
-        missing = set(ids) - {n.zk_id for n in found}
+        found = self.found(zk_ids, on)
+        missing = {validate.zk_id(z) for z in zk_ids} - {n.zk_id for n in found}
         if missing:
             raise NotFound(f"no note with id {', '.join(sorted(missing))}")
         return found

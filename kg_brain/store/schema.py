@@ -128,7 +128,7 @@ def bootstrap_schema(db: Database) -> None:
     present = {row["name"] for row in admin.list_indexes(db)}
     if SCHEMA_INDEXES <= present:
         return  # schema commands take exclusive locks: skip them when nothing is missing
-    with mapped_errors(db.conn.uri):
+    with mapped_errors(db.conn):
         neomodel_db.set_connection(driver=db.driver)
         sink = io.StringIO()  # neomodel reports "already exists" here; stdout is MCP's
         for model in SCHEMA_MODELS:

@@ -36,6 +36,7 @@ class DeepHit(TypedDict):
 
 class Neighbourhood(TypedDict):
     root: str
+    project: str
     entities: list[dict[str, Any]]
     nodes: list[dict[str, Any]]
     total: int

@@ -110,7 +110,7 @@ def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
             workspace = git_workspace(tmp_path / "workspaces", name, url)
             wire(workspace, env, tmp_path / "home", "--url", mcp_url)
             wired = (workspace / "opencode.json").read_text()
-            assert json.loads(wired)["mcp"]["kg-brain"]["url"] == mcp_url
+            assert json.loads(wired)["mcp"]["kg-brain"]["url"] == f"{mcp_url}?project={name}"
             token = tmp_path / "kg-data" / "state" / "token"  # made by the service, referenced
             assert f"{{file:{token}}}" in wired and token.read_text().strip() not in wired
             _, seen[name] = run_script(model, [

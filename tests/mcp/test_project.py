@@ -12,12 +12,14 @@ import anyio
 import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
+from fastmcp.exceptions import ToolError
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import Root
 
 from kg_brain import project as project_module
 from kg_brain.localdb import free_port
 from kg_brain.project import project_from_roots, resolve_project
+from kg_brain.wire import workspace_url
 from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
@@ -149,3 +151,30 @@ def test_a_stdio_server_spawned_elsewhere_follows_the_clients_root(
     transport = StdioTransport(sys.executable, [str(REPO / "mcp_server.py")],
                                env=server_env(neo4j_server), cwd=str(tmp_path))
     assert inbox_projects(transport, [root.as_uri()]) == [project]
+
+
+def test_a_stateless_client_at_the_wired_url_lands_in_the_workspaces_project(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    """fastmcp 4's client speaks the 2026-07-28 protocol (no sessions, no roots): the project
+    comes from the URL `kg-brain wire --url` writes in the workspace, else from a header."""
+    alpha = workspace(tmp_path, f"{project}-alpha")
+    server_dir = tmp_path / "kg"
+    (server_dir / ".git").mkdir(parents=True)
+    with http_server(server_env(neo4j_server), "127.0.0.1", free_port(), server_dir) as url:
+        wired = workspace_url(make_settings(kg_brain_project=None), url, alpha)
+        assert inbox_projects(StreamableHttpTransport(wired), None, mode="auto") == \
+            [f"{project}-alpha"]
+        named = StreamableHttpTransport(url, headers={"X-KG-Brain-Project": f"{project}-h"})
+        assert inbox_projects(named, None, mode="auto") == [f"{project}-h"]
+        assert inbox_projects(StreamableHttpTransport(url), None, mode="auto") == ["kg"]
+        with pytest.raises(ToolError, match="project"):
+            inbox_projects(StreamableHttpTransport(url + "?project=no%20way!"), None,
+                           mode="auto")
+
+
+def test_roots_win_over_the_project_the_url_names(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    root = workspace(tmp_path, f"{project}-root")
+    with http_server(server_env(neo4j_server), "127.0.0.1", free_port(), tmp_path) as url:
+        transport = StreamableHttpTransport(url + f"?project={project}-url")
+        assert inbox_projects(transport, [root.as_uri()]) == [f"{project}-root"]

@@ -4,14 +4,9 @@ served in-process when none does."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
-
-import httpx
 
 from kg_brain.bench.cold_start import StdioSession
 from kg_brain.bench.common import rss_mb
@@ -86,37 +81,6 @@ def test_the_relay_path_imports_no_model_driver_or_mcp_library() -> None:
                           text=True, check=True)
     assert done.stdout.strip() == "[]", done.stdout
 
-
-def test_a_window_without_a_service_starts_one_for_the_next_window(
-        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
-    port = free_port()
-    env = {**relay_env(neo4j_server, port, tmp_path / "data"), "KG_BRAIN_SERVICE_START": "true"}
-    here = workspace(tmp_path, project)
-    with window(env, here) as alone:
-        alone.initialize()
-        saved = alone.call_tool("add_memory", {"content": NOTE})["result"]["structuredContent"]
-        alone.close()
-    pid = started_service(port, env)
-    try:
-        with window(env, here) as next_one:
-            next_one.initialize()
-            found = next_one.call_tool("search_memory", {"query": "what forwards windows?"})
-            assert found["result"]["structuredContent"]["hits"][0]["zk_id"] == saved["zk_id"]
-            assert "forwarding to the shared kg-brain service" in next_one.close()
-    finally:
-        os.kill(pid, signal.SIGTERM)
-
-
-def started_service(port: int, env: dict[str, str]) -> int:
-    """The pid of the service answering /health on `port`, once it does (2 minutes at most)."""
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            return int(httpx.get(f"http://127.0.0.1:{port}/health", headers=bearer(env),
-                                 timeout=1).json()["pid"])
-        except (httpx.TransportError, AssertionError):  # no answer, or no token made yet
-            assert time.monotonic() < deadline, "no service was started"
-            time.sleep(0.5)
 
 
 def test_a_window_refused_by_the_service_is_served_in_process(

@@ -7,7 +7,11 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from kg_brain.bench.cold_start import StdioSession
+from kg_brain.db import Connection, Database
+from kg_brain.errors import StoreUnavailable
 from tests.support.neo4j import ServerUnderTest
 from tests.support.mcp import REPO, server_env
 from tests.mcp.test_contract import CONTRACT
@@ -54,10 +58,26 @@ def test_tools_list_answers_before_the_database_or_model_is_touched(
         assert down["result"]["isError"]
         text = down["result"]["content"][0]["text"]
         assert "database unavailable at bolt://127.0.0.1:9 (" in text, text
-        assert "`kg-brain neo4j start`" in text and text.endswith("then retry."), text
+        assert "NEO4J_URI names it, so kg-brain does not start it" in text, text
+        assert "kg-brain neo4j start" not in text and text.endswith("then retry."), text
         health = session.call_tool("brain_stats", {})["result"]["structuredContent"]
         assert (health["status"], health["reachable"]) == ("unreachable", False)
         assert "database unavailable" in health["error"]
+
+
+@pytest.mark.parametrize(("local", "remedy"), [
+    (True, "Start it with `kg-brain neo4j start`, then retry."),
+    (False, "check that this Neo4j is running and reachable, or correct NEO4J_URI, then retry.")])
+def test_an_unreachable_database_names_the_remedy_for_its_configuration(
+        local: bool, remedy: str) -> None:
+    db = Database(Connection("bolt://127.0.0.1:9", "neo4j", "x", "neo4j", local=local), 2.0)
+    try:
+        with pytest.raises(StoreUnavailable) as raised:
+            db.verify()
+    finally:
+        db.close()
+    assert str(raised.value).endswith(remedy), raised.value
+    assert ("kg-brain neo4j start" in str(raised.value)) == local
 
 
 def test_a_workspace_env_file_cannot_redirect_the_memory(

@@ -54,12 +54,14 @@ def test_fleeting_notes_wait_in_the_inbox_until_distilled(server: FastMCP, proje
     assert rest["count"] == 1 and not rest["more"] and rest["notes"][0]["zk_id"] != zk_id
 
 
-def test_get_related_follows_the_fix_link(server: FastMCP) -> None:
+def test_get_related_follows_the_fix_link_and_names_the_project(server: FastMCP,
+                                                               project: str) -> None:
     failure = call(server, "record_failure",
                    content="pytest hangs: Neo4j driver never closed at exit")["zk_id"]
     fix = call(server, "record_resolution", failure_zk_id=failure,
                fix_content="Close the Neo4j driver in a session fixture finaliser.")["fix_zk_id"]
     related = call(server, "get_related", zk_id=failure, depth=1)
+    assert related["project"] == project
     assert {"src": fix, "dst": failure, "type": "FIXES"}.items() <= next(
         e for e in related["edges"] if e["type"] == "FIXES").items()
 
@@ -130,3 +132,16 @@ def test_domain_errors_reach_the_agent_as_tool_errors(server: FastMCP) -> None:
         call(server, "recall", zk_ids=[missing])
     with pytest.raises(ToolError, match="invalid project"):
         call(server, "add_memory", content=PORT_NOTE, project="../etc")
+
+
+def test_recall_answers_per_id_found_not_found_or_archived(
+        server: FastMCP, brain: Brain, project: str) -> None:
+    kept, archived = brain.importer.add_many([
+        {"content": "The importer batches writes by 500 rows.", "project": project},
+        {"content": "The old importer wrote row by row.", "project": project,
+         "memory_type": "archived"}])
+    answer = call(server, "recall", zk_ids=[kept, "ZK-0000ABCD", archived, kept])
+    assert [n["zk_id"] for n in answer["notes"]] == [kept, archived]
+    assert answer["not_found"] == ["ZK-0000ABCD"] and answer["archived"] == [archived]
+    assert call(server, "recall", zk_ids=["ZK-0000ABCD"]) == {
+        "notes": [], "not_found": ["ZK-0000ABCD"], "archived": []}

@@ -17,7 +17,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from kg_brain.errors import InvalidInput
-from kg_brain.wire import client_entry, config_path, server_command, write_entry
+from kg_brain.wire import (client_entry, config_path, server_command, workspace_url,
+                           write_entry)
 from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
@@ -54,15 +55,16 @@ def test_each_client_gets_its_own_stdio_entry_shape() -> None:
 
 def test_each_client_gets_its_own_remote_entry_shape_with_a_token_reference() -> None:
     settings = make_settings(kg_brain_http_token="t0ken")
-    assert client_entry(settings, "opencode", URL) == {
+    assert client_entry(settings, "opencode", URL, global_config=True) == {
         "type": "remote", "url": URL, "enabled": True, "oauth": False,
         "headers": {"Authorization": "Bearer {env:KG_BRAIN_HTTP_TOKEN}"}}
-    assert client_entry(settings, "claude", URL) == {
+    assert client_entry(settings, "claude", URL, global_config=True) == {
         "type": "http", "url": URL,
         "headers": {"Authorization": "Bearer ${KG_BRAIN_HTTP_TOKEN}"}}
-    assert client_entry(settings, "cursor", URL) == {
+    assert client_entry(settings, "cursor", URL, global_config=True) == {
         "url": URL, "headers": {"Authorization": "Bearer ${env:KG_BRAIN_HTTP_TOKEN}"}}
-    assert "headers" not in client_entry(make_settings(kg_brain_http_auth="none"), "cursor", URL)
+    assert "headers" not in client_entry(make_settings(kg_brain_http_auth="none"), "cursor", URL,
+                                         global_config=True)
 
 
 def test_by_default_opencode_reads_the_token_file_and_the_others_their_environment(
@@ -90,6 +92,18 @@ def test_wire_url_makes_the_token_and_writes_only_a_reference_to_it(
     assert token.read_text().strip() not in written and f"{{file:{token}}}" in written
 
 
+def test_a_workspace_url_names_the_workspaces_project(tmp_path: Path) -> None:
+    inside = tmp_path / "alpha proj" / "src"
+    inside.mkdir(parents=True)
+    (tmp_path / "alpha proj" / ".git").mkdir()
+    settings = make_settings(kg_brain_project=None)
+    assert workspace_url(settings, URL, inside) == URL + "?project=alpha-proj"
+    assert workspace_url(settings, URL + "?project=old&x=1", inside) == \
+        URL + "?x=1&project=alpha-proj"
+    assert workspace_url(make_settings(kg_brain_project="billing"), URL, inside) == \
+        URL + "?project=billing"
+
+
 @pytest.mark.parametrize("client", ["opencode", "claude", "cursor"])
 def test_wiring_updates_the_entry_keeps_the_rest_and_backs_up(client: str, tmp_path: Path
                                                               ) -> None:
@@ -98,7 +112,7 @@ def test_wiring_updates_the_entry_keeps_the_rest_and_backs_up(client: str, tmp_p
     original = json.dumps(EXISTING[client], indent=2)
     path.write_text(original)
     entry = client_entry(make_settings(), client, None)
-    backup = write_entry(path, client, entry)
+    backup = write_entry(path, client, entry, tmp_path / "state" / "wire-backups")
     config = json.loads(path.read_text())
     servers = config[SECTION[client]]
     assert servers["kg-brain"] == entry
@@ -106,6 +120,8 @@ def test_wiring_updates_the_entry_keeps_the_rest_and_backs_up(client: str, tmp_p
     assert {k: v for k, v in config.items() if k != SECTION[client]} == \
         {k: v for k, v in EXISTING[client].items() if k != SECTION[client]}
     assert backup is not None and backup.read_text() == original
+    assert backup.parent == tmp_path / "state" / "wire-backups"
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".bak")] == []
 
 
 @pytest.mark.parametrize(("client", "relative"), [("opencode", "opencode.json"),
@@ -115,15 +131,18 @@ def test_wiring_creates_a_missing_file_where_the_client_reads_it(
         client: str, relative: str, tmp_path: Path) -> None:
     path = config_path(make_settings(), client, False, tmp_path)
     assert path == tmp_path / relative
-    assert write_entry(path, client, client_entry(make_settings(), client, URL)) is None
-    assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"] == URL
+    assert write_entry(path, client, client_entry(make_settings(), client, URL),
+                       tmp_path / "backups") is None
+    assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"].startswith(
+        URL + "?project=")
 
 
 def test_a_config_with_comments_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "opencode.json"
     path.write_text('{ // mine\n "theme": "x" }')
     with pytest.raises(InvalidInput, match="not plain JSON"):
-        write_entry(path, "opencode", client_entry(make_settings(), "opencode", None))
+        write_entry(path, "opencode", client_entry(make_settings(), "opencode", None),
+                    tmp_path / "backups")
     assert path.read_text() == '{ // mine\n "theme": "x" }'
 
 

@@ -1,0 +1,165 @@
+"""The shared service's lifecycle: started detached, found by its pid file, stopped on request
+or when idle.
+
+A client window (`kg-brain mcp`) that finds no service starts one that must outlive it: clients
+end a window by killing its process tree, so the service is started through a short-lived
+launcher (it ends at once, leaving the service a child of init rather than of the window), in a
+session and process group of its own, with no pipe of the window's: stdin is /dev/null and its
+output goes to `service.log` in the state folder. The service writes `service.pid` there and
+removes it when it stops, `kg-brain service stop` signals it, and with KG_BRAIN_SERVICE_IDLE_S
+set it stops itself once no request has been in flight for that long (an open window keeps a
+stream open, so it counts as activity). Standard library only: the relay imports this module.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from kg_brain.settings import Settings
+
+log = logging.getLogger(__name__)
+PID_FILE = "service.pid"
+LOG_FILE = "service.log"
+SERVE = ["-m", "kg_brain.cli", "serve", "--http"]
+# The launcher starts the service and exits, so the service is reparented away from the window.
+LAUNCHER = "import subprocess, sys; subprocess.Popen(sys.argv[1:])"
+STOP_WAIT_S = 30.0
+
+
+def state_folder(settings: Settings) -> Path:
+    """The state folder, private to the user (it also holds the service's token)."""
+    folder = settings.state_dir
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def log_path(settings: Settings) -> Path:
+    return settings.state_dir / LOG_FILE
+
+
+def serve_command() -> list[str]:
+    """This installation's interpreter running the shared HTTP service."""
+    return [sys.executable, *SERVE]
+
+
+def spawn(settings: Settings) -> None:
+    """Start `kg-brain serve --http` detached from this process (see the module docstring);
+    returns once the launcher has exited, not once the service answers."""
+    folder = state_folder(settings)
+    with open(log_path(settings), "ab") as out:
+        os.chmod(out.name, 0o600)
+        subprocess.run([sys.executable, "-c", LAUNCHER, *serve_command()], cwd=folder,
+                       stdin=subprocess.DEVNULL, stdout=out, stderr=out, close_fds=True,
+                       start_new_session=True, check=False, timeout=30)
+    log.info("started the shared kg-brain service in the background (log: %s)",
+             log_path(settings))
+
+
+def write_pid(settings: Settings, port: int) -> Path:
+    """Called by the service itself once it is about to listen."""
+    path = state_folder(settings) / PID_FILE
+    tmp = path.with_name(PID_FILE + ".tmp")
+    tmp.write_text(json.dumps({"pid": os.getpid(), "port": port}), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def remove_pid(settings: Settings) -> None:
+    """Remove the pid file if it is still this process's (a newer service may have replaced it)."""
+    if read_pid(settings).get("pid") == os.getpid():
+        (settings.state_dir / PID_FILE).unlink(missing_ok=True)
+
+
+def read_pid(settings: Settings) -> dict[str, Any]:
+    try:
+        found = json.loads((settings.state_dir / PID_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop(pid: int, wait_s: float = STOP_WAIT_S) -> bool:
+    """SIGTERM (the service closes in order), then wait for it to be gone; True once it is."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.1)
+    return not alive(pid)
+
+
+class Idleness:
+    """How long the service has had no request in flight (streams included)."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.last = time.monotonic()
+        self.lock = threading.Lock()
+
+    def enter(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+
+    def leave(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
+            self.last = time.monotonic()
+
+    def idle_for(self) -> float:
+        with self.lock:
+            return 0.0 if self.in_flight else time.monotonic() - self.last
+
+    def stop_after(self, idle_s: float) -> threading.Thread:
+        """A thread that interrupts this process (as SIGTERM does, so it closes in order) once
+        it has been idle for `idle_s` seconds."""
+        def watch() -> None:
+            while self.idle_for() < idle_s:
+                time.sleep(min(max(idle_s / 4, 0.2), 5.0))
+            log.info("no request for %.0f s: stopping (KG_BRAIN_SERVICE_IDLE_S)", idle_s)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        thread = threading.Thread(target=watch, daemon=True, name="kg-brain-idle")
+        thread.start()
+        return thread
+
+
+class Activity:
+    """ASGI middleware: every HTTP request but `skip` (the `/health` probe) is activity."""
+
+    def __init__(self, app: Any, idleness: Idleness, skip: str) -> None:
+        self.app = app
+        self.idleness = idleness
+        self.skip = skip
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("path") == self.skip:
+            await self.app(scope, receive, send)
+            return
+        self.idleness.enter()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.idleness.leave()

@@ -1,0 +1,73 @@
+"""Real OpenCode windows and the shared service: the service the first `opencode run` starts
+outlives it and serves the next run. The test has its own data folder and port, and stops the
+service at the end."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kg_brain.localdb import free_port
+from kg_brain.settings import load_settings
+from tests.e2e import opencode
+from tests.e2e.conftest import git_workspace, kg_env, wire
+from tests.e2e.scripted_model import Step, parsed, scripted_model
+from tests.mcp.test_service import kg, service_pid, wait_for
+from tests.support.neo4j import ServerUnderTest
+
+FACT = "The shared kg-brain service outlives the OpenCode window that started it."
+QUERY = "What outlives the OpenCode window?"
+WAIT_S = 240
+
+
+@pytest.fixture
+def env(neo4j_server: ServerUnderTest, tmp_path: Path) -> Iterator[dict[str, str]]:
+    found = {**kg_env(neo4j_server), "KG_BRAIN_SERVICE": "true",
+             "KG_BRAIN_SERVICE_START": "true", "KG_BRAIN_HTTP_PORT": str(free_port()),
+             "KG_BRAIN_DATA_DIR": str(tmp_path / "data"),
+             # the model export already made (OpenCode's own caches stay in the test's home)
+             "KG_BRAIN_CACHE_DIR": str(load_settings().kg_brain_cache_dir)}
+    yield found
+    if service_pid(found) is not None:
+        kg(found, "service", "stop")
+
+
+def wire_patient(workspace: Path, env: dict[str, str], home: Path) -> None:
+    """`kg-brain wire opencode`, then OpenCode's wait for the tool list raised from its 5 s
+    default: a window served in-process loads the MCP library first, slower on a busy machine."""
+    wire(workspace, env, home)
+    config = json.loads((workspace / "opencode.json").read_text())
+    config["mcp"]["kg-brain"]["timeout"] = 120_000
+    opencode.write_json(workspace / "opencode.json", config)
+
+
+def service_log(tmp_path: Path) -> str:
+    return (tmp_path / "data" / "state" / "service.log").read_text()
+
+
+def test_the_second_run_forwards_to_the_service_the_first_started(
+        opencode_binary: Path, env: dict[str, str], project: str, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with scripted_model() as (model, url):
+        workspace = git_workspace(tmp_path, project, url)
+        wire_patient(workspace, env, home)
+        model.steps = [Step("add_memory", {"content": FACT})]
+        first = opencode.run(workspace, home, "Remember this.", env)
+        assert first.returncode == 0, first.stderr[-3000:]
+        assert model.tool_results(), first.stderr[-3000:]
+        (added,) = [parsed(t) for t in model.tool_results()]
+        wait_for(lambda: service_pid(env) is not None, WAIT_S)
+        pid = service_pid(env)
+        assert f"/mcp?project={project}" not in service_log(tmp_path)  # run 1: in-process
+        model.steps = [Step("search_memory", {"query": QUERY})]
+        second = opencode.run(workspace, home, "Look it up.", env)
+        assert second.returncode == 0, second.stderr[-3000:]
+        assert model.tool_results(), second.stderr[-3000:]
+        (found,) = [parsed(t) for t in model.tool_results()]
+    assert added["project"] == found["project"] == project
+    assert found["hits"][0]["zk_id"] == added["zk_id"]
+    assert service_pid(env) == pid  # alive after both runs ended
+    assert f'"POST /mcp?project={project} HTTP/1.1" 200' in service_log(tmp_path)
