@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from fastmcp.server.middleware import Middleware, MiddlewareContext
+from starlette.middleware import Middleware as ASGIMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 

@@ -160,7 +160,8 @@ def test_a_stateless_client_at_the_wired_url_lands_in_the_workspaces_project(
     alpha = workspace(tmp_path, f"{project}-alpha")
     server_dir = tmp_path / "kg"
     (server_dir / ".git").mkdir(parents=True)
-    with http_server(server_env(neo4j_server), "127.0.0.1", free_port(), server_dir) as url:
+    env = server_env(neo4j_server, KG_BRAIN_HTTP_AUTH="none")  # access: tests/mcp/test_http.py
+    with http_server(env, "127.0.0.1", free_port(), server_dir) as url:
         wired = workspace_url(make_settings(kg_brain_project=None), url, alpha)
         assert inbox_projects(StreamableHttpTransport(wired), None, mode="auto") == \
             [f"{project}-alpha"]
@@ -175,6 +176,7 @@ def test_a_stateless_client_at_the_wired_url_lands_in_the_workspaces_project(
 def test_roots_win_over_the_project_the_url_names(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
     root = workspace(tmp_path, f"{project}-root")
-    with http_server(server_env(neo4j_server), "127.0.0.1", free_port(), tmp_path) as url:
+    env = server_env(neo4j_server, KG_BRAIN_HTTP_AUTH="none")  # access: tests/mcp/test_http.py
+    with http_server(env, "127.0.0.1", free_port(), tmp_path) as url:
         transport = StreamableHttpTransport(url + f"?project={project}-url")
         assert inbox_projects(transport, [root.as_uri()]) == [f"{project}-root"]

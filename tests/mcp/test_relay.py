@@ -14,7 +14,7 @@ from kg_brain.localdb import free_port
 from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server
 from tests.mcp.test_stdio import workspace
-from tests.support.mcp import REPO, bearer, server_env
+from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
 
 MCP = [sys.executable, "-m", "kg_brain.cli", "mcp"]

@@ -19,7 +19,7 @@ import pytest
 from kg_brain.localdb import free_port
 from tests.mcp.test_relay import NOTE, relay_env, window
 from tests.mcp.test_stdio import workspace
-from tests.support.mcp import REPO
+from tests.support.mcp import REPO, bearer
 from tests.support.neo4j import ServerUnderTest
 
 KG = [sys.executable, "-m", "kg_brain.cli"]
@@ -31,10 +31,13 @@ def kg(env: dict[str, str], *args: str, timeout: float = 180) -> subprocess.Comp
 
 
 def service_pid(env: dict[str, str]) -> int | None:
+    """The pid the service on the environment's port reports; None while none answers (or it
+    has made no token yet)."""
     try:
-        reply = httpx.get(f"http://127.0.0.1:{env['KG_BRAIN_HTTP_PORT']}/health", timeout=2)
+        reply = httpx.get(f"http://127.0.0.1:{env['KG_BRAIN_HTTP_PORT']}/health",
+                          headers=bearer(env), timeout=2)
         return int(reply.json()["pid"])
-    except httpx.TransportError:
+    except (httpx.TransportError, AssertionError):
         return None
 
 
@@ -57,8 +60,8 @@ def gone(pid: int) -> bool:
 def env(neo4j_server: ServerUnderTest, tmp_path: Path) -> Iterator[dict[str, str]]:
     """A relay environment that starts services, with a data folder and a port of its own;
     whatever service answers on that port at the end is stopped."""
-    found = {**relay_env(neo4j_server, free_port()), "KG_BRAIN_SERVICE_START": "true",
-             "KG_BRAIN_DATA_DIR": str(tmp_path / "data")}
+    found = {**relay_env(neo4j_server, free_port(), tmp_path / "data"),
+             "KG_BRAIN_SERVICE_START": "true"}
     yield found
     pid = service_pid(found)
     if pid is not None:
