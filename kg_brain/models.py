@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 def iso(value: Any) -> str | None:
@@ -86,6 +86,11 @@ class FoundBy(BaseModel):
     relationship: str | None = Field(None, description="relationship type for graph hits")
     entity: str | None = Field(None, description="the entity that led here (entity, bridge)")
 
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only the fields that say something: a hop-0 channel is just its hop and name."""
+        return {k: v for k, v in handler(self).items() if v is not None}
+
 
 class HitLink(BaseModel):
     """A link as a hit carries it: the other note and the relationship, nothing more (recall
@@ -102,10 +107,12 @@ class Hit(BaseModel):
 
     zk_id: str
     title: str
-    score: float
+    score: float = Field(description="the fused rank score, scaled per query: orders the hits")
+    relevance: float = Field(0.0, description=(
+        "the note's cosine to the query, in [-1, 1], comparable across queries"))
     preview: str
     note_kind: str
-    project: str
+    project: str = Field(exclude=True)  # the answer names it once
     links: list[HitLink] = Field(default_factory=list)
     link_count: int = Field(0, description="all its links; get_related lists them")
     found_by: list[FoundBy] = Field(default_factory=list)

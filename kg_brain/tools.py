@@ -56,7 +56,8 @@ ZkId = Annotated[str, Field(description="note id, ZK- followed by 8 hex digits")
 ZkIds = Annotated[list[str], Field(min_length=1, max_length=50, description="note ids")]
 TopK = Annotated[int, Field(ge=1, le=100, description="number of results")]
 Contextual = Annotated[bool, Field(
-    description="also search session_summary, open_thread and project_context notes")]
+    description="also search the session handoff notes (session_summary, open_thread); "
+                "every other kind, project_context included, is searched by default")]
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                        openWorldHint=False)
