@@ -40,6 +40,7 @@ class Tuning:
     rrf_k: float = 8.0  # small k: the top ranks of each channel dominate (LoCoMo: +2 overall)
     w_vec: float = 1.0
     w_lex: float = 1.0
+    vec_low: float | None = None  # cosine the vector scale starts at; None: the pool's lowest
     superseded: float = 0.6  # a note superseded by a live note yields to it
     floor: float = -1.0  # least cosine the best hit must reach, else "nothing relevant stored"
 
@@ -66,6 +67,7 @@ class DeepTuning:
     w_bridge: float = 0.1
     w_fix: float = 0.3
     w_link: float = 0.1
+    vec_low: float | None = None  # as Tuning.vec_low
     decay: float = 0.3
     superseded: float = 0.6
     floor: float = -1.0  # as Tuning.floor
@@ -113,8 +115,8 @@ def _hit(row: dict[str, Any], score: float | None = None,
          found_by: list[dict[str, Any]] | None = None) -> Hit:
     return Hit(
         zk_id=row["zk_id"], title=row["title"], score=round(float(
-            row["score"] if score is None else score), 4),
-        relevance=round(float(row.get("relevance") or 0.0), 4),
+            row["score"] if score is None else score), 3),
+        relevance=round(float(row.get("relevance") or 0.0), 3),
         preview=row["preview"], note_kind=row["note_kind"], project=row["project"],
         links=[HitLink(**link) for link in row.get("links") or [] if link.get("zk_id")],
         link_count=int(row.get("link_count") or 0),
@@ -158,7 +160,7 @@ class Search:
         rows = statements.search_memory(
             self.db, **params, **self._fetches(params["project"], pool, k),
             kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
-            superseded=t.superseded, k=k, floor=t.floor)
+            vec_low=t.vec_low, superseded=t.superseded, k=k, floor=t.floor)
         return [_hit(r, found_by=[{"hop": 0, "channel": c} for c in r["channels"]]) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,

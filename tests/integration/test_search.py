@@ -57,7 +57,7 @@ def test_hybrid_search_finds_lexical_only_match(brain: Brain, search: Search,
     hits = search.search_memory("QX7ZETA-4411", project, top_k=3)
     assert hits[0].zk_id == ids["token"]
     assert "lexical" in {f.channel for f in hits[0].found_by}
-    assert len(hits[0].preview) <= 200 and hits[0].project == project
+    assert len(hits[0].preview) <= 400 and hits[0].project == project
 
 
 def test_search_is_isolated_by_project(brain: Brain, search: Search, project: str) -> None:
