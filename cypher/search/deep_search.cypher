@@ -1,6 +1,5 @@
 // Graph-aware retrieval in one statement. Hop 0 fuses three channels by normalised linear fusion:
-// the vector index (its score scaled from the pool's lowest, or the cosine $vec_low when given,
-// to its best), the full-text index (BM25 over the
+// the vector index (its score scaled from the pool's lowest to its best), the full-text index (BM25 over the
 // best score) and entities named in the question ($entity_keys exactly, or the entity name index
 // for $text at $ent_partial), each entity weighted by its rarity among the project's live notes
 // (an IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the
@@ -19,7 +18,6 @@
 //         followed; ent_partial: weight of an entity matched by name words only; blend_n, alpha:
 //         the blended hop; expand_n: notes the graph step starts from; nb_limit: typed
 //         neighbours per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights;
-//         vec_low: where the vector scale starts (null: the pool's lowest);
 //         decay: weight of the blended hop; superseded: factor on superseded notes; k;
 //         floor: least cosine the best hit must reach; now.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links, link_count; links: up to 3
@@ -60,8 +58,7 @@ CALL (named, total) {
   WITH n, sum(w) AS s, collect(e.name)[0] AS via ORDER BY s DESC LIMIT $pool
   RETURN collect({n: n, s: s, via: via}) AS ent
 }
-WITH total, vec, lex, ent, coalesce($vec_low, vec[-1].s) AS vlow,
-     vec[0].s - coalesce($vec_low, vec[-1].s) AS vspan
+WITH total, vec, lex, ent, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
 WITH [x IN vec | {n: x.n, s: $w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
                   hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
      [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s,

@@ -1,6 +1,6 @@
 // Hybrid search in one statement: vector index + full-text (BM25) index, filtered to one
 // project's live notes and fused by $fusion: 'linear' adds the vector score scaled from the
-// pool's lowest, or the cosine $vec_low when given, (0) to its best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
+// pool's lowest (0) to its best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
 // adds weighted reciprocal ranks. A note superseded by a live note yields to it ($superseded factor). Stamps
 // access on every returned note.
 // The vector channel is the index, or an exact scan of a small project
@@ -8,7 +8,7 @@
 // params: vector: 384 floats; text: Lucene query built from word tokens ('' = no lexical part);
 //         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
-//         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, vec_low, superseded: fusion
+//         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
 //         constants;
 //         k: results; floor: least cosine the best hit must reach; now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, links, link_count; links: up to 3
@@ -27,8 +27,7 @@ CALL () {
     AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
   RETURN collect({n: node, s: score})[..$pool] AS lex
 }
-WITH vec, lex, coalesce($vec_low, vec[-1].s) AS vlow,
-     vec[0].s - coalesce($vec_low, vec[-1].s) AS vspan
+WITH vec, lex, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
 UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',

@@ -132,9 +132,8 @@ def parse_tuning(pairs: list[str]) -> tuple[Tuning, DeepTuning]:
         if name not in types:
             raise SystemExit(f"unknown tuning key {key!r}; known: {', '.join(types)}")
         kind = str(types[name])
-        changes[cls][name] = (None if kind.endswith("| None") and value == "none"
-                              else int(value) if kind == "int"
-                              else float(value) if kind.startswith("float") else value)
+        changes[cls][name] = (int(value) if kind == "int" else float(value) if kind == "float"
+                              else value)
     return replace(Tuning(), **changes[Tuning]), replace(DeepTuning(), **changes[DeepTuning])
 
 

@@ -47,8 +47,7 @@ class Neighbourhood(TypedDict):
 @write()
 def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
-                  rrf_k: float, w_vec: float, w_lex: float, vec_low: float | None,
-                  superseded: float, k: int,
+                  rrf_k: float, w_vec: float, w_lex: float, superseded: float, k: int,
                   floor: float, now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank); stamps access on the hits."""
 
@@ -59,7 +58,7 @@ def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], pr
                 ent_fetch: int, total: int, ent_cap: int, ent_n: int, ent_partial: float,
                 blend_n: int, alpha: float, expand_n: int, nb_limit: int, w_vec: float,
                 w_lex: float, w_ent: float, w_bridge: float, w_fix: float, w_link: float,
-                vec_low: float | None, decay: float, superseded: float, k: int, floor: float,
+                decay: float, superseded: float, k: int, floor: float,
                 now: datetime) -> list[DeepHit]:
     """Vector, full-text and entity channels fused, a blended hop, then entity bridges and
     typed links; stamps access on the hits."""
