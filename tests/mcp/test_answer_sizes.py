@@ -135,7 +135,8 @@ def test_every_tool_answer_fits_at_maximum_arguments(server: FastMCP, brain: Bra
     assert len(trimmed["search_memory"]["hits"]) + trimmed["search_memory"]["trimmed"]["hits"] \
         == 100
     hit = trimmed["deep_search"]["hits"][0]
-    assert len(hit["links"]) <= 3 and re.fullmatch(r"[A-Z_]+[<>]ZK-[0-9a-f]{8}", hit["links"][0])
+    assert len(hit["links"]) <= 3
+    assert re.fullmatch(r"[A-Z_]+[<>]ZK-[0-9A-Fa-f]{8}", hit["links"][0])
     assert hit["link_count"] >= 2 * LINKS_PER_NOTE
     related = trimmed["get_related"]
     assert related["total_nodes"] > len(related["nodes"])
