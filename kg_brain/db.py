@@ -167,7 +167,7 @@ class Database:
             try:
                 with self._session(mapped=False) as session:
                     return run(session)
-            except Exception as exc:  # noqa: BLE001 - classified, then mapped or retried
+            except Exception as exc:
                 if attempt == RETRY_ATTEMPTS or not transient(exc):
                     with mapped_errors(self.conn.uri):
                         raise

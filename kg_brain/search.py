@@ -10,7 +10,7 @@ are measured against live with the benchmarks (kg_brain/bench/baselines.py).
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field

@@ -17,7 +17,6 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 

@@ -18,7 +18,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from kg_brain.app import Brain
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.coding_data import (
     QUESTION_TYPES,
     THREAD_SUFFIX,
@@ -28,6 +27,7 @@ from kg_brain.bench.coding_data import (
     lookalikes,
     schedule,
 )
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.ingest import drain_evolution, evolution_jobs, run_evolution
 from kg_brain.bench.methods import Method
 from kg_brain.bench.metrics import latency, score_expected, summarise

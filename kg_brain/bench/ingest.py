@@ -22,7 +22,6 @@ from kg_brain.bench.datasets import Corpus, Turn, TurnKey
 from kg_brain.db import outlast
 from kg_brain.store import bench
 from kg_brain.store.links import merge_links
-from kg_brain.app import Brain
 
 log = logging.getLogger(__name__)
 FOLLOWS_WEIGHT = 0.5

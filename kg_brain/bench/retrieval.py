@@ -24,9 +24,9 @@ from typing import Any
 
 from kg_brain.app import Brain
 from kg_brain.bench import coding
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.bench.coding_data import shipped_projects
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.datasets import Corpus, TurnKey, load_locomo, load_musique
 from kg_brain.bench.ingest import WRITE_PATHS, write_corpus
 from kg_brain.bench.methods import METHODS, Method, build

@@ -29,9 +29,8 @@ from tqdm import tqdm
 
 from kg_brain.app import Brain
 from kg_brain.bench import corpus
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.cold_start import measure_once
-from kg_brain.bench.common import rss_mb
+from kg_brain.bench.common import delete_bench_project, rss_mb
 from kg_brain.db import Database, Mode
 from kg_brain.localdb import docker_engine_available, local_server
 from kg_brain.memory.text import embed_text
@@ -39,7 +38,6 @@ from kg_brain.search import Search
 from kg_brain.settings import Settings
 from kg_brain.store import bench
 from kg_brain.vocab import VECTOR_INDEX
-
 
 WARMUP_ADDS = 20
 WARMUP_QUERIES = 30

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from kg_brain.relay import MCP_COMMAND
 
+
 def mcp(verbose: bool = False) -> int:
     from kg_brain.errors import BrainError
     from kg_brain.relay import forward

@@ -27,8 +27,13 @@ from neo4j import exceptions as nex
 
 from kg_brain.db import Connection
 from kg_brain.errors import SetupError, StoreUnavailable
-from kg_brain.localdb.content import (ContentServer, live_pid, port_open, post_connect_commands,
-                                      wait_exit)
+from kg_brain.localdb.content import (
+    ContentServer,
+    live_pid,
+    port_open,
+    post_connect_commands,
+    wait_exit,
+)
 from kg_brain.settings import load_settings
 
 log = logging.getLogger(__name__)

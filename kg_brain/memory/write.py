@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kg_brain import validate
-from kg_brain.deps import Deps
 from kg_brain.db import Tx
+from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput
 from kg_brain.llm.entities import subjects_differ
 from kg_brain.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft

@@ -8,7 +8,6 @@ from dataclasses import replace
 from datetime import datetime
 
 from kg_brain.app import Brain
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.bench.coding import (
     WRITE_INTERVAL,
@@ -18,6 +17,7 @@ from kg_brain.bench.coding import (
     run_coding,
 )
 from kg_brain.bench.coding_data import CodingProject, lookalikes, schedule, shipped_projects
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.methods import METHODS, build
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from kg_brain.app import Brain
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.baselines import Baselines, Fusion
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.datasets import dia_keys, load_locomo
 from kg_brain.bench.methods import METHODS, Method, build
 from kg_brain.bench.retrieval import DEPTH, merge_write_paths, report, run_corpora

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
+from kg_brain.cli.browser_pilot import BrowserPilot, FrameResult, chromium
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.localdb.content import content_urls
-from kg_brain.cli.browser_pilot import BrowserPilot, FrameResult, chromium
-from kg_brain.views.guide import STEPS, TITLE
 from kg_brain.store.schema import bootstrap_schema
-from tests.support.neo4j import ServerUnderTest, local_server
+from kg_brain.views.guide import STEPS, TITLE
 from tests.support.brains import make_brain, small_graph
+from tests.support.neo4j import ServerUnderTest, local_server
 
 NOTE_BLUE = "#4C8EDA"  # node.Note in kg-brain.grass; the Browser's own default is another colour
 ENTITY_CYAN = "#57C7E3"

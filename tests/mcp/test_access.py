@@ -14,11 +14,11 @@ from kg_brain.bench.cold_start import StdioSession
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import SetupError
 from kg_brain.localdb import free_port
-from kg_brain.transport import BearerAuth, http_middleware
 from kg_brain.tools import build_server
-from tests.support.neo4j import ServerUnderTest
+from kg_brain.transport import BearerAuth, http_middleware
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, call, server_env
+from tests.support.neo4j import ServerUnderTest
 
 PASSWORD = "kgb-Pw-7f3e9c1a-" + "do-not-log"
 PROBE_USER = "kg-brain-probe"  # a user of its own: failed logins never lock out 'neo4j'

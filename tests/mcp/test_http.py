@@ -16,9 +16,9 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.localdb import free_port
 from kg_brain.transport import opencode_remote_config
-from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
+from tests.support.neo4j import ServerUnderTest
 
 TOKEN = "test-token-5f1c"
 

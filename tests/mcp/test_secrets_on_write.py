@@ -12,8 +12,8 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
-from kg_brain.tools import build_server
 from kg_brain.store import bench
+from kg_brain.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 from tests.unit.test_redact import ORDINARY, PEM, SECRETS

@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 from kg_brain.bench.cold_start import StdioSession
-from tests.support.neo4j import ServerUnderTest
-from tests.support.mcp import REPO, server_env
 from tests.mcp.test_contract import CONTRACT
+from tests.support.mcp import REPO, server_env
+from tests.support.neo4j import ServerUnderTest
 
 
 def workspace(tmp_path: Path, project: str) -> Path:

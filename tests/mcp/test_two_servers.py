@@ -11,9 +11,9 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.localdb import free_port
-from tests.support.neo4j import ServerUnderTest
-from tests.support.mcp import server_env
 from tests.mcp.test_http import http_server
+from tests.support.mcp import server_env
+from tests.support.neo4j import ServerUnderTest
 
 FACTS = {
     "a": [f"Service alpha-{i} exposes metrics on port {9100 + i} for the scraper." for i in range(6)],
