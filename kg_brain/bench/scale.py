@@ -134,7 +134,7 @@ def measure_reads(brain: Brain, project: str, queries: list[str],
             call(q)
         total, db_time = [], []
         for q in queries:
-            total.append(seconds(lambda q=q: call(q)))
+            total.append(seconds(lambda q=q, call=call: call(q)))
             db_time.append(timed.last_s)
         result[name] = {"total": latency_stats(total), "db": latency_stats(db_time)}
     def raw_query(vector: list[float]) -> float:

@@ -242,7 +242,7 @@ def known_names(text: str) -> Iterator[Hit]:
         for size in (4, 3, 2, 1):
             span = tokens[i:i + size]
             if len(span) < size or any(
-                    text[a.end():b.start()] != " " for a, b in zip(span, span[1:])):
+                    text[a.end():b.start()] != " " for a, b in zip(span, span[1:], strict=False)):
                 continue
             name = text[span[0].start():span[-1].end()]
             key = known_key(name)

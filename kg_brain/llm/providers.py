@@ -166,7 +166,8 @@ class HuggingFaceProvider(_BaseProvider):
             self._clients: dict[Tier, Any] = {"fast": client, "hard": client}
         else:
             self._clients = {
-                cast(Tier, tier): InferenceClient(provider=cast(Any, name), api_key=key, timeout=timeout)
+                cast(Tier, tier): InferenceClient(provider=cast(Any, name), api_key=key,
+                                                  timeout=timeout)
                 for tier, name in (("fast", settings.fast_model_provider),
                                    ("hard", settings.hard_model_provider))
             }

@@ -69,7 +69,7 @@ def handler_for(folder: Path) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def log_message(self, format: str, *args: object) -> None:
-            sys.stderr.write("%s %s\n" % (self.address_string(), format % args))
+            sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
     return Handler
 

@@ -51,7 +51,7 @@ def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) 
     through the write path, which also writes the entities they mention."""
     name = f"test-browser-{uuid.uuid4().hex[:8]}"
     brain = make_brain(browser_db, embedder)
-    graph = small_graph(brain, name)
+    small_graph(brain, name)
     brain.writer.add("Run the test suite with pytest -q; the Neo4j-backed tests start a local "
                      "server themselves.", name, note_kind="pattern")
     brain.writer.add("The test suite runs with pytest -q and starts its own local Neo4j server "

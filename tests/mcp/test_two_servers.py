@@ -16,8 +16,10 @@ from tests.support.mcp import server_env
 from tests.support.neo4j import ServerUnderTest
 
 FACTS = {
-    "a": [f"Service alpha-{i} exposes metrics on port {9100 + i} for the scraper." for i in range(6)],
-    "b": [f"Queue beta-{i} keeps dead letters for {i + 2} days before purging them." for i in range(6)],
+    "a": [f"Service alpha-{i} exposes metrics on port {9100 + i} for the scraper."
+          for i in range(6)],
+    "b": [f"Queue beta-{i} keeps dead letters for {i + 2} days before purging them."
+          for i in range(6)],
 }
 
 
