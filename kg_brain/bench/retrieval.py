@@ -186,7 +186,7 @@ def cmd_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction) -> None:
     p = kinds.add_parser("retrieval", help="retrieval quality: LoCoMo, MuSiQue, the coding set")
     p.add_argument("--suite", choices=("locomo", "musique", "coding"), default="locomo")
     p.add_argument("--data", type=Path, help="LoCoMo-format JSON (musique: the questions file)")

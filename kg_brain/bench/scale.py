@@ -220,7 +220,7 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction) -> None:
     p = kinds.add_parser("scale", help="write/read latency and throughput at growing sizes")
     p.add_argument("--notes", default="1000,10000,100000", help="comma-separated corpus sizes")
     p.add_argument("--queries", type=int, default=100)
