@@ -368,7 +368,7 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
         brain.close()
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("scheduler", help="run the maintenance jobs (archival, "
                                               "consolidation report, evolution queue)")
     parser.set_defaults(handler=cmd_scheduler)

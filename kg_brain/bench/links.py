@@ -183,7 +183,7 @@ def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:
+def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = kinds.add_parser("links", help="link-type precision/recall and kind inference accuracy")
     _arguments(p)
     p.set_defaults(handler=cmd_links)
