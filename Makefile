@@ -1,9 +1,11 @@
 # Two commands on a fresh machine: `make run` (MCP server over HTTP with a local Neo4j) and `make test`.
+# The inner loop is `make check`: lint, types and the unit tier (no Neo4j, no npm), in under a minute.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install opencode run test test-routing neo4j-stop
+.PHONY: install prereqs opencode run check lint test test-unit test-integration test-mcp test-e2e \
+	test-routing neo4j-stop
 
 # `make run` needs the default install only (no torch); the tests add the extras, torch included.
 $(BIN)/kg-brain: pyproject.toml
@@ -26,8 +28,29 @@ run: $(BIN)/kg-brain
 	$(BIN)/kg-brain neo4j start
 	$(BIN)/kg-brain serve --http
 
-test: install opencode
+# Java, Maven, npm, Chromium and chromedriver: named with their Debian packages when missing.
+prereqs:
+	scripts/prereqs.sh $(PY)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+check: lint
+	$(BIN)/pytest -q tests/unit
+
+test: prereqs install opencode
 	$(BIN)/pytest -q
+
+# One tier at a time (each is also a marker: `pytest -m "not e2e"`).
+test-unit: install
+	$(BIN)/pytest -q tests/unit
+
+test-integration test-mcp: install
+	$(BIN)/pytest -q tests/$(@:test-%=%)
+
+test-e2e: prereqs install opencode
+	$(BIN)/pytest -q tests/e2e
 
 # The same suite through the routing driver (neo4j://), as against a cluster or Aura.
 test-routing: install

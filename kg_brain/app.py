@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from kg_brain.clock import Clock, utc_now
 from kg_brain.browsing import Browsing
+from kg_brain.clock import Clock, utc_now
 from kg_brain.consolidation import Consolidator
 from kg_brain.curation import Curation
 from kg_brain.db import Connection, Database

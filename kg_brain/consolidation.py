@@ -23,8 +23,8 @@ from kg_brain.errors import Conflict, InvalidInput
 from kg_brain.llm.entities import extract_entities
 from kg_brain.llm.types import NoteDraft
 from kg_brain.memory.text import embed_text, mention_list
-from kg_brain.store import lifecycle as statements
 from kg_brain.store import entities, notes
+from kg_brain.store import lifecycle as statements
 from kg_brain.store.lifecycle import ClusterPair
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import CONTEXTUAL_KINDS, LinkType, MemoryType

@@ -5,8 +5,8 @@ so a routed (`neo4j://`) URI spreads reads over followers and sends writes to th
 driver retries transient errors (deadlocks, leader switches). One bookmark manager per process
 gives read-your-writes across the cluster. Statements are run by name only through the typed
 store (`kg_brain/store/`); a write transaction collects the ids of the notes its statements
-changed (the columns a store function declares) and hands them to `on_changes` before it commits, so what follows a change (the Obsidian
-mirror's queue) is recorded by the same transaction.
+changed (the columns a store function declares) and hands them to `on_changes` before it commits,
+so what follows a change (the Obsidian mirror's queue) is recorded by the same transaction.
 
 Transient faults, two layers. Inside a transaction function the driver retries what it calls
 retryable (a defunct connection, a leader switch, deadlocks) for half of NEO4J_TIMEOUT_S; around
@@ -179,7 +179,7 @@ class Database:
             try:
                 with self._session(mapped=False) as session:
                     return run(session)
-            except Exception as exc:  # noqa: BLE001 - classified, then mapped or retried
+            except Exception as exc:
                 if attempt == RETRY_ATTEMPTS or not transient(exc):
                     with mapped_errors(self.conn):
                         raise

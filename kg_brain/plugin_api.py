@@ -25,9 +25,9 @@ from starlette.responses import JSONResponse
 
 from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
 from kg_brain.models import NoteView
-from kg_brain.project import workspace_project
 from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
 from kg_brain.tools import BrainTools
+from kg_brain.workspace import workspace_project
 
 log = logging.getLogger(__name__)
 PLUGIN_PATH = "/plugin/{action}"

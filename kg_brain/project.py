@@ -6,8 +6,8 @@ URL's `project` parameter or the X-KG-Brain-Project header: what `kg-brain wire 
 the stdio relay sends, for clients of the 2026-07-28 protocol, which has no roots);
 KG_BRAIN_PROJECT; the name of the git root of the server's working directory; else "general".
 The roots come from the client, so one HTTP server serves every workspace under its own project,
-and a stdio server follows the client's workspace even when spawned elsewhere. Every tool response names the project it used, so a note
-never lands in the wrong project unnoticed.
+and a stdio server follows the client's workspace even when spawned elsewhere. Every tool
+response names the project it used, so a note never lands in the wrong project unnoticed.
 """
 
 from __future__ import annotations

@@ -193,6 +193,7 @@ class Search:
                                        max_nodes=max_nodes)
         if row is None:
             raise NotFound(f"There is no note with id {zk_id}; take an id from a search.")
-        return Related(zk_id=row["root"], project=row["project"], entities=[EntityView(**e) for e in row["entities"]],
+        return Related(zk_id=row["root"], project=row["project"],
+                       entities=[EntityView(**e) for e in row["entities"]],
                        nodes=[RelatedNode(**n) for n in row["nodes"]],
                        edges=[RelatedEdge(**e) for e in row["edges"]], total_nodes=row["total"])

@@ -17,8 +17,14 @@ import os
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (AliasChoices, Field, ValidationError, ValidationInfo, field_validator,
-                      model_validator)
+from pydantic import (
+    AliasChoices,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from kg_brain.errors import SetupError

@@ -21,11 +21,11 @@ from pydantic import ValidationError as PydanticValidationError
 
 from kg_brain import mistakes, resources, sessions, stats, validate
 from kg_brain.app import Brain
-from kg_brain.budget import AnswerBudget
 from kg_brain.browsing import NotePage
+from kg_brain.budget import AnswerBudget
 from kg_brain.consolidation import CLUSTER_MIN_COSINE, ConsolidationReport
 from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
-from kg_brain.errors import BrainError, StoreUnavailable
+from kg_brain.errors import StoreUnavailable
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView

@@ -167,7 +167,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, help="HTTP port (KG_BRAIN_HTTP_PORT)")
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("serve", help="run the MCP server (stdio, or --http)")
     add_serve_arguments(parser)
     parser.set_defaults(handler=cmd_serve)

@@ -257,7 +257,7 @@ def prepare_embedder(settings: Settings) -> str:
     return f"Embedding model ready: {embedder.runtime} ({time.monotonic() - began:.1f} s).\n"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("wire", help="add kg-brain to an MCP client's configuration",
                             description=__doc__)
     parser.add_argument("client", choices=sorted(CLIENTS))

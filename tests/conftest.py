@@ -1,7 +1,8 @@
 """Shared fixtures: a real Neo4j for the whole run, the real embedder, a project per test.
 
 The server comes from tests/support/neo4j.py (NEO4J_TEST_URI, else testcontainers, else a local
-server); a run that cannot get a Neo4j fails, and a skipped test fails the run.
+server); a run that cannot get a Neo4j fails, and a skipped test fails the run. Each test is
+marked with its tier, the folder it lives in (`pytest -m unit`, `-m "not e2e"`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from kg_brain.embed import Embedder, build_embedder
 from kg_brain.store.schema import bootstrap_schema
 from tests.support.brains import make_settings
 from tests.support.neo4j import ServerUnderTest, provision, routed
+
+TIERS = ("unit", "integration", "mcp", "e2e")
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +46,13 @@ def embedder() -> Embedder:
 def project() -> str:
     """Each test works in its own project namespace; nothing is ever wiped."""
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = item.path.parent.name
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

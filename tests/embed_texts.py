@@ -41,7 +41,8 @@ _CAUSES = ("since the dependency upgrade", "because of a missing index", "when t
            "on ARM machines only", "when the token expires")
 _DECISIONS = ("Decision: {s} keeps its own retry budget.", "TODO: document why {s} is pinned.",
               "Rule: never call {s} from the request path.", "Question: who owns {s}?",
-              "Fixed {s} by reverting the cache change.", "Benchmark of {s}: p95 went 120 ms -> 80 ms.")
+              "Fixed {s} by reverting the cache change.",
+              "Benchmark of {s}: p95 went 120 ms -> 80 ms.")
 _CODE = ("for item in items:\n    total += item.price * item.qty",
          "const user = await db.users.findOne({{ id: {n} }});",
          "fn parse(input: &str) -> Result<Config, Error> {{ todo!() }}",

@@ -34,7 +34,9 @@ NEIGHBOURS_PER_NOTE = 10
 _WORD = re.compile(r"\w+")
 # Lucene's English stop set (what the full-text index's english analyzer drops)
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with"])
+    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+     "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+     "these", "they", "this", "to", "was", "will", "with"])
 
 
 def excluded_kinds(include_contextual: bool) -> list[str]:

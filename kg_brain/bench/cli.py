@@ -7,7 +7,7 @@ import argparse
 from kg_brain.bench import degree, links, load, report, retrieval, scale, secrets, upgrade
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = sub.add_parser("bench", help="benchmarks: retrieval quality, speed, reports")
     kinds = bench.add_subparsers(dest="bench_kind", required=True)
     retrieval.add_parser(kinds)

@@ -1,8 +1,8 @@
 """The coding-agent benchmark's data: fictional projects whose notes an agent wrote while working,
 the questions a developer later asks, and the look-alike notes generated around them.
 
-A project file (`data/coding/<split>/<name>.json`) lists its real notes in the order they were written,
-each with the tool that wrote it (`add_memory`, `record_failure`, `record_resolution` of an
+A project file (`data/coding/<split>/<name>.json`) lists its real notes in the order they were
+written, each with the tool that wrote it (`add_memory`, `record_failure`, `record_resolution` of an
 earlier failure, `close_session`), its questions with the keys of the notes that answer them,
 and templates plus vocabulary for look-alikes: notes of the same shapes and words about other
 services, files, values and people. Look-alikes are drawn from a seeded generator, so a run is

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 import sys
 import uuid
 from collections.abc import Callable
@@ -11,7 +13,7 @@ from typing import Any
 
 from kg_brain.app import Brain
 from kg_brain.db import Database
-from kg_brain.settings import Settings
+from kg_brain.settings import Settings, load_settings
 from kg_brain.store import bench
 
 BENCH_PREFIX = "bench-"
@@ -31,12 +33,34 @@ def delete_bench_project(db: Database, project: str) -> int:
     return deleted
 
 
-def emit_result(result: dict[str, Any], out: Path) -> None:
-    """Every benchmark's ending: the result printed on stdout and saved as JSON at `out`."""
-    text = json.dumps(result, indent=2)
+def emit_result(result: dict[str, Any], out: Path, settings: Settings | None = None) -> None:
+    """Every benchmark's ending: the result printed on stdout and saved as JSON at `out`, with
+    what reproduces it (see `provenance`)."""
+    result = {**result, "provenance": provenance(settings or load_settings())}
+    text = json.dumps(result, indent=2, default=str)
     sys.stdout.write(text + "\n")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text + "\n", encoding="utf-8")
+
+
+def provenance(settings: Settings) -> dict[str, Any]:
+    """The commit of the checkout that ran (and whether it had uncommitted changes), the command
+    line and the settings in force; secrets (the fields kept out of repr) are left out."""
+    return {"commit": _git("rev-parse", "HEAD"),
+            "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no")),
+            "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+            "settings": {name: value for name, value in settings.model_dump().items()
+                         if type(settings).model_fields[name].repr}}
+
+
+def _git(*args: str) -> str | None:
+    """A git answer about the checkout this package runs from; None outside a checkout."""
+    try:
+        done = subprocess.run(["git", *args], cwd=Path(__file__).parent, capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def run_in_project(settings: Settings, name: str, keep: bool, out: Path,
@@ -46,7 +70,7 @@ def run_in_project(settings: Settings, name: str, keep: bool, out: Path,
     brain = Brain(settings)
     project = f"{BENCH_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
     try:
-        emit_result(run(brain, project), out)
+        emit_result(run(brain, project), out, settings)
     finally:
         if not keep:
             delete_bench_project(brain.db, project)

@@ -48,7 +48,8 @@ ACTIONS = [
 ]
 REASONS = [
     "it halves p95 latency", "the team already operates it", "it keeps writes transactional",
-    "the licence allows commercial use", "it avoids a second datastore", "cold starts stay under a second",
+    "the licence allows commercial use", "it avoids a second datastore",
+    "cold starts stay under a second",
     "it supports native vector indexes", "migration risk is lower", "it is easier to test locally",
 ]
 

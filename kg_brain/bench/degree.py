@@ -63,7 +63,7 @@ def cmd_degree(args: argparse.Namespace, settings: Settings) -> int:
                           lambda brain, project: run(brain, args.notes, timed, project))
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = kinds.add_parser("degree", help="degree distribution of a graph written by add_memory")
     p.add_argument("--notes", type=int, default=10_000)
     p.add_argument("--timed", type=int, default=200, help="last add_memory calls timed")

@@ -54,10 +54,11 @@ def exact_recall(embedder: Any, corpora: list[Corpus]) -> dict[str, float]:
     from kg_brain.bench.metrics import score_question
 
     scores: list[dict[str, float]] = []
-    for corpus in corpora:
-        keys = [str(t.key) for t in corpus.turns]
-        docs = np.asarray(embedder.encode_many([f"{t.speaker}: {t.text}" for t in corpus.turns]))
-        asked = [(q, {str(k) for k in q.evidence} & set(keys)) for q in corpus.questions]
+    for conversation in corpora:
+        keys = [str(t.key) for t in conversation.turns]
+        docs = np.asarray(embedder.encode_many(
+            [f"{t.speaker}: {t.text}" for t in conversation.turns]))
+        asked = [(q, {str(k) for k in q.evidence} & set(keys)) for q in conversation.questions]
         asked = [(q, evidence) for q, evidence in asked if evidence]
         vectors = np.asarray(embedder.encode_many([q.text for q, _ in asked]))
         ranked = np.argsort(-(vectors @ docs.T), axis=1)[:, :25]

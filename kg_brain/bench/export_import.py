@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from kg_brain.app import connect
-from kg_brain.clock import utc_now
-from kg_brain.bench.common import delete_bench_project, emit_result
 from kg_brain.bench.archive import populate, timed
+from kg_brain.bench.common import delete_bench_project, emit_result
+from kg_brain.clock import utc_now
 from kg_brain.settings import load_settings
 from kg_brain.views.backup import (
     export_records,

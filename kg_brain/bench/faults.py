@@ -32,10 +32,10 @@ from kg_brain.bench import corpus
 from kg_brain.bench.common import emit_result
 from kg_brain.embed import Embedder, SentenceTransformerEmbedder
 from kg_brain.localdb import LocalNeo4j, free_port
-from kg_brain.tools import build_server
 from kg_brain.settings import load_settings
 from kg_brain.store import bench
 from kg_brain.store.notes import get_notes
+from kg_brain.tools import build_server
 
 log = logging.getLogger(__name__)
 TOPIC = ("The {c} retries its Neo4j writes with exponential backoff; transient deadlocks are "

@@ -22,7 +22,6 @@ from kg_brain.bench.datasets import Corpus, Turn, TurnKey
 from kg_brain.db import outlast
 from kg_brain.store import bench
 from kg_brain.store.links import merge_links
-from kg_brain.app import Brain
 
 log = logging.getLogger(__name__)
 FOLLOWS_WEIGHT = 0.5
@@ -37,8 +36,8 @@ def turn_record(turn: Turn, previous: Turn | None, corpus: Corpus, project: str,
                 with_reply: bool) -> dict[str, Any]:
     if not turn.date:  # a passage, not a conversation turn
         return {"content": turn.text, "title": turn.speaker, "context": "", "project": project}
-    setting = f"Said in a conversation between {' and '.join(p for p in corpus.participants if p)}" \
-              f" on {turn.date}."
+    speakers = " and ".join(p for p in corpus.participants if p)
+    setting = f"Said in a conversation between {speakers} on {turn.date}."
     if with_reply and previous is not None:
         setting += f" In reply to {previous.speaker}: {previous.text[:REPLY_CHARS]}"
     return {"content": f"{turn.speaker}: {turn.text}", "title": f"{turn.speaker} on {turn.date}",

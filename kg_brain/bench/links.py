@@ -119,9 +119,8 @@ def link_scores(outcomes: list[Outcome]) -> dict[str, Any]:
             "contradicts_fix_decision": fix_decision, "contradicts_mistake_fix": mistake_fix,
             "different_pairs": len(different), "different_typed": typed,
             "different_typed_rate": round(typed_rate, 3), "wrong_merges": wrong_merges,
-            "targets_met": all(per_type[t]["precision"] is None  # none predicted: none wrong
-                               or per_type[t]["precision"] >= PRECISION_TARGET
-                               for t in TARGETED)
+            "targets_met": all((p := per_type[t]["precision"]) is None  # none predicted
+                               or p >= PRECISION_TARGET for t in TARGETED)
             and fix_decision == 0 and wrong_merges == 0 and typed_rate <= DIFFERENT_TYPED_MAX}
 
 
@@ -205,7 +204,7 @@ def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = kinds.add_parser("links", help="link-type precision/recall and kind inference accuracy")
     _arguments(p)
     p.set_defaults(handler=cmd_links)

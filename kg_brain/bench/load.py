@@ -235,7 +235,7 @@ def cmd_load(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if writes["lost_writes"] == 0 and writes["duplicate_ids"] == 0 else 1
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction) -> None:
     p = kinds.add_parser("load", help="concurrent MCP clients against one HTTP server")
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--duration", type=float, default=600.0, help="seconds of load")

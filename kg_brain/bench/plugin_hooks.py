@@ -42,7 +42,8 @@ def seed(base: str, directory: str) -> None:
         reply = httpx.post(f"{base}/plugin/{action}", json={"directory": directory, **body},
                            timeout=120)
         reply.raise_for_status()
-        return reply.json()
+        answer: dict[str, Any] = reply.json()
+        return answer
 
     for text in DECISIONS:
         post("remember", {"text": text})
@@ -76,7 +77,8 @@ def run(rounds: int, port: int, folder: Path) -> dict[str, Any]:
             "note": "system_first_call: one /plugin/start per session; system_cached: later "
                     "calls of the session; bash_after_success / bash_after_known_failure: a bash "
                     "run matched locally against the start context's failing commands (the "
-                    "second appends the warning with the fix); bash_after_failure: one /plugin/failure (a write); health_round_trip: the "
+                    "second appends the warning with the fix); bash_after_failure: one "
+                    "/plugin/failure (a write); health_round_trip: the "
                     "floor of one HTTP request to the service"}
 
 

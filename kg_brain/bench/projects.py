@@ -26,8 +26,8 @@ from tqdm import tqdm
 
 from kg_brain.app import Brain
 from kg_brain.bench import corpus
-from kg_brain.bench.common import delete_bench_project, emit_result
 from kg_brain.bench.baselines import Baselines
+from kg_brain.bench.common import delete_bench_project, emit_result
 from kg_brain.bench.scale import TimedDatabase, latency_stats
 from kg_brain.search import Search
 from kg_brain.settings import load_settings

@@ -232,7 +232,7 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = kinds.add_parser("report", help="Markdown tables and PNG plots from result JSON files")
     p.add_argument("results", nargs="+", help="bench scale / bench retrieval JSON files")
     p.add_argument("--out-dir", default="docs/bench", help="where results.md and PNGs go")

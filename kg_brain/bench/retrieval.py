@@ -168,8 +168,8 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
                       Fusion(brain.deps), args.hops,
                       coding.DEPTH if is_coding else DEPTH)
         calls = {m: every[m] for m in args.methods}
-        meta = {"suite": args.suite, "split": args.split, "hops": args.hops, "tuning": asdict(search.tuning),
-                "deep_tuning": asdict(search.deep_tuning)}
+        meta = {"suite": args.suite, "split": args.split, "hops": args.hops,
+                "tuning": asdict(search.tuning), "deep_tuning": asdict(search.deep_tuning)}
         if is_coding:
             projects = shipped_projects(args.projects,
                                         None if args.split == "all" else args.split)

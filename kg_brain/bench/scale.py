@@ -29,9 +29,8 @@ from tqdm import tqdm
 
 from kg_brain.app import Brain
 from kg_brain.bench import corpus
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.cold_start import measure_once
-from kg_brain.bench.common import rss_mb
+from kg_brain.bench.common import delete_bench_project, rss_mb
 from kg_brain.db import Database, Mode
 from kg_brain.localdb import docker_engine_available, local_server
 from kg_brain.memory.text import embed_text
@@ -39,7 +38,6 @@ from kg_brain.search import Search
 from kg_brain.settings import Settings
 from kg_brain.store import bench
 from kg_brain.vocab import VECTOR_INDEX
-
 
 WARMUP_ADDS = 20
 WARMUP_QUERIES = 30
@@ -136,7 +134,7 @@ def measure_reads(brain: Brain, project: str, queries: list[str],
             call(q)
         total, db_time = [], []
         for q in queries:
-            total.append(seconds(lambda q=q: call(q)))
+            total.append(seconds(lambda q=q, call=call: call(q)))
             db_time.append(timed.last_s)
         result[name] = {"total": latency_stats(total), "db": latency_stats(db_time)}
     def raw_query(vector: list[float]) -> float:
@@ -222,7 +220,7 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction) -> None:
     p = kinds.add_parser("scale", help="write/read latency and throughput at growing sizes")
     p.add_argument("--notes", default="1000,10000,100000", help="comma-separated corpus sizes")
     p.add_argument("--queries", type=int, default=100)

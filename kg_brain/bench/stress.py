@@ -136,7 +136,7 @@ def _guarded(fn: Any, log_: WorkerLog, *args: Any) -> None:
     ready: threading.Barrier = args[-1]
     try:
         fn(log_, *args)
-    except Exception as exc:  # a broken client is a finding, recorded in the report
+    except Exception as exc:  # noqa: BLE001 - a broken client is a finding, in the report
         log_.errors.append(f"client failed: {type(exc).__name__}: {exc}")
         ready.abort()
 
@@ -169,7 +169,7 @@ class Drain:
                     return
                 if not n:
                     time.sleep(1.0)
-        except Exception as exc:  # recorded: a drainer that dies leaves jobs pending
+        except Exception as exc:  # noqa: BLE001 - recorded: a dead drainer leaves jobs pending
             self.errors.append(f"{type(exc).__name__}: {exc}")
 
     def finish(self) -> dict[str, Any]:

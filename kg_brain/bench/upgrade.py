@@ -116,7 +116,7 @@ def cmd_upgrade(args: argparse.Namespace, settings: Settings) -> int:
                           lambda brain, project: run(brain, args.notes, project, args.seed))
 
 
-def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = kinds.add_parser("upgrade", help="the graph migration on a graph the previous version "
                          "wrote")
     p.add_argument("--notes", type=int, default=3_000)

@@ -81,7 +81,7 @@ def _serve(settings: Settings) -> int:
     return 0
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("browse", help="Neo4j Browser: its URL and the kg-brain guide and style")
     p.add_argument("--project", help="project for the :param line")
     p.add_argument("--serve", action="store_true",

@@ -170,7 +170,7 @@ class BrowserPilot:
         frame = self.wait("new frame", lambda: next(
             (f for f in self._all(FRAME)[:1] if f != top), None))
         try:
-            return self.wait("result", lambda: self._finished(frame))  # type: ignore[no-any-return]
+            return self.wait("result", lambda: self._finished(frame))
         except TimeoutError as exc:
             raise TimeoutError(f"{exc}; the frame reads {frame.text[:600]!r}") from exc
 

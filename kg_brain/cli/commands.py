@@ -16,8 +16,8 @@ from kg_brain.cli.service import register as register_service
 from kg_brain.db import Database
 from kg_brain.errors import BrainError
 from kg_brain.localdb import local_server
-from kg_brain.relay import MCP_COMMAND, MCP_HELP
 from kg_brain.maintenance import register as register_scheduler
+from kg_brain.relay import MCP_COMMAND, MCP_HELP
 from kg_brain.settings import Settings, load_settings
 from kg_brain.store import admin
 from kg_brain.store.schema import bootstrap_schema

@@ -213,7 +213,7 @@ def cmd_mirror(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_browse_parser(sub)
     p = sub.add_parser("export", help="back up notes, links and revisions as JSON Lines")
     p.add_argument("path", help="output file ('-' for stdout)")

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from kg_brain.app import Brain
+from kg_brain.cli.browser_pilot import BrowserPilot, chromium
 from kg_brain.errors import InvalidInput
 from kg_brain.localdb import LocalNeo4j, free_port
 from kg_brain.localdb.content import content_urls
 from kg_brain.memory.write import AddResult, Writer
 from kg_brain.settings import Settings
 from kg_brain.views.backup import read_file
-from kg_brain.cli.browser_pilot import BrowserPilot, chromium
 from kg_brain.views.guide import STEPS, write_browser_content
 
 log = logging.getLogger(__name__)

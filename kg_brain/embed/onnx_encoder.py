@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -36,7 +35,7 @@ class OnnxEncoder:
         """Vectors in the order of `texts`; batches group texts of similar length (longest first,
         as sentence-transformers does) so little time goes into padding."""
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
+        out: np.ndarray = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
         for start in range(0, len(order), batch_size):
             chunk = order[start:start + batch_size]
             out[chunk] = self._batch([texts[i] for i in chunk])

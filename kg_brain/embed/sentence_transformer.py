@@ -57,7 +57,8 @@ class SentenceTransformerEmbedder:
             dim = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") \
                 else model.get_sentence_embedding_dimension()
             if dim != EMBEDDING_DIM:
-                raise ProviderError(f"embedding model gives {dim}-d vectors; {EMBEDDING_DIM} needed")
+                raise ProviderError(
+                    f"embedding model gives {dim}-d vectors; {EMBEDDING_DIM} needed")
             log.info("embedding model loaded from %s on %s", path, model.device)
             self._model = model
             return model

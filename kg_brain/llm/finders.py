@@ -62,7 +62,7 @@ def _version_key(version: str) -> str:
 
 
 _URL = re.compile(r"\bhttps?://[^\s`'\"<>)\]]+[^\s`'\"<>)\].,;:!?]")
-_HOST_PORT = re.compile(rf"\b((?:localhost|[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*|\d+(?:\.\d+){{3}}))"
+_HOST_PORT = re.compile(r"\b((?:localhost|[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*|\d+(?:\.\d+){3}))"
                         r":(\d{2,5})\b(?!\.\d)")
 _HOST = re.compile(rf"\b(?:localhost|\d{{1,3}}(?:\.\d{{1,3}}){{3}}|"
                    rf"[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:{_TLDS}))\b(?![.\w/-]*\.\w)")
@@ -249,7 +249,7 @@ def known_names(text: str) -> Iterator[Hit]:
         for size in (4, 3, 2, 1):
             span = tokens[i:i + size]
             if len(span) < size or any(
-                    text[a.end():b.start()] != " " for a, b in zip(span, span[1:])):
+                    text[a.end():b.start()] != " " for a, b in zip(span, span[1:], strict=False)):
                 continue
             name = text[span[0].start():span[-1].end()]
             key = known_key(name)

@@ -17,15 +17,14 @@ from kg_brain.llm.kinds import infer_kind
 from kg_brain.llm.rules import classify_link, evolved_context
 from kg_brain.llm.types import (
     Candidate,
+    Enrichment,
     EntityKind,
     EntityRef,
-    Enrichment,
     LinkDecision,
     NoteDraft,
     Synthesis,
 )
 from kg_brain.vocab import LinkType, NoteKind
-
 
 TITLE_CHARS = 100
 # Entity kinds that make good search terms, best first; values (ports, dates) do not.

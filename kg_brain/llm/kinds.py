@@ -67,7 +67,8 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
     ],
     NoteKind.DECISION: [
         (re.compile(r"(?:\bwe |^\s*)(?:decided|chose|picked|agreed|settled on|went with|"
-                    r"are going with|will use|standardi[sz]ed on|opted)\b|\bdecision\b|\bchose \w+ over\b|"
+                    r"are going with|will use|standardi[sz]ed on|opted)\b|\bdecision\b|"
+                    r"\bchose \w+ over\b|"
                     r"\bgoing with\b|\bwe use \S+ (?:over|rather than|instead of)\b", re.I), 3.0),
         (re.compile(r"\b(?:rationale|trade-?offs?|alternatives? considered|rejected)\b", re.I),
          1.0),

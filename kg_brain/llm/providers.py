@@ -166,7 +166,8 @@ class HuggingFaceProvider(_BaseProvider):
             self._clients: dict[Tier, Any] = {"fast": client, "hard": client}
         else:
             self._clients = {
-                cast(Tier, tier): InferenceClient(provider=cast(Any, name), api_key=key, timeout=timeout)
+                cast(Tier, tier): InferenceClient(provider=cast(Any, name), api_key=key,
+                                                  timeout=timeout)
                 for tier, name in (("fast", settings.fast_model_provider),
                                    ("hard", settings.hard_model_provider))
             }
@@ -188,7 +189,7 @@ class HuggingFaceProvider(_BaseProvider):
         except Exception as exc:  # any other client failure (provider lookup...) is one error
             raise ProviderError(f"Hugging Face call failed: {type(exc).__name__}: {exc}") from exc
         try:
-            return str(out.choices[0].message.content or "")  # type: ignore[union-attr]
+            return str(out.choices[0].message.content or "")
         except (AttributeError, IndexError) as exc:
             raise ValueError(f"unexpected chat completion shape: {exc}") from exc
 

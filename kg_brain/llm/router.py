@@ -28,9 +28,9 @@ from kg_brain.llm.kinds import infer_kind
 from kg_brain.llm.providers import ChatProvider
 from kg_brain.llm.types import (
     Candidate,
+    Enrichment,
     EntityKind,
     EntityRef,
-    Enrichment,
     LinkDecision,
     NoteDraft,
     Synthesis,

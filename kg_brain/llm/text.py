@@ -59,7 +59,8 @@ _HTML = re.compile(
 _LINE_MARK = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)")
 _EMPHASIS = re.compile(r"(\*\*|__|~~)(.+?)\1")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'`(\[]?[A-Za-z0-9])")
-_CODE_TOKEN = re.compile(r"(?<!\S)\S*\w[_./]\w\S*|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*|--\w\S*")
+_CODE_TOKEN = re.compile(
+    r"(?<!\S)\S*\w[_./]\w\S*|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*|--\w\S*")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 _IDENTIFIER_PATTERNS = (

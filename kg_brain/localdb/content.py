@@ -46,10 +46,10 @@ def post_connect_commands(port: int, host: str = "127.0.0.1") -> str:
 
 def handler_for(folder: Path) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_OPTIONS(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_OPTIONS(self) -> None:
             self._answer(204, b"", None)
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             name = self.path.split("?", 1)[0].lstrip("/")
             path = folder / name
             if "/" in name or not name or not path.is_file():
@@ -68,8 +68,8 @@ def handler_for(folder: Path) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-            sys.stderr.write("%s %s\n" % (self.address_string(), format % args))
+        def log_message(self, format: str, *args: object) -> None:
+            sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
     return Handler
 

@@ -29,8 +29,13 @@ from neo4j import exceptions as nex
 
 from kg_brain.db import Connection
 from kg_brain.errors import SetupError, StoreUnavailable
-from kg_brain.localdb.content import (ContentServer, live_pid, port_open, post_connect_commands,
-                                      wait_exit)
+from kg_brain.localdb.content import (
+    ContentServer,
+    live_pid,
+    port_open,
+    post_connect_commands,
+    wait_exit,
+)
 from kg_brain.private import UMASK, private_dir, tighten
 from kg_brain.settings import load_settings
 
@@ -134,7 +139,8 @@ class LocalNeo4j:
     def _mvn(self, pom_name: str, *args: str) -> None:
         mvn = shutil.which("mvn")
         if mvn is None:
-            raise SetupError("Maven is needed to fetch Neo4j: install it (e.g. apt-get install maven)")
+            raise SetupError("Maven is needed to fetch Neo4j: install it "
+                             "(e.g. apt-get install maven)")
         pom = files("kg_brain.localdb").joinpath(pom_name)
         proc = subprocess.run([mvn, "-q", "-B", "-f", str(pom), *args],
                               capture_output=True, text=True, check=False, umask=UMASK)
@@ -257,7 +263,8 @@ class LocalNeo4j:
             if port_open(self.bolt_port) and self._try_connect(password):
                 return
             time.sleep(0.5)
-        raise StoreUnavailable(f"Neo4j did not become ready in {timeout_s:.0f}s; see {self.log_file}")
+        raise StoreUnavailable(f"Neo4j did not become ready in {timeout_s:.0f}s; "
+                               f"see {self.log_file}")
 
     def _try_connect(self, password: str) -> bool:
         """Connect; on first start replace the expired default password with ours."""
@@ -300,5 +307,6 @@ def _require_java() -> str:
     out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
     match = re.search(r'version "(\d+)', out)
     if match is None or int(match.group(1)) < 17:
-        raise SetupError(f"Java 17 or newer is needed to run Neo4j 5.26; found: {out.splitlines()[:1]}")
+        raise SetupError("Java 17 or newer is needed to run Neo4j 5.26; "
+                         f"found: {out.splitlines()[:1]}")
     return java

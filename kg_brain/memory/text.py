@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from kg_brain.llm.types import EntityRef, Enrichment
+from kg_brain.llm.types import Enrichment, EntityRef
 from kg_brain.vocab import CONTEXTUAL_KINDS, MemoryType, NoteKind
 
 _DETAIL = re.compile(r"\d+(?:[.:,/-]\d+)*|\b\w*(?:[_./]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")

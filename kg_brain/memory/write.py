@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kg_brain import validate
-from kg_brain.deps import Deps
 from kg_brain.db import Tx
+from kg_brain.deps import Deps
 from kg_brain.errors import InvalidInput
 from kg_brain.llm.entities import subjects_differ
 from kg_brain.llm.rules import restates
@@ -41,7 +41,8 @@ _LIVE = [MemoryType.PERMANENT.value, MemoryType.FLEETING.value]
 
 class AddResult(BaseModel):
     note: NoteView
-    deduplicated: bool = Field(False, description="true: an existing note matched and was reinforced")
+    deduplicated: bool = Field(
+        False, description="true: an existing note matched and was reinforced")
     matched_zk_id: str | None = None
     similarity: float | None = None
     redacted: list[str] = Field(default_factory=list, description="kinds of secrets removed")
@@ -124,7 +125,8 @@ class Writer:
         given = validate.note_kind(note_kind)
         mtype = validate.memory_type(memory_type)
         if mtype is MemoryType.ARCHIVED:
-            raise InvalidInput("memory_type 'archived' cannot be written; use fleeting or permanent")
+            raise InvalidInput(
+                "memory_type 'archived' cannot be written; use fleeting or permanent")
         text, found = self.clean_content(content)
         enrichment = self.deps.enricher.enrich(text, given.value, project)
         kind = stored_kind(given, enrichment.note_kind)

@@ -2,8 +2,8 @@
 
 Detectors run from the most specific to the least, each leaving `[REDACTED:<kind>]` where a
 secret was, which later ones never match: recognisable formats (vendor prefixes, PEM blocks,
-URL passwords), Kubernetes Secret data, labelled assignments, passwords behind a flag, in a login pair or after a password
-word, values named by a nearby word,
+URL passwords), Kubernetes Secret data, labelled assignments, passwords behind a flag, in a
+login pair or after a password word, values named by a nearby word,
 then values random enough on their own. Everything else in the note comes back byte-identical.
 """
 

@@ -14,7 +14,8 @@ from kg_brain.redact.marks import is_placeholder, mark, splice
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
     "password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
-    "pass": "password", "secret": "secret", "token": "token", "auth": "secret", "apikey": "api_key", "accesskey": "api_key",
+    "pass": "password", "secret": "secret", "token": "token", "auth": "secret",
+    "apikey": "api_key", "accesskey": "api_key",
     "privatekey": "private_key", "credential": "secret",
 }
 _ASSIGNMENT = re.compile(

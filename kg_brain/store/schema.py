@@ -58,7 +58,8 @@ class Note(StructuredNode):
     archived_at = DateTimeNeo4jFormatProperty()
     archive_reason = StringProperty()
     embedding = ArrayProperty(
-        FloatProperty(), vector_index=VectorIndex(dimensions=EMBEDDING_DIM, similarity_function="cosine")
+        FloatProperty(),
+        vector_index=VectorIndex(dimensions=EMBEDDING_DIM, similarity_function="cosine"),
     )
 
 

@@ -36,7 +36,7 @@ class IndexFetch:
         floor = max(base or self.base, want)
         share = self.share(project)
         need = math.ceil(want * MARGIN / share) if share > 0 else math.inf
-        return max(floor, need) if need <= self.ceiling else floor
+        return max(floor, int(need)) if need <= self.ceiling else floor
 
     def share(self, project: str) -> float:
         return self._counted(project)[1]

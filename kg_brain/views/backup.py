@@ -212,8 +212,8 @@ class Restorer:
             rows.append({"zk_id": props["zk_id"], "props": props, "embedding": embedding,
                          "temporal": _temporal(r)})
         mentions = [{"zk_id": row["zk_id"],
-                     "entities": mention_list(extract_entities(str(row["props"].get("content", ""))))}
-                    for row in rows]
+                 "entities": mention_list(extract_entities(str(row["props"].get("content", ""))))}
+                for row in rows]
         now = utc_now()
 
         def work(tx: Tx) -> int:  # entities are read again from the text, not from the file

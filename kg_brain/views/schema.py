@@ -23,8 +23,8 @@ from typing import Any
 from kg_brain.db import Database
 from kg_brain.models import iso
 from kg_brain.store import views
-from kg_brain.vocab import EMBEDDING_DIM, MemoryType, NoteKind
 from kg_brain.views.backup import export_records
+from kg_brain.vocab import EMBEDDING_DIM, MemoryType, NoteKind
 
 KINDS = {k.value for k in NoteKind}
 TYPES = {m.value for m in MemoryType}

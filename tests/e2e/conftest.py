@@ -13,9 +13,9 @@ import pytest
 
 from kg_brain.db import Database
 from kg_brain.store.views import export_notes
-from tests.support.neo4j import ServerUnderTest
 from tests.e2e import opencode
 from tests.support.mcp import REPO, server_env
+from tests.support.neo4j import ServerUnderTest
 
 
 @pytest.fixture(scope="session")

@@ -97,7 +97,7 @@ def _handler(script: ScriptedModel) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             """Quiet: the recorded requests are the log."""
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404)
                 return

@@ -16,13 +16,13 @@ from typing import Any
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.localdb import free_port
-from tests.support.brains import make_settings
-from tests.support.neo4j import ServerUnderTest
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
 from tests.e2e.scripted_model import SERVER_PREFIX, ScriptedModel, Step, parsed, scripted_model
 from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server
+from tests.support.brains import make_settings
+from tests.support.neo4j import ServerUnderTest
 
 DECISION = "The billing service retries failed webhooks 5 times with exponential backoff."
 FAILURE = "pytest tests/billing fails: ImportError: cannot import name 'Retry' from billing.http"

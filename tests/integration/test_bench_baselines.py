@@ -71,7 +71,8 @@ def test_deep_reference_stamps_access_on_what_it_returns(
 def test_vector_search_finds_a_small_projects_notes_beside_a_crowding_one(
         brain: Brain, baselines: Baselines, project: str) -> None:
     text = "The ingest worker drops messages when the Kafka consumer lag exceeds ten thousand."
-    brain.importer.add_many([_note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)])
+    crowd = [_note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)]
+    brain.importer.add_many(crowd)
     [own] = brain.importer.add_many([_note(text.replace("drops", "loses"), project,
                                    note_kind="mistake")])
     assert [h.zk_id for h in baselines.vector_search(text, project, top_k=3)] == [own]
@@ -81,8 +82,9 @@ def test_fusion_ranks_an_exact_text_first_and_skips_session_notes_by_default(
         brain: Brain, db: Database, embedder: SentenceTransformerEmbedder,
         project: str) -> None:
     ids = _seed(brain, project)
-    [summary] = brain.importer.add_many([_note("Session summary: rotated the QX7ZETA-4411 deploy key.",
-                                       project, note_kind="session_summary")])
+    summary_text = "Session summary: rotated the QX7ZETA-4411 deploy key."
+    [summary] = brain.importer.add_many([_note(summary_text, project,
+                                               note_kind="session_summary")])
     fusion = Fusion(brain.deps)
     assert fusion.search(TEXTS["retry"], project, top_k=3)[0] == ids["retry"]
     assert fusion.search("QX7ZETA-4411", project, top_k=3)[0] == ids["token"]

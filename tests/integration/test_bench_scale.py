@@ -13,8 +13,8 @@ from kg_brain.bench import report
 from kg_brain.bench.scale import run
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
+from tests.support.neo4j import ServerUnderTest
 
 
 @pytest.fixture

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
+from kg_brain.cli.browser_pilot import BrowserPilot, FrameResult, chromium
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.localdb.content import content_urls
-from kg_brain.cli.browser_pilot import BrowserPilot, FrameResult, chromium
-from kg_brain.views.guide import STEPS, TITLE
 from kg_brain.store.schema import bootstrap_schema
-from tests.support.neo4j import ServerUnderTest, local_server
+from kg_brain.views.guide import STEPS, TITLE
 from tests.support.brains import make_brain, small_graph
+from tests.support.neo4j import ServerUnderTest, local_server
 
 NOTE_BLUE = "#4C8EDA"  # node.Note in kg-brain.grass; the Browser's own default is another colour
 ENTITY_CYAN = "#57C7E3"
@@ -51,7 +51,7 @@ def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) 
     through the write path, which also writes the entities they mention."""
     name = f"test-browser-{uuid.uuid4().hex[:8]}"
     brain = make_brain(browser_db, embedder)
-    graph = small_graph(brain, name)
+    small_graph(brain, name)
     brain.writer.add("Run the test suite with pytest -q; the Neo4j-backed tests start a local "
                      "server themselves.", name, note_kind="pattern")
     brain.writer.add("The test suite runs with pytest -q and starts its own local Neo4j server "

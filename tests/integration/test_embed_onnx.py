@@ -14,8 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kg_brain.embed import SentenceTransformerEmbedder, build_embedder, installed_model_path, \
-    model_files
+from kg_brain.embed import (
+    SentenceTransformerEmbedder,
+    build_embedder,
+    installed_model_path,
+    model_files,
+)
 from kg_brain.embed.model_files import PINNED
 from kg_brain.errors import SetupError
 from kg_brain.settings import load_settings
@@ -37,7 +41,7 @@ from kg_brain.embed import build_embedder
 from kg_brain.settings import load_settings
 sys.stdout.write(json.dumps(build_embedder(load_settings()).encode_many(json.loads(sys.argv[1]))))
 """
-SERVER_CHILD = """
+SERVER_CHILD = f"TORCH = {TORCH_MODULES!r}\n" + """
 import json, sys
 import anyio
 from fastmcp import Client
@@ -51,9 +55,9 @@ async def session():
     return len(tools), found.structured_content["hits"]
 
 listed, hits = anyio.run(session)
-loaded = sorted(m for m in sys.modules if m.split(".")[0] in %r)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in TORCH)
 sys.stdout.write(json.dumps({"tools": listed, "hits": hits, "loaded": loaded}))
-""" % (TORCH_MODULES,)
+"""
 
 
 def child_env(cache: Path, runtime: str, **extra: str) -> dict[str, str]:

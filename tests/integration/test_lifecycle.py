@@ -132,7 +132,8 @@ def test_decay_report_lists_soonest_archival_first_with_due_dates(
         assert entry.decay_score == pytest.approx(expected, abs=1e-4)
 
 
-def test_inbox_lists_fleeting_notes_oldest_first(make: Callable[[datetime], Brain], project: str) -> None:
+def test_inbox_lists_fleeting_notes_oldest_first(make: Callable[[datetime], Brain],
+                                                 project: str) -> None:
     second = _ids(make(T0 + timedelta(hours=2)), project, "Second capture",
                   memory_type="fleeting")
     first = _ids(make(T0), project, "First capture", memory_type="fleeting")

@@ -94,7 +94,8 @@ def test_update_keeps_links_and_history(brain: Brain, project: str) -> None:
 
 
 def test_secrets_are_redacted_before_storage(brain: Brain, project: str) -> None:
-    result = brain.writer.add("Deploy key for staging is AKIAIOSFODNN7EXAMPLE in the CI vars.", project)
+    result = brain.writer.add("Deploy key for staging is AKIAIOSFODNN7EXAMPLE in the CI vars.",
+                              project)
     assert "AKIAIOSFODNN7EXAMPLE" not in result.note.content
     assert result.redacted
 

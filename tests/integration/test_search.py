@@ -41,7 +41,8 @@ def note(content: str, project: str, title: str = "", **extra: Any) -> dict[str,
 def seed(brain: Brain, project: str) -> dict[str, str]:
     texts = {
         "pool": "The connection pool is exhausted when workers hold sessions across requests.",
-        "retry": "Retry transient Neo4j errors with exponential backoff inside transaction functions.",
+        "retry": "Retry transient Neo4j errors with exponential backoff inside transaction "
+                 "functions.",
         "token": "Deploy key rotation uses the identifier QX7ZETA-4411 in the vault path.",
         "cache": "The embedding model is cached on first use so the server starts quickly.",
         "ports": "The local Neo4j server picks free ports for bolt and http at start.",
@@ -82,7 +83,8 @@ def test_fleeting_archived_and_contextual_notes_are_excluded(brain: Brain, searc
     ])
     found = {h.zk_id for h in search.search_memory("nightly graph backups", project)}
     assert not found & set(ids[:3])
-    assert not {h.zk_id for h in search.deep_search("nightly graph backups", project)} & set(ids[:3])
+    deep = {h.zk_id for h in search.deep_search("nightly graph backups", project)}
+    assert not deep & set(ids[:3])
     with_context = search.search_memory("nightly graph backups", project, include_contextual=True)
     assert ids[2] in {h.zk_id for h in with_context}
     assert not {h.zk_id for h in with_context} & set(ids[:2])
@@ -207,7 +209,8 @@ def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
     fill every index candidate list, and the small project's own notes must still be found by
     search, deep search, preflight_check and the dedup check of add_memory."""
     text = "The ingest worker drops messages when the Kafka consumer lag exceeds ten thousand."
-    brain.importer.add_many([note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)])
+    crowd = [note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)]
+    brain.importer.add_many(crowd)
     [own] = brain.importer.add_many([note(text.replace("drops", "loses"), project,
                                   note_kind="mistake")])
     assert [h.zk_id for h in search.search_memory(text, project, top_k=3)] == [own]

@@ -37,7 +37,7 @@ def rest_vault() -> Iterator[tuple[Vault, str]]:
     vault = Vault()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_PUT(self) -> None:  # noqa: N802 - http.server's naming
+        def do_PUT(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"])).decode("utf-8")
             vault.auth.append(self.headers.get("Authorization", ""))
             if vault.fail:
@@ -47,7 +47,7 @@ def rest_vault() -> Iterator[tuple[Vault, str]]:
                 self.send_response(204)
             self.end_headers()
 
-        def do_DELETE(self) -> None:  # noqa: N802
+        def do_DELETE(self) -> None:
             vault.files.pop(self.path, None)
             self.send_response(204)
             self.end_headers()

@@ -16,13 +16,13 @@ from kg_brain.app import Brain
 from kg_brain.bench.cold_start import StdioSession
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import SetupError
-from kg_brain.localdb import free_port
 from kg_brain.guard import BearerAuth, LocalOnly, http_middleware, own_hosts
+from kg_brain.localdb import free_port
 from kg_brain.private import service_token, token_file
 from kg_brain.tools import build_server
-from tests.support.neo4j import ServerUnderTest
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, call, server_env
+from tests.support.neo4j import ServerUnderTest
 
 PASSWORD = "kgb-Pw-7f3e9c1a-" + "do-not-log"
 PROBE_USER = "kg-brain-probe"  # a user of its own: failed logins never lock out 'neo4j'

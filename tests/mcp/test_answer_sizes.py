@@ -33,8 +33,8 @@ def content(i: int) -> str:
 
 
 def dense_project(brain: Brain, project: str) -> list[str]:
-    """NOTES notes (a tenth fleeting, for the inbox; two archived) through the bulk importer, each linked to
-    its LINKS_PER_NOTE successors through the store, with reasons."""
+    """NOTES notes (a tenth fleeting, for the inbox; two archived) through the bulk importer, each
+    linked to its LINKS_PER_NOTE successors through the store, with reasons."""
     ids = brain.importer.add_many([
         {"content": content(i), "title": f"ingest retry note {i}", "project": project,
          "note_kind": KINDS[i % len(KINDS)],

@@ -18,8 +18,8 @@ from kg_brain.bench.faults import run
 from kg_brain.db import RETRY_ATTEMPTS, RETRY_FIRST_PAUSE_S, Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.localdb import free_port
-from kg_brain.tools import build_server
 from kg_brain.store import bench
+from kg_brain.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 
@@ -67,7 +67,7 @@ def test_a_missing_embedding_model_is_a_clear_error_and_writes_nothing(
 class Garbage(BaseHTTPRequestHandler):
     """An 'OpenAI-compatible' endpoint that answers every request with nonsense."""
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server API)
+    def do_POST(self) -> None:
         body = b"<html>502 upstream exploded</html>{{{"
         self.send_response(200)
         self.send_header("Content-Type", "application/json")

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kg_brain.app import Brain
+from kg_brain.store import bench
 from kg_brain.store.notes import new_zk_id
 from kg_brain.validate import PROJECT
-from kg_brain.store import bench
 from tests.support.mcp import call
 
 SPECIAL_TEXT = [

@@ -5,12 +5,12 @@ a foreign Origin or Host refused (403); none of them reaches the graph."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +22,10 @@ from fastmcp.client.transports import StreamableHttpTransport
 from kg_brain.db import Database
 from kg_brain.localdb import free_port
 from kg_brain.transport import opencode_remote_config
-from tests.support.neo4j import ServerUnderTest
-from tests.support.brains import make_settings
 from tests.e2e.conftest import project_notes
+from tests.support.brains import make_settings
 from tests.support.mcp import REPO, bearer, server_env
+from tests.support.neo4j import ServerUnderTest
 
 TOKEN = "test-token-5f1c"
 NOTE = "The HTTP service admits only its user: Origin, Host and a bearer token are checked."

@@ -20,10 +20,10 @@ from kg_brain import project as project_module
 from kg_brain.localdb import free_port
 from kg_brain.project import project_from_roots, resolve_project
 from kg_brain.wire import workspace_url
-from tests.support.neo4j import ServerUnderTest
+from tests.mcp.test_http import http_server
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
-from tests.mcp.test_http import http_server
+from tests.support.neo4j import ServerUnderTest
 
 
 def workspace(base: Path, name: str) -> Path:

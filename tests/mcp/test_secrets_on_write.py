@@ -1,7 +1,7 @@
 """Secrets on write, end to end through the tools: every write path redacts credentials before
 anything is stored (content, title, context, keywords, tags, signatures, revisions, link
-reasons, tags, tombstones, imported records), says what it removed, leaves ordinary code notes byte-identical, and refuses them
-outright when SECRETS_MODE=reject."""
+reasons, tags, tombstones, imported records), says what it removed, leaves ordinary code notes
+byte-identical, and refuses them outright when SECRETS_MODE=reject."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
 from kg_brain.errors import InvalidInput
-from kg_brain.tools import build_server
 from kg_brain.store import bench
+from kg_brain.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 from tests.unit.test_redact import ORDINARY, PEM, SECRETS

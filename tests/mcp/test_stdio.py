@@ -12,9 +12,9 @@ import pytest
 from kg_brain.bench.cold_start import StdioSession
 from kg_brain.db import Connection, Database
 from kg_brain.errors import StoreUnavailable
-from tests.support.neo4j import ServerUnderTest
-from tests.support.mcp import REPO, server_env
 from tests.mcp.test_contract import CONTRACT
+from tests.support.mcp import REPO, server_env
+from tests.support.neo4j import ServerUnderTest
 
 
 def workspace(tmp_path: Path, project: str) -> Path:

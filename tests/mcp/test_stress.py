@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from kg_brain.app import Brain
 from kg_brain.bench.stress import run_once
-from tests.support.neo4j import ServerUnderTest
 from tests.support.mcp import server_env
+from tests.support.neo4j import ServerUnderTest
 
 
 def test_three_servers_writing_and_searching_lose_nothing(

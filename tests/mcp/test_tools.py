@@ -10,8 +10,8 @@ from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
 from kg_brain.clock import utc_now
-from kg_brain.tools import build_server
 from kg_brain.store.notes import new_zk_id
+from kg_brain.tools import build_server
 from tests.support.mcp import call
 
 PORT_NOTE = "The kg-brain HTTP transport listens on port 8765 by default, path /mcp."

@@ -11,13 +11,15 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.localdb import free_port
-from tests.support.neo4j import ServerUnderTest
-from tests.support.mcp import server_env
 from tests.mcp.test_http import http_server
+from tests.support.mcp import server_env
+from tests.support.neo4j import ServerUnderTest
 
 FACTS = {
-    "a": [f"Service alpha-{i} exposes metrics on port {9100 + i} for the scraper." for i in range(6)],
-    "b": [f"Queue beta-{i} keeps dead letters for {i + 2} days before purging them." for i in range(6)],
+    "a": [f"Service alpha-{i} exposes metrics on port {9100 + i} for the scraper."
+          for i in range(6)],
+    "b": [f"Queue beta-{i} keeps dead letters for {i + 2} days before purging them."
+          for i in range(6)],
 }
 
 

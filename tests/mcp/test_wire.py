@@ -17,11 +17,10 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from kg_brain.errors import InvalidInput
-from kg_brain.wire import (client_entry, config_path, server_command, workspace_url,
-                           write_entry)
-from tests.support.neo4j import ServerUnderTest
+from kg_brain.wire import client_entry, config_path, server_command, workspace_url, write_entry
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
+from tests.support.neo4j import ServerUnderTest
 
 URL = "http://127.0.0.1:8765/mcp"
 EXISTING: dict[str, dict[str, Any]] = {

@@ -11,8 +11,18 @@ import random
 import uuid
 from collections.abc import Callable
 
-from tests.support.secret_corpus import (ALNUM, B64, DIGITS, HEX, LOWER, SEED, UPPER, URLSAFE, b64_of,
-                                     rand)
+from tests.support.secret_corpus import (
+    ALNUM,
+    B64,
+    DIGITS,
+    HEX,
+    LOWER,
+    SEED,
+    UPPER,
+    URLSAFE,
+    b64_of,
+    rand,
+)
 
 _Family = Callable[[random.Random], str]
 _WORDS = ("payment", "ledger", "invoice", "session", "token", "secret", "password", "user",

@@ -3,9 +3,8 @@ faithfully. Nothing here loads a model: runtimes load lazily, on first use."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
+from pathlib import Path
 
 import pytest
 

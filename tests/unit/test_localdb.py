@@ -32,14 +32,16 @@ def test_config_sizes_memory_and_turns_usage_reporting_off(tmp_path: Path) -> No
     assert conf["server.directories.data"] == str(tmp_path / "data")
 
 
-def test_missing_java_is_one_clear_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_java_is_one_clear_sentence(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     server = LocalNeo4j(home=tmp_path, cache_dir=tmp_path / "cache")
     with pytest.raises(SetupError, match="Java 17 or newer is needed"):
         server.ensure_jars()
 
 
-def test_missing_maven_is_one_clear_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_maven_is_one_clear_sentence(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     java = shutil.which("java")

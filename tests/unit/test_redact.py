@@ -12,8 +12,16 @@ import pytest
 from kg_brain.redact import redact
 from kg_brain.redact.entropy import entropy
 from tests.support.lookalike_corpus import ordinary_notes
-from tests.support.secret_corpus import (ALNUM, B64, SEED, SINGLE_LINE, SecretNote, b64_of, rand,
-                                     secret_notes)
+from tests.support.secret_corpus import (
+    ALNUM,
+    B64,
+    SEED,
+    SINGLE_LINE,
+    SecretNote,
+    b64_of,
+    rand,
+    secret_notes,
+)
 
 MARKER = re.compile(r"\[REDACTED:\w+\]")
 CORPUS = secret_notes()

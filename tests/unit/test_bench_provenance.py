@@ -1,0 +1,29 @@
+"""Every benchmark JSON says what reproduces it: the commit, the command and the settings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kg_brain.bench.common import emit_result
+from kg_brain.settings import load_settings
+
+
+def test_a_result_records_the_commit_command_and_settings_without_secrets(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/kg-brain", "bench", "scale", "--sizes", "1000"])
+    settings = load_settings(_env_file=None, neo4j_password="pw-s3cret-1", dedup_threshold=0.9)
+    emit_result({"recall": 0.5}, tmp_path / "r.json", settings)
+    saved = json.loads((tmp_path / "r.json").read_text())
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent,
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert saved["recall"] == 0.5
+    assert saved["provenance"]["commit"] == head
+    assert saved["provenance"]["command"] == "kg-brain bench scale --sizes 1000"
+    assert saved["provenance"]["settings"]["dedup_threshold"] == 0.9
+    assert "neo4j_password" not in saved["provenance"]["settings"]
+    assert "pw-s3cret-1" not in (tmp_path / "r.json").read_text()
