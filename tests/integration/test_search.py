@@ -211,12 +211,12 @@ def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
     text = "The ingest worker drops messages when the Kafka consumer lag exceeds ten thousand."
     crowd = [note(text, f"{project}-crowd", note_kind="mistake") for _ in range(300)]
     brain.importer.add_many(crowd)
-    [own] = brain.importer.add_many([note(text.replace("drops", "loses"), project,
-                                  note_kind="mistake")])
+    own_text = text.replace("drops", "loses")
+    [own] = brain.importer.add_many([note(own_text, project, note_kind="mistake")])
     assert [h.zk_id for h in search.search_memory(text, project, top_k=3)] == [own]
     assert [h.zk_id for h in search.deep_search(text, project, top_k=3)] == [own]
     assert [m.zk_id for m in brain.mistakes.preflight_check(text, project).mistakes] == [own]
-    added = brain.writer.add(text, project, note_kind="mistake")
+    added = brain.writer.add(own_text, project, note_kind="mistake")  # the same note again
     assert added.deduplicated and added.matched_zk_id == own
 
 
