@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_serializer
 
 
 def iso(value: Any) -> str | None:
@@ -78,7 +78,9 @@ class NoteView(BaseModel):
 
 
 class FoundBy(BaseModel):
-    """How a deep_search result was reached: hop, channel, and the path that led to it."""
+    """How a search result was reached: hop, channel, and the path that led to it. Sent as one
+    short text ("vector", "lexical hop 1", "link FIXES from ZK-...", "bridge 'redis' from
+    ZK-..."): provenance should not outweigh the content it explains."""
 
     hop: int
     channel: str = Field(description="vector | lexical | entity | bridge | link")
@@ -86,29 +88,46 @@ class FoundBy(BaseModel):
     relationship: str | None = Field(None, description="relationship type for graph hits")
     entity: str | None = Field(None, description="the entity that led here (entity, bridge)")
 
+    @model_serializer(mode="plain")
+    def _compact(self) -> str:
+        parts = [self.channel, f"hop {self.hop}" if self.hop else "", self.relationship or "",
+                 f"'{self.entity}'" if self.entity else "", f"from {self.via}" if self.via else ""]
+        return " ".join(p for p in parts if p and p != "MENTIONS")
+
 
 class HitLink(BaseModel):
     """A link as a hit carries it: the other note and the relationship, nothing more (recall
-    and get_related give titles and reasons)."""
+    and get_related give titles and reasons). Sent as one text: "FIXES>ZK-..." for a link
+    from the hit to the other note, "FIXES<ZK-..." for one from the other note to the hit."""
 
     zk_id: str
     type: str
     direction: str = Field(description="'out' (this note -> other) or 'in'")
 
+    @model_serializer(mode="plain")
+    def _compact(self) -> str:
+        return f"{self.type}{'>' if self.direction == 'out' else '<'}{self.zk_id}"
+
 
 class Hit(BaseModel):
-    """A search result: a preview first; `recall(zk_ids)` returns the full notes. It carries
-    at most a few links (typed before similarity links) and how many it has in all."""
+    """A search result, best first: a preview (`recall(zk_ids)` returns the full note), its
+    relevance (comparable across queries), at most a few links (typed before similarity
+    links) and how many it has in all."""
 
     zk_id: str
     title: str
-    score: float
+    score: float = Field(exclude=True)  # the fused rank, scaled per query: the order says it
+    relevance: float = Field(0.0, description=(
+        "the note's cosine to the query, in [-1, 1], comparable across queries"))
     preview: str
     note_kind: str
-    project: str
-    links: list[HitLink] = Field(default_factory=list)
+    project: str = Field(exclude=True)  # the answer names it once
+    links: list[HitLink] = Field(default_factory=list, description=(
+        "its most telling links: TYPE>id from this note, TYPE<id to it"))
     link_count: int = Field(0, description="all its links; get_related lists them")
-    found_by: list[FoundBy] = Field(default_factory=list)
+    found_by: list[FoundBy] = Field(default_factory=list, description=(
+        "how it was found: a channel (vector, lexical, entity, bridge, link), its hop after "
+        "the first, the relationship or entity and the note that led there"))
 
 
 class NotePreview(BaseModel):

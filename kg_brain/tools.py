@@ -56,7 +56,8 @@ ZkId = Annotated[str, Field(description="note id, ZK- followed by 8 hex digits")
 ZkIds = Annotated[list[str], Field(min_length=1, max_length=50, description="note ids")]
 TopK = Annotated[int, Field(ge=1, le=100, description="number of results")]
 Contextual = Annotated[bool, Field(
-    description="also search session_summary, open_thread and project_context notes")]
+    description="also search the session handoff notes (session_summary, open_thread); "
+                "every other kind, project_context included, is searched by default")]
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                        openWorldHint=False)
@@ -77,11 +78,20 @@ LINK = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint
                        openWorldHint=False)
 
 
+NOTHING_FOUND = ("nothing relevant stored: no note comes close enough to the question (relevance "
+                 "is the cosine to it); store the answer once you have it")
+
+
 class SearchResults(BaseModel):
     project: str
     hits: list[Hit]
-    hint: str = ("previews with a few links each: recall(zk_ids) for full notes, get_related "
-                 "for all links")
+    hint: str = "previews: recall(zk_ids) for full notes, get_related for all links"
+
+    @classmethod
+    def of(cls, project: str, hits: list[Hit]) -> SearchResults:
+        """An empty answer says why: the relevance floor found nothing close enough."""
+        return cls(project=project, hits=hits) if hits else cls(
+            project=project, hits=hits, hint=NOTHING_FOUND)
 
 
 class Saved(BaseModel):
@@ -227,12 +237,13 @@ class BrainTools:
             description="only these kinds")] = None,
     ) -> SearchResults:
         """Simple direct lookups ("what port does X use?"): hybrid vector + keyword search.
-        For why/how questions spanning notes use deep_search. Returns previews. Marks the hits
-        as used (access stamp, which defers their archival): not read-only."""
+        For why/how questions spanning notes use deep_search. Returns previews, each with its
+        relevance (cosine to the query); no hits means nothing relevant is stored. Marks the
+        hits as used (access stamp, which defers their archival): not read-only."""
         p = self._project(project)
         hits = self.brain.search.search_memory(query, p, top_k, include_contextual,
                                                list(note_kinds) if note_kinds else None)
-        return SearchResults(project=p, hits=hits)
+        return SearchResults.of(p, hits)
 
     def deep_search(
         self,
@@ -247,9 +258,10 @@ class BrainTools:
         """Complex or causal questions ("why is X slow?", "how did we solve Y?"): the question's
         words, meaning and named entities, then the graph: notes sharing rare entities, the fix
         of a mistake, the successor of a superseded note. Each hit says how it was found.
-        Returns previews. Marks the hits as used (access stamp): not read-only."""
+        Returns previews with relevance, as search_memory. Marks the hits as used (access
+        stamp): not read-only."""
         p = self._project(project)
-        return SearchResults(project=p, hits=self.brain.search.deep_search(
+        return SearchResults.of(p, self.brain.search.deep_search(
             query, p, hops, top_k, include_contextual))
 
     def recall(self, zk_ids: Annotated[list[str], Field(

@@ -33,7 +33,13 @@ class NoteKind(StrEnum):
     PROJECT_CONTEXT = "project_context"
 
 
+# Kinds written only on purpose (never read into a note from its text) and never merged by
+# consolidation: the session tools' handoff notes and the standing project context.
 CONTEXTUAL_KINDS = (NoteKind.SESSION_SUMMARY, NoteKind.OPEN_THREAD, NoteKind.PROJECT_CONTEXT)
+# Kinds searches skip unless asked (include_contextual): the handoff notes every close_session
+# writes anew, whose current ones session_context returns. Whatever an agent stores as a fact,
+# project_context included, is found by a default search.
+HANDOFF_KINDS = (NoteKind.SESSION_SUMMARY, NoteKind.OPEN_THREAD)
 
 
 class LinkType(StrEnum):

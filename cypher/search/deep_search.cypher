@@ -18,8 +18,9 @@
 //         followed; ent_partial: weight of an entity matched by name words only; blend_n, alpha:
 //         the blended hop; expand_n: notes the graph step starts from; nb_limit: typed
 //         neighbours per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights;
-//         decay: weight of the blended hop; superseded: factor on superseded notes; k; now.
-// returns: zk_id, title, score, preview, note_kind, project, found_by, links, link_count; links: up to 3
+//         decay: weight of the blended hop; superseded: factor on superseded notes; k;
+//         floor: least cosine the best hit must reach; now.
+// returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
 {{> nearest_in_project
     as: vec
@@ -124,9 +125,17 @@ WITH n, recs, fused * CASE WHEN EXISTS {
      END AS score
 ORDER BY score DESC, n.zk_id
 LIMIT $k
+// relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
+// comparable across queries; below $floor for every hit, nothing relevant is stored: no rows.
+WITH collect({n: n, recs: recs, score: score,
+              relevance: 2.0 * coalesce(vector.similarity.cosine(n.embedding, $vector), 0.0)
+                         - 1.0}) AS top
+WHERE any(h IN top WHERE h.relevance >= $floor)
+UNWIND top AS h
+WITH h.n AS n, h.recs AS recs, h.score AS score, h.relevance AS relevance
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
-RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score,
-       left(n.content, 200) AS preview, n.note_kind AS note_kind, n.project AS project,
+RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
+       left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project,
        COLLECT {
          UNWIND recs AS r
          RETURN {hop: r.hop, channel: r.ch, via: r.via, relationship: r.rel, entity: r.ent}

@@ -10,8 +10,8 @@
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
 //         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
 //         constants;
-//         k: results; now: datetime.
-// returns: zk_id, title, score, preview, note_kind, project, channels, links, link_count; links: up to 3
+//         k: results; floor: least cosine the best hit must reach; now: datetime.
+// returns: zk_id, title, score, relevance, preview, note_kind, project, channels, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
 {{> nearest_in_project
     as: vec
@@ -43,9 +43,17 @@ WITH n, channels, fused * CASE WHEN EXISTS {
      END AS score
 ORDER BY score DESC, n.zk_id
 LIMIT $k
+// relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
+// comparable across queries; below $floor for every hit, nothing relevant is stored: no rows.
+WITH collect({n: n, channels: channels, score: score,
+              relevance: 2.0 * coalesce(vector.similarity.cosine(n.embedding, $vector), 0.0)
+                         - 1.0}) AS top
+WHERE any(h IN top WHERE h.relevance >= $floor)
+UNWIND top AS h
+WITH h.n AS n, h.channels AS channels, h.score AS score, h.relevance AS relevance
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
-RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score,
-       left(n.content, 200) AS preview, n.note_kind AS note_kind, n.project AS project, channels,
+RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
+       left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project, channels,
        COLLECT {
          MATCH (n)-[r]-(m:Note)
          RETURN {zk_id: m.zk_id, type: type(r),

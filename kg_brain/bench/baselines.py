@@ -17,7 +17,6 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -26,7 +25,7 @@ from kg_brain.deps import Deps
 from kg_brain.models import FoundBy, Hit, HitLink
 from kg_brain.store import bench
 from kg_brain.store.bench import VectorHit
-from kg_brain.vocab import CONTEXTUAL_KINDS
+from kg_brain.vocab import HANDOFF_KINDS
 
 MAX_QUERY_CHARS = 4_000
 FETCH = 100  # the least vector index candidates asked for
@@ -35,12 +34,11 @@ NEIGHBOURS_PER_NOTE = 10
 _WORD = re.compile(r"\w+")
 # Lucene's English stop set (what the full-text index's english analyzer drops)
 STOPWORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then "
-    "there these they this to was will with".split())
+    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with"])
 
 
 def excluded_kinds(include_contextual: bool) -> list[str]:
-    return [] if include_contextual else [k.value for k in CONTEXTUAL_KINDS]
+    return [] if include_contextual else [k.value for k in HANDOFF_KINDS]
 
 
 class Baselines:

@@ -18,7 +18,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from kg_brain.app import Brain
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.coding_data import (
     QUESTION_TYPES,
     THREAD_SUFFIX,
@@ -28,9 +27,10 @@ from kg_brain.bench.coding_data import (
     lookalikes,
     schedule,
 )
+from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.ingest import drain_evolution, evolution_jobs, run_evolution
 from kg_brain.bench.methods import Method
-from kg_brain.bench.metrics import latency, score_expected, summarise
+from kg_brain.bench.metrics import floor_sweep, latency, score_expected, summarise
 from kg_brain.clock import utc_now
 
 log = logging.getLogger(__name__)
@@ -138,20 +138,34 @@ def must_yield(question: Question, steps: dict[str, Step]) -> list[tuple[str, st
 
 @dataclass
 class Tally:
-    """Scores and latencies per method, accumulated over projects."""
+    """Scores, latencies and best relevances per method, accumulated over projects."""
 
     scored: dict[str, list[tuple[str, dict[str, float | None]]]]
     latency: dict[str, list[float]]
+    relevance: dict[str, list[tuple[float | None, float]]]  # best relevance, hit@1
+    absent: dict[str, list[tuple[bool, float | None]]]  # answered nothing, best relevance
     questions: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def of(cls, names: list[str]) -> Tally:
-        return cls({m: [] for m in names}, {m: [] for m in names})
+        return cls(*({m: [] for m in names} for _ in range(4)))  # type: ignore[arg-type]
 
     def result(self) -> dict[str, Any]:
         return {"methods": {m: summarise(rows, "by_type") | {"latency_ms": latency(self.latency[m])}
-                            for m, rows in self.scored.items()},
+                            | self._floor(m) for m, rows in self.scored.items()},
                 "questions": self.questions}
+
+    def _floor(self, method: str) -> dict[str, Any]:
+        """Questions about nothing stored: the share answered with nothing, and (for a search
+        reporting relevance) what each floor would do."""
+        absent = self.absent[method]
+        if not absent:
+            return {}
+        out: dict[str, Any] = {"absent": {"questions": len(absent), "answered_nothing": round(
+            100.0 * sum(empty for empty, _ in absent) / len(absent), 2)}}
+        if any(r is not None for _, r in absent):
+            out["floor_sweep"] = floor_sweep(self.relevance[method], [r for _, r in absent])
+        return out
 
 
 def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally: Tally) -> None:
@@ -162,13 +176,19 @@ def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally:
         ranks: dict[str, dict[str, int | None]] = {}
         for name, call in calls.items():
             began = time.perf_counter()
-            ranked = call(q.text, written.project, q.contextual)
+            ranked, best = call(q.text, written.project, q.contextual)
             tally.latency[name].append(1000.0 * (time.perf_counter() - began))
-            tally.scored[name].append((q.type, score_expected(ranked, expected, pairs)))
+            scores = score_expected(ranked, expected, pairs)
+            tally.scored[name].append((q.type, scores))
+            tally.relevance[name].append((best, float(scores["hit@1"] or 0.0)))
             ranks[name] = {k: ranked.index(written.ids[k]) + 1 if written.ids[k] in ranked
                            else None for k in q.expected + q.outdated}
         tally.questions.append({"project": data.name, "type": q.type, "text": q.text,
                                 "ranks": ranks})
+    for text in data.absent:
+        for name, call in calls.items():
+            ranked, best = call(text, written.project, False)
+            tally.absent[name].append((not ranked, best))
 
 
 def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Method],
@@ -208,4 +228,18 @@ def report(result: dict[str, Any]) -> str:
         lines.append(f"{name:<16}latency ms p50 {lat.get('p50')} p95 {lat.get('p95')}")
     lines.append("inverted: current_value, the outdated note above the current one; "
                  "symptom_fix, the mistake above its fix")
-    return "\n".join(lines)
+    return "\n".join(lines + floor_report(result))
+
+
+def floor_report(result: dict[str, Any]) -> list[str]:
+    """Questions about nothing stored, per method; the floor sweep of the searches without one."""
+    lines = []
+    for name, body in result["methods"].items():
+        if "absent" in body:
+            a = body["absent"]
+            lines.append(f"{name:<24}about nothing stored: {a['answered_nothing']:.1f}% of "
+                         f"{a['questions']} answered with nothing")
+        for row in body.get("floor_sweep", []) if name.endswith("_nofloor") else []:
+            lines.append(f"{name:<24}floor {row['floor']:.2f}: nothing for "
+                         f"{row['absent_nothing']:.1f}% of them, hit@1 {row['hit@1']:.1f}")
+    return lines

@@ -1,12 +1,17 @@
 """The coding-agent benchmark's data: fictional projects whose notes an agent wrote while working,
 the questions a developer later asks, and the look-alike notes generated around them.
 
-A project file (`data/coding/<name>.json`) lists its real notes in the order they were written,
+A project file (`data/coding/<split>/<name>.json`) lists its real notes in the order they were written,
 each with the tool that wrote it (`add_memory`, `record_failure`, `record_resolution` of an
 earlier failure, `close_session`), its questions with the keys of the notes that answer them,
 and templates plus vocabulary for look-alikes: notes of the same shapes and words about other
 services, files, values and people. Look-alikes are drawn from a seeded generator, so a run is
 reproducible, and are interleaved with the real notes in time, as a real memory would be.
+
+Splits: `tune` holds the projects defaults are chosen on; `check` holds projects written fresh
+afterwards and never looked at while tuning, whose figures are the reported result. A project may
+also list `absent` questions: about things it never stored, which a search should answer with
+nothing (the relevance floor).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any, Literal
 from kg_brain.errors import InvalidInput
 
 DATA_DIR = Path(__file__).with_name("data") / "coding"
+SPLITS = ("tune", "check")
 Tool = Literal["add_memory", "record_failure", "record_resolution", "close_session"]
 TOOLS = ("add_memory", "record_failure", "record_resolution", "close_session")
 QUESTION_TYPES = ("symptom_fix", "multi_note", "current_value", "decision", "lookup")
@@ -67,6 +73,7 @@ class CodingProject:
     questions: list[Question]
     vocabulary: dict[str, Any]
     templates: list[dict[str, Any]]
+    absent: list[str] = field(default_factory=list)  # questions about nothing it stored
 
 
 def load_project(path: Path) -> CodingProject:
@@ -79,7 +86,8 @@ def load_project(path: Path) -> CodingProject:
                                 list(q.get("outdated") or []), bool(q.get("contextual")))
                        for q in data["questions"]],
             vocabulary=data["lookalikes"]["vocabulary"],
-            templates=data["lookalikes"]["templates"])
+            templates=data["lookalikes"]["templates"],
+            absent=[str(q) for q in data.get("absent") or []])
     except (KeyError, TypeError) as exc:
         raise InvalidInput(f"{path}: malformed coding project ({exc})") from exc
     found = problems(project)
@@ -88,9 +96,13 @@ def load_project(path: Path) -> CodingProject:
     return project
 
 
-def shipped_projects(names: list[str] | None = None) -> list[CodingProject]:
-    """The projects shipped with the package, by file name, optionally only those named."""
-    paths = sorted(DATA_DIR.glob("*.json"))
+def shipped_projects(names: list[str] | None = None,
+                     split: str | None = None) -> list[CodingProject]:
+    """The projects shipped with the package, by file name, of one split (`tune`, `check`) or
+    of both, optionally only those named."""
+    if split is not None and split not in SPLITS:
+        raise InvalidInput(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    paths = sorted(p for s in ([split] if split else SPLITS) for p in (DATA_DIR / s).glob("*.json"))
     chosen = [p for p in paths if names is None or p.stem in names]
     missing = set(names or []) - {p.stem for p in chosen}
     if missing:

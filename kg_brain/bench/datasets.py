@@ -7,16 +7,20 @@ the format alone, so the same code runs on the public file and on held-out ones.
 from __future__ import annotations
 
 import json
+import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kg_brain.errors import InvalidInput
 
 _DIA = re.compile(r"D:?(\d+):(\d+)")
 _SESSION = re.compile(r"^session_(\d+)$")
 TurnKey = tuple[int, int]
+SPLITS = ("tune", "check", "all")
+SPLIT_SEED = 32  # fixed once: changing it would let a split be chosen by its results
+T = TypeVar("T")
 
 
 @dataclass
@@ -94,3 +98,24 @@ def load_musique(questions_path: Path, corpus_path: Path) -> Corpus:
         corpus.questions.append(Question(q["question"], hops,
                                          [(0, i) for i in support if i is not None]))
     return corpus
+
+
+def split(items: list[T], part: str, seed: int = SPLIT_SEED) -> list[T]:
+    """The `tune` or `check` half of `items` (or `all`), in their order: a seeded shuffle of the
+    positions, the first half (rounded down) tuning, the rest checking. Positions only, never ids
+    or texts, so any file of the format splits the same way."""
+    if part not in SPLITS:
+        raise InvalidInput(f"unknown split {part!r}; known: {', '.join(SPLITS)}")
+    if part == "all":
+        return list(items)
+    order = random.Random(seed).sample(range(len(items)), len(items))
+    chosen = set(order[:len(items) // 2] if part == "tune" else order[len(items) // 2:])
+    return [item for i, item in enumerate(items) if i in chosen]
+
+
+def split_corpora(corpora: list[Corpus], part: str, by_question: bool) -> list[Corpus]:
+    """LoCoMo splits by conversation; a pooled corpus (MuSiQue) keeps every passage and splits
+    its questions."""
+    if by_question:
+        return [replace(c, questions=split(c.questions, part)) for c in corpora]
+    return split(corpora, part)

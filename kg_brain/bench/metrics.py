@@ -15,6 +15,7 @@ from typing import Any
 
 KS = (5, 10, 25)
 NEEDED_KS = (3, 5)
+FLOORS = tuple(round(0.05 * i, 2) for i in range(13))  # cosines 0 .. 0.6 a floor is tried at
 
 
 def score_question(ranked: list[str], evidence: set[str]) -> dict[str, float]:
@@ -78,3 +79,20 @@ def latency(samples: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(ordered), 2),
             "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
             "mean": round(statistics.fmean(ordered), 2)}
+
+
+def floor_sweep(normal: list[tuple[float | None, float]], absent: list[float | None],
+                floors: Iterable[float] = FLOORS) -> list[dict[str, float]]:
+    """What a relevance floor would do, from answers given without one: per floor, the share of
+    questions about nothing stored that are answered with nothing (best relevance under the
+    floor, or no hit) and hit@1 of the normal questions (`normal`: best relevance, hit@1), a
+    question whose best hit is under the floor scoring 0."""
+    def under(rel: float | None, floor: float) -> bool:
+        return rel is None or rel < floor
+
+    return [{"floor": f,
+             "absent_nothing": round(100.0 * sum(under(r, f) for r in absent)
+                                     / max(len(absent), 1), 2),
+             "hit@1": round(statistics.fmean([0.0 if under(r, f) else h for r, h in normal]),
+                            2) if normal else 0.0}
+            for f in floors]

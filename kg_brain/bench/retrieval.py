@@ -24,12 +24,19 @@ from typing import Any
 
 from kg_brain.app import Brain
 from kg_brain.bench import coding
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.bench.coding_data import shipped_projects
-from kg_brain.bench.datasets import Corpus, TurnKey, load_locomo, load_musique
+from kg_brain.bench.common import delete_bench_project
+from kg_brain.bench.datasets import (
+    SPLITS,
+    Corpus,
+    TurnKey,
+    load_locomo,
+    load_musique,
+    split_corpora,
+)
 from kg_brain.bench.ingest import WRITE_PATHS, write_corpus
-from kg_brain.bench.methods import METHODS, Method, build
+from kg_brain.bench.methods import METHODS, Method, build, unfloored
 from kg_brain.bench.metrics import KS, latency, score_question, summarise
 from kg_brain.errors import InvalidInput
 from kg_brain.search import DeepTuning, Search, Tuning
@@ -98,7 +105,7 @@ def _ask(corpus: Corpus, ids: dict[TurnKey, str], project: str, calls: dict[str,
             continue  # no resolvable evidence: not a retrieval question
         for name, call in calls.items():
             began = time.perf_counter()
-            ranked = call(question.text, project, False)
+            ranked, _ = call(question.text, project, False)
             latencies[name].append(1000.0 * (time.perf_counter() - began))
             scored[name].append((question.category, score_question(ranked, evidence)))
 
@@ -147,8 +154,8 @@ def _corpora(args: argparse.Namespace) -> list[Corpus]:
     if args.data is None or (args.suite == "musique" and args.corpus is None):
         raise InvalidInput("--data FILE is required (and --corpus FILE for musique)")
     if args.suite == "musique":
-        return [load_musique(args.data, args.corpus)]
-    return load_locomo(args.data)
+        return split_corpora([load_musique(args.data, args.corpus)], args.split, True)
+    return split_corpora(load_locomo(args.data), args.split, False)
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
@@ -157,13 +164,15 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     is_coding = args.suite == "coding"
     try:
         search = Search(brain.deps, *parse_tuning(args.tuning))
-        every = build(search, Baselines(brain.deps), Fusion(brain.deps), args.hops,
+        every = build(search, Search(brain.deps, *unfloored(search)), Baselines(brain.deps),
+                      Fusion(brain.deps), args.hops,
                       coding.DEPTH if is_coding else DEPTH)
         calls = {m: every[m] for m in args.methods}
-        meta = {"suite": args.suite, "hops": args.hops, "tuning": asdict(search.tuning),
+        meta = {"suite": args.suite, "split": args.split, "hops": args.hops, "tuning": asdict(search.tuning),
                 "deep_tuning": asdict(search.deep_tuning)}
         if is_coding:
-            projects = shipped_projects(args.projects)
+            projects = shipped_projects(args.projects,
+                                        None if args.split == "all" else args.split)
             return coding.run_coding(brain, projects, calls, clock, uuid.uuid4().hex[:8],
                                      args.lookalikes, args.seed, args.keep) | meta | {
                 "lookalikes_per_project": args.lookalikes, "seed": args.seed}
@@ -189,6 +198,9 @@ def cmd_retrieval(args: argparse.Namespace, settings: Settings) -> int:
 def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = kinds.add_parser("retrieval", help="retrieval quality: LoCoMo, MuSiQue, the coding set")
     p.add_argument("--suite", choices=("locomo", "musique", "coding"), default="locomo")
+    p.add_argument("--split", choices=SPLITS, default="check",
+                   help="which part of the data: check (the reported result), tune (choose "
+                        "defaults here only) or all; fixed once by a seed (bench/datasets.py)")
     p.add_argument("--data", type=Path, help="LoCoMo-format JSON (musique: the questions file)")
     p.add_argument("--corpus", type=Path, help="musique: the pooled passages file")
     p.add_argument("--write-path", choices=(*WRITE_PATHS, "both"), default="import",

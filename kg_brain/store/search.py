@@ -14,6 +14,7 @@ class SearchHit(TypedDict):
     zk_id: str
     title: str
     score: float
+    relevance: float
     preview: str
     note_kind: str
     project: str
@@ -26,6 +27,7 @@ class DeepHit(TypedDict):
     zk_id: str
     title: str
     score: float
+    relevance: float
     preview: str
     note_kind: str
     project: str
@@ -46,7 +48,7 @@ class Neighbourhood(TypedDict):
 def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, superseded: float, k: int,
-                  now: datetime) -> list[SearchHit]:
+                  floor: float, now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank); stamps access on the hits."""
 
 
@@ -56,7 +58,8 @@ def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], pr
                 ent_fetch: int, total: int, ent_cap: int, ent_n: int, ent_partial: float,
                 blend_n: int, alpha: float, expand_n: int, nb_limit: int, w_vec: float,
                 w_lex: float, w_ent: float, w_bridge: float, w_fix: float, w_link: float,
-                decay: float, superseded: float, k: int, now: datetime) -> list[DeepHit]:
+                decay: float, superseded: float, k: int, floor: float,
+                now: datetime) -> list[DeepHit]:
     """Vector, full-text and entity channels fused, a blended hop, then entity bridges and
     typed links; stamps access on the hits."""
 

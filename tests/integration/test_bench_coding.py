@@ -8,7 +8,6 @@ from dataclasses import replace
 from datetime import datetime
 
 from kg_brain.app import Brain
-from kg_brain.bench.common import delete_bench_project
 from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.bench.coding import (
     WRITE_INTERVAL,
@@ -17,10 +16,17 @@ from kg_brain.bench.coding import (
     report,
     run_coding,
 )
-from kg_brain.bench.coding_data import CodingProject, lookalikes, schedule, shipped_projects
-from kg_brain.bench.methods import METHODS, build
+from kg_brain.bench.coding_data import (
+    CodingProject,
+    lookalikes,
+    schedule,
+    shipped_projects,
+)
+from kg_brain.bench.common import delete_bench_project
+from kg_brain.bench.methods import METHODS, build, unfloored
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.search import Search
 from kg_brain.store.bench import project_vectors, stress_jobs
 from tests.support.brains import make_brain
 
@@ -73,7 +79,8 @@ def test_coding_suite_scores_every_method_and_cleans_up(
     data = _small()
     assert {q.type for q in data.questions} >= {"current_value", "symptom_fix", "multi_note"}
     brain, clock = _brain(db, embedder)
-    calls = build(brain.search, Baselines(brain.deps), Fusion(brain.deps), hops=2, depth=10)
+    calls = build(brain.search, Search(brain.deps, *unfloored(brain.search)),
+                  Baselines(brain.deps), Fusion(brain.deps), hops=2, depth=10)
     run_id = uuid.uuid4().hex[:8]
     result = run_coding(brain, [data], calls, clock, run_id, LOOKALIKES, seed=3, keep=False)
     stats = result["projects"]["harborline"]
@@ -89,4 +96,9 @@ def test_coding_suite_scores_every_method_and_cleans_up(
     assert len(result["questions"]) == len(data.questions)
     assert set(result["questions"][0]["ranks"]) == set(METHODS)
     assert "fusion" in report(result) and "inverted" in report(result)
+    absent = result["methods"]["search_memory_nofloor"]["absent"]
+    assert absent["questions"] == len(data.absent) and absent["answered_nothing"] == 0.0
+    sweep = result["methods"]["search_memory_nofloor"]["floor_sweep"]
+    assert sweep[0]["floor"] == 0.0 and sweep[-1]["absent_nothing"] >= sweep[0]["absent_nothing"]
+    assert "fusion" in result["methods"] and "floor_sweep" not in result["methods"]["fusion"]
     assert not project_vectors(db, project=stats["project"])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kg_brain.app import Brain
@@ -12,6 +14,7 @@ from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import NotFound
 from kg_brain.search import DeepTuning, Search, lucene_query
+from kg_brain.store.bench import project_vectors
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain
@@ -54,7 +57,7 @@ def test_hybrid_search_finds_lexical_only_match(brain: Brain, search: Search,
     hits = search.search_memory("QX7ZETA-4411", project, top_k=3)
     assert hits[0].zk_id == ids["token"]
     assert "lexical" in {f.channel for f in hits[0].found_by}
-    assert len(hits[0].preview) <= 200 and hits[0].project == project
+    assert len(hits[0].preview) <= 400 and hits[0].project == project
 
 
 def test_search_is_isolated_by_project(brain: Brain, search: Search, project: str) -> None:
@@ -83,6 +86,42 @@ def test_fleeting_archived_and_contextual_notes_are_excluded(brain: Brain, searc
     with_context = search.search_memory("nightly graph backups", project, include_contextual=True)
     assert ids[2] in {h.zk_id for h in with_context}
     assert not {h.zk_id for h in with_context} & set(ids[:2])
+
+
+def test_project_context_is_found_by_default(brain: Brain, search: Search,
+                                            project: str) -> None:
+    """What AGENTS.md tells an agent to store as a project fact is what a default search finds."""
+    ids = brain.importer.add_many([
+        note("The cart service's Redis listens on port 6390.", project,
+             note_kind="project_context"),
+        note("The cart's last handoff: Redis port moved, check the compose file.", project,
+             note_kind="open_thread")])
+    for found in (search.search_memory("what port does the cart Redis use?", project),
+                  search.deep_search("what port does the cart Redis use?", project)):
+        assert found[0].zk_id == ids[0] and ids[1] not in {h.zk_id for h in found}
+
+
+def test_relevance_is_the_cosine_and_the_floor_answers_nothing(
+        brain: Brain, search: Search, embedder: SentenceTransformerEmbedder,
+        project: str) -> None:
+    ids = seed(brain, project)
+    query = "why is the connection pool exhausted?"
+    hits = search.search_memory(query, project, top_k=3)
+    pool = next(h for h in hits if h.zk_id == ids["pool"])
+    stored = next(r["embedding"] for r in project_vectors(brain.db, project=project)
+                  if r["zk_id"] == ids["pool"])
+    query_vector = np.asarray(embedder.encode(query))
+    expected = float(np.dot(query_vector, stored) / np.linalg.norm(query_vector)
+                     / np.linalg.norm(stored))  # the cosine in [-1, 1]
+    assert pool.relevance == pytest.approx(expected, abs=0.001)
+    floor = max(h.relevance for h in hits) + 0.001  # above every hit: nothing relevant stored
+    strict = Search(brain.deps, replace(search.tuning, floor=floor),
+                    replace(search.deep_tuning, floor=floor))
+    assert strict.search_memory(query, project, top_k=3) == []
+    assert strict.deep_search(query, project, top_k=3) == []
+    lenient = Search(brain.deps, replace(search.tuning, floor=pool.relevance),
+                     replace(search.deep_tuning, floor=pool.relevance))
+    assert ids["pool"] in {h.zk_id for h in lenient.search_memory(query, project, top_k=3)}
 
 
 def test_note_kinds_filter(brain: Brain, search: Search, project: str) -> None:

@@ -8,7 +8,10 @@ import pytest
 from kg_brain.bench.baselines import BM25, min_max, tokens
 from kg_brain.bench.coding import must_yield
 from kg_brain.bench.coding_data import Question, Step
+from kg_brain.bench.datasets import Corpus, Turn, split, split_corpora
+from kg_brain.bench.datasets import Question as Asked
 from kg_brain.bench.metrics import (
+    floor_sweep,
     inverted,
     mean_scores,
     reciprocal_rank,
@@ -16,6 +19,7 @@ from kg_brain.bench.metrics import (
     score_question,
     summarise,
 )
+from kg_brain.errors import InvalidInput
 
 
 def test_hit_at_1_counts_only_an_expected_note_on_top() -> None:
@@ -102,3 +106,35 @@ def test_bm25_normalises_for_document_length() -> None:
 def test_min_max_maps_to_unit_range_and_flat_to_zero() -> None:
     assert np.allclose(min_max(np.array([2.0, 4.0, 3.0])), [0.0, 1.0, 0.5])
     assert np.allclose(min_max(np.array([5.0, 5.0])), [0.0, 0.0])
+
+
+def test_split_halves_by_a_fixed_seed_in_order() -> None:
+    items = list(range(7))
+    tune, check = split(items, "tune"), split(items, "check")
+    assert sorted(tune + check) == items and not set(tune) & set(check)
+    assert len(tune) == 3 and tune == sorted(tune) and check == sorted(check)
+    assert split(items, "tune") == tune and split(items, "all") == items
+    assert split(items, "tune", seed=1) != tune or split(items, "tune", seed=2) != tune
+    with pytest.raises(InvalidInput):
+        split(items, "holdout")
+
+
+def test_a_pooled_corpus_splits_its_questions_and_keeps_every_passage() -> None:
+    corpus = Corpus(turns=[Turn((0, i), "t", str(i), "", 0) for i in range(4)],
+                    questions=[Asked(str(i), "2hop", [(0, i % 4)]) for i in range(10)])
+    tune, = split_corpora([corpus], "tune", by_question=True)
+    check, = split_corpora([corpus], "check", by_question=True)
+    assert tune.turns == check.turns == corpus.turns
+    assert len(tune.questions) + len(check.questions) == 10
+    assert not {q.text for q in tune.questions} & {q.text for q in check.questions}
+    assert split_corpora([corpus, corpus, corpus, corpus], "check", by_question=False) \
+        == [corpus, corpus]
+
+
+def test_floor_sweep_trades_answers_for_silence() -> None:
+    normal = [(0.6, 100.0), (0.3, 100.0), (0.2, 0.0), (None, 0.0)]
+    absent = [0.1, 0.25, None]
+    rows = {r["floor"]: r for r in floor_sweep(normal, absent, floors=(0.0, 0.2, 0.35))}
+    assert rows[0.0] == {"floor": 0.0, "absent_nothing": 33.33, "hit@1": 50.0}
+    assert rows[0.2]["absent_nothing"] == 66.67 and rows[0.2]["hit@1"] == 50.0
+    assert rows[0.35]["absent_nothing"] == 100.0 and rows[0.35]["hit@1"] == 25.0

@@ -23,13 +23,28 @@ from kg_brain.bench.coding_data import (
 )
 from kg_brain.errors import InvalidInput
 
-PROJECTS = shipped_projects()
+PROJECTS = shipped_projects(split="tune")  # sizes and wording are checked on the tuning split
+CHECK = shipped_projects(split="check")
 LOOKALIKES = 300
 _IDENTIFIER = re.compile(r"\b\w+(?:[-_.:/]\w+)+\b")
 
 
 def _stored(steps: list[Step]) -> int:
     return sum(len(s.stored_keys()) for s in steps)
+
+
+def test_the_check_split_is_at_least_two_other_projects_usable_as_they_are() -> None:
+    """Structure only: the check projects are never read for anything else here."""
+    assert len(CHECK) >= 2 and not {p.name for p in CHECK} & {p.name for p in PROJECTS}
+    assert all(problems(p) == [] and {q.type for q in p.questions} == set(QUESTION_TYPES)
+               for p in CHECK)
+    assert all(p.absent for p in PROJECTS + CHECK)
+    assert sorted(p.name for p in shipped_projects()) == sorted(p.name for p in PROJECTS + CHECK)
+
+
+def test_an_unknown_split_is_refused() -> None:
+    with pytest.raises(InvalidInput, match="unknown split"):
+        shipped_projects(split="holdout")
 
 
 def test_at_least_three_projects_of_different_stacks() -> None:
