@@ -25,12 +25,12 @@ from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.localdb import free_port
 from kg_brain.tools import BrainTools
-from tests.support.brains import make_settings
-from tests.support.neo4j import ServerUnderTest
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
 from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted_model
 from tests.mcp.test_http import http_server
+from tests.support.brains import make_settings
+from tests.support.neo4j import ServerUnderTest
 
 NEXT = "Port the invoice exporter to the new ledger API"
 MISTAKE = "make docs fails: sphinx-build not found; the docs need the docs extra installed"
