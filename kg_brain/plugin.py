@@ -4,7 +4,8 @@ OpenCode loads every script in `plugin/` of the workspace's `.opencode/` folder 
 config folder. The plugin is copied there (it is versioned with kg-brain: wiring again after an
 upgrade replaces it) with its settings in `kg-brain.json` next to that `plugin/` folder: the
 service's address, the token file, the command that starts the service when nothing answers and
-the start context's budget. A budget the user changed there is kept.
+the budgets of the start context and of the notes recalled for each user message. A budget the
+user changed there is kept.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from kg_brain.settings import Settings
 SOURCE = Path(__file__).with_name("opencode") / "kg-brain.js"
 PLUGIN_FILE = "kg-brain.js"
 CONFIG_FILE = "kg-brain.json"
-USER_KEYS = ("budget_tokens", "read_timeout_ms", "write_timeout_ms")
+USER_KEYS = ("budget_tokens", "recall_budget_tokens", "read_timeout_ms", "write_timeout_ms")
+RECALL_BUDGET_TOKENS = 600  # the relevant notes added for one user message
 
 
 def opencode_folder(settings: Settings, global_config: bool, cwd: Path | None = None) -> Path:
@@ -47,7 +49,8 @@ def plugin_config(settings: Settings, url: str | None, env: dict[str, str]) -> d
     return {"url": service_base(settings, url), "token_file": str(settings.state_dir / "token"),
             "start": start,
             "start_env": {**env, "KG_BRAIN_HTTP_PORT": str(settings.kg_brain_http_port)},
-            "budget_tokens": settings.session_context_tokens}
+            "budget_tokens": settings.session_context_tokens,
+            "recall_budget_tokens": RECALL_BUDGET_TOKENS}
 
 
 def _kept(path: Path) -> dict[str, Any]:

@@ -24,7 +24,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
-from kg_brain.models import NoteView
+from kg_brain.models import Hit, NoteView
+from kg_brain.plugin import RECALL_BUDGET_TOKENS
 from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
 from kg_brain.tools import BrainTools
 from kg_brain.workspace import workspace_project
@@ -32,6 +33,10 @@ from kg_brain.workspace import workspace_project
 log = logging.getLogger(__name__)
 PLUGIN_PATH = "/plugin/{action}"
 DEFAULT_BUDGET_TOKENS = 2_000
+RECALL_NOTES = 3  # a few previews: the model recalls the ones it needs
+RECALL_PREVIEW = 240
+MAX_SHOWN = 500
+MAX_QUERY = 2_000
 MAX_OUTPUT_CHARS = 2_000
 MAX_LIST = 30
 KNOWN_FAILURES = 100
@@ -62,6 +67,13 @@ def _texts(body: Body, key: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InvalidInput(f"'{key}' must be a list of strings")
     return [v[:300] for v in value[-MAX_LIST:]]
+
+
+def _budget(body: Body, default: int) -> int:
+    budget = body.get("budget_tokens", default)
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 50:
+        raise InvalidInput("'budget_tokens' must be an integer of at least 50")
+    return budget
 
 
 def _project(body: Body) -> str:
@@ -104,6 +116,20 @@ def render_start(ctx: SessionContext, budget_tokens: int) -> str:
     return cut_lines(lines, budget_tokens * CHARS_PER_TOKEN) if len(lines) > 2 else ""
 
 
+def render_recall(hits: list[Hit], budget_tokens: int) -> str:
+    """Short previews of the notes relevant to a user message, whole lines within the budget;
+    empty when not one note fits."""
+    lines = ["# kg-brain: stored notes relevant to this message",
+             "Only previews: call kg-brain recall(zk_ids) for a note's full text."]
+    for hit in hits:
+        preview = _SPACE.sub(" ", hit.preview).strip()
+        if len(preview) > RECALL_PREVIEW:
+            preview = preview[:RECALL_PREVIEW].rsplit(" ", 1)[0] + " ..."
+        lines.append(f"- {hit.zk_id} ({hit.note_kind}, relevance {hit.relevance:.2f}): {preview}")
+    text = cut_lines(lines, budget_tokens * CHARS_PER_TOKEN)
+    return text if text.count("\n") >= 2 else ""
+
+
 def cut_lines(lines: list[str], limit: int) -> str:
     kept: list[str] = []
     used = 0
@@ -130,9 +156,7 @@ class PluginActions:
         self.tools = tools
 
     def start(self, body: Body) -> Body:
-        budget = body.get("budget_tokens", DEFAULT_BUDGET_TOKENS)
-        if not isinstance(budget, int) or budget < 50:
-            raise InvalidInput("'budget_tokens' must be an integer of at least 50")
+        budget = _budget(body, DEFAULT_BUDGET_TOKENS)
         ctx = self.tools.get_session_context(_project(body))
         text = render_start(ctx, budget)
         ids = [h.zk_id for h in (ctx.last_session, ctx.open_thread) if h is not None]
@@ -140,6 +164,24 @@ class PluginActions:
                                       ctx.mistakes) for h in group]
         return {"project": ctx.project, "text": text, "ids": [i for i in ids if i in text],
                 "known": self.known_failures(ctx.project)}
+
+    def recall(self, body: Body) -> Body:
+        """The few notes relevant to a user message (search_memory, each hit at or above the
+        search's relevance floor), leaving out those the session has `shown` already."""
+        budget, message = _budget(body, RECALL_BUDGET_TOKENS), _text(body, "text", MAX_QUERY)
+        shown = body.get("shown") or []
+        if not isinstance(shown, list) or not all(isinstance(i, str) for i in shown):
+            raise InvalidInput("'shown' must be a list of note ids")
+        project = _project(body)
+        if not message.strip():
+            return {"project": project, "text": "", "ids": []}
+        skip = set(shown[-MAX_SHOWN:])
+        floor = self.tools.brain.search.tuning.floor
+        found = self.tools.search_memory(message, min(100, RECALL_NOTES + len(skip)), project)
+        hits = [h for h in found.hits if h.relevance >= floor and h.zk_id not in skip]
+        text = render_recall(hits[:RECALL_NOTES], budget)
+        return {"project": project, "text": text,
+                "ids": [h.zk_id for h in hits[:RECALL_NOTES] if h.zk_id in text]}
 
     def known_failures(self, project: str) -> dict[str, str]:
         """The commands that failed in this project (the newest mistakes the plugin recorded),
@@ -211,7 +253,7 @@ def route(actions: PluginActions) -> Callable[[Request], Awaitable[JSONResponse]
     handlers: dict[str, Callable[[Body], Body]] = {
         "start": actions.start, "failure": actions.failure, "resolution": actions.resolution,
         "close": actions.close, "remember": actions.remember,
-        "dream": actions.dream}
+        "dream": actions.dream, "recall": actions.recall}
 
     async def handle(request: Request) -> JSONResponse:
         handler = handlers.get(request.path_params["action"])

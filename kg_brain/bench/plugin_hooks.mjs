@@ -1,9 +1,11 @@
 // Times the kg-brain OpenCode plugin's hooks as OpenCode calls them, against a running service:
 // run by kg_brain/bench/plugin_hooks.py, which prints and saves the summary.
-// argv: plugin file, settings JSON, workspace folder, rounds, known failing command.
+// argv: plugin file, settings JSON, workspace folder, rounds, known failing command, user
+// messages JSON ({relevant: [...], unrelated: [...]}).
 import { pathToFileURL } from "node:url"
 
-const [pluginFile, settings, directory, roundsText, failing] = process.argv.slice(2)
+const [pluginFile, settings, directory, roundsText, failing, messagesText] = process.argv.slice(2)
+const messages = JSON.parse(messagesText)
 const { KgBrain } = await import(pathToFileURL(pluginFile).href)
 const config = JSON.parse(settings)
 const rounds = Number(roundsText)
@@ -23,17 +25,29 @@ for (let i = 0; i < rounds; i++) {
     await (await fetch(`${config.url}/health`)).text()
     return 0
   })
+  let startBytes = 0
   for (const name of ["system_first_call", "system_cached"]) {
     const output = { system: [] }
     await timed(name, async () => {
       await hooks["experimental.chat.system.transform"]({ sessionID }, output)
-      return systemBytes(output)
+      startBytes = systemBytes(output)
+      return startBytes
     })
   }
-  await timed("chat_message", async () => {
-    await hooks["chat.message"]({ sessionID }, { parts: [{ type: "text", text: `request ${i}` }] })
-    return 0
-  })
+  const relevant = messages.relevant[i % messages.relevant.length]
+  const unrelated = messages.unrelated[i % messages.unrelated.length]
+  for (const [name, text] of [["recall_relevant", relevant], ["recall_unrelated", unrelated],
+                              ["recall_repeated", relevant]]) {
+    await timed("chat_message", async () => {
+      await hooks["chat.message"]({ sessionID }, { parts: [{ type: "text", text }] })
+      return 0
+    })
+    const output = { system: [] }
+    await timed(name, async () => {
+      await hooks["experimental.chat.system.transform"]({ sessionID }, output)
+      return systemBytes(output) - startBytes - (output.system.length > 1 ? 1 : 0)
+    })
+  }
   for (const [name, command] of [["bash_after_success", `ls -la src/module_${i}`],
                                  ["bash_after_known_failure", failing]]) {
     const output = { output: "ok", metadata: { exit: 0 } }

@@ -34,6 +34,14 @@ FAILING = "pytest tests/billing -x"
 DECISIONS = ["Invoices are stored in cents as integers, never floats.",
              "The ledger API is called through ledger/client.py only, with retries.",
              "Feature flags live in config/flags.toml and are read once at start."]
+FACTS = ["Invoice PDFs are rendered by weasyprint in the worker queue, never in the web process.",
+         "Customer emails go out through Postmark; the template ids are in config/email.toml.",
+         "The nightly export job writes the ledger CSV to s3://acme-exports before 02:00 UTC."]
+# user messages: each about one fact above, and ones about nothing stored
+RELEVANT = ["Where do the invoice PDFs get rendered?", "Which service sends the customer emails?",
+            "When does the nightly ledger export run and where does it write?"]
+UNRELATED = ["Write a haiku about autumn leaves", "What is the capital of Australia?",
+             "Explain how a bicycle gear works"]
 
 
 def seed(base: str, directory: str) -> None:
@@ -45,7 +53,7 @@ def seed(base: str, directory: str) -> None:
         answer: dict[str, Any] = reply.json()
         return answer
 
-    for text in DECISIONS:
+    for text in DECISIONS + FACTS:
         post("remember", {"text": text})
     failure = post("failure", {"command": FAILING, "exit": 1, "output":
                                "E   ImportError: cannot import name 'Retry' from billing.http"})
@@ -60,23 +68,30 @@ def summary(samples: list[dict[str, float]]) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(ms), 2),
             "p95_ms": round(ms[min(len(ms) - 1, int(0.95 * len(ms)))], 2),
             "max_ms": round(ms[-1], 2), "bytes_added": max(s["bytes"] for s in samples),
-            "n": len(ms)}
+            "calls_adding_bytes": sum(1 for s in samples if s["bytes"] > 0), "n": len(ms)}
 
 
 def run(rounds: int, port: int, folder: Path) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     seed(base, str(folder))
-    config = {"url": base, "start": [], "budget_tokens": 2000, "read_timeout_ms": 5000,
-              "write_timeout_ms": 20000}
+    config = {"url": base, "start": [], "budget_tokens": 2000, "recall_budget_tokens": 600,
+              "read_timeout_ms": 5000, "write_timeout_ms": 20000}
+    messages = {"relevant": RELEVANT, "unrelated": UNRELATED}
     done = subprocess.run(["node", str(DRIVER), str(SOURCE), json.dumps(config), str(folder),
-                           str(rounds), FAILING], capture_output=True, text=True, timeout=1800,
-                          check=True)
+                           str(rounds), FAILING, json.dumps(messages)], capture_output=True,
+                          text=True, timeout=1800, check=True)
     hooks = {name: summary(s) for name, s in json.loads(done.stdout).items()}
     return {"hooks": hooks, "rounds": rounds, "cpus": os.cpu_count(),
             "load_avg_1m": round(os.getloadavg()[0], 2),
             "note": "system_first_call: one /plugin/start per session; system_cached: later "
-                    "calls of the session; bash_after_success / bash_after_known_failure: a bash "
-                    "run matched locally against the start context's failing commands (the "
+                    "calls of the session; chat_message: a user message (begins the recall, does "
+                    "not wait); "
+                    "recall_relevant / recall_unrelated / recall_repeated: the next model call's "
+                    "system prompt waiting for the recall of a message about a stored note, about "
+                    "nothing stored, and the relevant message again (its note already shown), "
+                    "bytes beyond the start context; bash_after_success / "
+                    "bash_after_known_failure: a bash run matched locally against the start "
+                    "context's failing commands (the "
                     "second appends the warning with the fix); bash_after_failure: one "
                     "/plugin/failure (a write); health_round_trip: the "
                     "floor of one HTTP request to the service"}

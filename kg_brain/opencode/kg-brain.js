@@ -2,7 +2,8 @@
 // and past mistakes in the system context of a session's model calls; a failing bash command
 // recorded as a mistake and its later success as the fix; the known fix shown with the output of
 // a command that failed in an earlier session (matched here, against the commands the start
-// context listed: no request per command); a handoff written when the session goes idle;
+// context listed: no request per command); previews of the stored notes relevant to each user
+// message, in that turn's system context (each note once per session); a handoff written when the session goes idle;
 // `/remember <text>` and `/dream [cluster ids]`.
 //
 // Shipped with kg-brain and installed by `kg-brain wire opencode` into .opencode/plugin/ (or the
@@ -22,6 +23,7 @@ const DEFAULTS = {
   start: [],
   start_env: {},
   budget_tokens: 2000,
+  recall_budget_tokens: 600,
   read_timeout_ms: 1500,
   write_timeout_ms: 8000,
 }
@@ -106,7 +108,8 @@ class Session {
   constructor() {
     this.context = null // the start context text; null: fetch it on the next model call
     this.pending = null // the start context's request under way
-    this.ids = new Set()
+    this.ids = new Set() // notes this session has shown or written: never recalled again
+    this.recall = null // this turn's relevant notes: a promise of their text ("" for none)
     this.requests = []
     this.edited = new Set()
     this.events = [] // "edited X", "ran `y` (exit n)", in order
@@ -177,6 +180,16 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
       })
     }
     return s.pending
+  }
+
+  // Begun when the user's message arrives, after the start context (whose notes it leaves out).
+  function recall(s, text) {
+    s.recall = Promise.resolve(startContext(s)).then(() => memory.call("recall", {
+      text, budget_tokens: config.recall_budget_tokens, shown: [...s.ids],
+    })).then((found) => {
+      for (const id of found?.ids ?? []) s.ids.add(id)
+      return found?.text ?? ""
+    })
   }
 
   async function bashFinished(s, input, output) {
@@ -254,6 +267,8 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
       const s = session(input.sessionID)
       await startContext(s)
       if (s.context) output.system.push(s.context)
+      const relevant = await s.recall
+      if (relevant) output.system.push(relevant)
     },
     "chat.message": async (input, output) => {
       const text = userText(output.parts)
@@ -262,6 +277,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
       s.requests.push(text.slice(0, 300))
       s.activity += 1
       startContext(s)
+      recall(s, text)
     },
     "tool.execute.after": async (input, output) => {
       const s = session(input.sessionID)

@@ -6,7 +6,9 @@ model and failures are recorded without any kg-brain tool call.
 (b) a failing command becomes a mistake note and its later success the fix, linked FIXES;
 (c) in the next session the same command's output carries the preflight warning and the fix;
 (d) with no service to reach, nothing is injected and the session still completes;
-and each session leaves one handoff of what it did, and `/remember` stores a note directly.
+and each session leaves one handoff of what it did, `/remember` stores a note directly, and a
+stored note relevant to the user's message is in that request's system prompt (none for an
+unrelated message).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.localdb import free_port
+from kg_brain.tools import BrainTools
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
 from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted_model
@@ -35,6 +38,7 @@ FIX = "pip install -e '.[docs]' before make docs"
 FAILING = "cat notes/todo.txt"
 REPAIR = "mkdir -p notes && echo 'ship it' > notes/todo.txt"
 MEMORY_HEADER = "# Long-term memory (kg-brain"
+RECALL_HEADER = "# kg-brain: stored notes relevant to this message"
 
 
 def agent_requests(model: ScriptedModel) -> list[dict[str, Any]]:
@@ -145,6 +149,35 @@ def test_remember_stores_the_users_note_without_the_model(
     assert [n["content"] for n in notes] == [fact]  # no handoff for a command-only session
     prompt = content_text(agent_requests(model)[0]["messages"][-1]["content"])
     assert notes[0]["zk_id"] in prompt and "stored" in prompt
+
+
+def test_the_notes_relevant_to_the_users_message_reach_the_model(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
+        tmp_path: Path) -> None:
+    env = kg_env(neo4j_server)
+    home = tmp_path / "home"
+    tools = BrainTools(Brain(make_settings(), db=db))
+    cents = tools.add_memory("Invoice amounts are stored in cents as integers, never as floats: "
+                             "float rounding lost a cent on split payments.", project).zk_id
+    server_dir = tmp_path / "service"
+    (server_dir / ".git").mkdir(parents=True)
+    prompts = []
+    with scripted_model() as (model, url), \
+            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+        workspace = git_workspace(tmp_path, project, url)
+        wire(workspace, env, home, "--url", mcp_url)
+        warm(mcp_url, project)
+        for message in ("Should I store the invoice amount as a float?",
+                        "Write a haiku about autumn leaves"):
+            model.requests.clear()
+            run = opencode.run(workspace, home, message, env, plugins=True)
+            assert run.returncode == 0, run.stderr[-4000:]
+            prompts.append(system_prompt(agent_requests(model)[0]))
+
+    relevant, unrelated = prompts
+    assert RECALL_HEADER in relevant and f"- {cents} (" in relevant
+    assert MEMORY_HEADER not in relevant  # a new project: no start context, the recall alone
+    assert RECALL_HEADER not in unrelated and cents not in unrelated
 
 
 def test_plugin_without_a_service_injects_nothing_and_the_session_goes_on(

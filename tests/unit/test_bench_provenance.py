@@ -16,7 +16,7 @@ from kg_brain.settings import load_settings
 def test_a_result_records_the_commit_command_and_settings_without_secrets(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["/venv/bin/kg-brain", "bench", "scale", "--sizes", "1000"])
-    settings = load_settings(_env_file=None, neo4j_password="pw-s3cret-1", dedup_threshold=0.9)
+    settings = load_settings(_env_file=None, neo4j_password="pw-s3cret-1", dedup_min_cosine=0.9)
     emit_result({"recall": 0.5}, tmp_path / "r.json", settings)
     saved = json.loads((tmp_path / "r.json").read_text())
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent,
@@ -24,6 +24,6 @@ def test_a_result_records_the_commit_command_and_settings_without_secrets(
     assert saved["recall"] == 0.5
     assert saved["provenance"]["commit"] == head
     assert saved["provenance"]["command"] == "kg-brain bench scale --sizes 1000"
-    assert saved["provenance"]["settings"]["dedup_threshold"] == 0.9
+    assert saved["provenance"]["settings"]["dedup_min_cosine"] == 0.9
     assert "neo4j_password" not in saved["provenance"]["settings"]
     assert "pw-s3cret-1" not in (tmp_path / "r.json").read_text()

@@ -33,6 +33,7 @@ def test_install_copies_the_plugin_and_writes_how_to_reach_and_start_the_service
     assert config["start_env"]["NEO4J_PASSWORD"] == "{env:NEO4J_PASSWORD}"  # never the secret
     assert "s3cret" not in json.dumps(config)
     assert config["token_file"] == str(settings.state_dir / "token")
+    assert config["recall_budget_tokens"] == plugin.RECALL_BUDGET_TOKENS
 
 
 def test_install_again_keeps_the_users_budget_and_a_remote_service_is_never_started(
@@ -41,11 +42,11 @@ def test_install_again_keeps_the_users_budget_and_a_remote_service_is_never_star
     plugin.install(settings, None, False, {}, cwd=tmp_path)
     config_file = tmp_path / ".opencode" / "kg-brain.json"
     config_file.write_text(json.dumps({**json.loads(config_file.read_text()),
-                                       "budget_tokens": 500}))
+                                       "budget_tokens": 500, "recall_budget_tokens": 90}))
     plugin.install(settings, "https://memory.example:8443/mcp", False, {}, cwd=tmp_path)
 
     config = json.loads(config_file.read_text())
-    assert config["budget_tokens"] == 500
+    assert config["budget_tokens"] == 500 and config["recall_budget_tokens"] == 90
     assert config["url"] == "https://memory.example:8443" and config["start"] == []
     with pytest.raises(InvalidInput):
         plugin.install(settings, "memory.example/mcp", False, {}, cwd=tmp_path)
