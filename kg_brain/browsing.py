@@ -4,7 +4,9 @@ entity they mention, a page at a time; and a project's overview.
 Pages are keyset pages: the statement orders by (k, zk_id), k being the creation (or last update)
 time in milliseconds, negated for newest first, and the opaque cursor carries the last row's
 (k, zk_id) with the order it belongs to. A page never repeats or skips a note that stayed put,
-however many notes arrive meanwhile. Answers are previews, at most MAX_LIMIT per page.
+however many notes arrive meanwhile. Answers are previews, at most MAX_LIMIT per page; a page
+keeps the cursor after each of its notes, so a surface that cuts it to fit an answer resumes
+paging at the first note it left out (`NotePage.head`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from kg_brain import validate
 from kg_brain.deps import Deps
@@ -37,6 +39,17 @@ class NotePage(BaseModel):
     notes: list[NotePreview]
     next_cursor: str | None = Field(description="pass as cursor for the next page; null: last")
     hint: str = "previews only: recall(zk_ids) for full notes"
+    _resume: list[str] = PrivateAttr(default_factory=list)  # the cursor after each note
+
+    def head(self, count: int) -> NotePage:
+        """The page's first `count` notes, its cursor resuming at the first note left out: an
+        answer cut to fit a size budget still pages to every note."""
+        if count >= len(self.notes):
+            return self
+        cut = self.model_copy(update={"notes": self.notes[:count],
+                                      "next_cursor": self._resume[count - 1]})
+        cut._resume = self._resume[:count]
+        return cut
 
 
 class Headline(BaseModel):
@@ -118,13 +131,14 @@ class Browsing:
             pinned=pinned, since=moment(since, "since"), until=moment(until, "until"),
             entity=validate.content(entity, ENTITY_CHARS, "entity").lower() if entity else None,
             order=order, after_k=after_k, after_id=after_id, limit=size + 1)
-        page = rows[:size]
-        last = page[-1] if len(rows) > size else None
-        return NotePage(
+        resume = [encode_cursor(order, r["k"], r["zk_id"]) for r in rows[:size]]
+        page = NotePage(
             project=name,
             notes=[NotePreview(**{**r, "created": iso(r["created"]), "updated": iso(r["updated"])})
-                   for r in page],
-            next_cursor=encode_cursor(order, last["k"], last["zk_id"]) if last else None)
+                   for r in rows[:size]],
+            next_cursor=resume[-1] if len(rows) > size else None)
+        page._resume = resume
+        return page
 
     def overview(self, project: str) -> ProjectOverview:
         name = validate.project(project)

@@ -7,7 +7,8 @@ receive it (the JSON text content) and trimmed when it is over its budget: the l
 shrinks first, a list losing items from its end (lists are ranked, so the tail matters least),
 a text being cut. A trimmed answer says what was left out (`trimmed`: list items
 or characters per path) and how to get it (`note`). Budgets are DEFAULT_BYTES unless a tool is
-listed in BUDGETS; none exceeds CEILING_BYTES, whatever the arguments.
+listed in BUDGETS; none exceeds CEILING_BYTES, whatever the arguments. A page of notes is cut
+before the middleware sees it (`fit_page`), so that its cursor resumes at the first note left out.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
+
+from kg_brain.browsing import NotePage
 
 DEFAULT_BYTES = 12_000
 CEILING_BYTES = 45_000
@@ -98,6 +101,25 @@ def fit(tool: str, data: dict[str, Any]) -> dict[str, Any]:
                        "the list items (or text characters) left out at each path. To see "
                        f"them, {HINTS.get(tool, GENERIC_HINT)}.")
     return trimmed
+
+
+def fit_page(tool: str, page: NotePage) -> NotePage:
+    """`page` when it is within the tool's budget, else its longest head that is, whose cursor
+    resumes at the first note left out: trimming a page must not hide notes from paging."""
+    budget = budget_for(tool)
+    if len(page.notes) < 2 or size(page.model_dump(mode="json")) <= budget:
+        return page  # one note too large is left to the middleware, which cuts its texts
+    fits, over = 1, len(page.notes)  # the first is always kept; `over` is known not to fit
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        if size(page.head(middle).model_dump(mode="json")) <= budget - RESERVE:
+            fits = middle
+        else:
+            over = middle
+    cut = page.head(fits)
+    cut.hint = (f"{fits} of {len(page.notes)} notes fit this answer ({budget // 1000} KB): "
+                f"next_cursor resumes at the rest. {page.hint}")
+    return cut
 
 
 class AnswerBudget(Middleware):

@@ -22,7 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 from kg_brain import mistakes, resources, sessions, stats, validate
 from kg_brain.app import Brain
 from kg_brain.browsing import NotePage
-from kg_brain.budget import AnswerBudget
+from kg_brain.budget import AnswerBudget, fit_page
 from kg_brain.consolidation import CLUSTER_MIN_COSINE, ConsolidationReport
 from kg_brain.curation import Edited, ForgetReport, History, LinkChange, RestoreReport, Reverted
 from kg_brain.errors import StoreUnavailable
@@ -444,9 +444,9 @@ class BrainTools:
     ) -> NotePage:
         """Browse notes by kind, tag, pinned state, type, date range or entity: previews, a page
         at a time (newest first by default). recall(zk_ids) for full notes."""
-        return self.brain.browsing.list_notes(
+        return fit_page("list_notes", self.brain.browsing.list_notes(
             self._project(project), note_kinds, tags, pinned, memory_types, since, until, entity,
-            order, limit, cursor)
+            order, limit, cursor))
 
     def edit_note(
         self, zk_id: ZkId,

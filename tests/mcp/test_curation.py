@@ -173,6 +173,29 @@ def test_list_notes_pages_newest_first_and_filters(server: FastMCP, project: str
     assert "content" not in preview and len(preview["preview"]) <= 160
 
 
+def test_list_notes_pages_to_every_note_when_the_budget_trims_a_page(
+        server: FastMCP, brain: Brain, project: str) -> None:
+    made = brain.importer.add_many([
+        {"content": f"Note {i}: the ingest worker retries graph writes with backoff. " * 4,
+         "title": f"Ingest retry note {i} " + "on the graph store's exhausted pool " * 8,
+         "tags": [f"ingest-retry-{j}-of-note-{i}" for j in range(6)], "project": project}
+        for i in range(45)])
+    for order in ("newest", "oldest"):
+        seen: list[str] = []
+        pages: list[dict[str, Any]] = []
+        cursor = None
+        while len(pages) < len(made):
+            page = call(server, "list_notes", limit=100, order=order,
+                        **({"cursor": cursor} if cursor else {}))
+            assert "trimmed" not in page and page["notes"]
+            pages.append(page)
+            seen += ids(page)
+            if (cursor := page["next_cursor"]) is None:
+                break
+        assert len(pages) > 2 and "next_cursor" in pages[0]["hint"]
+        assert sorted(seen) == sorted(made)
+
+
 def test_list_notes_by_entity(server: FastMCP, project: str) -> None:
     bolt = call(server, "add_memory", content=RETRY)["zk_id"]
     call(server, "add_memory", content="Use UTC timestamps in every log line.")
