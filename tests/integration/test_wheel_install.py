@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import ServerUnderTest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,7 +46,6 @@ def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     return done
 
 
-@pytest.mark.slow
 def test_the_wheel_without_extras_serves_a_search(
         tmp_path: Path, neo4j_server: ServerUnderTest, project: str) -> None:
     run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path / "dist")],
