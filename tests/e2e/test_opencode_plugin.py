@@ -30,6 +30,7 @@ from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
 from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted_model
 from tests.mcp.test_http import http_server
 from tests.support.brains import make_settings
+from tests.support.mcp import bearer
 from tests.support.neo4j import ServerUnderTest
 
 NEXT = "Port the invoice exporter to the new ledger API"
@@ -66,10 +67,11 @@ def play(model: ScriptedModel, steps: list[Step], workspace: Path, home: Path,
     return run, results
 
 
-def warm(mcp_url: str, project: str) -> None:
+def warm(mcp_url: str, project: str, env: dict[str, str]) -> None:
     """What a warm service has done already: the embedding model and the driver loaded."""
     async def search() -> None:
-        async with Client(StreamableHttpTransport(mcp_url), timeout=300) as client:
+        transport = StreamableHttpTransport(mcp_url, headers=bearer(env))
+        async with Client(transport, timeout=300) as client:
             await client.call_tool("search_memory", {"query": "warm up", "project": project})
 
     anyio.run(search)
@@ -88,7 +90,7 @@ def seed(db: Database, project: str) -> tuple[str, str]:
 def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
         opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
         tmp_path: Path) -> None:
-    env = kg_env(neo4j_server)
+    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
     home = tmp_path / "home"
     mistake_id, fix_id = seed(db, project)
     server_dir = tmp_path / "service"
@@ -98,7 +100,7 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
         workspace = git_workspace(tmp_path, project, url)
         out = wire(workspace, env, home, "--url", mcp_url)
         assert (workspace / ".opencode" / "plugin" / "kg-brain.js").is_file(), out
-        warm(mcp_url, project)
+        warm(mcp_url, project, env)
         _, first = play(model, [bash(FAILING), bash(REPAIR), bash(FAILING)], workspace, home, env)
         opening = system_prompt(agent_requests(model)[0])
         (workspace / "notes" / "todo.txt").unlink()
@@ -132,7 +134,7 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
 def test_remember_stores_the_users_note_without_the_model(
         opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
         tmp_path: Path) -> None:
-    env = kg_env(neo4j_server)
+    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
     home = tmp_path / "home"
     fact = "The staging database is reset every Sunday at 03:00 UTC."
     server_dir = tmp_path / "service"
@@ -141,7 +143,7 @@ def test_remember_stores_the_users_note_without_the_model(
             http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
         workspace = git_workspace(tmp_path, project, url)
         wire(workspace, env, home, "--url", mcp_url)
-        warm(mcp_url, project)
+        warm(mcp_url, project, env)
         run = opencode.run(workspace, home, fact, env, plugins=True, command="remember")
     assert run.returncode == 0, run.stderr[-4000:]
 
@@ -154,7 +156,7 @@ def test_remember_stores_the_users_note_without_the_model(
 def test_the_notes_relevant_to_the_users_message_reach_the_model(
         opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
         tmp_path: Path) -> None:
-    env = kg_env(neo4j_server)
+    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
     home = tmp_path / "home"
     tools = BrainTools(Brain(make_settings(), db=db))
     cents = tools.add_memory("Invoice amounts are stored in cents as integers, never as floats: "
@@ -166,7 +168,7 @@ def test_the_notes_relevant_to_the_users_message_reach_the_model(
             http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
         workspace = git_workspace(tmp_path, project, url)
         wire(workspace, env, home, "--url", mcp_url)
-        warm(mcp_url, project)
+        warm(mcp_url, project, env)
         for message in ("Should I store the invoice amount as a float?",
                         "Write a haiku about autumn leaves"):
             model.requests.clear()
@@ -183,7 +185,7 @@ def test_the_notes_relevant_to_the_users_message_reach_the_model(
 def test_plugin_without_a_service_injects_nothing_and_the_session_goes_on(
         opencode_binary: Path, neo4j_server: ServerUnderTest, project: str,
         tmp_path: Path) -> None:
-    env = kg_env(neo4j_server)
+    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
     home = tmp_path / "home"
     with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
