@@ -51,8 +51,10 @@ _ANTONYMS = (("include", "exclude"), ("enabled", "disabled"), ("enable", "disabl
 MAX_CLAUSES = 3  # evolution clauses kept in a context, newest last
 _WHEN = frozenset({"date", "time"})
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+# A date or time that moved: "now" alone does not say so (a turn of a conversation is "now" at
+# its own date), so two notes dated differently are about two events unless one says this.
 _MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delayed|brought "
-                    r"forward|now|from \S+(?: \S+)? to)\b", re.I)
+                    r"forward|from \S+(?: \S+)? to)\b", re.I)
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"

@@ -137,6 +137,16 @@ def test_notes_dated_on_other_days_do_not_supersede_each_other() -> None:
                 0.86) == LinkType.SUPERSEDES
 
 
+def test_now_in_a_note_written_on_another_day_does_not_move_its_date() -> None:
+    """A note is "now" at its own date: only a date that is said to move makes one supersede."""
+    assert link("Priya (4:05 pm on 2 March, 2024): the garden beds are planted now, tomatoes "
+                "first.", "general",
+                "Priya (9:12 am on 14 February, 2024): the garden beds need new soil before "
+                "planting.", "general", 0.8) != LinkType.SUPERSEDES
+    assert link("The garden tour was postponed from 2 March to 9 March.", "general",
+                "The garden tour is on 2 March.", "general", 0.85) == LinkType.SUPERSEDES
+
+
 def test_another_value_without_a_word_of_change_only_relates() -> None:
     """Two apps, two models or two environments state one slot differently as often as one
     thing changes: without "now", "moved", "bumped" ... the link is the weaker RELATES_TO."""
