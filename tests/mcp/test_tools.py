@@ -129,7 +129,7 @@ def test_explicit_project_overrides_the_workspace_project(server: FastMCP, proje
 def test_domain_errors_reach_the_agent_as_tool_errors(server: FastMCP) -> None:
     missing = new_zk_id()
     with pytest.raises(ToolError, match=f"no note with id {missing}"):
-        call(server, "recall", zk_ids=[missing])
+        call(server, "get_related", zk_id=missing)  # recall answers per id instead
     with pytest.raises(ToolError, match="invalid project"):
         call(server, "add_memory", content=PORT_NOTE, project="../etc")
 
