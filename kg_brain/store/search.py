@@ -45,7 +45,7 @@ class Neighbourhood(TypedDict):
     edges: list[dict[str, Any]]
 
 
-@write()
+@write("search/search_memory.cypher")
 def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, superseded: float, k: int,
@@ -53,7 +53,7 @@ def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: 
     """Vector + full-text fused (linear or reciprocal rank); stamps access on the hits."""
 
 
-@write()
+@write("search/deep_search.cypher")
 def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], project: str,
                 excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
                 ent_fetch: int, total: int, ent_cap: int, ent_n: int, ent_partial: float,
@@ -65,7 +65,7 @@ def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], pr
     typed links; stamps access on the hits."""
 
 
-@read
+@read("search/related_notes.cypher")
 def related_notes(on: On, *, zk_id: str, depth: int, max_nodes: int) -> Neighbourhood | None:
     """A note's `max_nodes` nearest neighbours up to `depth` hops and the links among them;
     None when the note is missing."""

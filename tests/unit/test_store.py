@@ -1,14 +1,18 @@
-"""The typed store ties every statement file to exactly one function: same name and area, the
-same parameters as the file's `$params`, and a row type with the keys the header declares."""
+"""The typed store ties every statement file to exactly one function that names it in its
+decorator: same name and area, the same parameters as the file's `$params`, and a row type with
+the keys the header declares."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
 
 import pytest
 
 from kg_brain.cypher import all_query_names
+from kg_brain.store.statement import On, read
 from tests.support.statements import bound_statements, declared_returns, parameters, row_keys
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kg_brain"
@@ -17,6 +21,33 @@ FILES = [name for name in all_query_names() if not name.startswith("browser/")]
 
 def test_every_statement_file_has_exactly_one_store_function() -> None:
     assert sorted(bound_statements()) == sorted(FILES)
+
+
+def test_each_file_is_run_by_the_function_named_after_it_in_its_area() -> None:
+    bound = {}
+    for name in bound_statements():
+        module = importlib.import_module(f"kg_brain.store.{name.split('/')[0]}")
+        for fn_name, fn in inspect.getmembers(module, inspect.isfunction):
+            if getattr(fn, "statement", None) is not None and fn.__module__ == module.__name__:
+                bound[fn.statement.name] = f"{module.__name__.rsplit('.', 1)[-1]}/{fn_name}"
+    assert bound == {name: name for name in FILES}
+
+
+def test_a_decorator_naming_a_missing_file_or_a_fragment_fails_at_import() -> None:
+    for file in ("notes/no_such_statement.cypher", "notes/get_notes",
+                 "fragments/nearest_in_project.cypher"):
+        with pytest.raises(ValueError):
+            @read(file)
+            def nowhere(on: On) -> None:
+                """Never bound."""
+
+
+def test_a_file_is_bound_to_one_function_only() -> None:
+    bound_statements()
+    with pytest.raises(RuntimeError, match="bound twice"):
+        @read("admin/server_version.cypher")
+        def again(on: On) -> None:
+            """A second function for a bound file."""
 
 
 @pytest.mark.parametrize("name", FILES)
