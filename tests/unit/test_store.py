@@ -7,13 +7,21 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 import pytest
 
 from kg_brain.cypher import all_query_names
+from kg_brain.search import DeepTuning
 from kg_brain.store.statement import On, read
-from tests.support.statements import bound_statements, declared_returns, parameters, row_keys
+from tests.support.statements import (
+    body,
+    bound_statements,
+    declared_returns,
+    parameters,
+    row_keys,
+)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kg_brain"
 FILES = [name for name in all_query_names() if not name.startswith("browser/")]
@@ -58,6 +66,13 @@ def test_a_store_function_takes_exactly_its_statements_parameters(name: str) -> 
 @pytest.mark.parametrize("name", FILES)
 def test_a_store_row_has_the_keys_its_file_declares(name: str) -> None:
     assert row_keys(bound_statements()[name]) == declared_returns(name)
+
+
+def test_deep_search_gets_every_constant_its_statement_reads_in_one_map() -> None:
+    """A key missing from the map would read as null in Cypher, silently: the two must agree."""
+    read = set(re.findall(r"\$tuning\.(\w+)", body("search/deep_search")))
+    assert read == set(DeepTuning().statement_map())
+    assert len(read) > 10
 
 
 def test_changed_columns_are_columns_of_the_row() -> None:
