@@ -1,7 +1,8 @@
 """Every table in docs/BENCHMARKS.md that names a result JSON shows what today's code makes of it.
 
 A table's JSON files are those its section heading names (`### Scale (scale.json)`) and every
-`docs/bench/<path>.json` named in the text between the previous table or heading and the table.
+`docs/bench/<path>.json` named in the text between the previous table or heading and the table
+(code blocks aside: their commands write results, they do not name a table's).
 Each must exist, carry the provenance a current bench program writes (a commit of this history,
 a command the current command line or bench module accepts, settings and tuning with today's
 names), and every number in the table's cells (the first column is a label) must be a number of
@@ -45,12 +46,16 @@ class Table:
 
 def tables(text: str) -> list[Table]:
     """The doc's tables, each with the result files its heading and caption name."""
-    found, caption, heading = [], [], ""
+    found, caption, heading, fenced = [], [], "", False
     lines = text.splitlines()
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line.startswith("#") and not line.startswith("#!"):
+        if line.startswith("```"):
+            fenced = not fenced  # commands in a code block reproduce results, they name none
+        elif fenced:
+            pass
+        elif line.startswith("#"):
             heading, caption = line, []
         elif line.startswith("|"):
             start = i
@@ -186,7 +191,8 @@ def test_the_checks_fail_on_a_stale_result() -> None:
     for expected in ("commit", "does not accept", "retired_knob", "tuning keys"):
         assert expected in problems
     assert provenance_problems({}) != []
-    table = tables("### Retrieval (x.json)\n\n| method | hit@1 |\n|---|---|\n| vector | 82.0 |\n")
+    table = tables("### Retrieval (x.json)\n\n```\nrun --out docs/bench/y.json\n```\n\n"
+                   "| method | hit@1 |\n|---|---|\n| vector | 82.0 |\n")
     assert table[0].results == ("x.json",)
     assert cell_numbers(table[0]) == ["82.0"]
     assert shown("82.0", [0.82], set()) and shown("82.0", [82.04], set())
