@@ -112,8 +112,7 @@ def shown(number: str, values: list[float], rendered_numbers: set[str]) -> bool:
     if number in rendered_numbers:
         return True
     places = len(number.partition(".")[2])
-    return any(f"{x:.{places}f}" == number or f"{100 * x:.{places}f}" == number
-               for v in values for x in (v, -v if number.startswith("-") else v))
+    return any(f"{x:.{places}f}" == number or f"{100 * x:.{places}f}" == number for x in values)
 
 
 def provenance_problems(result: dict[str, Any]) -> list[str]:
