@@ -9,8 +9,10 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import serving
 
 
 class Vault:
@@ -58,11 +60,5 @@ def _handler(vault: Vault) -> type[BaseHTTPRequestHandler]:
 def rest_api() -> Iterator[tuple[Vault, str]]:
     """The vault and its base URL (OBSIDIAN_HOST) until the block ends."""
     vault = Vault()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(vault))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield vault, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(vault)) as url:
+        yield vault, url
