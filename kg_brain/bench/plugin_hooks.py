@@ -89,10 +89,11 @@ def run(rounds: int, port: int, folder: Path) -> dict[str, Any]:
                     "recall_relevant / recall_unrelated / recall_repeated: the next model call's "
                     "system prompt waiting for the recall of a message about a stored note, about "
                     "nothing stored, and the relevant message again (its note already shown), "
-                    "bytes beyond the start context; bash_after_success / "
-                    "bash_after_known_failure: a bash run matched locally against the start "
-                    "context's failing commands (the "
-                    "second appends the warning with the fix); bash_after_failure: one "
+                    "bytes beyond the start context; bash_before_other / "
+                    "bash_before_known_failure: before a bash run, matched locally against the "
+                    "start context's failed commands (the second, an equivalent spelling of a "
+                    "failed command, is held: its bytes are the warning with the fix); "
+                    "bash_after_success: a run that succeeds; bash_after_failure: one "
                     "/plugin/failure (a write); health_round_trip: the "
                     "floor of one HTTP request to the service"}
 

@@ -1,8 +1,9 @@
 // kg-brain memory for OpenCode, without the model having to ask: the project's handoff, decisions
 // and past mistakes in the system context of a session's model calls; a failing bash command
-// recorded as a mistake and its later success as the fix; the known fix shown with the output of
-// a command that failed in an earlier session (matched here, against the commands the start
-// context listed: no request per command); previews of the stored notes relevant to each user
+// recorded as a mistake and the later success of an equivalent command as the fix; a command
+// equivalent to one that failed in an earlier session held once, before it runs, with the warning
+// and the known fix as its output (matched here, against the failed commands the start context
+// listed: no request per command); previews of the stored notes relevant to each user
 // message, in that turn's system context (each note once per session); a handoff written when the session goes idle;
 // `/remember <text>` and `/dream [cluster ids]`.
 //
@@ -29,6 +30,9 @@ const DEFAULTS = {
 }
 const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
 const OUTPUT_TAIL = 2000
+const HELD = "kg-brain held this command once, before it ran, so that you read this first: it " +
+  "has not run. Apply the fix if it is still needed, then run the command again: it will not " +
+  "be held again in this session."
 
 function loadConfig(file = CONFIG_FILE) {
   try {
@@ -38,8 +42,126 @@ function loadConfig(file = CONFIG_FILE) {
   }
 }
 
-// Two runs are the same command when they differ only in whitespace (as on the server).
-const commandKey = (command) => String(command ?? "").replace(/\s+/g, " ").trim()
+// Two bash runs are "the same or an equivalent command" when they run the same programs on the
+// same targets. The key of a command drops only what changes how it is run or shown, never what
+// it runs:
+// - quoting and spacing: 'a b', "a b" and a\ b are one word;
+// - leading variable assignments and wrappers that run the rest unchanged (FOO=1, env, time,
+//   command, nohup, sudo, `python -m`, `uv run`, `poetry run`, npx): such a change is often the
+//   fix itself, recorded as the fix of the plain command's failure;
+// - `cd` into the workspace itself (`cd /ws && make` is `make`; a `cd` elsewhere stays in the key);
+// - `./` before a path, a trailing `/`, the workspace's own absolute path before a path;
+// - output redirections (`2>&1`, `> log`) and trailing pipes into a viewer (| tee, head, tail,
+//   less, more, cat); `;` and `&&` between commands read alike;
+// - the order of options: `-x -q` is `-q -x`. Every other word keeps its place, so different
+//   subcommands, targets or option values never match (`pytest tests/a` vs `pytest tests/b`).
+// What this cannot read (unbalanced quotes, `$(...)`, backquotes, heredocs) is keyed on its text
+// with whitespace collapsed, as is every command's display.
+const oneLine = (command) => String(command ?? "").replace(/\s+/g, " ").trim()
+const VIEWERS = new Set(["tee", "head", "tail", "less", "more", "cat"])
+const WRAPPERS = { env: 0, time: 0, command: 0, nohup: 0, sudo: 0, npx: 0, uv: 1, poetry: 1,
+                   python: 1, python3: 1 } // how many words after the wrapper it also takes
+const WRAPPER_NEXT = { uv: "run", poetry: "run", python: "-m", python3: "-m" }
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
+const REDIRECT = /^(\d*|&)(>>|>&|>|<&|<)[ \t]*("[^"]*"|'[^']*'|[^\s;&|<>]+)?/
+const OPERATOR = /^(&&|\|\||;|\||\n|&)/
+
+// The command's words and operators, quotes resolved; null when it is not plain shell words.
+function shellTokens(text) {
+  if (/\$\(|`|<</.test(text)) return null
+  const tokens = []
+  let word = null
+  const push = () => { if (word !== null) tokens.push({ word }); word = null }
+  for (let i = 0; i < text.length;) {
+    const c = text[i]
+    const redirect = (word === null || c === ">" || c === "<") && REDIRECT.exec(text.slice(i))
+    if (redirect) {
+      push()
+      if (redirect[2].startsWith("<") && redirect[2] !== "<&") tokens.push({ word: `<${redirect[3] ?? ""}` })
+      i += redirect[0].length
+    } else if (c === "'" || c === '"') {
+      const end = text.indexOf(c, i + 1)
+      if (end < 0) return null
+      const quoted = text.slice(i + 1, end)
+      word = (word ?? "") + (c === '"' ? quoted.replace(/\\(["\\$])/g, "$1") : quoted)
+      i = end + 1
+    } else if (c === "\\") {
+      word = (word ?? "") + (text[i + 1] ?? "")
+      i += 2
+    } else if (c === " " || c === "\t") {
+      push()
+      i += 1
+    } else if (OPERATOR.test(text.slice(i))) {
+      const op = OPERATOR.exec(text.slice(i))[0]
+      push()
+      tokens.push({ op: op === "\n" || op === "&&" ? ";" : op })
+      i += op.length
+    } else {
+      word = (word ?? "") + c
+      i += 1
+    }
+  }
+  push()
+  return tokens
+}
+
+function pathWord(word, directory) {
+  let w = directory && word.startsWith(`${directory}/`) ? word.slice(directory.length + 1) : word
+  if (directory && w === directory) w = "."
+  while (w.startsWith("./") && w.length > 2) w = w.slice(2)
+  return w.length > 1 ? w.replace(/\/+$/, "") : w
+}
+
+// One simple command's key: its program, its other words in order, its options sorted.
+function simpleKey(words, directory) {
+  let rest = words.filter((w) => !w.startsWith("<")).concat(words.filter((w) => w.startsWith("<")))
+  for (let changed = true; changed && rest.length;) {
+    changed = false
+    while (rest.length && ASSIGNMENT.test(rest[0])) { rest = rest.slice(1); changed = true }
+    const next = WRAPPER_NEXT[rest[0]]
+    if (rest[0] in WRAPPERS && (!next || rest[1] === next) && rest.length > 1 + WRAPPERS[rest[0]]) {
+      rest = rest.slice(1 + WRAPPERS[rest[0]])
+      changed = true
+    }
+  }
+  if (!rest.length) return []
+  const options = []
+  const others = [pathWord(rest[0], directory)]
+  let ended = false
+  for (const w of rest.slice(1)) {
+    if (!ended && w === "--") ended = true
+    else if (!ended && w.length > 1 && w.startsWith("-")) options.push(w)
+    else others.push(pathWord(w, directory))
+  }
+  return [...others, ...options.sort()]
+}
+
+// The key two equivalent commands share (see above); `directory` is the workspace.
+function commandKey(command, directory = "") {
+  const text = String(command ?? "").trim()
+  const tokens = shellTokens(text)
+  if (!tokens) return oneLine(text)
+  const parts = [] // [operator, [stage keys]] per command of a list
+  let stages = [[]]
+  let op = ";"
+  const finish = (next) => {
+    const keys = stages.map((words) => simpleKey(words, directory)).filter((k) => k.length)
+    while (keys.length > 1 && VIEWERS.has(keys.at(-1)[0])) keys.pop()
+    const intoWorkspace = keys.length === 1 && keys[0][0] === "cd" &&
+      keys[0].length === 2 && keys[0][1] === "."
+    if (keys.length && !intoWorkspace) parts.push([op, keys])
+    stages = [[]]
+    op = next
+  }
+  for (const token of tokens) {
+    if (token.word !== undefined) stages.at(-1).push(token.word)
+    else if (token.op === "|") stages.push([])
+    else finish(token.op)
+  }
+  finish(";")
+  if (parts.length) parts[0][0] = ";"
+  return JSON.stringify(parts)
+}
 
 // `{env:NAME}` (OpenCode's reference syntax, as in opencode.json) read from this environment.
 const expand = (value) => String(value).replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g,
@@ -115,8 +237,9 @@ class Session {
     this.events = [] // "edited X", "ran `y` (exit n)", in order
     this.commands = []
     this.failures = new Map() // command key -> { zk_id, command, at: index in events }
-    this.known = {} // command key -> warning with the known fix, from the start context
-    this.warned = new Set() // command keys already warned about in this session
+    this.known = new Map() // command key -> warning with the known fix, from the start context
+    this.warned = new Set() // command keys held once already in this session
+    this.ran = new Set() // command keys run in this session: their outcome is known, never held
     this.commandTexts = new Set()
     this.activity = 0
     this.closedAt = 0
@@ -175,7 +298,11 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
         s.pending = null
         if (!found) return
         s.context = found.text ?? ""
-        s.known = found.known ?? {}
+        s.known = new Map() // newest first: the newest failure of equivalent ones speaks
+        for (const [command, warning] of Object.entries(found.known ?? {})) {
+          const key = commandKey(command, directory)
+          if (!s.known.has(key)) s.known.set(key, warning)
+        }
         for (const id of found.ids ?? []) s.ids.add(id)
       })
     }
@@ -192,29 +319,37 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     })
   }
 
+  // Before a command equivalent to one that failed in an earlier session runs: the first time in
+  // a session, the command is held (OpenCode turns the error into the tool's result) so that the
+  // model reads the warning and the known fix before anything runs; run again, it goes through.
+  function bashStarting(s, args) {
+    const key = commandKey(args?.command, directory)
+    const warning = s.known.get(key)
+    if (!warning || s.ran.has(key) || s.warned.has(key)) return
+    s.warned.add(key)
+    throw new Error(`${warning}\n${HELD}`)
+  }
+
   async function bashFinished(s, input, output) {
     const command = input.args?.command ?? ""
-    const key = commandKey(command)
+    const key = commandKey(command, directory)
+    const shown = oneLine(command).slice(0, 200)
     const status = output.metadata?.exit
-    s.events.push(`ran \`${key.slice(0, 200)}\` (exit ${status})`)
-    s.commands.push(`\`${key.slice(0, 200)}\` (exit ${status})`)
-    const warning = s.known[key]
-    if (warning && !s.warned.has(key)) {
-      s.warned.add(key)
-      output.output = `${output.output ?? ""}\n\n${warning}`
-    }
+    s.ran.add(key)
+    s.events.push(`ran \`${shown}\` (exit ${status})`)
+    s.commands.push(`\`${shown}\` (exit ${status})`)
     if (typeof status === "number" && status !== 0) {
       const text = String(output.metadata?.output ?? output.output ?? "").slice(-OUTPUT_TAIL)
       const recorded = await memory.call("failure", { command, exit: status, output: text }, true)
       if (recorded) {
-        s.failures.set(key, { zk_id: recorded.zk_id, command: key, at: s.events.length - 1 })
+        s.failures.set(key, { zk_id: recorded.zk_id, command: shown, at: s.events.length - 1 })
         s.ids.add(recorded.zk_id)
       }
     } else if (status === 0 && s.failures.has(key)) {
       const failed = s.failures.get(key)
       s.failures.delete(key)
       const fixed = await memory.call("resolution", {
-        failure_zk_id: failed.zk_id, command, between: s.between(failed.at).slice(0, -1),
+        failure_zk_id: failed.zk_id, command, failed_command: failed.command, between: s.between(failed.at).slice(0, -1),
       }, true)
       if (fixed) {
         s.ids.add(fixed.fix_zk_id)
@@ -279,6 +414,9 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
       startContext(s)
       recall(s, text)
     },
+    "tool.execute.before": async (input, output) => {
+      if (input.tool === "bash") bashStarting(session(input.sessionID), output.args)
+    },
     "tool.execute.after": async (input, output) => {
       const s = session(input.sessionID)
       s.activity += 1
@@ -308,3 +446,4 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     },
   }
 }
+KgBrain.commandKey = commandKey // which runs are equivalent: not an export, never a plugin

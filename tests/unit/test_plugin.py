@@ -12,7 +12,7 @@ import pytest
 
 from kg_brain import plugin
 from kg_brain.errors import InvalidInput
-from kg_brain.plugin_api import command_key, error_signature, render_start
+from kg_brain.plugin_api import one_line, error_signature, render_start
 from kg_brain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
 from kg_brain.wire import CLIENTS, server_environment
 from tests.support.brains import make_settings
@@ -83,4 +83,4 @@ def test_the_failure_is_matched_on_its_error_line_and_commands_on_their_words() 
         "fatal: not a git repository"
     assert error_signature("plain\nlast line\n") == "last line"
     assert error_signature("") == "(no output)"
-    assert command_key("  pytest   -x\n tests ") == "pytest -x tests"
+    assert one_line("  pytest   -x\n tests ") == "pytest -x tests"
