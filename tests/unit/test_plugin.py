@@ -27,6 +27,7 @@ def test_install_copies_the_plugin_and_writes_how_to_reach_and_start_the_service
 
     assert path == tmp_path / ".opencode" / "plugin" / "kg-brain.js"
     assert path.read_text() == plugin.SOURCE.read_text()
+    assert path.with_name(plugin.COMMANDS.name).read_text() == plugin.COMMANDS.read_text()
     config = json.loads((tmp_path / ".opencode" / "kg-brain.json").read_text())
     assert config["url"] == "http://127.0.0.1:9911"
     assert config["start"] == [sys.executable, "-m", "kg_brain.cli", "serve", "--http"]

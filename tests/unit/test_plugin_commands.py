@@ -1,5 +1,5 @@
-"""Which bash runs the OpenCode plugin treats as the same or an equivalent command (its
-`commandKey`, run under Node): quoting, variables and wrappers, a `cd` into the workspace,
+"""Which bash runs the OpenCode plugin treats as the same or an equivalent command
+(`commandKey` of kg_brain/opencode/kg-brain-commands.mjs, run under Node): quoting, variables and wrappers, a `cd` into the workspace,
 `./`, redirections, viewer pipes and option order do not tell runs apart; another subcommand,
 target, option value, a `cd` elsewhere or an `||` does."""
 
@@ -11,13 +11,13 @@ import subprocess
 
 import pytest
 
-from kg_brain.plugin import SOURCE
+from kg_brain.plugin import COMMANDS
 
 WORKSPACE = "/home/dev/shop"
 DRIVER = """
-const { KgBrain } = await import(process.argv[1])
+const { commandKey } = await import(process.argv[1])
 const [commands, directory] = JSON.parse(process.argv[2])
-process.stdout.write(JSON.stringify(commands.map((c) => KgBrain.commandKey(c, directory))))
+process.stdout.write(JSON.stringify(commands.map((c) => commandKey(c, directory))))
 """
 EQUIVALENT = [
     ["pytest tests/a", "pytest  tests/a ", "pytest 'tests/a'", 'pytest "tests/a"',
@@ -46,7 +46,7 @@ def keys(commands: list[str], directory: str = WORKSPACE) -> list[str]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("Node.js is not installed: the plugin runs under OpenCode's JavaScript")
-    done = subprocess.run([node, "--input-type=module", "-e", DRIVER, SOURCE.as_uri(),
+    done = subprocess.run([node, "--input-type=module", "-e", DRIVER, COMMANDS.as_uri(),
                            json.dumps([commands, directory])], capture_output=True, text=True,
                           timeout=60, check=True)
     found: list[str] = json.loads(done.stdout)
