@@ -22,7 +22,8 @@ const systemBytes = (output) => Buffer.byteLength(output.system.join("\n"))
 for (let i = 0; i < rounds; i++) {
   const sessionID = `bench-${i}`
   await timed("health_round_trip", async () => {
-    await (await fetch(`${config.url}/health`)).text()
+    await (await fetch(`${config.url}/health`, { headers: {
+      Authorization: `Bearer ${process.env.KG_BRAIN_HTTP_TOKEN}` } })).text()
     return 0
   })
   let startBytes = 0
