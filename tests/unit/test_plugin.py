@@ -12,7 +12,7 @@ import pytest
 
 from kg_brain import plugin
 from kg_brain.errors import InvalidInput
-from kg_brain.plugin_api import one_line, error_signature, render_start
+from kg_brain.plugin_api import error_signature, one_line, render_start
 from kg_brain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
 from kg_brain.wire import CLIENTS, server_environment
 from tests.support.brains import make_settings
@@ -76,7 +76,7 @@ def test_the_start_context_is_whole_lines_within_the_budget() -> None:
     assert render_start(empty, 2000) == ""  # nothing to say: nothing injected
 
 
-def test_the_failure_is_matched_on_its_error_line_and_commands_on_their_words() -> None:
+def test_the_failure_is_matched_on_its_error_line_and_its_command_kept_on_one_line() -> None:
     output = "collecting ...\nE   ImportError: cannot import name 'Retry'\n1 failed in 0.2s\n"
     assert error_signature(output) == "E   ImportError: cannot import name 'Retry'"
     assert error_signature("ok\n3 failed, 2 passed\ndone\n") == "3 failed, 2 passed"
