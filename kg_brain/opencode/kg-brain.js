@@ -43,7 +43,6 @@ function loadConfig(file = CONFIG_FILE) {
   }
 }
 
-// Which bash runs are the same or an equivalent command: kg-brain-commands.mjs, beside this file.
 // `{env:NAME}` (OpenCode's reference syntax, as in opencode.json) read from this environment.
 const expand = (value) => String(value).replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g,
   (_, name) => process.env[name] ?? "")
@@ -230,7 +229,8 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
       const failed = s.failures.get(key)
       s.failures.delete(key)
       const fixed = await memory.call("resolution", {
-        failure_zk_id: failed.zk_id, command, failed_command: failed.command, between: s.between(failed.at).slice(0, -1),
+        failure_zk_id: failed.zk_id, command, failed_command: failed.command,
+        between: s.between(failed.at).slice(0, -1),
       }, true)
       if (fixed) {
         s.ids.add(fixed.fix_zk_id)
