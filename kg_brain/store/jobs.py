@@ -20,6 +20,10 @@ class ClaimedJob(TypedDict):
     attempts: int
 
 
+class ProjectName(TypedDict):
+    project: str
+
+
 class QueueDepth(TypedDict):
     kind: str
     pending: int
@@ -50,6 +54,11 @@ def claim_jobs(on: On, *, kind: str, now: datetime, until: datetime, limit: int,
 def claim_project_jobs(on: On, *, kind: str, project: str, now: datetime, until: datetime,
                        limit: int, worker: str) -> list[ClaimedJob]:
     """The same, within one project."""
+
+
+@read
+def pending_projects(on: On, *, kind: str, now: datetime) -> list[ProjectName]:
+    """Projects with jobs of a kind ready to claim, longest waiting first."""
 
 
 @write()

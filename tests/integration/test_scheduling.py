@@ -11,7 +11,8 @@ import pytest
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.maintenance import LeasedJob, Leases, build_jobs, build_scheduler, catch_up
+from kg_brain.leasing import LeasedJob, Leases
+from kg_brain.maintenance import build_jobs, build_scheduler, catch_up
 from tests.support.brains import make_brain, make_settings
 
 SUNDAY = datetime(2024, 3, 3, 3, 0, 5, tzinfo=UTC)  # just after the default weekly archive cron
