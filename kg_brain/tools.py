@@ -29,6 +29,7 @@ from kg_brain.errors import StoreUnavailable
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
+from kg_brain.profiles import ToolProfile
 from kg_brain.project import ClientRoots, resolve_project
 from kg_brain.search import MAX_RELATED, Related
 
@@ -504,9 +505,11 @@ TOOLS: dict[str, ToolAnnotations] = {
 
 
 def build_server(brain: Brain) -> FastMCP:
-    """Register every tool, each answer within its size budget (kg_brain/budget.py); nothing
-    here connects to Neo4j or loads the model."""
+    """Register every tool, each answer within its size budget (kg_brain/budget.py), each
+    client offered its profile's (kg_brain/profiles.py); nothing here connects to Neo4j or
+    loads the model."""
     mcp = FastMCP(name="kg-brain", instructions=INSTRUCTIONS)
+    mcp.add_middleware(ToolProfile(brain.settings.kg_brain_tools))
     mcp.add_middleware(ClientRoots())
     mcp.add_middleware(ArgumentErrors())
     mcp.add_middleware(AnswerBudget())
