@@ -86,7 +86,7 @@ NOTHING_FOUND = ("nothing relevant stored: no note comes close enough to the que
 class SearchResults(BaseModel):
     project: str
     hits: list[Hit]
-    hint: str = "previews: recall(zk_ids) for full notes, get_related for all links"
+    hint: str = "previews: recall(zk_ids) for full notes with their links"
 
     @classmethod
     def of(cls, project: str, hits: list[Hit]) -> SearchResults:
@@ -118,7 +118,7 @@ class Saved(BaseModel):
 
 class RecalledNote(NoteView):
     """A full note whose links are its RECALL_LINKS most telling (typed before similarity
-    links, heaviest first); get_related lists them all."""
+    links, heaviest first); link_count counts them all."""
 
     link_count: int = Field(0, description="all its links")
 
@@ -190,8 +190,7 @@ class BrainTools:
     # --- sessions ------------------------------------------------------------------------------
     def open_session(self, project: ProjectArg = None) -> SessionStart:
         """Start every coding session here: the project's state (last handoff, open thread,
-        pinned notes, decisions, past mistakes with fixes) plus the inbox, in one call.
-        Falls back to get_session_context + get_inbox."""
+        pinned notes, decisions, past mistakes with fixes) plus the inbox, in one call."""
         p = self._project(project)
         return SessionStart(project=p, context=self.get_session_context(p),
                             inbox=self.get_inbox(p, sessions.START_INBOX_LIMIT))

@@ -22,7 +22,6 @@ from kg_brain.tools import build_server
 from kg_brain.wire import server_command
 from tests.mcp.test_contract import CONTRACT, DEAD_URI
 from tests.mcp.test_http import http_server
-from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
 
@@ -68,6 +67,13 @@ def test_the_full_profile_is_every_tool_and_the_readme_lists_the_rest() -> None:
     full = listed(offline("full"))
     assert set(full) == set(CONTRACT)
     assert readme_table("Tool (full only)") == {n: p for n, p in full.items() if n not in CORE}
+
+
+def test_the_protocol_calls_only_core_tools_before_its_full_profile_section() -> None:
+    protocol = (REPO / "AGENTS.md").read_text(encoding="utf-8")
+    core_part, full_part = protocol.split("## Only with the full tool profile")
+    assert set(re.findall(r"`(\w+)\(", core_part)) == set(CORE)
+    assert set(re.findall(r"`(\w+)\(", full_part)) <= set(CONTRACT) - set(CORE)
 
 
 def test_a_client_naming_no_profile_gets_core(monkeypatch: pytest.MonkeyPatch) -> None:
