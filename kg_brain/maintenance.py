@@ -33,15 +33,8 @@ import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from apscheduler.schedulers import SchedulerNotRunningError
-from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.schedulers.blocking import BlockingScheduler
-from apscheduler.triggers.base import BaseTrigger
-from apscheduler.triggers.cron import CronTrigger
-from apscheduler.triggers.interval import IntervalTrigger
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from kg_brain.app import Brain, interrupt_on_sigterm
@@ -51,6 +44,11 @@ from kg_brain.errors import SetupError, StoreUnavailable
 from kg_brain.memory.evolution import CLAIM_FOR
 from kg_brain.settings import Settings, load_settings
 from kg_brain.store import leases
+
+if TYPE_CHECKING:  # APScheduler loads with the first scheduler, not before a server lists tools
+    from apscheduler.schedulers.base import BaseScheduler
+    from apscheduler.triggers.base import BaseTrigger
+    from apscheduler.triggers.cron import CronTrigger
 
 log = logging.getLogger(__name__)
 RUNNING_TTL = timedelta(minutes=30)
@@ -64,6 +62,8 @@ _WEEKDAY_NUMBER = re.compile(r"(?<![/\d])\d+")
 def cron_trigger(expression: str) -> CronTrigger:
     """A standard 5-field crontab in UTC. APScheduler 3 counts weekdays from Monday = 0, cron
     from Sunday = 0 (and 7), so numeric weekdays are translated to names first."""
+    from apscheduler.triggers.cron import CronTrigger
+
     fields = expression.split()
     if len(fields) != 5:
         raise SetupError(f"invalid cron expression {expression!r}: expected 5 fields")
@@ -218,6 +218,8 @@ def build_jobs(brain: Brain, holder: str | None = None,
     def leases() -> Leases:
         return Leases(brain.db, brain.clock, who)
 
+    from apscheduler.triggers.interval import IntervalTrigger
+
     jobs = [
         LeasedJob(f"archive{suffix}", cron_trigger(s.archive_cron),
                   leases, work.archive, catches_up=True),
@@ -240,6 +242,8 @@ def build_jobs(brain: Brain, holder: str | None = None,
 def add_jobs(scheduler: BaseScheduler, jobs: list[LeasedJob]) -> None:
     """The jobs, and one catch-up for those that run rarely (at start, then every
     CATCH_UP_EVERY): a fire missed while no process ran is run once."""
+    from apscheduler.triggers.interval import IntervalTrigger
+
     for job in jobs:
         scheduler.add_job(job, job.trigger, id=job.name, name=job.name, coalesce=True,
                           max_instances=1, misfire_grace_time=3600)
@@ -253,6 +257,9 @@ def add_jobs(scheduler: BaseScheduler, jobs: list[LeasedJob]) -> None:
 def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
                     project: str | None = None) -> BaseScheduler:
     """APScheduler with the leased jobs; call `.start()` (blocking runs until interrupted)."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+    from apscheduler.schedulers.blocking import BlockingScheduler
+
     scheduler: BaseScheduler = (BlockingScheduler if blocking else BackgroundScheduler)(
         timezone=UTC)
     add_jobs(scheduler, build_jobs(brain, holder, project))
@@ -274,6 +281,8 @@ def catch_up(jobs: list[LeasedJob]) -> list[str]:
 
 def stop_scheduler(scheduler: BaseScheduler) -> None:
     """No new fires; wait for the running job (its drain ends at the next batch boundary)."""
+    from apscheduler.schedulers import SchedulerNotRunningError
+
     try:
         scheduler.shutdown(wait=True)
     except SchedulerNotRunningError:
@@ -321,6 +330,8 @@ class SessionScheduler(Middleware):
                 return
             self.projects.add(project)
             if self.scheduler is None:
+                from apscheduler.schedulers.background import BackgroundScheduler
+
                 scheduler = BackgroundScheduler(timezone=UTC)
                 scheduler.start()
                 if not self.brain.on_close(lambda: stop_scheduler(scheduler)):
