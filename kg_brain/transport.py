@@ -43,25 +43,36 @@ def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str
 
 
 class WarmUp(Middleware):
-    """After the first tools/list (the client is connected and about to work), connect to Neo4j,
-    load the embedding model and (for the shared HTTP service) start the whole database's
-    maintenance scheduler in background threads, so the first real call does not pay for them
-    and `initialize` is never slowed by them."""
+    """Once the first `initialize` (or tools/list) is answered, the client being connected and
+    about to work: import and connect the driver, load the embedding model and (for the shared
+    HTTP service) start the whole database's maintenance scheduler in background threads, so
+    the first real call does not pay for them. The server module loads none of them (listing
+    needs none), so they load here, beside the client's tools/list, not before it."""
 
     def __init__(self, brain: Brain, shared: bool) -> None:
         self.brain = brain
         self.shared = shared
         self.started = threading.Event()
 
+    async def on_initialize(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        answer = await call_next(context)
+        self._start()
+        return answer
+
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        """A client of the stateless protocol revision may list without initializing."""
         tools = await call_next(context)
-        if not self.started.is_set():
-            self.started.set()
-            for name, task in (("database", self._database), ("model", self._model),
-                               ("scheduler", self._scheduler)):
-                threading.Thread(target=self._quietly, args=(name, task), daemon=True,
-                                 name=f"kg-brain-warm-{name}").start()
+        self._start()
         return tools
+
+    def _start(self) -> None:
+        if self.started.is_set():
+            return
+        self.started.set()
+        for name, task in (("database", self._database), ("model", self._model),
+                           ("scheduler", self._scheduler)):
+            threading.Thread(target=self._quietly, args=(name, task), daemon=True,
+                             name=f"kg-brain-warm-{name}").start()
 
     def _database(self) -> None:
         self.brain.db.verify()

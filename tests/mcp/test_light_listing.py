@@ -1,7 +1,7 @@
 """Listing the tools loads what listing needs and nothing else: the driver, numpy, the embedding
-runtime, the scheduler and the HTTP clients load with the first call (or the warm-up after the
-first listing), so a spawned server answers `tools/list` sooner. Checked in a fresh interpreter,
-since this test process has long imported them all."""
+runtime, the scheduler and the HTTP clients load with the first call (or the warm-up that
+`initialize` starts in the background), so a spawned server answers `tools/list` sooner.
+Checked in a fresh interpreter, since this test process has long imported them all."""
 
 from __future__ import annotations
 
