@@ -33,6 +33,7 @@ from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
 
 log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
+LIST_GRACE_S = 0.5  # how long the warm-up waits after initialize for the client's tools/list
 
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
@@ -43,16 +44,19 @@ def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str
 
 
 class WarmUp(Middleware):
-    """Once the first `initialize` (or tools/list) is answered, the client being connected and
-    about to work: import and connect the driver, load the embedding model and (for the shared
-    HTTP service) start the whole database's maintenance scheduler in background threads, so
-    the first real call does not pay for them. The server module loads none of them (listing
-    needs none), so they load here, beside the client's tools/list, not before it."""
+    """Once the client is connected and about to work: import and connect the driver, load the
+    embedding model and (for the shared HTTP service) start the whole database's maintenance
+    scheduler in background threads, so the first real call does not pay for them. The server
+    module loads none of them (listing needs none). They start when the first tools/list is
+    answered, or LIST_GRACE_S after the first `initialize` if no listing comes by then: loading
+    them beside the listing slowed it by about a second on a loaded machine, and OpenCode drops
+    a server whose tools/list takes more than 5 s."""
 
     def __init__(self, brain: Brain, shared: bool) -> None:
         self.brain = brain
         self.shared = shared
         self.started = threading.Event()
+        self.listed = threading.Event()
 
     async def on_initialize(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
         answer = await call_next(context)
@@ -60,9 +64,9 @@ class WarmUp(Middleware):
         return answer
 
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
-        """A client of the stateless protocol revision may list without initializing."""
         tools = await call_next(context)
-        self._start()
+        self.listed.set()
+        self._start()  # a client of the stateless protocol revision lists without initializing
         return tools
 
     def _start(self) -> None:
@@ -71,8 +75,12 @@ class WarmUp(Middleware):
         self.started.set()
         for name, task in (("database", self._database), ("model", self._model),
                            ("scheduler", self._scheduler)):
-            threading.Thread(target=self._quietly, args=(name, task), daemon=True,
+            threading.Thread(target=self._after_listing, args=(name, task), daemon=True,
                              name=f"kg-brain-warm-{name}").start()
+
+    def _after_listing(self, name: str, task: Any) -> None:
+        self.listed.wait(LIST_GRACE_S)
+        self._quietly(name, task)
 
     def _database(self) -> None:
         self.brain.db.verify()
