@@ -33,7 +33,7 @@ from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
 
 log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
-LIST_GRACE_S = 0.5  # how long the warm-up waits after initialize for the client's tools/list
+LIST_GRACE_S = 5.0  # how long the warm-up waits for the client's tools/list (OpenCode's limit)
 
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
@@ -48,9 +48,9 @@ class WarmUp(Middleware):
     embedding model and (for the shared HTTP service) start the whole database's maintenance
     scheduler in background threads, so the first real call does not pay for them. The server
     module loads none of them (listing needs none). They start when the first tools/list is
-    answered, or LIST_GRACE_S after the first `initialize` if no listing comes by then: loading
-    them beside the listing slowed it by about a second on a loaded machine, and OpenCode drops
-    a server whose tools/list takes more than 5 s."""
+    answered, or LIST_GRACE_S after the first `initialize` if none is by then: loading them
+    beside the listing slowed it by about a second on a loaded machine, and OpenCode drops a
+    server whose tools/list takes more than 5 s."""
 
     def __init__(self, brain: Brain, shared: bool) -> None:
         self.brain = brain
