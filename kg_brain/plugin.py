@@ -1,8 +1,9 @@
 """Installing the OpenCode plugin (kg_brain/opencode/kg-brain.js) beside the MCP entry.
 
-OpenCode loads every script in `plugin/` of the workspace's `.opencode/` folder and of its global
-config folder. The plugin is copied there (it is versioned with kg-brain: wiring again after an
-upgrade replaces it) with its settings in `kg-brain.json` next to that `plugin/` folder: the
+OpenCode loads every `*.js` and `*.ts` in `plugin/` of the workspace's `.opencode/` folder and of
+its global config folder. The plugin is copied there with the module it imports (`*.mjs`, which
+OpenCode does not load as a plugin); it is versioned with kg-brain: wiring again after an
+upgrade replaces both with its settings in `kg-brain.json` next to that `plugin/` folder: the
 service's address, the token file, the command that starts the service when nothing answers and
 the budgets of the start context and of the notes recalled for each user message. A budget the
 user changed there is kept.
@@ -22,7 +23,7 @@ from kg_brain.relay import service_url
 from kg_brain.settings import Settings
 
 SOURCE = Path(__file__).with_name("opencode") / "kg-brain.js"
-PLUGIN_FILE = "kg-brain.js"
+COMMANDS = SOURCE.with_name("kg-brain-commands.mjs")  # which bash runs are equivalent
 CONFIG_FILE = "kg-brain.json"
 USER_KEYS = ("budget_tokens", "recall_budget_tokens", "read_timeout_ms", "write_timeout_ms")
 RECALL_BUDGET_TOKENS = 600  # the relevant notes added for one user message
@@ -66,9 +67,10 @@ def install(settings: Settings, url: str | None, global_config: bool, env: dict[
             cwd: Path | None = None) -> Path:
     """Copy the plugin and write its settings; returns the plugin's path."""
     folder = opencode_folder(settings, global_config, cwd)
-    target = folder / "plugin" / PLUGIN_FILE
+    target = folder / "plugin" / SOURCE.name
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(SOURCE, target)
+    shutil.copyfile(COMMANDS, target.with_name(COMMANDS.name))
     config_path = folder / CONFIG_FILE
     config = {**plugin_config(settings, url, env), **_kept(config_path)}
     config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")

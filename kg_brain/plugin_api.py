@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
+from kg_brain.llm import SessionDigest
 from kg_brain.models import Hit, NoteView
 from kg_brain.plugin import RECALL_BUDGET_TOKENS
 from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
@@ -50,8 +51,8 @@ _SPACE = re.compile(r"\s+")
 Body = dict[str, Any]
 
 
-def command_key(command: str) -> str:
-    """Two runs are the same command when they differ only in whitespace."""
+def one_line(command: str) -> str:
+    """A command as stored and shown; which runs are equivalent is the plugin's `commandKey`."""
     return _SPACE.sub(" ", command).strip()
 
 
@@ -143,7 +144,7 @@ def cut_lines(lines: list[str], limit: int) -> str:
 
 def render_warning(command: str, failure: NoteView, fixes: list[NoteView]) -> str:
     error = failure.content.strip().splitlines()[-1][:200]
-    parts = [(f"kg-brain: `{command_key(command)[:200]}` failed before in this project "
+    parts = [(f"kg-brain: `{one_line(command)[:200]}` failed before in this project "
               f"({failure.zk_id}: {error}).")]
     parts += [f"Known fix {f.zk_id}: {f.content[:300]}" for f in fixes[:2]]
     return "\n".join(parts if fixes else [*parts, "No fix was recorded."])
@@ -199,37 +200,43 @@ class PluginActions:
         known: dict[str, str] = {}
         for failure in failures:
             command = failure.content.splitlines()[0].split(COMMAND_LINE, 1)[-1]
-            known.setdefault(command_key(command), render_warning(
+            known.setdefault(one_line(command), render_warning(
                 command, failure, [fixes[i] for i in fix_ids[failure.zk_id] if i in fixes]))
         return known
 
     def failure(self, body: Body) -> Body:
         command, output = _text(body, "command", 1_000), _text(body, "output")
         status = body.get("exit")
-        content = f"{FAILED} (exit {status}): {COMMAND_LINE}{command_key(command)}" \
+        content = f"{FAILED} (exit {status}): {COMMAND_LINE}{one_line(command)}" \
                   f"\n{output.strip()}"
         recorded = self.tools.record_failure(content, _project(body), error_signature(output))
         return {"project": recorded.project, "zk_id": recorded.zk_id,
                 "seen_before": [m.zk_id for m in recorded.seen_before]}
 
     def resolution(self, body: Body) -> Body:
-        command = command_key(_text(body, "command", 1_000))
+        command = one_line(_text(body, "command", 1_000))
+        failed = one_line(_text(body, "failed_command", 1_000)) or command
         between = _texts(body, "between")
-        fix = (f"`{command}` succeeds (exit 0) after it had failed. In between: "
+        after = "it" if failed == command else f"`{failed}`"
+        fix = (f"`{command}` succeeds (exit 0) after {after} had failed. In between: "
                + ("; ".join(between) if between else "nothing else was run or edited") + ".")
         done = self.tools.record_resolution(_text(body, "failure_zk_id", 40), fix)
         return {"project": done.project, "fix_zk_id": done.fix_zk_id}
 
     def close(self, body: Body) -> Body:
+        """The session's handoff: the faithful extract of what it did, or, with an LLM
+        configured, the model's summary of it (the extract again when the model fails)."""
         requests, edited = _texts(body, "requests"), _texts(body, "edited")
         commands, failing = _texts(body, "commands"), _texts(body, "open_failures")
-        objective = requests[0] if requests else "Work in this workspace"
-        completed = [f"edited {f}" for f in edited] + [f"ran {c}" for c in commands]
-        next_steps = [f"make {f} pass" for f in failing] or \
-            ([f"follow up on: {requests[-1]}"] if requests else [])
-        closed = self.tools.close_session(objective, completed or ["no edits or commands"],
-                                          [f"{f} still fails" for f in failing], next_steps,
-                                          edited or None, _project(body))
+        extract = SessionDigest(
+            objective=requests[0] if requests else "Work in this workspace",
+            completed=[f"edited {f}" for f in edited] + [f"ran {c}" for c in commands] or
+            ["no edits or commands"], blockers=[f"{f} still fails" for f in failing],
+            next_steps=[f"make {f} pass" for f in failing] or
+            ([f"follow up on: {requests[-1]}"] if requests else []))
+        handoff = self.tools.brain.deps.enricher.summarize_session(extract, requests)
+        closed = self.tools.close_session(handoff.objective, handoff.completed, handoff.blockers,
+                                          handoff.next_steps, edited or None, _project(body))
         return {"project": closed.project, "summary_zk_id": closed.summary_zk_id}
 
     def remember(self, body: Body) -> Body:

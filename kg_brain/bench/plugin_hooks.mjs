@@ -22,7 +22,8 @@ const systemBytes = (output) => Buffer.byteLength(output.system.join("\n"))
 for (let i = 0; i < rounds; i++) {
   const sessionID = `bench-${i}`
   await timed("health_round_trip", async () => {
-    await (await fetch(`${config.url}/health`)).text()
+    await (await fetch(`${config.url}/health`, { headers: {
+      Authorization: `Bearer ${process.env.KG_BRAIN_HTTP_TOKEN}` } })).text()
     return 0
   })
   let startBytes = 0
@@ -48,15 +49,26 @@ for (let i = 0; i < rounds; i++) {
       return systemBytes(output) - startBytes - (output.system.length > 1 ? 1 : 0)
     })
   }
-  for (const [name, command] of [["bash_after_success", `ls -la src/module_${i}`],
-                                 ["bash_after_known_failure", failing]]) {
-    const output = { output: "ok", metadata: { exit: 0 } }
+  // before a run: a command that failed before (an equivalent spelling of it) is held, its
+  // result the warning (the bytes); any other command goes through
+  for (const [name, command] of [["bash_before_other", `ls -la src/module_${i}`],
+                                 ["bash_before_known_failure", `cd ${directory} && ${failing} 2>&1`]]) {
     await timed(name, async () => {
-      await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID: `${name}-${i}`,
-                                          args: { command } }, output)
-      return Buffer.byteLength(output.output) - 2
+      try {
+        await hooks["tool.execute.before"]({ tool: "bash", sessionID, callID: `${name}-${i}` },
+                                           { args: { command } })
+        return 0
+      } catch (held) {
+        return Buffer.byteLength(held.message)
+      }
     })
   }
+  const succeeded = { output: "ok", metadata: { exit: 0 } }
+  await timed("bash_after_success", async () => {
+    await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID: `s-${i}`,
+                                        args: { command: `ls -la src/module_${i}` } }, succeeded)
+    return Buffer.byteLength(succeeded.output) - 2
+  })
   const output = { output: "boom", metadata: { exit: 1, output: "error: bench failure" } }
   await timed("bash_after_failure", async () => {
     await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID: `f-${i}`,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -44,11 +45,11 @@ UNRELATED = ["Write a haiku about autumn leaves", "What is the capital of Austra
              "Explain how a bicycle gear works"]
 
 
-def seed(base: str, directory: str) -> None:
+def seed(base: str, directory: str, token: str) -> None:
     """Notes a working project has, written as the plugin writes them."""
     def post(action: str, body: dict[str, Any]) -> dict[str, Any]:
         reply = httpx.post(f"{base}/plugin/{action}", json={"directory": directory, **body},
-                           timeout=120)
+                           headers={"Authorization": f"Bearer {token}"}, timeout=120)
         reply.raise_for_status()
         answer: dict[str, Any] = reply.json()
         return answer
@@ -71,15 +72,16 @@ def summary(samples: list[dict[str, float]]) -> dict[str, float]:
             "calls_adding_bytes": sum(1 for s in samples if s["bytes"] > 0), "n": len(ms)}
 
 
-def run(rounds: int, port: int, folder: Path) -> dict[str, Any]:
+def run(rounds: int, port: int, folder: Path, env: dict[str, str]) -> dict[str, Any]:
+    """`env`: the service's, whose KG_BRAIN_HTTP_TOKEN the plugin sends as OpenCode's would."""
     base = f"http://127.0.0.1:{port}"
-    seed(base, str(folder))
+    seed(base, str(folder), env["KG_BRAIN_HTTP_TOKEN"])
     config = {"url": base, "start": [], "budget_tokens": 2000, "recall_budget_tokens": 600,
               "read_timeout_ms": 5000, "write_timeout_ms": 20000}
     messages = {"relevant": RELEVANT, "unrelated": UNRELATED}
     done = subprocess.run(["node", str(DRIVER), str(SOURCE), json.dumps(config), str(folder),
                            str(rounds), FAILING, json.dumps(messages)], capture_output=True,
-                          text=True, timeout=1800, check=True)
+                          text=True, timeout=1800, check=True, env=env)
     hooks = {name: summary(s) for name, s in json.loads(done.stdout).items()}
     return {"hooks": hooks, "rounds": rounds, "cpus": os.cpu_count(),
             "load_avg_1m": round(os.getloadavg()[0], 2),
@@ -89,10 +91,11 @@ def run(rounds: int, port: int, folder: Path) -> dict[str, Any]:
                     "recall_relevant / recall_unrelated / recall_repeated: the next model call's "
                     "system prompt waiting for the recall of a message about a stored note, about "
                     "nothing stored, and the relevant message again (its note already shown), "
-                    "bytes beyond the start context; bash_after_success / "
-                    "bash_after_known_failure: a bash run matched locally against the start "
-                    "context's failing commands (the "
-                    "second appends the warning with the fix); bash_after_failure: one "
+                    "bytes beyond the start context; bash_before_other / "
+                    "bash_before_known_failure: before a bash run, matched locally against the "
+                    "start context's failed commands (the second, an equivalent spelling of a "
+                    "failed command, is held: its bytes are the warning with the fix); "
+                    "bash_after_success: a run that succeeds; bash_after_failure: one "
                     "/plugin/failure (a write); health_round_trip: the "
                     "floor of one HTTP request to the service"}
 
@@ -108,12 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     port = free_port()
     env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "KG_BRAIN_SERVICE_START": "false",
-           "KG_BRAIN_HTTP_PORT": str(port)}
+           "KG_BRAIN_HTTP_PORT": str(port), "KG_BRAIN_HTTP_TOKEN": secrets.token_urlsafe(24)}
     folder = Path(tempfile.mkdtemp()) / f"{BENCH_PREFIX}plugin-{uuid.uuid4().hex[:8]}"
     (folder / ".git").mkdir(parents=True)
     service = start_service(env)
     try:
-        emit_result(run(args.rounds, port, folder), args.out)
+        emit_result(run(args.rounds, port, folder, env), args.out)
     finally:
         service.terminate()
         service.wait(timeout=30)

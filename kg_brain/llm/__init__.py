@@ -17,6 +17,7 @@ from kg_brain.llm.types import (
     EntityRef,
     LinkDecision,
     NoteDraft,
+    SessionDigest,
     Synthesis,
 )
 from kg_brain.settings import Settings
@@ -33,6 +34,7 @@ __all__ = [
     "LLMEnricher",
     "LinkDecision",
     "NoteDraft",
+    "SessionDigest",
     "Synthesis",
     "build_enricher",
 ]

@@ -22,6 +22,7 @@ from kg_brain.llm.types import (
     EntityRef,
     LinkDecision,
     NoteDraft,
+    SessionDigest,
     Synthesis,
 )
 from kg_brain.vocab import LinkType, NoteKind
@@ -138,6 +139,10 @@ class HeuristicEnricher:
 
     def split_atomic(self, text: str) -> list[str]:
         return split_atomic(text)
+
+    def summarize_session(self, extract: SessionDigest, requests: list[str]) -> SessionDigest:
+        """Without a model the extract is the handoff: nothing is left out or made up."""
+        return extract
 
 
 # --- title, context, tags ---------------------------------------------------------------------

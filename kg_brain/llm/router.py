@@ -32,6 +32,7 @@ from kg_brain.llm.types import (
     EntityRef,
     LinkDecision,
     NoteDraft,
+    SessionDigest,
     Synthesis,
 )
 from kg_brain.vocab import LinkType, NoteKind
@@ -87,6 +88,14 @@ SPLIT_PROMPT = """Split the text into atomic statements worth remembering. Each 
 make sense on its own (name things instead of using pronouns); drop chit-chat, greetings and \
 questions; keep code with the statement it belongs to. Reply with JSON only: {"notes": [str]}"""
 
+SESSION_PROMPT = """You write the handoff of a coding session for the next session, from the \
+record of what it did (the user's requests, files edited, commands run with their exit status, \
+commands still failing). Say what the session set out to do, what got done (merge repeated \
+runs, keep file names, commands and errors exact), what is in the way, and what to do next. \
+Use only what the record says. Reply with JSON only:
+{"objective": str, "completed": [str], "blockers": [str], "next_steps": [str]}"""
+DIGEST_ITEMS, DIGEST_ITEM_CHARS = 12, 300
+
 
 class _EntityItem(BaseModel):
     name: str = Field(min_length=1, max_length=200)
@@ -126,6 +135,13 @@ class _SynthesisReply(BaseModel):
 
 class _SplitReply(BaseModel):
     notes: list[str]
+
+
+class _DigestReply(BaseModel):
+    objective: str = Field(min_length=1)
+    completed: list[str] = []
+    blockers: list[str] = []
+    next_steps: list[str] = []
 
 
 class LLMEnricher:
@@ -229,6 +245,27 @@ class LLMEnricher:
         if len(text) > CONTENT_CHARS:  # too long for one prompt: the rules handle any length
             return self._fallback.split_atomic(text)
         return self._call("split_atomic", ask, lambda: self._fallback.split_atomic(text))
+
+    def summarize_session(self, extract: SessionDigest, requests: list[str]) -> SessionDigest:
+        """The hard model's summary of the session's extract and the user's requests; the extract
+        itself when the model fails, times out or answers nothing usable: a handoff is never
+        lost."""
+        def ask() -> SessionDigest:
+            user = json.dumps({"requests": requests, "extract": extract.model_dump()})[
+                :CONTENT_CHARS]
+            reply = self._provider.complete("hard", SESSION_PROMPT, user, _DigestReply)
+            return SessionDigest(objective=tx.trim_words(reply.objective, 2_000),
+                                 completed=_items(reply.completed), blockers=_items(reply.blockers),
+                                 next_steps=_items(reply.next_steps))
+
+        return self._call("summarize_session", ask,
+                          lambda: self._fallback.summarize_session(extract, requests))
+
+
+def _items(replied: list[str]) -> list[str]:
+    """A summary's list: items on one line each, bounded in number and length."""
+    return [tx.trim_words(item, DIGEST_ITEM_CHARS) for item in replied if item.strip()][
+        :DIGEST_ITEMS]
 
 
 def _draft_json(note: NoteDraft) -> dict[str, object]:

@@ -91,6 +91,15 @@ class Synthesis(BaseModel):
     tags: list[str]
 
 
+class SessionDigest(BaseModel):
+    """What a session did, as a handoff's sections: a faithful extract, or a model's summary."""
+
+    objective: str
+    completed: list[str]
+    blockers: list[str]
+    next_steps: list[str]
+
+
 class Enricher(Protocol):
     """Builds and relates notes; the heuristic and the LLM router both satisfy it."""
 
@@ -105,3 +114,5 @@ class Enricher(Protocol):
     def synthesize(self, notes: list[NoteDraft]) -> Synthesis: ...
 
     def split_atomic(self, text: str) -> list[str]: ...
+
+    def summarize_session(self, extract: SessionDigest, requests: list[str]) -> SessionDigest: ...

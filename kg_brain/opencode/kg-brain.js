@@ -1,8 +1,9 @@
 // kg-brain memory for OpenCode, without the model having to ask: the project's handoff, decisions
 // and past mistakes in the system context of a session's model calls; a failing bash command
-// recorded as a mistake and its later success as the fix; the known fix shown with the output of
-// a command that failed in an earlier session (matched here, against the commands the start
-// context listed: no request per command); previews of the stored notes relevant to each user
+// recorded as a mistake and the later success of an equivalent command as the fix; a command
+// equivalent to one that failed in an earlier session held once, before it runs, with the warning
+// and the known fix as its output (matched here, against the failed commands the start context
+// listed: no request per command); previews of the stored notes relevant to each user
 // message, in that turn's system context (each note once per session); a handoff written when the session goes idle;
 // `/remember <text>` and `/dream [cluster ids]`.
 //
@@ -15,6 +16,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { commandKey, oneLine } from "./kg-brain-commands.mjs"
 
 const CONFIG_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "kg-brain.json")
 const DEFAULTS = {
@@ -29,6 +31,9 @@ const DEFAULTS = {
 }
 const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
 const OUTPUT_TAIL = 2000
+const HELD = "kg-brain held this command once, before it ran, so that you read this first: it " +
+  "has not run. Apply the fix if it is still needed, then run the command again: it will not " +
+  "be held again in this session."
 
 function loadConfig(file = CONFIG_FILE) {
   try {
@@ -37,9 +42,6 @@ function loadConfig(file = CONFIG_FILE) {
     return { ...DEFAULTS }
   }
 }
-
-// Two runs are the same command when they differ only in whitespace (as on the server).
-const commandKey = (command) => String(command ?? "").replace(/\s+/g, " ").trim()
 
 // `{env:NAME}` (OpenCode's reference syntax, as in opencode.json) read from this environment.
 const expand = (value) => String(value).replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g,
@@ -115,8 +117,9 @@ class Session {
     this.events = [] // "edited X", "ran `y` (exit n)", in order
     this.commands = []
     this.failures = new Map() // command key -> { zk_id, command, at: index in events }
-    this.known = {} // command key -> warning with the known fix, from the start context
-    this.warned = new Set() // command keys already warned about in this session
+    this.known = new Map() // command key -> warning with the known fix, from the start context
+    this.warned = new Set() // command keys held once already in this session
+    this.ran = new Set() // command keys run in this session: their outcome is known, never held
     this.commandTexts = new Set()
     this.activity = 0
     this.closedAt = 0
@@ -175,7 +178,11 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
         s.pending = null
         if (!found) return
         s.context = found.text ?? ""
-        s.known = found.known ?? {}
+        s.known = new Map() // newest first: the newest failure of equivalent ones speaks
+        for (const [command, warning] of Object.entries(found.known ?? {})) {
+          const key = commandKey(command, directory)
+          if (!s.known.has(key)) s.known.set(key, warning)
+        }
         for (const id of found.ids ?? []) s.ids.add(id)
       })
     }
@@ -192,29 +199,38 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     })
   }
 
+  // Before a command equivalent to one that failed in an earlier session runs: the first time in
+  // a session, the command is held (OpenCode turns the error into the tool's result) so that the
+  // model reads the warning and the known fix before anything runs; run again, it goes through.
+  function bashStarting(s, args) {
+    const key = commandKey(args?.command, directory)
+    const warning = s.known.get(key)
+    if (!warning || s.ran.has(key) || s.warned.has(key)) return
+    s.warned.add(key)
+    throw new Error(`${warning}\n${HELD}`)
+  }
+
   async function bashFinished(s, input, output) {
     const command = input.args?.command ?? ""
-    const key = commandKey(command)
+    const key = commandKey(command, directory)
+    const shown = oneLine(command).slice(0, 200)
     const status = output.metadata?.exit
-    s.events.push(`ran \`${key.slice(0, 200)}\` (exit ${status})`)
-    s.commands.push(`\`${key.slice(0, 200)}\` (exit ${status})`)
-    const warning = s.known[key]
-    if (warning && !s.warned.has(key)) {
-      s.warned.add(key)
-      output.output = `${output.output ?? ""}\n\n${warning}`
-    }
+    s.ran.add(key)
+    s.events.push(`ran \`${shown}\` (exit ${status})`)
+    s.commands.push(`\`${shown}\` (exit ${status})`)
     if (typeof status === "number" && status !== 0) {
       const text = String(output.metadata?.output ?? output.output ?? "").slice(-OUTPUT_TAIL)
       const recorded = await memory.call("failure", { command, exit: status, output: text }, true)
       if (recorded) {
-        s.failures.set(key, { zk_id: recorded.zk_id, command: key, at: s.events.length - 1 })
+        s.failures.set(key, { zk_id: recorded.zk_id, command: shown, at: s.events.length - 1 })
         s.ids.add(recorded.zk_id)
       }
     } else if (status === 0 && s.failures.has(key)) {
       const failed = s.failures.get(key)
       s.failures.delete(key)
       const fixed = await memory.call("resolution", {
-        failure_zk_id: failed.zk_id, command, between: s.between(failed.at).slice(0, -1),
+        failure_zk_id: failed.zk_id, command, failed_command: failed.command,
+        between: s.between(failed.at).slice(0, -1),
       }, true)
       if (fixed) {
         s.ids.add(fixed.fix_zk_id)
@@ -278,6 +294,9 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
       s.activity += 1
       startContext(s)
       recall(s, text)
+    },
+    "tool.execute.before": async (input, output) => {
+      if (input.tool === "bash") bashStarting(session(input.sessionID), output.args)
     },
     "tool.execute.after": async (input, output) => {
       const s = session(input.sessionID)

@@ -3,8 +3,10 @@
 model and failures are recorded without any kg-brain tool call.
 
 (a) the handoff and a past mistake are in the system prompt of a new session's first request;
-(b) a failing command becomes a mistake note and its later success the fix, linked FIXES;
-(c) in the next session the same command's output carries the preflight warning and the fix;
+(b) a failing command becomes a mistake note and the later success of an equivalent command the
+    fix, linked FIXES;
+(c) in the next session an equivalent command is held before it runs: its result is the preflight
+    warning with the fix, and the command has not run; run again, it runs;
 (d) with no service to reach, nothing is injected and the session still completes;
 and each session leaves one handoff of what it did, `/remember` stores a note directly, and a
 stored note relevant to the user's message is in that request's system prompt (none for an
@@ -37,6 +39,7 @@ NEXT = "Port the invoice exporter to the new ledger API"
 MISTAKE = "make docs fails: sphinx-build not found; the docs need the docs extra installed"
 FIX = "pip install -e '.[docs]' before make docs"
 FAILING = "cat notes/todo.txt"
+EQUIVALENT = "cat ./notes/todo.txt 2>&1"  # the same command for the plugin
 REPAIR = "mkdir -p notes && echo 'ship it' > notes/todo.txt"
 MEMORY_HEADER = "# Long-term memory (kg-brain"
 RECALL_HEADER = "# kg-brain: stored notes relevant to this message"
@@ -101,10 +104,11 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
         out = wire(workspace, env, home, "--url", mcp_url)
         assert (workspace / ".opencode" / "plugin" / "kg-brain.js").is_file(), out
         warm(mcp_url, project, env)
-        _, first = play(model, [bash(FAILING), bash(REPAIR), bash(FAILING)], workspace, home, env)
+        _, first = play(model, [bash(FAILING), bash(REPAIR), bash(EQUIVALENT)], workspace, home,
+                        env)
         opening = system_prompt(agent_requests(model)[0])
         (workspace / "notes" / "todo.txt").unlink()
-        _, second = play(model, [bash(FAILING)], workspace, home, env)
+        _, second = play(model, [bash(EQUIVALENT), bash(EQUIVALENT)], workspace, home, env)
 
     assert MEMORY_HEADER in opening and NEXT in opening  # (a)
     assert mistake_id in opening and fix_id in opening
@@ -115,7 +119,7 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
     fixes = [n for n in notes if n["note_kind"] == "fix" and FAILING in n["content"]]
     assert len(mistakes) == 1 and len(fixes) == 1, notes  # (b)
     assert "No such file or directory" in mistakes[0]["content"]
-    assert REPAIR in fixes[0]["content"]
+    assert REPAIR in fixes[0]["content"] and EQUIVALENT in fixes[0]["content"]
     links = Brain(make_settings(), db=db).reader.get([mistakes[0]["zk_id"]])[0].links
     assert ("FIXES", "in", fixes[0]["zk_id"]) in [(k.type, k.direction, k.zk_id) for k in links]
 
@@ -124,11 +128,13 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
     handoff = next(text for text in summaries if REPAIR in text)
     assert "Do the scripted work" in handoff and FAILING in handoff
     unsolved = next(text for text in summaries if "still fails" in text)
-    assert FAILING in unsolved and REPAIR not in unsolved
+    assert EQUIVALENT in unsolved and REPAIR not in unsolved
 
-    warned = second[0]  # (c): the same command again, in a new session
-    assert "No such file or directory" in warned
-    assert "failed before" in warned and fixes[0]["zk_id"] in warned and REPAIR in warned
+    held, ran = second  # (c): an equivalent command, in a new session
+    assert "failed before" in held and fixes[0]["zk_id"] in held and REPAIR in held
+    output = "cat: ./notes/todo.txt: No such file or directory"  # this run's own, not the note's
+    assert "has not run" in held and output not in held
+    assert output in ran and "failed before" not in ran
 
 
 def test_remember_stores_the_users_note_without_the_model(

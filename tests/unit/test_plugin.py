@@ -12,7 +12,7 @@ import pytest
 
 from kg_brain import plugin
 from kg_brain.errors import InvalidInput
-from kg_brain.plugin_api import command_key, error_signature, render_start
+from kg_brain.plugin_api import error_signature, one_line, render_start
 from kg_brain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
 from kg_brain.wire import CLIENTS, server_environment
 from tests.support.brains import make_settings
@@ -27,6 +27,7 @@ def test_install_copies_the_plugin_and_writes_how_to_reach_and_start_the_service
 
     assert path == tmp_path / ".opencode" / "plugin" / "kg-brain.js"
     assert path.read_text() == plugin.SOURCE.read_text()
+    assert path.with_name(plugin.COMMANDS.name).read_text() == plugin.COMMANDS.read_text()
     config = json.loads((tmp_path / ".opencode" / "kg-brain.json").read_text())
     assert config["url"] == "http://127.0.0.1:9911"
     assert config["start"] == [sys.executable, "-m", "kg_brain.cli", "serve", "--http"]
@@ -75,7 +76,7 @@ def test_the_start_context_is_whole_lines_within_the_budget() -> None:
     assert render_start(empty, 2000) == ""  # nothing to say: nothing injected
 
 
-def test_the_failure_is_matched_on_its_error_line_and_commands_on_their_words() -> None:
+def test_the_failure_is_matched_on_its_error_line_and_its_command_kept_on_one_line() -> None:
     output = "collecting ...\nE   ImportError: cannot import name 'Retry'\n1 failed in 0.2s\n"
     assert error_signature(output) == "E   ImportError: cannot import name 'Retry'"
     assert error_signature("ok\n3 failed, 2 passed\ndone\n") == "3 failed, 2 passed"
@@ -83,4 +84,4 @@ def test_the_failure_is_matched_on_its_error_line_and_commands_on_their_words() 
         "fatal: not a git repository"
     assert error_signature("plain\nlast line\n") == "last line"
     assert error_signature("") == "(no output)"
-    assert command_key("  pytest   -x\n tests ") == "pytest -x tests"
+    assert one_line("  pytest   -x\n tests ") == "pytest -x tests"

@@ -1,0 +1,78 @@
+"""Which bash runs the OpenCode plugin treats as the same or an equivalent command (`commandKey`
+of kg_brain/opencode/kg-brain-commands.mjs, run under Node): quoting, variables and wrappers, a
+`cd` into the workspace, `./`, redirections, viewer pipes and option order do not tell runs
+apart; another subcommand, target, option value, a `cd` elsewhere or an `||` does. The commands
+are this file's own."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from kg_brain.plugin import COMMANDS
+
+WORKSPACE = "/home/dev/shop"
+DRIVER = """
+const { commandKey } = await import(process.argv[1])
+const [commands, directory] = JSON.parse(process.argv[2])
+process.stdout.write(JSON.stringify(commands.map((c) => commandKey(c, directory))))
+"""
+EQUIVALENT = [
+    ["pytest tests/a", "pytest  tests/a ", "pytest 'tests/a'", 'pytest "tests/a"',
+     "PYTHONPATH=src pytest tests/a", "env CI=1 DEBUG=0 pytest tests/a", "time pytest tests/a",
+     "python -m pytest tests/a", "python3 -m pytest ./tests/a/", "uv run pytest tests/a",
+     f"cd {WORKSPACE} && pytest tests/a", "cd . && pytest tests/a", f"pytest {WORKSPACE}/tests/a",
+     "pytest tests/a 2>&1", "pytest tests/a > log.txt 2>/dev/null", "pytest tests/a | tail -n 30",
+     "pytest tests/a 2>&1 | tee out.log | head -50"],
+    ["pytest -x -q tests/a", "pytest -q -x tests/a", "pytest tests/a -x -q"],
+    ["./run.sh build", "run.sh build", "bash_var=1 ./run.sh build"],
+    ["echo 'a b'", 'echo "a b"', "echo a\\ b"],
+    ["make lint && make test", "make lint; make test", "make lint\nmake test"],
+    ["npm ci", "npx npm ci", "sudo npm ci"],
+]
+DIFFERENT = [
+    "pytest tests/a", "pytest tests/b", "pytest tests/a -k slow", "pytest tests/a -k fast",
+    "git push", "git pull", "git push origin main", "git push origin dev",
+    "cd sub && pytest tests/a", "cd && pytest tests/a", "echo a b", "echo 'a b'",
+    "make test", "make lint && make test", "make lint || make test", "make lint & make test",
+    "sort < in.txt", "sort in.txt", "python script.py", "python -m script", "cat notes/todo.txt",
+    "cat notes/todo.txt | grep ship", "npm run build", "npm run test",
+]
+
+
+def keys(commands: list[str], directory: str = WORKSPACE) -> list[str]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed: the plugin runs under OpenCode's JavaScript")
+    done = subprocess.run([node, "--input-type=module", "-e", DRIVER, COMMANDS.as_uri(),
+                           json.dumps([commands, directory])], capture_output=True, text=True,
+                          timeout=60, check=True)
+    found: list[str] = json.loads(done.stdout)
+    return found
+
+
+@pytest.mark.parametrize("group", EQUIVALENT, ids=[g[0] for g in EQUIVALENT])
+def test_equivalent_runs_share_one_key(group: list[str]) -> None:
+    assert len(set(keys(group))) == 1, dict(zip(group, keys(group), strict=True))
+
+
+def test_other_subcommands_targets_and_values_never_match() -> None:
+    found = keys(DIFFERENT)
+    assert len(set(found)) == len(DIFFERENT), [c for c, k in zip(DIFFERENT, found, strict=True)
+                                               if found.count(k) > 1]
+
+
+def test_what_cannot_be_read_as_words_is_matched_on_its_text() -> None:
+    unreadable = ["cat $(ls)", "echo 'unclosed", "cat <<EOF\nx\nEOF", "echo `date`"]
+    found = keys(unreadable + ["cat  $(ls)", "cat $(ls -a)"])
+    assert found[:4] == ["cat $(ls)", "echo 'unclosed", "cat <<EOF x EOF", "echo `date`"]
+    assert found[4] == found[0] and found[5] != found[0]  # whitespace aside, as written
+
+
+def test_the_workspace_is_the_sessions_own() -> None:
+    here, elsewhere = keys([f"cd {WORKSPACE} && make", "make"]), keys(
+        [f"cd {WORKSPACE} && make", "make"], "/home/dev/other")
+    assert here[0] == here[1] and elsewhere[0] != elsewhere[1]
