@@ -5,6 +5,10 @@ Building a Brain touches neither Neo4j nor the embedding model, so the MCP serve
 `initialize` at once; the first service a tool call asks for connects, bootstraps the schema
 and wires the Obsidian mirror's queue into every write transaction (when the mirror is set up).
 
+What connects or serves (the local server's provisioning, neomodel's schema bootstrap, the
+Obsidian mirror's HTTP client) is imported when first needed, so that a server lists its tools
+with none of it loaded; the driver itself loads with the first Database (kg_brain/db.py).
+
 Closing is ordered: `stopping` is set (drains end between two jobs), whatever registered with
 `on_close` (the maintenance scheduler) is stopped and waited for, the transactions in flight
 finish, and only then does the driver close.
@@ -17,7 +21,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kg_brain.browsing import Browsing
 from kg_brain.clock import Clock, utc_now
@@ -28,7 +32,6 @@ from kg_brain.deps import Deps
 from kg_brain.embed import Embedder, build_embedder
 from kg_brain.lifecycle import Lifecycle
 from kg_brain.llm import build_enricher
-from kg_brain.localdb import docker_engine_available, local_server
 from kg_brain.memory.bulk import Importer
 from kg_brain.memory.evolution import Evolution
 from kg_brain.memory.reading import NoteReader
@@ -39,10 +42,10 @@ from kg_brain.search import Search
 from kg_brain.sessions import Sessions
 from kg_brain.settings import Settings
 from kg_brain.stats import Stats
-from kg_brain.store.schema import bootstrap_schema
 from kg_brain.store.share import IndexFetch
-from kg_brain.views.guide import write_browser_content
-from kg_brain.views.mirror import Mirror
+
+if TYPE_CHECKING:
+    from kg_brain.views.mirror import Mirror
 
 COMPOSE_FILE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
 S = TypeVar("S")
@@ -50,6 +53,9 @@ S = TypeVar("S")
 
 def resolve_connection(settings: Settings, start: bool = True) -> Connection:
     """NEO4J_URI if set; else Docker Compose when an engine answers; else the local server."""
+    from kg_brain.localdb import docker_engine_available, local_server
+    from kg_brain.views.guide import write_browser_content
+
     if settings.neo4j_uri:
         return Connection(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password,
                           settings.neo4j_database)
@@ -69,6 +75,8 @@ def resolve_connection(settings: Settings, start: bool = True) -> Connection:
 
 def connect(settings: Settings) -> Database:
     """A verified connection with the schema in place."""
+    from kg_brain.store.schema import bootstrap_schema
+
     database = Database(resolve_connection(settings), settings.neo4j_timeout_s,
                         settings.secrets_mode)
     try:
@@ -113,6 +121,8 @@ class Brain:
 
     @property
     def mirror(self) -> Mirror:
+        from kg_brain.views.mirror import Mirror
+
         return self._once("mirror", lambda: Mirror(self.settings, self.db, self.clock))
 
     @property
@@ -122,6 +132,8 @@ class Brain:
         return self._once("db", self._database)
 
     def _database(self) -> Database:
+        from kg_brain.views.mirror import Mirror
+
         database = self._given_db or connect(self.settings)
         if not Mirror.configured(self.settings):
             return database

@@ -20,6 +20,10 @@ budget.
 
 Closing waits (up to the timeout) for the transactions in flight and refuses new ones, so a job
 or a tool call still running when the process stops finishes instead of meeting a closed driver.
+
+The driver (and numpy, which it loads) is imported when a Database is made or an error is
+mapped, not with this module: every domain module imports this one, and an MCP server lists its
+tools before anything connects.
 """
 
 from __future__ import annotations
@@ -31,16 +35,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
-
-import neo4j
-from neo4j import GraphDatabase, ManagedTransaction, Query, unit_of_work
-from neo4j import exceptions as nex
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from kg_brain.cypher import query
 from kg_brain.errors import Conflict, InvalidInput, StoreUnavailable
 from kg_brain.redact.gate import Mode as SecretsMode
 from kg_brain.redact.gate import gate
+
+if TYPE_CHECKING:
+    import neo4j
+    from neo4j import ManagedTransaction
 
 log = logging.getLogger(__name__)
 RETRY_ATTEMPTS = 3
@@ -140,6 +144,8 @@ class Database:
         self.secrets_mode = secrets_mode  # what the write gate does with a secret
         self.statements_run = 0  # observable for tests that count round trips
         self.on_changes: ChangeHook | None = None
+        from neo4j import GraphDatabase
+
         auth = (conn.user, conn.password) if conn.password is not None else None
         self.driver = GraphDatabase.driver(
             conn.uri,
@@ -190,6 +196,8 @@ class Database:
         raise AssertionError("unreachable")
 
     def read_tx(self, fn: Callable[[Tx], T], timeout_s: float | None = None) -> T:
+        from neo4j import unit_of_work
+
         @unit_of_work(timeout=timeout_s or self.timeout_s)
         def work(tx: ManagedTransaction) -> T:
             return fn(Tx(tx, self, writable=False))
@@ -198,6 +206,8 @@ class Database:
 
     def write_tx(self, fn: Callable[[Tx], T], timeout_s: float | None = None) -> T:
         """`fn` may be retried on transient errors: it must read its inputs when it runs."""
+        from neo4j import unit_of_work
+
         @unit_of_work(timeout=timeout_s or self.timeout_s)
         def work(tx: ManagedTransaction) -> T:
             handle = Tx(tx, self, writable=True)
@@ -216,6 +226,8 @@ class Database:
             return self.read_tx(lambda tx: tx.run(name, mode, params))
         if mode == "write":
             return self.write_tx(lambda tx: tx.run(name, mode, params, changes))
+        from neo4j import Query
+
         self.statements_run += 1
         params, _ = gate(params, self.secrets_mode)
         with self._session() as session:
@@ -230,6 +242,8 @@ class Database:
 def transient(exc: Exception) -> bool:
     """A fault worth another try: the connection or the server went away, a transient server
     state, or a timeout (the transaction was rolled back). Not an unknown commit outcome."""
+    from neo4j import exceptions as nex
+
     if isinstance(exc, nex.IncompleteCommit):
         return False
     if isinstance(exc, (nex.ServiceUnavailable, nex.SessionExpired, nex.TransientError, OSError)):
@@ -263,6 +277,8 @@ def outlast(call: Callable[[], T], what: str, stopping: threading.Event | None =
 def mapped_errors(conn: Connection) -> Iterator[None]:
     """Driver exceptions become the domain's, each message a full sentence saying what to do
     for the configuration in use; no stack trace reaches an agent."""
+    from neo4j import exceptions as nex
+
     uri = conn.uri
     try:
         yield

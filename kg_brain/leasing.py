@@ -15,14 +15,16 @@ import socket
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-
-from apscheduler.triggers.base import BaseTrigger
-from apscheduler.triggers.cron import CronTrigger
+from typing import TYPE_CHECKING
 
 from kg_brain.clock import Clock
 from kg_brain.db import Database
 from kg_brain.errors import SetupError, StoreUnavailable
 from kg_brain.store import leases
+
+if TYPE_CHECKING:  # APScheduler loads with the first scheduler, not before a server lists tools
+    from apscheduler.triggers.base import BaseTrigger
+    from apscheduler.triggers.cron import CronTrigger
 
 log = logging.getLogger(__name__)
 RUNNING_TTL = timedelta(minutes=30)
@@ -37,6 +39,8 @@ def cron_trigger(expression: str) -> CronTrigger:
     if len(fields) != 5:
         raise SetupError(f"invalid cron expression {expression!r}: expected 5 fields")
     minute, hour, day, month, weekday = fields
+    from apscheduler.triggers.cron import CronTrigger
+
     weekday = _WEEKDAY_NUMBER.sub(lambda m: _WEEKDAYS[int(m.group()) % 7], weekday)
     try:
         return CronTrigger(minute=minute, hour=hour, day=day, month=month,

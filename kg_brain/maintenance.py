@@ -28,13 +28,8 @@ import sys
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from apscheduler.schedulers import SchedulerNotRunningError
-from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.schedulers.blocking import BlockingScheduler
-from apscheduler.triggers.interval import IntervalTrigger
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from kg_brain.app import Brain, interrupt_on_sigterm
@@ -44,7 +39,9 @@ from kg_brain.leasing import LeasedJob, Leases, cron_trigger, default_holder
 from kg_brain.memory.evolution import CLAIM_FOR
 from kg_brain.settings import Settings, load_settings
 from kg_brain.store import jobs
-from kg_brain.views.mirror import Mirror
+
+if TYPE_CHECKING:  # APScheduler loads with the first scheduler, not before a server lists tools
+    from apscheduler.schedulers.base import BaseScheduler
 
 log = logging.getLogger(__name__)
 CATCH_UP_EVERY = timedelta(minutes=10)
@@ -137,6 +134,10 @@ def build_jobs(brain: Brain, holder: str | None = None,
                project: str | None = None) -> list[LeasedJob]:
     """The leased jobs; a project-scoped set (a window's) has leases of its own and works on
     that project's notes and queues only."""
+    from apscheduler.triggers.interval import IntervalTrigger
+
+    from kg_brain.views.mirror import Mirror  # its HTTP client: not before a server lists tools
+
     s = brain.settings
     who = holder or default_holder()
     work = Maintenance(brain, project, who)
@@ -165,6 +166,8 @@ def build_jobs(brain: Brain, holder: str | None = None,
 def add_jobs(scheduler: BaseScheduler, jobs: list[LeasedJob]) -> None:
     """The jobs, and one catch-up for those that run rarely (at start, then every
     CATCH_UP_EVERY): a fire missed while no process ran is run once."""
+    from apscheduler.triggers.interval import IntervalTrigger
+
     for job in jobs:
         scheduler.add_job(job, job.trigger, id=job.name, name=job.name, coalesce=True,
                           max_instances=1, misfire_grace_time=3600)
@@ -178,6 +181,9 @@ def add_jobs(scheduler: BaseScheduler, jobs: list[LeasedJob]) -> None:
 def build_scheduler(brain: Brain, blocking: bool, holder: str | None = None,
                     project: str | None = None) -> BaseScheduler:
     """APScheduler with the leased jobs; call `.start()` (blocking runs until interrupted)."""
+    from apscheduler.schedulers.background import BackgroundScheduler
+    from apscheduler.schedulers.blocking import BlockingScheduler
+
     scheduler: BaseScheduler = (BlockingScheduler if blocking else BackgroundScheduler)(
         timezone=UTC)
     add_jobs(scheduler, build_jobs(brain, holder, project))
@@ -199,6 +205,8 @@ def catch_up(jobs: list[LeasedJob]) -> list[str]:
 
 def stop_scheduler(scheduler: BaseScheduler) -> None:
     """No new fires; wait for the running job (its drain ends at the next batch boundary)."""
+    from apscheduler.schedulers import SchedulerNotRunningError
+
     try:
         scheduler.shutdown(wait=True)
     except SchedulerNotRunningError:
@@ -246,6 +254,8 @@ class SessionScheduler(Middleware):
                 return
             self.projects.add(project)
             if self.scheduler is None:
+                from apscheduler.schedulers.background import BackgroundScheduler
+
                 scheduler = BackgroundScheduler(timezone=UTC)
                 scheduler.start()
                 if not self.brain.on_close(lambda: stop_scheduler(scheduler)):

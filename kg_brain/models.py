@@ -124,7 +124,8 @@ class Hit(BaseModel):
     project: str = Field(exclude=True)  # the answer names it once
     links: list[HitLink] = Field(default_factory=list, description=(
         "its most telling links: TYPE>id from this note, TYPE<id to it"))
-    link_count: int = Field(0, description="all its links; get_related lists them")
+    link_count: int = Field(0, description=(
+        "all its links; get_related lists them (full tool profile)"))
     found_by: list[FoundBy] = Field(default_factory=list, description=(
         "how it was found: a channel (vector, lexical, entity, bridge, link), its hop after "
         "the first, the relationship or entity and the note that led there"))

@@ -15,8 +15,9 @@ Neo4j), the window is served in-process as `kg-brain serve` would, and a service
 the background (KG_BRAIN_SERVICE_START), detached so that it outlives this window
 (kg_brain/service.py), for the next window to find warm.
 
-Every request names the window's project in the URL (kg_brain/workspace.py), so the service
-files calls under it even when the client offers no roots. When the service goes away under a
+Every request names the window's project and tool profile in the URL (kg_brain/workspace.py),
+so the service files calls under it even when the client offers no roots, and lists the tools
+this window was wired with. When the service goes away under a
 window (stopped, idle, restarted), the relay finds or starts a new one, opens a session there
 with the client's own `initialize` and sends the request again; only requests the service never
 received are sent again, so nothing is written twice.
@@ -37,10 +38,11 @@ from urllib.parse import urlsplit
 from kg_brain import service
 from kg_brain.private import service_token
 from kg_brain.settings import Settings
-from kg_brain.workspace import default_project, with_project
+from kg_brain.workspace import client_url, default_project
 
 log = logging.getLogger(__name__)
 MCP_COMMAND = "mcp"
+TOOLS_OPTION = "--tools"  # `kg-brain mcp --tools core|full`: the window's tool profile
 MCP_HELP = ("the stdio MCP server for a client window: forwards to the shared service "
             "(`serve --http`) when it runs, else serves in-process and starts one")
 HEALTH_PATH = "/health"
@@ -292,7 +294,8 @@ def forward(settings: Settings) -> int | None:
         return None
     found = probe(settings)
     if found is not None and serves_this_window(found, settings):
-        url = with_project(service_url(settings), default_project(settings))
+        url = client_url(service_url(settings), default_project(settings),
+                         settings.kg_brain_tools)
         log.info("forwarding to the shared kg-brain service at %s", url)
         return Relay(settings, url, sys.stdout.buffer).run(sys.stdin.buffer)
     if found is None and settings.kg_brain_service_start:

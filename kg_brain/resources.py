@@ -29,9 +29,7 @@ START = """Start this session with the kg-brain memory{scope}:
 1. Call open_session(){call}. Read the open thread first: it is where the previous session asked
    to continue. Then the last handoff, pinned and project notes, decisions, and past mistakes
    with their fixes.
-2. If the inbox holds fleeting notes and nothing is urgent, distill_to_permanent the ones worth
-   keeping; forget_note(zk_ids, reason) dismisses the rest.
-3. Before changing code, call preflight_check(task=...) and apply the fixes it lists.
+2. Before changing code, call preflight_check(task=...) and apply the fixes it lists.
 While working: search_memory for facts, deep_search for why/how questions, recall(zk_ids) for
 full notes; add_memory what you learn, record_failure and record_resolution for errors."""
 END = """End this session with the kg-brain memory{scope}:

@@ -74,9 +74,11 @@ class InboxItem(BaseModel):
 class Inbox(BaseModel):
     project: str
     count: int = Field(description="notes listed here")
-    more: bool = Field(False, description="more fleeting notes wait: get_inbox with a limit")
+    more: bool = Field(False, description=(
+        "more fleeting notes wait: get_inbox with a limit (full tool profile)"))
     notes: list[InboxItem]
-    hint: str = "distill_to_permanent(zk_id) what is worth keeping; the rest decays"
+    hint: str = ("distill_to_permanent(zk_id) what is worth keeping (full tool profile); the "
+                 "rest decays")
 
     @classmethod
     def of(cls, project: str, notes: list[NoteView], limit: int) -> Inbox:
@@ -103,7 +105,8 @@ class Captured(BaseModel):
     project: str
     notes: list[CapturedNote]
     skipped: int = Field(0, description=f"statements beyond the first {MAX_CAPTURED}")
-    hint: str = "captured as fleeting notes: distill_to_permanent the ones worth keeping"
+    hint: str = ("captured as fleeting notes: distill_to_permanent the ones worth keeping "
+                 "(full tool profile)")
 
 
 class Sessions:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
     AliasChoices,
@@ -28,6 +28,9 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from kg_brain.errors import SetupError
+
+ToolProfileName = Literal["core", "full"]
+TOOL_PROFILES: tuple[str, ...] = get_args(ToolProfileName)
 
 
 def _default_data_dir() -> Path:
@@ -173,6 +176,9 @@ class Settings(BaseSettings):
     kg_brain_service_idle_s: float = Field(0.0, ge=0, description=(
         "the shared HTTP service stops after this many seconds without a request in flight "
         "(an open window counts); 0 = only when stopped"))
+    kg_brain_tools: ToolProfileName = Field("core", description=(
+        "the MCP tools a client is offered when it names no profile (kg_brain/profiles.py): "
+        "core, what an agent uses every session, or full, with curation and maintenance"))
 
     # --- Obsidian mirror -------------------------------------------------------------------------
     obsidian_api_key: str | None = Field(None, repr=False)

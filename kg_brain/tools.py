@@ -29,6 +29,7 @@ from kg_brain.errors import StoreUnavailable
 from kg_brain.lifecycle import ArchiveReport, DecayEntry
 from kg_brain.memory.write import AddResult
 from kg_brain.models import Hit, LinkView, NoteView
+from kg_brain.profiles import ToolProfile
 from kg_brain.project import ClientRoots, resolve_project
 from kg_brain.search import MAX_RELATED, Related
 
@@ -85,7 +86,7 @@ NOTHING_FOUND = ("nothing relevant stored: no note comes close enough to the que
 class SearchResults(BaseModel):
     project: str
     hits: list[Hit]
-    hint: str = "previews: recall(zk_ids) for full notes, get_related for all links"
+    hint: str = "previews: recall(zk_ids) for full notes with their links"
 
     @classmethod
     def of(cls, project: str, hits: list[Hit]) -> SearchResults:
@@ -117,7 +118,7 @@ class Saved(BaseModel):
 
 class RecalledNote(NoteView):
     """A full note whose links are its RECALL_LINKS most telling (typed before similarity
-    links, heaviest first); get_related lists them all."""
+    links, heaviest first); link_count counts them all."""
 
     link_count: int = Field(0, description="all its links")
 
@@ -189,8 +190,7 @@ class BrainTools:
     # --- sessions ------------------------------------------------------------------------------
     def open_session(self, project: ProjectArg = None) -> SessionStart:
         """Start every coding session here: the project's state (last handoff, open thread,
-        pinned notes, decisions, past mistakes with fixes) plus the inbox, in one call.
-        Falls back to get_session_context + get_inbox."""
+        pinned notes, decisions, past mistakes with fixes) plus the inbox, in one call."""
         p = self._project(project)
         return SessionStart(project=p, context=self.get_session_context(p),
                             inbox=self.get_inbox(p, sessions.START_INBOX_LIMIT))
@@ -504,9 +504,11 @@ TOOLS: dict[str, ToolAnnotations] = {
 
 
 def build_server(brain: Brain) -> FastMCP:
-    """Register every tool, each answer within its size budget (kg_brain/budget.py); nothing
-    here connects to Neo4j or loads the model."""
+    """Register every tool, each answer within its size budget (kg_brain/budget.py), each
+    client offered its profile's (kg_brain/profiles.py); nothing here connects to Neo4j or
+    loads the model."""
     mcp = FastMCP(name="kg-brain", instructions=INSTRUCTIONS)
+    mcp.add_middleware(ToolProfile(brain.settings.kg_brain_tools))
     mcp.add_middleware(ClientRoots())
     mcp.add_middleware(ArgumentErrors())
     mcp.add_middleware(AnswerBudget())

@@ -33,6 +33,7 @@ from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
 
 log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
+LIST_GRACE_S = 5.0  # how long the warm-up waits for the client's tools/list (OpenCode's limit)
 
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
@@ -43,22 +44,40 @@ def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str
 
 
 class WarmUp(Middleware):
-    """After the first tools/list (the client is connected and about to work), connect to Neo4j
-    and load the embedding model in background threads, so the first real call does not pay for
-    them and `initialize` is never slowed by them."""
+    """Once the client is connected and about to work: import and connect the driver and load
+    the embedding model in background threads, so the first real call does not pay for them.
+    The server module loads neither (listing needs neither). They start when the first
+    tools/list is answered, or LIST_GRACE_S after the first `initialize` if none is by then:
+    loading them beside the listing slowed it by about a second on a loaded machine, and
+    OpenCode drops a server whose tools/list takes more than 5 s."""
 
     def __init__(self, brain: Brain) -> None:
         self.brain = brain
         self.started = threading.Event()
+        self.listed = threading.Event()
+
+    async def on_initialize(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        answer = await call_next(context)
+        self._start()
+        return answer
 
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
         tools = await call_next(context)
-        if not self.started.is_set():
-            self.started.set()
-            for name, task in (("database", self._database), ("model", self._model)):
-                threading.Thread(target=self._quietly, args=(name, task), daemon=True,
-                                 name=f"kg-brain-warm-{name}").start()
+        self.listed.set()
+        self._start()  # a client of the stateless protocol revision lists without initializing
         return tools
+
+    def _start(self) -> None:
+        if self.started.is_set():
+            return
+        self.started.set()
+        for name, task in (("database", self._database), ("model", self._model)):
+            threading.Thread(target=self._after_listing, args=(name, task), daemon=True,
+                             name=f"kg-brain-warm-{name}").start()
+
+    def _after_listing(self, name: str, task: Any) -> None:
+        self.listed.wait(LIST_GRACE_S)
+        self._quietly(name, task)
 
     def _database(self) -> None:
         self.brain.db.verify()

@@ -1,11 +1,13 @@
-"""`kg-brain wire opencode|claude|cursor [--global] [--url URL]`: add or update the kg-brain MCP
-entry in the client's configuration file.
+"""`kg-brain wire opencode|claude|cursor [--global] [--url URL] [--tools core|full]`: add or
+update the kg-brain MCP entry in the client's configuration file.
 
 The entry runs this installation's Python with `-m kg_brain.cli mcp` (stdio: a light relay to
 the warm shared service, kg_brain/relay.py), so it works from a wheel as from a checkout; with
 `--url` it points the client at a running `kg-brain serve --http`, naming the workspace's project
 in the URL (`?project=`, kg_brain/workspace.py) so that calls land there even from clients that
-offer no MCP roots (the 2026-07-28 protocol has none); a `--global` entry names none.
+offer no MCP roots (the 2026-07-28 protocol has none); a `--global` entry names none. The
+entry also names the client's tool profile (kg_brain/profiles.py): an argument of the stdio
+command, a query parameter of the URL.
 The rest of the file is kept as it was and the previous version is saved in the state folder
 (`wire-backups/`), never next to the file: a workspace's file sits in the user's repository.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
@@ -28,8 +30,9 @@ from typing import Any
 from kg_brain import plugin
 from kg_brain.errors import InvalidInput
 from kg_brain.private import ensure_token, token_file
-from kg_brain.settings import Settings
-from kg_brain.workspace import default_project, with_project
+from kg_brain.relay import TOOLS_OPTION
+from kg_brain.settings import TOOL_PROFILES, Settings
+from kg_brain.workspace import client_url, default_project
 
 SERVER_NAME = "kg-brain"
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
@@ -93,10 +96,11 @@ CLIENTS: dict[str, ClientFormat] = {
 }
 
 
-def server_command() -> list[str]:
+def server_command(tools: str) -> list[str]:
     """This installation's interpreter running `kg-brain mcp` (a light relay to the shared
-    service when it runs, else the server in-process): no path into a checkout."""
-    return [sys.executable, "-m", "kg_brain.cli", "mcp"]
+    service when it runs, else the server in-process) with the tool profile: no path into a
+    checkout."""
+    return [sys.executable, "-m", "kg_brain.cli", "mcp", TOOLS_OPTION, tools]
 
 
 def protocol_file() -> Path:
@@ -151,18 +155,23 @@ def token_hint(settings: Settings, client: ClientFormat) -> str:
             "file itself).\n")
 
 
-def workspace_url(settings: Settings, url: str, cwd: Path | None = None) -> str:
-    """The service's URL naming the project of the workspace at `cwd` (the working directory)."""
-    return with_project(url, default_project(settings, cwd))
+def workspace_url(settings: Settings, url: str, cwd: Path | None = None,
+                  global_config: bool = False) -> str:
+    """The service's URL naming the tool profile and, unless global, the project of the
+    workspace at `cwd` (the working directory)."""
+    project = None if global_config else default_project(settings, cwd)
+    return client_url(url, project, settings.kg_brain_tools)
 
 
 def client_entry(settings: Settings, name: str, url: str | None,
                  global_config: bool = False) -> dict[str, Any]:
+    """The entry for `settings.kg_brain_tools`, the profile `--tools` chose."""
     client = CLIENTS[name]
     if url:
-        return client.remote(url if global_config else workspace_url(settings, url),
+        return client.remote(workspace_url(settings, url, global_config=global_config),
                              remote_headers(settings, client))
-    return client.local(server_command(), server_environment(settings, client, global_config))
+    return client.local(server_command(settings.kg_brain_tools),
+                        server_environment(settings, client, global_config))
 
 
 def config_path(settings: Settings, name: str, global_config: bool,
@@ -173,7 +182,7 @@ def config_path(settings: Settings, name: str, global_config: bool,
     if client.global_file is None:
         raise InvalidInput(f"{name} has no global file kg-brain writes; run "
                            "`claude mcp add --scope user kg-brain -- "
-                           + " ".join(server_command()) + "`")
+                           + " ".join(server_command(settings.kg_brain_tools)) + "`")
     return client.global_file(settings)
 
 
@@ -219,6 +228,8 @@ def write_entry(path: Path, name: str, entry: dict[str, Any], backups: Path) -> 
 
 
 def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
+    if args.tools:
+        settings = settings.model_copy(update={"kg_brain_tools": args.tools})
     path = config_path(settings, args.client, args.global_config)
     hint = token_hint(settings, CLIENTS[args.client]) if args.url else ""
     backup = write_entry(path, args.client,
@@ -266,6 +277,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                              "~/.cursor/mcp.json) instead of the workspace's")
     parser.add_argument("--url", help="a running `kg-brain serve --http`, e.g. "
                                       "http://127.0.0.1:8765/mcp, instead of a stdio server")
+    parser.add_argument(TOOLS_OPTION, choices=TOOL_PROFILES,
+                        help="the MCP tools the client is offered: core, the 9 an agent uses "
+                             "every session, or full, with curation and maintenance (default "
+                             "KG_BRAIN_TOOLS, else core)")
     parser.add_argument("--no-plugin", dest="plugin", action="store_false",
                         help="opencode: without the memory plugin (handoff in the system "
                              "context, mistakes recorded from failing commands)")

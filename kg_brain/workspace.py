@@ -4,7 +4,8 @@ Light on purpose (the standard library and the settings): the stdio relay names 
 project with it before any MCP library loads. A workspace's project is the name of the git root
 holding it, else the folder's own name; KG_BRAIN_PROJECT overrides the working directory's.
 Clients of the HTTP service name it in the URL's `project` query parameter (what
-`kg-brain wire --url` writes and the relay sends), or in the X-KG-Brain-Project header.
+`kg-brain wire --url` writes and the relay sends), or in the X-KG-Brain-Project header; their
+tool profile (kg_brain/profiles.py) the same way, in `tools` or X-KG-Brain-Tools.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from kg_brain.settings import Settings
 DEFAULT_PROJECT = "general"
 PROJECT_PARAM = "project"
 PROJECT_HEADER = "x-kg-brain-project"
+TOOLS_PARAM = "tools"
+TOOLS_HEADER = "x-kg-brain-tools"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -51,8 +54,10 @@ def default_project(settings: Settings, cwd: Path | None = None) -> str:
     return (slug(root.name) if root else None) or DEFAULT_PROJECT
 
 
-def with_project(url: str, project: str) -> str:
-    """`url` naming `project` in its query (replacing any project it named)."""
+def client_url(url: str, project: str | None, tools: str) -> str:
+    """`url` naming `project` (when given) and the tool profile in its query, replacing any
+    it named."""
     parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query) if k != PROJECT_PARAM]
-    return urlunsplit(parts._replace(query=urlencode([*query, (PROJECT_PARAM, project)])))
+    named = [(PROJECT_PARAM, project)] if project else []
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k not in (PROJECT_PARAM, TOOLS_PARAM)]
+    return urlunsplit(parts._replace(query=urlencode([*query, *named, (TOOLS_PARAM, tools)])))

@@ -10,11 +10,25 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from kg_brain.relay import MCP_COMMAND
+from kg_brain.relay import MCP_COMMAND, TOOLS_OPTION
 
 SERVICE_COMMAND = "service"
+VERBOSE = ("-v", "--verbose")
 
-def mcp(verbose: bool = False) -> int:
+
+def mcp_options(args: list[str]) -> tuple[bool, str | None] | None:
+    """`mcp [--tools PROFILE] [-v]`: (verbose, the profile or None); None for another command."""
+    rest = [a for a in args if a not in VERBOSE]
+    if rest[:1] != [MCP_COMMAND]:
+        return None
+    if rest[1:] == []:
+        return len(rest) < len(args), None
+    if len(rest) == 3 and rest[1] == TOOLS_OPTION:
+        return len(rest) < len(args), rest[2]
+    return None
+
+
+def mcp(verbose: bool = False, tools: str | None = None) -> int:
     from kg_brain.errors import BrainError
     from kg_brain.relay import forward
     from kg_brain.settings import load_settings
@@ -22,7 +36,7 @@ def mcp(verbose: bool = False) -> int:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        settings = load_settings()
+        settings = load_settings(**({"kg_brain_tools": tools} if tools else {}))
         forwarded = forward(settings)
         if forwarded is not None:
             return forwarded
@@ -35,8 +49,9 @@ def mcp(verbose: bool = False) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if [a for a in args if a not in ("-v", "--verbose")] == [MCP_COMMAND]:
-        return mcp(verbose=len(args) > 1)
+    options = mcp_options(args)
+    if options is not None:
+        return mcp(*options)
     if args[:1] == [SERVICE_COMMAND]:
         from kg_brain.cli.service import main as service
         return service(args)

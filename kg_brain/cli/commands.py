@@ -17,8 +17,8 @@ from kg_brain.db import Database
 from kg_brain.errors import BrainError
 from kg_brain.localdb import local_server
 from kg_brain.maintenance import register as register_scheduler
-from kg_brain.relay import MCP_COMMAND, MCP_HELP
-from kg_brain.settings import Settings, load_settings
+from kg_brain.relay import MCP_COMMAND, MCP_HELP, TOOLS_OPTION
+from kg_brain.settings import TOOL_PROFILES, Settings, load_settings
 from kg_brain.store import admin
 from kg_brain.store.schema import bootstrap_schema
 from kg_brain.transport import register as register_serve
@@ -94,7 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     neo.add_argument("action", choices=["start", "stop", "status"])
     neo.set_defaults(handler=cmd_neo4j)
     register_serve(sub)
-    sub.add_parser(MCP_COMMAND, help=MCP_HELP)  # dispatched before this parser: kg_brain/cli
+    mcp = sub.add_parser(MCP_COMMAND, help=MCP_HELP)  # dispatched before this parser: kg_brain/cli
+    mcp.add_argument(TOOLS_OPTION, choices=TOOL_PROFILES,
+                     help="the MCP tools offered (kg_brain/profiles.py); default KG_BRAIN_TOOLS")
     register_wire(sub)
     register_service(sub)
     register_scheduler(sub)

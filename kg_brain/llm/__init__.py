@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 
 from kg_brain.llm.heuristic import HeuristicEnricher
-from kg_brain.llm.providers import ChatProvider, HuggingFaceProvider, OpenAICompatibleProvider
 from kg_brain.llm.router import LLMEnricher
 from kg_brain.llm.types import (
     Candidate,
@@ -42,7 +41,10 @@ __all__ = [
 
 
 def build_enricher(settings: Settings) -> Enricher:
-    """The LLM router when a provider is configured and usable, otherwise the heuristic."""
+    """The LLM router when a provider is configured and usable, otherwise the heuristic. The
+    providers (httpx, huggingface_hub) load here, when the Brain builds its dependencies."""
+    from kg_brain.llm.providers import ChatProvider, HuggingFaceProvider, OpenAICompatibleProvider
+
     heuristic = HeuristicEnricher(min_similarity=settings.link_min_cosine)
     provider: ChatProvider | None = None
     if settings.llm_provider == "huggingface":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -25,7 +25,6 @@ from kg_brain.llm.heuristic import (
     make_title,
 )
 from kg_brain.llm.kinds import infer_kind
-from kg_brain.llm.providers import ChatProvider
 from kg_brain.llm.types import (
     Candidate,
     Enrichment,
@@ -37,6 +36,9 @@ from kg_brain.llm.types import (
     Synthesis,
 )
 from kg_brain.vocab import LinkType, NoteKind
+
+if TYPE_CHECKING:  # the providers load httpx: only when one is configured
+    from kg_brain.llm.providers import ChatProvider
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

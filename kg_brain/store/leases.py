@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypedDict
-
-from neo4j.time import DateTime
+from typing import TYPE_CHECKING, TypedDict
 
 from kg_brain.store.statement import On, write
+
+if TYPE_CHECKING:  # rows name the driver's type; importing it loads the driver
+    from neo4j.time import DateTime
 
 
 class LeaseState(TypedDict):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypedDict
-
-from neo4j.time import DateTime
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from kg_brain.store.statement import On, read, write
+
+if TYPE_CHECKING:  # rows name the driver's type; importing it loads the driver
+    from neo4j.time import DateTime
 
 
 class DecayPage(TypedDict):

@@ -5,14 +5,15 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypedDict, TypeVar
-
-from neo4j.time import DateTime
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from kg_brain.db import Tx
 from kg_brain.errors import Conflict
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.statement import On, read, write
+
+if TYPE_CHECKING:  # rows name the driver's type; importing it loads the driver
+    from neo4j.time import DateTime
 
 T = TypeVar("T")
 Vector = list[float]

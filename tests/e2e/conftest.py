@@ -4,6 +4,7 @@ and the notes a project holds in Neo4j, read back with the export statement."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,15 @@ def wire(workspace: Path, env: dict[str, str], home: Path, *extra: str) -> str:
                           cwd=workspace, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def wire_patient(workspace: Path, env: dict[str, str], home: Path, *extra: str) -> None:
+    """`kg-brain wire opencode`, then OpenCode's wait for the tool list raised from its 5 s
+    default: a window served in-process loads the MCP library first, slower on a busy machine."""
+    wire(workspace, env, home, *extra)
+    config = json.loads((workspace / "opencode.json").read_text())
+    config["mcp"]["kg-brain"]["timeout"] = 120_000
+    opencode.write_json(workspace / "opencode.json", config)
 
 
 def project_notes(db: Database, project: str) -> list[dict[str, Any]]:

@@ -16,8 +16,9 @@ from typing import Any
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.localdb import free_port
+from kg_brain.profiles import CORE
 from tests.e2e import opencode
-from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
+from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire, wire_patient
 from tests.e2e.scripted_model import SERVER_PREFIX, ScriptedModel, Step, parsed, scripted_model
 from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server
@@ -110,7 +111,8 @@ def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
             workspace = git_workspace(tmp_path / "workspaces", name, url)
             wire(workspace, env, tmp_path / "home", "--url", mcp_url)
             wired = (workspace / "opencode.json").read_text()
-            assert json.loads(wired)["mcp"]["kg-brain"]["url"] == f"{mcp_url}?project={name}"
+            assert json.loads(wired)["mcp"]["kg-brain"]["url"] == \
+                f"{mcp_url}?project={name}&tools=full"
             token = tmp_path / "kg-data" / "state" / "token"  # made by the service, referenced
             assert f"{{file:{token}}}" in wired and token.read_text().strip() not in wired
             _, seen[name] = run_script(model, [
@@ -125,3 +127,34 @@ def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
         assert [h["zk_id"] for h in search["hits"]] == [added["zk_id"]]
         assert [n["content"] for n in project_notes(db, name)] == [fact]
     assert project_notes(db, f"{project}-kg") == []
+
+
+def compact_bytes(value: Any) -> int:
+    """Bytes of `value` as JSON without spaces, as OpenCode's JSON.stringify sends it."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def test_each_tool_profile_weighs_on_every_model_request(
+        opencode_binary: Path, neo4j_server: ServerUnderTest, project: str,
+        tmp_path: Path) -> None:
+    """What OpenCode sends the model with every request under each profile: kg-brain's tools
+    and the bytes of their schemas, beside the whole request's (printed: `pytest -s`)."""
+    env = kg_env(neo4j_server)
+    sizes: dict[str, dict[str, int]] = {}
+    with scripted_model() as (model, url):
+        for profile, expected in (("core", CORE), ("full", tuple(CONTRACT))):
+            workspace = git_workspace(tmp_path / profile, project, url)
+            wire_patient(workspace, env, tmp_path / "home", "--tools", profile)
+            run_script(model, [Step("open_session")], workspace, tmp_path / "home", env)
+            body = model.requests[-1]
+            ours = [t for t in body["tools"] if t["function"]["name"].startswith(SERVER_PREFIX)]
+            assert sorted(t["function"]["name"] for t in ours) == \
+                sorted(SERVER_PREFIX + name for name in expected)
+            sizes[profile] = {"kg_brain_tools": len(ours), "kg_brain_bytes": compact_bytes(ours),
+                              "all_tools": len(body["tools"]),
+                              "all_tools_bytes": compact_bytes(body["tools"]),
+                              "request_bytes": compact_bytes(body)}
+    print("tool profile sizes per model request:", json.dumps(sizes))
+    assert sizes["core"]["kg_brain_bytes"] * 2 < sizes["full"]["kg_brain_bytes"]
+    assert sizes["core"]["all_tools"] - sizes["core"]["kg_brain_tools"] == \
+        sizes["full"]["all_tools"] - sizes["full"]["kg_brain_tools"]  # OpenCode's own: the same

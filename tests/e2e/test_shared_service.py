@@ -5,7 +5,6 @@ service at the end."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from kg_brain.localdb import free_port
 from kg_brain.settings import load_settings
 from tests.e2e import opencode
-from tests.e2e.conftest import git_workspace, kg_env, wire
+from tests.e2e.conftest import git_workspace, kg_env, wire_patient
 from tests.e2e.scripted_model import Step, parsed, scripted_model
 from tests.mcp.test_service import kg, service_pid, wait_for
 from tests.support.neo4j import ServerUnderTest
@@ -37,15 +36,6 @@ def env(neo4j_server: ServerUnderTest, tmp_path: Path) -> Iterator[dict[str, str
     yield found
     if service_pid(found) is not None:
         kg(found, "service", "stop")
-
-
-def wire_patient(workspace: Path, env: dict[str, str], home: Path) -> None:
-    """`kg-brain wire opencode`, then OpenCode's wait for the tool list raised from its 5 s
-    default: a window served in-process loads the MCP library first, slower on a busy machine."""
-    wire(workspace, env, home)
-    config = json.loads((workspace / "opencode.json").read_text())
-    config["mcp"]["kg-brain"]["timeout"] = 120_000
-    opencode.write_json(workspace / "opencode.json", config)
 
 
 def service_log(tmp_path: Path) -> str:
@@ -74,7 +64,8 @@ def test_the_second_run_forwards_to_the_service_the_first_started(
     assert added["project"] == found["project"] == project
     assert found["hits"][0]["zk_id"] == added["zk_id"]
     assert service_pid(env) == pid  # alive after both runs ended
-    assert f'"POST /mcp?project={project} HTTP/1.1" 200' in service_log(tmp_path)
+    # the relay names the window's project and the tool profile its entry was wired with
+    assert f'"POST /mcp?project={project}&tools=full HTTP/1.1" 200' in service_log(tmp_path)
 
 
 def test_a_run_forwarded_to_the_service_carries_on_after_the_run_that_started_it_exits(
@@ -112,4 +103,5 @@ def test_a_run_forwarded_to_the_service_carries_on_after_the_run_that_started_it
     assert found["hits"][0]["zk_id"] == added["zk_id"]
     assert found_later["hits"][0]["zk_id"] == later["zk_id"]
     assert service_pid(env) == pid  # the service run 1 started served run 2 to its end
-    assert service_log(tmp_path).count(f'"POST /mcp?project={project} HTTP/1.1" 200') >= 3
+    assert service_log(tmp_path).count(
+        f'"POST /mcp?project={project}&tools=full HTTP/1.1" 200') >= 3

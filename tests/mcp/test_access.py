@@ -118,7 +118,7 @@ def test_a_spawned_server_never_prints_the_password(neo4j_server: ServerUnderTes
                          NEO4J_PASSWORD=PASSWORD, NEO4J_TIMEOUT_S="3")
         with StdioSession(REPO / "mcp_server.py", env, tmp_path) as session:
             session.initialize()
-            session.request("tools/list", {})  # starts the warm-up, which logs the failure
+            session.request("tools/list", {})  # the warm-up initialize started logs the failure
             reply = session.call_tool("get_inbox", {})
             assert reply["result"]["isError"], why
             assert "database unavailable" in reply["result"]["content"][0]["text"]

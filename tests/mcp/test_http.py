@@ -105,7 +105,7 @@ def test_without_a_token_only_loopback_serves_and_says_so(neo4j_server: ServerUn
 def test_serve_prints_the_opencode_entry_with_a_token_reference(tmp_path: Path) -> None:
     settings = make_settings(kg_brain_http_token=TOKEN)
     entry = opencode_remote_config(settings, "0.0.0.0", 8765)["mcp"]["kg-brain"]
-    assert entry["url"] == "http://127.0.0.1:8765/mcp" and entry["type"] == "remote"
+    assert entry["url"] == "http://127.0.0.1:8765/mcp?tools=full" and entry["type"] == "remote"
     assert entry["headers"] == {"Authorization": "Bearer {env:KG_BRAIN_HTTP_TOKEN}"}
     made = make_settings(kg_brain_data_dir=tmp_path)
     entry = opencode_remote_config(made, "127.0.0.1", 8765)["mcp"]["kg-brain"]

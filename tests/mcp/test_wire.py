@@ -39,31 +39,33 @@ SECTION = {"opencode": "mcp", "claude": "mcpServers", "cursor": "mcpServers"}
 
 
 def test_the_stdio_command_runs_the_installed_module_not_a_checkout_file() -> None:
-    assert server_command() == [sys.executable, "-m", "kg_brain.cli", "mcp"]
+    assert server_command("core") == [sys.executable, "-m", "kg_brain.cli", "mcp", "--tools",
+                                      "core"]
     checkout = (str(REPO / "mcp_server.py"), str(REPO / "kg_brain"))
-    assert not any(part.startswith(checkout) for part in server_command())
+    assert not any(part.startswith(checkout) for part in server_command("core"))
 
 
 def test_each_client_gets_its_own_stdio_entry_shape() -> None:
     settings = make_settings()
-    python, *args = server_command()
+    python, *args = server_command("full")
     assert client_entry(settings, "opencode", None) == {
-        "type": "local", "command": server_command(), "enabled": True}
+        "type": "local", "command": server_command("full"), "enabled": True}
     assert client_entry(settings, "claude", None) == {"type": "stdio", "command": python,
                                                       "args": args}
     assert client_entry(settings, "cursor", None) == {"command": python, "args": args}
 
 
 def test_each_client_gets_its_own_remote_entry_shape_with_a_token_reference() -> None:
-    settings = make_settings(kg_brain_http_token="t0ken")
+    settings = make_settings(kg_brain_http_token="t0ken", kg_brain_tools="core")
+    named = URL + "?tools=core"
     assert client_entry(settings, "opencode", URL, global_config=True) == {
-        "type": "remote", "url": URL, "enabled": True, "oauth": False,
+        "type": "remote", "url": named, "enabled": True, "oauth": False,
         "headers": {"Authorization": "Bearer {env:KG_BRAIN_HTTP_TOKEN}"}}
     assert client_entry(settings, "claude", URL, global_config=True) == {
-        "type": "http", "url": URL,
+        "type": "http", "url": named,
         "headers": {"Authorization": "Bearer ${KG_BRAIN_HTTP_TOKEN}"}}
     assert client_entry(settings, "cursor", URL, global_config=True) == {
-        "url": URL, "headers": {"Authorization": "Bearer ${env:KG_BRAIN_HTTP_TOKEN}"}}
+        "url": named, "headers": {"Authorization": "Bearer ${env:KG_BRAIN_HTTP_TOKEN}"}}
     assert "headers" not in client_entry(make_settings(kg_brain_http_auth="none"), "cursor", URL,
                                          global_config=True)
 
@@ -83,7 +85,8 @@ def test_by_default_opencode_reads_the_token_file_and_the_others_their_environme
 def test_wire_url_makes_the_token_and_writes_only_a_reference_to_it(
         neo4j_server: ServerUnderTest, tmp_path: Path) -> None:
     env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"))
-    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--url", URL],
+    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--url", URL,
+                           "--tools", "core"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
                           check=True)
     token = tmp_path / "data" / "state" / "token"
@@ -91,6 +94,7 @@ def test_wire_url_makes_the_token_and_writes_only_a_reference_to_it(
     assert stat.S_IMODE(token.stat().st_mode) == 0o600
     written = (tmp_path / "opencode.json").read_text()
     assert token.read_text().strip() not in written and f"{{file:{token}}}" in written
+    assert json.loads(written)["mcp"]["kg-brain"]["url"].endswith("&tools=core")
 
 
 OWN_LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d [\d:,]+ (INFO|WARNING|ERROR) kg_brain\.[\w.]+: ")
@@ -118,12 +122,12 @@ def test_a_workspace_url_names_the_workspaces_project(tmp_path: Path) -> None:
     inside = tmp_path / "alpha proj" / "src"
     inside.mkdir(parents=True)
     (tmp_path / "alpha proj" / ".git").mkdir()
-    settings = make_settings(kg_brain_project=None)
-    assert workspace_url(settings, URL, inside) == URL + "?project=alpha-proj"
-    assert workspace_url(settings, URL + "?project=old&x=1", inside) == \
-        URL + "?x=1&project=alpha-proj"
+    settings = make_settings(kg_brain_project=None, kg_brain_tools="core")
+    assert workspace_url(settings, URL, inside) == URL + "?project=alpha-proj&tools=core"
+    assert workspace_url(settings, URL + "?project=old&tools=full&x=1", inside) == \
+        URL + "?x=1&project=alpha-proj&tools=core"
     assert workspace_url(make_settings(kg_brain_project="billing"), URL, inside) == \
-        URL + "?project=billing"
+        URL + "?project=billing&tools=full"
 
 
 @pytest.mark.parametrize("client", ["opencode", "claude", "cursor"])

@@ -15,9 +15,10 @@ from kg_brain.vocab import LinkType
 
 
 def make_settings(**overrides: Any) -> Settings:
-    """Offline enrichment, no in-server scheduler, and no `.env` file read."""
+    """Offline enrichment, no in-server scheduler, every tool offered (tests/mcp/test_profiles.py
+    tests the profiles), and no `.env` file read."""
     base: dict[str, Any] = {"llm_provider": "heuristic", "scheduler_in_server": False,
-                            "_env_file": None}
+                            "kg_brain_tools": "full", "_env_file": None}
     return load_settings(**{**base, **overrides})
 
 

@@ -29,15 +29,15 @@ def call(server: FastMCP, tool: str, **arguments: Any) -> dict[str, Any]:
 
 
 def server_env(neo4j_server: ServerUnderTest, **extra: str) -> dict[str, str]:
-    """The environment OpenCode would give a spawned server: connection settings only, and
-    `kg-brain mcp` serving in-process (never a developer's shared service on the default port;
-    the relay tests give theirs)."""
+    """The environment OpenCode would give a spawned server: connection settings only, every
+    tool offered (a wired entry names its own profile), and `kg-brain mcp` serving in-process
+    (never a developer's shared service on the default port; the relay tests give theirs)."""
     conn = neo4j_server.conn
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     env.update({"NEO4J_URI": conn.uri, "NEO4J_USER": conn.user,
                 "NEO4J_PASSWORD": conn.password or "", "NEO4J_DATABASE": conn.database,
                 "LLM_PROVIDER": "heuristic", "SCHEDULER_IN_SERVER": "false",
-                "KG_BRAIN_SERVICE": "false", **extra})
+                "KG_BRAIN_SERVICE": "false", "KG_BRAIN_TOOLS": "full", **extra})
     return env
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from typing import get_type_hints
 
 import kg_brain.store
 from kg_brain.cypher import query
@@ -42,4 +41,5 @@ def parameters(name: str) -> set[str]:
 
 
 def row_keys(spec: Statement) -> list[str]:
-    return list(get_type_hints(spec.row)) if spec.row is not None else []
+    """The row's keys, read without resolving their types (the driver's are only named)."""
+    return list(spec.row.__annotations__) if spec.row is not None else []
