@@ -46,7 +46,7 @@ class Neighbourhood(TypedDict):
 
 
 @write()
-def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: list[str],
+def search_memory(on: On, *, vector: Vector, lex: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, superseded: float, k: int,
                   floor: float, now: datetime) -> list[SearchHit]:
@@ -54,7 +54,7 @@ def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: 
 
 
 @write()
-def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], project: str,
+def deep_search(on: On, *, vector: Vector, text: str, lex: str, entity_keys: list[str], project: str,
                 excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
                 ent_fetch: int, total: int, ent_cap: int, ent_n: int, ent_partial: float,
                 blend_n: int, alpha: float, expand_n: int, nb_limit: int, w_vec: float,
