@@ -40,9 +40,22 @@ def cypher_root() -> Path:
 def query(name: str) -> str:
     """Return the text of one statement, fragments rendered; names are code constants, never
     caller input."""
+    _check(name)
+    return render((cypher_root() / f"{name}.cypher").read_text(encoding="utf-8"), name)
+
+
+def statement_name(file: str) -> str:
+    """`notes/create_notes` for the file `notes/create_notes.cypher`, if that file exists."""
+    name = file.removesuffix(".cypher")
+    _check(name)
+    if name == file or not (cypher_root() / file).is_file():
+        raise ValueError(f"no statement file {file!r} in {cypher_root()}")
+    return name
+
+
+def _check(name: str) -> None:
     if not _NAME.match(name) or name.startswith(f"{FRAGMENTS}/"):
         raise ValueError(f"bad query name {name!r}")
-    return render((cypher_root() / f"{name}.cypher").read_text(encoding="utf-8"), name)
 
 
 def render(text: str, statement: str) -> str:

@@ -1,14 +1,13 @@
 """The maintenance cadence: weekly archival, a consolidation report, the evolution queue drain,
 the Obsidian mirror's drain and the daily purge of forgotten notes whose undo window closed.
 
-Where the jobs run: the shared HTTP service (`kg-brain serve --http`, the warm service stdio
-clients forward to) and `kg-brain scheduler` run them for the whole database; a stdio server
-serving its window in-process runs them only for the projects that window uses
-(SessionScheduler). Several processes may run the same jobs, so every job first
-takes a lease in Neo4j (a :Lease node with holder and expiry). The winner holds it while running
-and, when done, keeps it until just before the job's next fire time: the other processes, which
-fire at the same moment, find it taken and skip, so each job runs once per period. A holder that
-crashes mid-run stops renewing; its lease expires after the running TTL and the next fire runs.
+Background work runs wherever memory is written: the shared HTTP service (`kg-brain serve
+--http`, the warm service stdio clients forward to) runs the jobs for the whole database from
+its start, `kg-brain scheduler` too, and a stdio server serving its window in-process runs them
+(both drains included) for the projects that window's calls use (SessionScheduler). Several
+processes may run the same jobs, so every job first takes a lease in Neo4j (kg_brain/leasing.py):
+each runs once per period. The queues are drained one project at a time behind that project's
+lease, whichever process drains them: one worker per project's queue.
 
 Missed runs catch up: a finished run records its time on the lease (`last_run`; a job first
 seen starts its clock then). At start and every CATCH_UP_EVERY after, each cron job with a fire
@@ -25,12 +24,8 @@ import argparse
 import functools
 import json
 import logging
-import os
-import re
-import socket
 import sys
 import threading
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -39,136 +34,38 @@ from apscheduler.schedulers import SchedulerNotRunningError
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
-from apscheduler.triggers.base import BaseTrigger
-from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from kg_brain.app import Brain, interrupt_on_sigterm
-from kg_brain.clock import Clock
-from kg_brain.db import Database, outlast
-from kg_brain.errors import SetupError, StoreUnavailable
+from kg_brain.db import outlast
+from kg_brain.errors import StoreUnavailable
+from kg_brain.leasing import LeasedJob, Leases, cron_trigger, default_holder
 from kg_brain.memory.evolution import CLAIM_FOR
 from kg_brain.settings import Settings, load_settings
-from kg_brain.store import leases
+from kg_brain.store import jobs
+from kg_brain.views.mirror import Mirror
 
 log = logging.getLogger(__name__)
-RUNNING_TTL = timedelta(minutes=30)
 CATCH_UP_EVERY = timedelta(minutes=10)
 EVOLUTION_BATCH = 50
 MIRROR_BATCH = 50
-_WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
-_WEEKDAY_NUMBER = re.compile(r"(?<![/\d])\d+")
-
-
-def cron_trigger(expression: str) -> CronTrigger:
-    """A standard 5-field crontab in UTC. APScheduler 3 counts weekdays from Monday = 0, cron
-    from Sunday = 0 (and 7), so numeric weekdays are translated to names first."""
-    fields = expression.split()
-    if len(fields) != 5:
-        raise SetupError(f"invalid cron expression {expression!r}: expected 5 fields")
-    minute, hour, day, month, weekday = fields
-    weekday = _WEEKDAY_NUMBER.sub(lambda m: _WEEKDAYS[int(m.group()) % 7], weekday)
-    try:
-        return CronTrigger(minute=minute, hour=hour, day=day, month=month,
-                           day_of_week=weekday, timezone=UTC)
-    except ValueError as exc:
-        raise SetupError(f"invalid cron expression {expression!r}: {exc}") from None
-
-
-def default_holder() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-class Leases:
-    """Named leases in Neo4j; the expiry comes from the injected clock, never the server's."""
-
-    def __init__(self, db: Database, clock: Clock, holder: str) -> None:
-        self.db = db
-        self.clock = clock
-        self.holder = holder
-
-    def acquire(self, name: str, ttl: timedelta) -> bool:
-        now = self.clock()
-        state = leases.acquire_lease(self.db, lease=name, holder=self.holder, now=now,
-                                     until=now + ttl)
-        return bool(state["acquired"])
-
-    def release(self, name: str) -> bool:
-        return leases.release_lease(self.db, lease=name, holder=self.holder,
-                                    until=self.clock()) is not None
-
-    def finish(self, name: str, until: datetime) -> bool:
-        """A run finished now: record it, hold the lease until `until`."""
-        return leases.finish_lease(self.db, lease=name, holder=self.holder, now=self.clock(),
-                                   until=until) is not None
-
-    def last_run(self, name: str) -> datetime:
-        """The last finished run; the first time a job is asked about, now."""
-        return leases.last_run(self.db, lease=name, now=self.clock())["last_run"].to_native()
-
-
-class LeasedJob:
-    """A job body behind a lease: runs only in the process that wins this period's lease."""
-
-    def __init__(self, name: str, trigger: BaseTrigger, leases: Callable[[], Leases],
-                 body: Callable[[], object], running_ttl: timedelta = RUNNING_TTL,
-                 catches_up: bool = False) -> None:
-        self.name = name
-        self.trigger = trigger
-        self.running_ttl = running_ttl
-        self.catches_up = catches_up  # a sparse (cron) job: a missed fire runs late, once
-        self.leases = leases  # built at fire time: the server starts without touching Neo4j
-        self.body = body
-
-    def __call__(self) -> bool:
-        """Returns whether this process ran the job (False: another holder has the period, or
-        the database was unavailable: logged, and the next fire or catch-up retries)."""
-        try:
-            return self._run()
-        except StoreUnavailable as exc:
-            log.warning("job %s did not run: %s", self.name, exc)
-            return False
-
-    def _run(self) -> bool:
-        leases = self.leases()
-        if not leases.acquire(self.name, self.running_ttl):
-            log.debug("job %s: lease held elsewhere, skipped", self.name)
-            return False
-        try:
-            self.body()
-        except BaseException:
-            leases.release(self.name)  # the next fire, in any process, retries
-            raise
-        leases.finish(self.name, self._period_end(leases.clock()))
-        return True
-
-    def catch_up(self) -> bool:
-        """Run now when a fire time passed since the last finished run; returns whether this
-        process ran it."""
-        leases = self.leases()
-        last = leases.last_run(self.name)
-        due = self.trigger.get_next_fire_time(None, last + timedelta(seconds=1))
-        if due is None or due > leases.clock():
-            return False
-        log.info("job %s: missed its run at %s, catching up", self.name, due.isoformat())
-        return self()
-
-    def _period_end(self, now: datetime) -> datetime:
-        """Just before the next fire time, so the next period's fire finds the lease free."""
-        nxt = self.trigger.get_next_fire_time(None, now + timedelta(seconds=1))
-        if nxt is None:
-            return now
-        grace = min(timedelta(seconds=60), (nxt - now) / 10)
-        return max(now, nxt - grace)
+EVOLUTION_DRAIN = "evolution-drain"
+MIRROR_DRAIN = "mirror-drain"
 
 
 class Maintenance:
-    """The job bodies; `project` scopes archival and consolidation (tests, one tenant)."""
+    """The job bodies; `project` scopes them (a window's jobs, tests, one tenant).
 
-    def __init__(self, brain: Brain, project: str | None = None) -> None:
+    The queues are drained one project at a time, each behind that project's lease (the
+    name of a window's drain job for it), so a window draining its project and the service
+    draining the whole database never work on one project's queue at once."""
+
+    def __init__(self, brain: Brain, project: str | None = None,
+                 holder: str | None = None) -> None:
         self.brain = brain
         self.project = project
+        self.holder = holder or default_holder()
 
     def archive(self) -> None:
         report = self.brain.lifecycle.archive_stale(dry_run=False, project=self.project)
@@ -187,38 +84,72 @@ class Maintenance:
                                   selected=[c.cluster_id for c in report.clusters])
 
     def evolution_drain(self) -> None:
-        """Batch after batch; an unavailable database is waited out (`outlast`), not fatal."""
-        evolution, stopping = self.brain.evolution, self.brain.stopping
-        batch = functools.partial(evolution.process, EVOLUTION_BATCH, self.project)
-        while (outlast(batch, "evolution drain", stopping) == EVOLUTION_BATCH
-               and not stopping.is_set()):
-            pass
+        self._each_project(EVOLUTION_DRAIN, "evolve", self._evolve)
+
+    def mirror_drain(self) -> None:
+        if self.brain.mirror.enabled:
+            self._each_project(MIRROR_DRAIN, "mirror", self._mirror)
 
     def forget_purge(self) -> None:
         log.info("forgotten notes purged: %d", self.brain.curation.purge_expired(self.project))
 
-    def mirror_drain(self) -> None:
-        mirror, stopping = self.brain.mirror, self.brain.stopping
-        batch = functools.partial(mirror.drain, MIRROR_BATCH)
-        while (mirror.enabled and outlast(batch, "mirror drain", stopping) == MIRROR_BATCH
-               and not stopping.is_set()):
-            pass
+    def _evolve(self, project: str) -> None:
+        self._batches(functools.partial(self.brain.evolution.process, EVOLUTION_BATCH, project),
+                      EVOLUTION_BATCH, f"evolution drain of {project}")
+
+    def _mirror(self, project: str) -> None:
+        self._batches(functools.partial(self.brain.mirror.drain, MIRROR_BATCH, project),
+                      MIRROR_BATCH, f"mirror drain of {project}")
+
+    def _batches(self, batch: Callable[[], int], size: int, what: str) -> None:
+        """Batch after batch while full; an unavailable database is waited out (`outlast`)."""
+        stopping = self.brain.stopping
+        done = 0
+        while not stopping.is_set():
+            n = outlast(batch, what, stopping)
+            done += n
+            if n < size:
+                break
+        if done:
+            log.info("%s: %d job(s) done", what, done)
+
+    def _each_project(self, job: str, kind: str, drain: Callable[[str], None]) -> None:
+        """A window's own project (its job holds the lease); else every project with jobs
+        ready, each while holding its lease (skipped when a window holds it)."""
+        if self.project is not None:
+            drain(self.project)
+            return
+        brain = self.brain
+        waiting = outlast(lambda: jobs.pending_projects(brain.db, kind=kind, now=brain.clock()),
+                          f"{job} projects", brain.stopping)
+        held = Leases(brain.db, brain.clock, self.holder)
+        for project in (row["project"] for row in waiting):
+            name = f"{job}:{project}"
+            if brain.stopping.is_set() or not held.acquire(name, CLAIM_FOR):
+                continue
+            try:
+                drain(project)
+            finally:
+                held.release(name)
 
 
 def build_jobs(brain: Brain, holder: str | None = None,
                project: str | None = None) -> list[LeasedJob]:
-    """The leased jobs; a project-scoped set has leases of its own, works on that project's
-    notes and queue only, and leaves the Obsidian mirror (one vault for every project) to the
-    whole-database scheduler."""
+    """The leased jobs; a project-scoped set (a window's) has leases of its own and works on
+    that project's notes and queues only."""
     s = brain.settings
-    work = Maintenance(brain, project)
-    suffix = f":{project}" if project else ""
     who = holder or default_holder()
+    work = Maintenance(brain, project, who)
+    suffix = f":{project}" if project else ""
 
     def leases() -> Leases:
         return Leases(brain.db, brain.clock, who)
 
-    jobs = [
+    def drain(name: str, body: Callable[[], None]) -> LeasedJob:
+        return LeasedJob(f"{name}{suffix}", IntervalTrigger(
+            seconds=s.evolution_interval_s, timezone=UTC), leases, body, running_ttl=CLAIM_FOR)
+
+    return [
         LeasedJob(f"archive{suffix}", cron_trigger(s.archive_cron),
                   leases, work.archive, catches_up=True),
         LeasedJob(f"consolidation-report{suffix}",
@@ -226,15 +157,9 @@ def build_jobs(brain: Brain, holder: str | None = None,
                   work.consolidation_report, catches_up=True),
         LeasedJob(f"forget-purge{suffix}", cron_trigger(s.forget_purge_cron), leases,
                   work.forget_purge, catches_up=True),
-        LeasedJob(f"evolution-drain{suffix}",
-                  IntervalTrigger(seconds=s.evolution_interval_s, timezone=UTC), leases,
-                  work.evolution_drain, running_ttl=CLAIM_FOR),
+        drain(EVOLUTION_DRAIN, work.evolution_drain),
+        *([drain(MIRROR_DRAIN, work.mirror_drain)] if Mirror.configured(s) else []),
     ]
-    if project is None:
-        jobs.append(LeasedJob("mirror-drain", IntervalTrigger(
-            seconds=s.evolution_interval_s, timezone=UTC), leases, work.mirror_drain,
-            running_ttl=CLAIM_FOR))
-    return jobs
 
 
 def add_jobs(scheduler: BaseScheduler, jobs: list[LeasedJob]) -> None:

@@ -77,6 +77,12 @@ class DeepTuning:
     superseded: float = 0.6
     floor: float = 0.35  # as Tuning.floor (the same sweep gave deep_search the same floor)
 
+    def statement_map(self) -> dict[str, float]:
+        """The constants the statement reads as `$tuning.<name>`; the pool and the entity cap
+        (ent_share, ent_floor, ent_ceiling) are sized per call and passed apart."""
+        return {f: v for f, v in asdict(self).items()
+                if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling")}
+
 
 class RelatedNode(BaseModel):
     zk_id: str
@@ -200,8 +206,7 @@ class Search:
             self.db, **params, **self._fetches(params["project"], pool, k), hops=hops, k=k,
             entity_keys=[e.key for e in extract_entities(query)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
-            **{f: v for f, v in asdict(t).items()
-               if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling")})
+            tuning=t.statement_map())
         return [_hit(r) for r in rows]
 
     def get_related(self, zk_id: str, depth: int = 1, max_nodes: int = 20) -> Related:

@@ -43,22 +43,19 @@ def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str
 
 
 class WarmUp(Middleware):
-    """After the first tools/list (the client is connected and about to work), connect to Neo4j,
-    load the embedding model and (for the shared HTTP service) start the whole database's
-    maintenance scheduler in background threads, so the first real call does not pay for them
-    and `initialize` is never slowed by them."""
+    """After the first tools/list (the client is connected and about to work), connect to Neo4j
+    and load the embedding model in background threads, so the first real call does not pay for
+    them and `initialize` is never slowed by them."""
 
-    def __init__(self, brain: Brain, shared: bool) -> None:
+    def __init__(self, brain: Brain) -> None:
         self.brain = brain
-        self.shared = shared
         self.started = threading.Event()
 
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
         tools = await call_next(context)
         if not self.started.is_set():
             self.started.set()
-            for name, task in (("database", self._database), ("model", self._model),
-                               ("scheduler", self._scheduler)):
+            for name, task in (("database", self._database), ("model", self._model)):
                 threading.Thread(target=self._quietly, args=(name, task), daemon=True,
                                  name=f"kg-brain-warm-{name}").start()
         return tools
@@ -68,10 +65,6 @@ class WarmUp(Middleware):
 
     def _model(self) -> None:
         self.brain.embedder.encode("warm up")
-
-    def _scheduler(self) -> None:
-        if self.shared:
-            start_in_background(self.brain)
 
     @staticmethod
     def _quietly(name: str, task: Any) -> None:
@@ -94,9 +87,10 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
           host: str | None = None, port: int | None = None) -> int:
     """Run until the client disconnects (stdio) or the process is interrupted (SIGINT or
     SIGTERM, either transport); the caller then closes the Brain, in order. The HTTP service
-    runs maintenance for the whole database, a stdio server for its window's projects."""
+    runs maintenance for the whole database from its start, a stdio server for its window's
+    projects from their first call."""
     tighten_install(settings)
-    mcp.add_middleware(WarmUp(brain, shared=http))
+    mcp.add_middleware(WarmUp(brain))
     interrupt_on_sigterm()  # uvicorn re-raises the signal it caught once it has shut down
     try:
         if http:
@@ -122,6 +116,7 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
                      "or add to opencode.json:\n" + json.dumps(config, indent=2) + "\n")
     sys.stdout.flush()
     write_pid(settings, port)
+    start_in_background(brain)  # from the start: a client may write without listing tools
     try:
         mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
                 middleware=middleware)

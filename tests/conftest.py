@@ -19,6 +19,14 @@ from tests.support.brains import make_settings
 from tests.support.neo4j import ServerUnderTest, provision, routed
 
 TIERS = ("unit", "integration", "mcp", "e2e")
+ROUTING = ("routing: run again through the routing driver (neo4j://) by `make test-routing`: on "
+           "one server only the routing-table step of each session differs from bolt://, so it "
+           "marks one test of each way a session is opened (schema, reads, writes, autocommit "
+           "imports, several drivers, the tools, a spawned server)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", ROUTING)
 
 
 @pytest.fixture(scope="session")

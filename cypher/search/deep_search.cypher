@@ -1,26 +1,28 @@
 // Graph-aware retrieval in one statement. Hop 0 fuses three channels by normalised linear fusion:
 // the vector index (its score scaled from the pool's lowest to its best), the full-text index (BM25 over the
 // best score) and entities named in the question ($entity_keys exactly, or the entity name index
-// for $text at $ent_partial), each entity weighted by its rarity among the project's live notes
-// (an IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the
+// for $text at $tuning.ent_partial), each entity weighted by its rarity among the project's live
+// notes (an IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the
 // vector index again with the query blended with the best notes so far. Then the graph step from
-// the best $expand_n notes ($hops = 3: twice as many): bridges over entities they share with
-// other notes (one step of personalised PageRank's spreading, rare entities carrying more), and
-// typed links that steer: the fix of a mistake, the note that supersedes a hit, then other typed
-// neighbours. A note superseded by a live note yields to it ($superseded weight). Every result
-// says which channels and paths found it. Access is stamped on the returned notes.
+// the best $tuning.expand_n notes ($hops = 3: twice as many): bridges over entities they share
+// with other notes (one step of personalised PageRank's spreading, rare entities carrying more),
+// and typed links that steer: the fix of a mistake, the note that supersedes a hit, then other
+// typed neighbours. A note superseded by a live note yields to it ($tuning.superseded weight).
+// Every result says which channels and paths found it. Access is stamped on the returned notes.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
 //         lex: the same words in the note index's boosted fields; entity_keys:
 //         canonical keys of the question's entities; project; excluded: note kinds to leave out;
-//         hops: 1..3; fetch, lex_fetch, pool, ent_fetch: candidate sizes; total: live notes of
-//         the project as last counted (a small project is counted here); ent_cap: most notes an entity may have to lead anywhere; ent_n: entities
-//         followed; ent_partial: weight of an entity matched by name words only; blend_n, alpha:
-//         the blended hop; expand_n: notes the graph step starts from; nb_limit: typed
-//         neighbours per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights;
-//         decay: weight of the blended hop; superseded: factor on superseded notes; k;
-//         floor: least cosine the best hit must reach; now.
+//         hops: 1..3; fetch, lex_fetch, pool: candidate sizes; total: live notes of the project
+//         as last counted (a small project is counted here); ent_cap: most notes an entity may
+//         have to lead anywhere; k; now; tuning: a map of the constants (kg_brain/search.py
+//         DeepTuning): ent_fetch: entity-name candidates; ent_n: entities followed;
+//         ent_partial: weight of an entity matched by name words only; blend_n, alpha: the
+//         blended hop; expand_n: notes the graph step starts from; nb_limit: typed neighbours
+//         per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights; decay: weight
+//         of the blended hop; superseded: factor on superseded notes; floor: least cosine the
+//         best hit must reach.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
 {{> nearest_in_project
@@ -40,31 +42,32 @@ CALL () {
 }
 CALL () {
   WITH 1 AS one WHERE $text <> ''
-  CALL db.index.fulltext.queryNodes('entity_names', $text, {limit: $ent_fetch})
+  CALL db.index.fulltext.queryNodes('entity_names', $text, {limit: $tuning.ent_fetch})
   YIELD node, score
   WHERE node.project = $project AND node.notes > 0 AND node.notes <= $ent_cap
   RETURN collect({e: node, s: score}) AS named
 }
 CALL (named, total) {
-  UNWIND [x IN named | {e: x.e, m: $ent_partial * x.s / named[0].s}] +
+  UNWIND [x IN named | {e: x.e, m: $tuning.ent_partial * x.s / named[0].s}] +
          COLLECT { MATCH (e:Entity {project: $project})
                    WHERE e.key IN $entity_keys AND e.notes > 0 AND e.notes <= $ent_cap
                    RETURN {e: e, m: 1.0} } AS x
   WITH x.e AS e, max(x.m) AS m
   WITH e, m * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
   WHERE w > 0
-  WITH e, w ORDER BY w DESC, e.key LIMIT $ent_n
+  WITH e, w ORDER BY w DESC, e.key LIMIT $tuning.ent_n
   MATCH (e)<-[:MENTIONS]-(n:Note)
   WHERE n.project = $project AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
   WITH n, sum(w) AS s, collect(e.name)[0] AS via ORDER BY s DESC LIMIT $pool
   RETURN collect({n: n, s: s, via: via}) AS ent
 }
 WITH total, vec, lex, ent, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
-WITH [x IN vec | {n: x.n, s: $w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
+WITH [x IN vec | {n: x.n,
+                  s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
                   hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
-     [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s,
+     [x IN lex | {n: x.n, s: $tuning.w_lex * x.s / lex[0].s,
                   hop: 0, ch: 'lexical', via: null, rel: null, ent: null}] +
-     [x IN ent | {n: x.n, s: $w_ent * x.s / ent[0].s,
+     [x IN ent | {n: x.n, s: $tuning.w_ent * x.s / ent[0].s,
                   hop: 0, ch: 'entity', via: null, rel: null, ent: x.via}] AS hop0, total
 CALL (hop0) {
   UNWIND hop0 AS rec
@@ -73,9 +76,10 @@ CALL (hop0) {
 }
 // hop 1: the query blended with the best notes so far, then the index (or the project scan)
 CALL (base) {
-  WITH base, [x IN base[..$blend_n] | x.n.embedding] AS vs
+  WITH base, [x IN base[..$tuning.blend_n] | x.n.embedding] AS vs
   WITH base, CASE WHEN $hops >= 2 AND size(vs) > 0 THEN [i IN range(0, size($vector) - 1) |
-         $alpha * $vector[i] + (1 - $alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)]
+         $tuning.alpha * $vector[i]
+         + (1 - $tuning.alpha) * reduce(a = 0.0, v IN vs | a + v[i]) / size(vs)]
        END AS raw
   WITH base, raw, sqrt(reduce(a = 0.0, y IN raw | a + y * y)) AS norm
   WITH base, [x IN raw | x / norm] AS q, [x IN base | x.n] AS seen
@@ -87,13 +91,13 @@ CALL (base) {
       where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       except: n IN seen }}
   RETURN [i IN range(0, size(got) - 1) |
-          {n: got[i].n, s: $w_vec * $decay * (size(got) - i) / size(got), hop: 1, ch: 'vector',
-           via: base[0].n.zk_id, rel: null, ent: null}] AS hop1
+          {n: got[i].n, s: $tuning.w_vec * $tuning.decay * (size(got) - i) / size(got), hop: 1,
+           ch: 'vector', via: base[0].n.zk_id, rel: null, ent: null}] AS hop1
 }
 // the graph step: entity bridges and typed links from the best notes so far
 WITH hop0, hop1, base, base[0].s AS top, total
 CALL (base, top, total) {
-  UNWIND base[..CASE WHEN $hops >= 3 THEN 2 * $expand_n ELSE $expand_n END] AS seed
+  UNWIND base[..CASE WHEN $hops >= 3 THEN 2 * $tuning.expand_n ELSE $tuning.expand_n END] AS seed
   WITH seed.n AS sn, seed.s / top AS pull, total
   CALL (sn, pull, total) {
     MATCH (sn)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Note)
@@ -101,19 +105,19 @@ CALL (base, top, total) {
       AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
     WITH m, e, pull * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
     WHERE w > 0
-    WITH m, sum(w) AS bw, collect(e.name)[0] AS via ORDER BY bw DESC LIMIT $nb_limit
-    RETURN collect({n: m, s: $w_bridge * bw, hop: 1, ch: 'bridge', via: sn.zk_id,
+    WITH m, sum(w) AS bw, collect(e.name)[0] AS via ORDER BY bw DESC LIMIT $tuning.nb_limit
+    RETURN collect({n: m, s: $tuning.w_bridge * bw, hop: 1, ch: 'bridge', via: sn.zk_id,
                     rel: 'MENTIONS', ent: via}) AS bridged
   }
   CALL (sn, pull) {
     MATCH (sn)-[r:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF]-(m:Note)
     WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
     WITH m, r, CASE
-        WHEN type(r) = 'FIXES' AND startNode(r) = m THEN $w_fix
-        WHEN type(r) = 'SUPERSEDES' AND startNode(r) = m THEN $w_fix
-        WHEN type(r) = 'RELATES_TO' THEN $w_link * 0.5
-        ELSE $w_link END * coalesce(r.weight, 0.5) * pull AS w
-    ORDER BY w DESC LIMIT $nb_limit
+        WHEN type(r) = 'FIXES' AND startNode(r) = m THEN $tuning.w_fix
+        WHEN type(r) = 'SUPERSEDES' AND startNode(r) = m THEN $tuning.w_fix
+        WHEN type(r) = 'RELATES_TO' THEN $tuning.w_link * 0.5
+        ELSE $tuning.w_link END * coalesce(r.weight, 0.5) * pull AS w
+    ORDER BY w DESC LIMIT $tuning.nb_limit
     RETURN collect({n: m, s: w, hop: 1, ch: 'link', via: sn.zk_id, rel: type(r), ent: null})
            AS linked
   }
@@ -122,16 +126,17 @@ CALL (base, top, total) {
 UNWIND hop0 + hop1 + reduce(all = [], step IN steps | all + step) AS rec
 WITH rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
 WITH n, recs, fused * CASE WHEN EXISTS {
-       (n)<-[:SUPERSEDES]-(newer:Note {memory_type: 'permanent'}) } THEN $superseded ELSE 1.0
-     END AS score
+       (n)<-[:SUPERSEDES]-(newer:Note {memory_type: 'permanent'}) } THEN $tuning.superseded
+     ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; below $floor for every hit, nothing relevant is stored: no rows.
+// comparable across queries; below $tuning.floor for every hit, nothing relevant is stored: no
+// rows.
 WITH collect({n: n, recs: recs, score: score,
               relevance: 2.0 * coalesce(vector.similarity.cosine(n.embedding, $vector), 0.0)
                          - 1.0}) AS top
-WHERE any(h IN top WHERE h.relevance >= $floor)
+WHERE any(h IN top WHERE h.relevance >= $tuning.floor)
 UNWIND top AS h
 WITH h.n AS n, h.recs AS recs, h.score AS score, h.relevance AS relevance
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now

@@ -26,7 +26,7 @@ from kg_brain.app import Brain
 from kg_brain.bench import coding
 from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.bench.coding_data import shipped_projects
-from kg_brain.bench.common import delete_bench_project
+from kg_brain.bench.common import delete_bench_project, provenance
 from kg_brain.bench.datasets import (
     SPLITS,
     Corpus,
@@ -190,8 +190,9 @@ def cmd_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     text = coding.report(result) if args.suite == "coding" else report(result)
     sys.stdout.write(text + "\n")
     if args.out:
+        result["provenance"] = provenance(settings)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        args.out.write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
     return 0
 
 

@@ -31,21 +31,21 @@ class ServerVersion(TypedDict):
     edition: str
 
 
-@read
+@read("admin/note_counts.cypher")
 def note_counts(on: On) -> list[NoteCount]:
     """Notes by project, memory type and kind."""
 
 
-@read
+@read("admin/relationship_counts.cypher")
 def relationship_counts(on: On) -> list[RelationshipCount]:
     """Relationships between notes by type."""
 
 
-@read
+@read("admin/list_indexes.cypher")
 def list_indexes(on: On) -> list[IndexRow]:
     """Every index with its state."""
 
 
-@read
+@read("admin/server_version.cypher")
 def server_version(on: On) -> ServerVersion:
     """The product version and edition."""

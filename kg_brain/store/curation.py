@@ -81,44 +81,44 @@ class Overview(TypedDict):
     forgotten: int
 
 
-@write("changed")
+@write("curation/forget_notes.cypher", "changed")
 def forget_notes(on: On, *, zk_ids: list[str], reason: str, now: datetime,
                  purge_after: datetime) -> list[Forgot]:
     """Notes become tombstones: out of every view, embedding deleted, links dropped."""
 
 
-@read
+@read("curation/forgotten_notes.cypher")
 def forgotten_notes(on: On, *, zk_ids: list[str]) -> list[Tombstone]:
     """Tombstones by id, with their text until the purge."""
 
 
-@write("changed")
+@write("curation/restore_forgotten.cypher", "changed")
 def restore_forgotten(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[Unforgot]:
     """Tombstones within the window become notes again, re-embedded, with their links."""
 
 
-@read
+@read("curation/contexts_naming.cypher")
 def contexts_naming(on: On, *, project: str, needles: list[str]) -> list[ContextCopy]:
     """Notes and revisions whose context quotes a title."""
 
 
-@write("zk_id")
+@write("curation/set_contexts.cypher", "zk_id")
 def set_contexts(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
     """Contexts of notes (re-embedded) and revisions replaced, no revision kept."""
 
 
-@write()
+@write("curation/erase_forgotten.cypher")
 def erase_forgotten(on: On, *, zk_ids: list[str]) -> list[Erased]:
     """Tombstones and their revisions deleted outright."""
 
 
-@write()
+@write("curation/purge_forgotten.cypher")
 def purge_forgotten(on: On, *, now: datetime, project: str | None,
                     limit: int) -> list[Purged]:
     """Text, kept links and revisions of tombstones whose window closed, deleted."""
 
 
-@read
+@read("curation/list_notes.cypher")
 def list_notes(on: On, *, project: str, memory_types: list[str], note_kinds: list[str] | None,
                tags: list[str] | None, pinned: bool | None, since: datetime | None,
                until: datetime | None, entity: str | None, order: str, after_k: int | None,
@@ -126,11 +126,11 @@ def list_notes(on: On, *, project: str, memory_types: list[str], note_kinds: lis
     """One keyset page of previews."""
 
 
-@write("src", "dst")
+@write("curation/unlink_notes.cypher", "src", "dst")
 def unlink_notes(on: On, *, src: str, dst: str, type: str) -> list[Unlinked]:
     """The link of one type from src to dst, removed."""
 
 
-@read
+@read("curation/project_overview.cypher")
 def project_overview(on: On, *, project: str, limit: int) -> Overview:
     """Counts, top entities, pinned notes and the open thread."""

@@ -18,11 +18,11 @@ class Shifted(TypedDict):
     entities: int
 
 
-@write()
+@write("entities/replace_mentions.cypher")
 def replace_mentions(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[Mentions]:
     """Rows of {zk_id, entities: [{key, name, kind}]}: each note's MENTIONS become these."""
 
 
-@write()
+@write("entities/shift_counts.cypher")
 def shift_counts(on: On, *, zk_ids: list[str], delta: int) -> Shifted:
     """Live-note counts after notes were archived (-1) or brought back (+1)."""

@@ -24,23 +24,23 @@ class LastRun(TypedDict):
     last_run: DateTime
 
 
-@write()
+@write("leases/acquire_lease.cypher")
 def acquire_lease(on: On, *, lease: str, holder: str, now: datetime,
                   until: datetime) -> LeaseState:
     """Granted only when the lease is new or expired."""
 
 
-@write()
+@write("leases/release_lease.cypher")
 def release_lease(on: On, *, lease: str, holder: str, until: datetime) -> LeaseName | None:
     """Hold until `until` (now = give back); None when `holder` does not hold it."""
 
 
-@write()
+@write("leases/finish_lease.cypher")
 def finish_lease(on: On, *, lease: str, holder: str, now: datetime,
                  until: datetime) -> LeaseName | None:
     """Record the run and hold until `until`; None when `holder` does not hold it."""
 
 
-@write()
+@write("leases/last_run.cypher")
 def last_run(on: On, *, lease: str, now: datetime) -> LastRun:
     """When the job last finished a run; a job never seen before starts its clock at `now`."""

@@ -64,7 +64,7 @@ class MovedLinks(TypedDict):
     neighbours: list[str]
 
 
-@read
+@read("lifecycle/decay_scores.cypher")
 def decay_scores(on: On, *, project: str | None, now: datetime, stale_days: int,
                  max_access: int, threshold: float, half_life_days: float, saturation: int,
                  w_recency: float, w_importance: float, due_only: bool,
@@ -72,7 +72,7 @@ def decay_scores(on: On, *, project: str | None, now: datetime, stale_days: int,
     """How many notes qualify and the first `limit`, soonest due first."""
 
 
-@write("zk_id")
+@write("lifecycle/archive_stale_notes.cypher", "zk_id")
 def archive_stale_notes(on: On, *, project: str | None, now: datetime, stale_days: int,
                         max_access: int, threshold: float, half_life_days: float,
                         saturation: int, w_recency: float, w_importance: float,
@@ -80,43 +80,43 @@ def archive_stale_notes(on: On, *, project: str | None, now: datetime, stale_day
     """Archive up to `batch` of the notes archival takes now."""
 
 
-@write("zk_id")
+@write("lifecycle/restore_note.cypher", "zk_id")
 def restore_note(on: On, *, zk_id: str, now: datetime) -> RestoredNote | None:
     """Archived -> permanent; `was` tells what it was (None: the note is missing)."""
 
 
-@read
+@read("lifecycle/list_inbox.cypher")
 def list_inbox(on: On, *, project: str, limit: int) -> list[NoteId]:
     """Fleeting notes, oldest first."""
 
 
-@read
+@read("lifecycle/list_projects.cypher")
 def list_projects(on: On) -> list[ProjectName]:
     """Projects with permanent notes."""
 
 
-@read
+@read("lifecycle/cluster_pairs.cypher")
 def cluster_pairs(on: On, *, project: str, min_similarity: float, fetch: int,
                   merge_types: list[str], excluded_kinds: list[str]) -> list[ClusterPair]:
     """Candidate merge pairs: near-duplicates or strongly linked notes of the same kind."""
 
 
-@read
+@read("lifecycle/cluster_members.cypher")
 def cluster_members(on: On, *, zk_ids: list[str], project: str) -> list[ClusterMember]:
     """The members still permanent, as the synthesis needs them."""
 
 
-@write()
+@write("lifecycle/lock_cluster.cypher")
 def lock_cluster(on: On, *, zk_ids: list[str], project: str, now: datetime) -> list[NoteId]:
     """Write-lock the members first; returns those still permanent."""
 
 
-@write("neighbours")
+@write("lifecycle/move_links.cypher", "neighbours")
 def move_links(on: On, *, merged: str, originals: list[str]) -> MovedLinks:
     """The members' links to other notes, moved onto the merged note."""
 
 
-@write("zk_id")
+@write("lifecycle/supersede_notes.cypher", "zk_id")
 def supersede_notes(on: On, *, merged: str, originals: list[str], now: datetime,
                     reason: str) -> list[NoteId]:
     """Originals archived, each SUPERSEDED by the merged note."""

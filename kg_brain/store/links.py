@@ -20,11 +20,11 @@ class Pruned(TypedDict):
     changed: list[str]
 
 
-@write("src", "dst")
+@write("links/merge_links.cypher", "src", "dst")
 def merge_links(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[LinkWritten]:
     """Create or refresh links: rows of {src, dst, type, reason, weight, origin}."""
 
 
-@write("changed")
+@write("links/prune_similarity_links.cypher", "changed")
 def prune_similarity_links(on: On, *, zk_ids: list[str], keep: int) -> list[Pruned]:
     """The weakest automatic RELATES_TO links beyond `keep` per note, dropped."""

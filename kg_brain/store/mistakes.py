@@ -17,7 +17,7 @@ class PastMistakeRow(TypedDict):
     fixes: list[dict[str, Any]]
 
 
-@write()
+@write("mistakes/preflight_mistakes.cypher")
 def preflight_mistakes(on: On, *, project: str, signature: str, vector: Vector, fetch: int,
                        k: int, exclude: list[str], now: datetime) -> list[PastMistakeRow]:
     """Signature matches first, then by similarity; stamps access on what it returns."""

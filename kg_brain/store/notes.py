@@ -107,7 +107,7 @@ class Rewritten(TypedDict):
     version: int
 
 
-@write("zk_id")
+@write("notes/create_notes.cypher", "zk_id")
 def create_notes(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
     """Every property of each note (kg_brain.memory.text.note_row), embedding included;
     `entities` is not a property (insert_notes writes them as MENTIONS)."""
@@ -122,43 +122,43 @@ def insert_notes(tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[str]
     return ids
 
 
-@read
+@read("notes/get_notes.cypher")
 def get_notes(on: On, *, zk_ids: list[str]) -> list[NoteWithLinks]:
     """Full notes with their links, in the order asked; missing ids are left out."""
 
 
-@read
+@read("notes/note_for_update.cypher")
 def note_for_update(on: On, *, zk_id: str) -> NoteForUpdate | None:
     """What a rewrite needs to know about one note."""
 
 
-@read
+@read("notes/nearest_notes.cypher")
 def nearest_notes(on: On, *, vector: Vector, project: str, memory_types: list[str], fetch: int,
                   k: int, exclude: list[str]) -> list[NearestNote]:
     """Dedup and link candidates: the index, or an exact scan of a small project."""
 
 
-@read
+@read("notes/project_share.cypher")
 def project_share(on: On, *, project: str) -> ProjectShare:
     """The project's notes next to the whole database's (kg_brain/store/share.py)."""
 
 
-@write("zk_id")
+@write("notes/reinforce_note.cypher", "zk_id")
 def reinforce_note(on: On, *, zk_id: str, now: datetime) -> list[NoteId]:
     """A near-duplicate write counts as a use of the note it matched."""
 
 
-@write("zk_id")
+@write("notes/rewrite_note.cypher", "zk_id")
 def rewrite_note(on: On, *, zk_id: str, fields: dict[str, Any], vector: Vector | None,
                  now: datetime, cause: str) -> Rewritten | None:
     """New fields and vector (None keeps it); the previous version is kept as a Revision."""
 
 
-@read
+@read("notes/list_revisions.cypher")
 def list_revisions(on: On, *, zk_id: str) -> list[RevisionRow]:
     """Kept versions, newest first."""
 
 
-@read
+@read("notes/evolution_targets.cypher")
 def evolution_targets(on: On, *, zk_id: str, min_weight: float) -> list[EvolutionTarget]:
     """The new note's text and each neighbour it linked to strongly enough to refine."""

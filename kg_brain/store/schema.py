@@ -73,47 +73,47 @@ SCHEMA_INDEXES = frozenset({
 })
 
 
-@autocommit
+@autocommit("schema/create_fulltext_index.cypher")
 def create_fulltext_index(on: On) -> None:
     """BM25 over title, content, context and keywords (english analyzer)."""
 
 
-@autocommit
+@autocommit("schema/create_job_index.cypher")
 def create_job_index(on: On) -> None:
     """Unique job keys."""
 
 
-@autocommit
+@autocommit("schema/create_job_state_index.cypher")
 def create_job_state_index(on: On) -> None:
     """Jobs by kind and state."""
 
 
-@autocommit
+@autocommit("schema/create_lease_constraint.cypher")
 def create_lease_constraint(on: On) -> None:
     """Unique lease names."""
 
 
-@autocommit
+@autocommit("schema/create_revision_index.cypher")
 def create_revision_index(on: On) -> None:
     """Revisions by note id."""
 
 
-@autocommit
+@autocommit("schema/create_entity_constraint.cypher")
 def create_entity_constraint(on: On) -> None:
     """One entity per (project, key)."""
 
 
-@autocommit
+@autocommit("schema/create_entity_fulltext_index.cypher")
 def create_entity_fulltext_index(on: On) -> None:
     """Entity names and keys, for questions that name things."""
 
 
-@autocommit
+@autocommit("schema/create_forgotten_constraint.cypher")
 def create_forgotten_constraint(on: On) -> None:
     """One tombstone per forgotten zk_id."""
 
 
-@autocommit
+@autocommit("schema/await_indexes.cypher")
 def await_indexes(on: On) -> None:
     """Until every index is online."""
 

@@ -45,7 +45,7 @@ class Neighbourhood(TypedDict):
     edges: list[dict[str, Any]]
 
 
-@write()
+@write("search/search_memory.cypher")
 def search_memory(on: On, *, vector: Vector, lex: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, superseded: float, k: int,
@@ -53,19 +53,17 @@ def search_memory(on: On, *, vector: Vector, lex: str, project: str, excluded: l
     """Vector + full-text fused (linear or reciprocal rank); stamps access on the hits."""
 
 
-@write()
-def deep_search(on: On, *, vector: Vector, text: str, lex: str, entity_keys: list[str], project: str,
-                excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
-                ent_fetch: int, total: int, ent_cap: int, ent_n: int, ent_partial: float,
-                blend_n: int, alpha: float, expand_n: int, nb_limit: int, w_vec: float,
-                w_lex: float, w_ent: float, w_bridge: float, w_fix: float, w_link: float,
-                decay: float, superseded: float, k: int, floor: float,
-                now: datetime) -> list[DeepHit]:
+@write("search/deep_search.cypher")
+def deep_search(on: On, *, vector: Vector, text: str, lex: str, entity_keys: list[str],
+                project: str, excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
+                total: int, ent_cap: int, k: int, now: datetime,
+                tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text and entity channels fused, a blended hop, then entity bridges and
-    typed links; stamps access on the hits."""
+    typed links; stamps access on the hits. `tuning`: the statement's constants, read as
+    `$tuning.alpha` (its header names each one)."""
 
 
-@read
+@read("search/related_notes.cypher")
 def related_notes(on: On, *, zk_id: str, depth: int, max_nodes: int) -> Neighbourhood | None:
     """A note's `max_nodes` nearest neighbours up to `depth` hops and the links among them;
     None when the note is missing."""

@@ -21,12 +21,12 @@ class ArchivedThread(TypedDict):
     zk_id: str
 
 
-@read
+@read("sessions/session_context.cypher")
 def session_context(on: On, *, project: str, limit: int) -> SessionState:
     """Headlines of a project's state, each list at most `limit` long."""
 
 
-@write("zk_id")
+@write("sessions/archive_open_threads.cypher", "zk_id")
 def archive_open_threads(on: On, *, project: str, keep: str, now: datetime,
                          reason: str) -> list[ArchivedThread]:
     """Older open threads archived and superseded by `keep`."""

@@ -1,16 +1,16 @@
-"""Typed statements: each function of a store module runs the Cypher file named after it.
+"""Typed statements: each function of a store module names the Cypher file it runs.
 
-    @read
+    @read("notes/nearest_notes.cypher")
     def nearest_notes(on: On, *, vector: Vector, project: str, k: int) -> list[NearestNote]:
         '''Nearest live notes of a project.'''
 
-in `kg_brain/store/notes.py` runs `cypher/notes/nearest_notes.cypher` with exactly its keyword
-arguments as parameters, in a read transaction of its own when called with the Database, or
-inside the caller's transaction when called with a `Tx`. The return annotation says what comes
-back: `list[Row]` every row, `Row | None` the first row if any, `Row` exactly one row, `None`
-nothing. Rows are TypedDicts whose keys are the statement's RETURN columns (a test EXPLAINs every
-file and compares). `@write("zk_id")` names the columns that hold the ids of the notes a write
-changed; its transaction records them before it commits (kg_brain/db.py).
+runs `cypher/notes/nearest_notes.cypher` with exactly its keyword arguments as parameters, in a
+read transaction of its own when called with the Database, or inside the caller's transaction
+when called with a `Tx`. The return annotation says what comes back: `list[Row]` every row,
+`Row | None` the first row if any, `Row` exactly one row, `None` nothing. Rows are TypedDicts
+whose keys are the statement's RETURN columns (a test EXPLAINs every file and compares).
+`@write(file, "zk_id")` names the columns that hold the ids of the notes a write changed; its
+transaction records them before it commits (kg_brain/db.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar, Union, get_args, get_origin, get_type_hints
 
+from kg_brain.cypher import statement_name
 from kg_brain.db import Database, Mode, Row, Tx
 
 P = ParamSpec("P")
@@ -44,23 +45,24 @@ class Statement:
 STATEMENTS: dict[str, Statement] = {}
 
 
-def read(fn: Callable[P, R]) -> Callable[P, R]:
-    return _bind(fn, "read", ())
+def read(file: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """`file`: the statement, relative to `cypher/` (`notes/get_notes.cypher`)."""
+    return lambda fn: _bind(fn, file, "read", ())
 
 
-def write(*changes: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+def write(file: str, *changes: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """`changes`: the row columns naming the notes the statement changed (ids or id lists)."""
-    return lambda fn: _bind(fn, "write", changes)
+    return lambda fn: _bind(fn, file, "write", changes)
 
 
-def autocommit(fn: Callable[P, R]) -> Callable[P, R]:
+def autocommit(file: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Schema commands and CALL ... IN TRANSACTIONS: run on the Database, never in a Tx."""
-    return _bind(fn, "autocommit", ())
+    return lambda fn: _bind(fn, file, "autocommit", ())
 
 
-def _bind(fn: Callable[P, R], mode: Mode, changes: tuple[str, ...]) -> Callable[P, R]:
-    area = fn.__module__.rsplit(".", 1)[-1]
-    spec = Statement(f"{area}/{fn.__name__}", mode, *_shape(fn), _params(fn), changes)
+def _bind(fn: Callable[P, R], file: str, mode: Mode,
+          changes: tuple[str, ...]) -> Callable[P, R]:
+    spec = Statement(statement_name(file), mode, *_shape(fn), _params(fn), changes)
     if spec.name in STATEMENTS:
         raise RuntimeError(f"{spec.name} is bound twice")
     STATEMENTS[spec.name] = spec

@@ -30,17 +30,17 @@ class Retyped(TypedDict):
     type: str
 
 
-@read
+@read("upgrade/graph_notes.cypher")
 def graph_notes(on: On, *, after: str, project: str | None, link_types: list[str],
                 limit: int) -> list[GraphNote]:
     """A page of notes with their mentions and outgoing links (and those links' other ends)."""
 
 
-@write()
+@write("upgrade/set_link_origins.cypher")
 def set_link_origins(on: On, *, rows: list[dict[str, Any]]) -> list[OriginSet]:
     """An origin for each given link that has none yet."""
 
 
-@write("src", "dst")
+@write("upgrade/retype_links.cypher", "src", "dst")
 def retype_links(on: On, *, rows: list[dict[str, Any]]) -> list[Retyped]:
     """Automatic links re-typed, properties kept; never doubled."""

@@ -76,76 +76,76 @@ class SchemaViolation(TypedDict):
     problems: list[str]
 
 
-@write()
+@write("views/enqueue_mirror_jobs.cypher")
 def enqueue_mirror_jobs(on: On, *, zk_ids: list[str], now: datetime) -> list[JobKey]:
     """One durable mirror job per note, re-armed on every change."""
 
 
-@write()
+@write("views/finish_mirror_job.cypher")
 def finish_mirror_job(on: On, *, key: str, claimed_at: datetime, now: datetime, state: str,
                       retry_at: datetime | None, error: str | None) -> FinishedJob | None:
     """Done, failed or pending again; stays pending when the note changed meanwhile."""
 
 
-@read
+@read("views/list_note_ids.cypher")
 def list_note_ids(on: On, *, project: str | None) -> list[NoteId]:
     """Every note id (of one project), for a full re-mirror."""
 
 
-@read
+@read("views/export_notes.cypher")
 def export_notes(on: On, *, after: str, projects: list[str] | None, zk_ids: list[str] | None,
                  limit: int) -> list[ExportedNote]:
     """One keyset page of notes, every property typed."""
 
 
-@read
+@read("views/export_links.cypher")
 def export_links(on: On, *, zk_ids: list[str], projects: list[str] | None) -> list[ExportedLink]:
     """The links of a page of exported notes."""
 
 
-@read
+@read("views/export_revisions.cypher")
 def export_revisions(on: On, *, zk_ids: list[str]) -> list[ExportedRevision]:
     """The kept versions of a page of exported notes."""
 
 
-@write("zk_id")
+@write("views/restore_notes.cypher", "zk_id")
 def restore_notes(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
     """Notes from a backup, replaced property by property."""
 
 
-@write("src", "dst")
+@write("views/restore_links.cypher", "src", "dst")
 def restore_links(on: On, *, rows: list[dict[str, Any]]) -> list[RestoredLink]:
     """Links from a backup, overwritten rather than doubled."""
 
 
-@write("src", "dst")
+@write("views/drop_unlisted_links.cypher", "src", "dst")
 def drop_unlisted_links(on: On, *, pairs: list[dict[str, Any]],
                         link_types: list[str]) -> list[RestoredLink]:
     """Links between a backup's note pairs of types the backup does not list for them."""
 
 
-@write()
+@write("views/restore_revisions.cypher")
 def restore_revisions(on: On, *, rows: list[dict[str, Any]]) -> list[RestoredRevision]:
     """Kept versions from a backup, keyed by (note, version)."""
 
 
-@read
+@read("views/memory_md_notes.cypher")
 def memory_md_notes(on: On, *, project: str) -> list[MemoryMdNote]:
     """A project's permanent notes with the inputs of their decay score."""
 
 
-@read
+@read("views/nonconforming_notes.cypher")
 def nonconforming_notes(on: On, *, project: str | None, memory_types: list[str],
                         note_kinds: list[str]) -> list[NonconformingNote]:
     """Notes whose memory_type or note_kind is missing or unknown."""
 
 
-@write("zk_id")
+@write("views/migrate_note_fields.cypher", "zk_id")
 def migrate_note_fields(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
     """Set fields only where the values are still those the plan was made from."""
 
 
-@read
+@read("views/schema_violations.cypher")
 def schema_violations(on: On, *, project: str | None, memory_types: list[str],
                       note_kinds: list[str], dim: int, limit: int) -> list[SchemaViolation]:
     """Notes that break the schema, with what is wrong."""

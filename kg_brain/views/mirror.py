@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -186,6 +187,7 @@ class Mirror:
         self.db = db
         self.clock = clock
         self.targets = list(targets_from(settings) if targets is None else targets)
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"
 
     @staticmethod
     def configured(settings: Settings) -> bool:
@@ -209,13 +211,16 @@ class Mirror:
             return 0
         return len(views.enqueue_mirror_jobs(self.db, zk_ids=list(zk_ids), now=self.clock()))
 
-    def drain(self, limit: int = 50) -> int:
-        """Render and write up to `limit` queued notes; returns how many were mirrored."""
+    def drain(self, limit: int = 50, project: str | None = None) -> int:
+        """Render and write up to `limit` queued notes (of one project if given); returns how
+        many were mirrored."""
         if not self.enabled:
             return 0
         now = self.clock()
-        claimed = jobs.claim_jobs(self.db, kind="mirror", now=now, limit=limit,
-                                  until=now + timedelta(minutes=2), worker="mirror")
+        claim: dict[str, Any] = {"kind": "mirror", "now": now, "limit": limit,
+                 "until": now + timedelta(minutes=2), "worker": self.worker}
+        claimed = (jobs.claim_project_jobs(self.db, project=validate.project(project), **claim)
+                   if project is not None else jobs.claim_jobs(self.db, **claim))
         return sum(self._run(job, now) for job in claimed)
 
     def _run(self, job: ClaimedJob, claimed_at: datetime) -> int:

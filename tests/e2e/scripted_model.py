@@ -3,8 +3,10 @@
 It answers `/v1/chat/completions` with streamed chunks as OpenCode's provider expects. Each turn
 it counts the tool results already in the conversation and asks for the next scripted tool call
 (arguments may be built from earlier results, e.g. the failure id for record_resolution); when
-the script is done it gives a final answer quoting the last result. Requests without tools
-(OpenCode's title generation) get a plain title. Every request body is recorded.
+the script is done it gives a final answer quoting the last result. A pause holds the answer at
+a point of the run until the test lets it go, so a test can act while OpenCode is mid-session.
+Requests without tools (OpenCode's title generation) get a plain title. Every request body is
+recorded.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.loopback import serving
 
 SERVER_PREFIX = "kg-brain_"  # OpenCode names an MCP tool <server>_<tool>
 BUILT_IN = {"bash", "read", "write", "edit"}  # OpenCode's own tools, called by their names
 Args = dict[str, Any] | Callable[[list[Any]], dict[str, Any]]
+PAUSE_S = 600  # a pause never outlasts this, whatever the test does
 
 
 @dataclass(frozen=True)
@@ -45,13 +50,25 @@ def parsed(text: str) -> Any:
         return text
 
 
+@dataclass(frozen=True)
+class Pause:
+    """`reached` once the run has got this many tool results; the model answers once `go`."""
+    reached: threading.Event = field(default_factory=threading.Event)
+    go: threading.Event = field(default_factory=threading.Event)
+
+
 class ScriptedModel:
-    """The script for the current run and everything the model was sent."""
+    """The script for the current run, its pauses, and everything the model was sent."""
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
+        self.pauses: dict[int, Pause] = {}
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
+
+    def pause_after(self, results: int) -> Pause:
+        """Hold the answer to the turn that follows the `results`-th tool result."""
+        return self.pauses.setdefault(results, Pause())
 
     def tool_results(self) -> list[str]:
         """The tool results of the last agent turn's conversation, in order, as text."""
@@ -68,6 +85,10 @@ class ScriptedModel:
             return {"role": "assistant", "content": "kg-brain session"}, "stop"
         results = [parsed(content_text(m["content"])) for m in body["messages"]
                    if m["role"] == "tool"]
+        pause = self.pauses.get(len(results))
+        if pause is not None:
+            pause.reached.set()
+            pause.go.wait(PAUSE_S)
         offered = {t["function"]["name"] for t in body["tools"]}
         if len(results) >= len(self.steps):
             last = content_text(body["messages"][-1]["content"]) if results else ""
@@ -118,11 +139,5 @@ def _handler(script: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 def scripted_model() -> Iterator[tuple[ScriptedModel, str]]:
     """The model and its base URL (`http://127.0.0.1:<port>/v1`) until the block ends."""
     script = ScriptedModel()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield script, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(script)) as url:
+        yield script, f"{url}/v1"

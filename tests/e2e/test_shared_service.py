@@ -1,11 +1,13 @@
 """Real OpenCode windows and the shared service: the service the first `opencode run` starts
-outlives it and serves the next run. The test has its own data folder and port, and stops the
+outlives it and serves the next run, one after the other or overlapping (the first ends in the
+middle of the second's session). Each test has its own data folder and port, and stops the
 service at the end."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,8 @@ from tests.support.neo4j import ServerUnderTest
 
 FACT = "The shared kg-brain service outlives the OpenCode window that started it."
 QUERY = "What outlives the OpenCode window?"
+LATER = "Forwarded windows reach the warm service on port 8765 and load no embedding model."
+LATER_QUERY = "Which port do forwarded windows reach?"
 WAIT_S = 240
 
 
@@ -71,3 +75,41 @@ def test_the_second_run_forwards_to_the_service_the_first_started(
     assert found["hits"][0]["zk_id"] == added["zk_id"]
     assert service_pid(env) == pid  # alive after both runs ended
     assert f'"POST /mcp?project={project} HTTP/1.1" 200' in service_log(tmp_path)
+
+
+def test_a_run_forwarded_to_the_service_carries_on_after_the_run_that_started_it_exits(
+        opencode_binary: Path, env: dict[str, str], project: str, tmp_path: Path) -> None:
+    homes = [tmp_path / "home-1", tmp_path / "home-2"]
+    with scripted_model() as (model_1, url_1), scripted_model() as (model_2, url_2), \
+            ThreadPoolExecutor(2) as pool:
+        spaces = [git_workspace(tmp_path / "one", project, url_1),
+                  git_workspace(tmp_path / "two", project, url_2)]
+        for space, home in zip(spaces, homes, strict=True):
+            wire_patient(space, env, home)
+        model_1.steps = [Step("add_memory", {"content": FACT})]
+        first_mid = model_1.pause_after(1)  # run 1 has written its note and is mid-session
+        model_2.steps = [Step("search_memory", {"query": QUERY}),
+                         Step("add_memory", {"content": LATER}),
+                         Step("search_memory", {"query": LATER_QUERY})]
+        second_mid = model_2.pause_after(1)
+        first = pool.submit(opencode.run, spaces[0], homes[0], "Remember this.", env)
+        assert first_mid.reached.wait(WAIT_S), "run 1 made no tool call"
+        wait_for(lambda: service_pid(env) is not None, WAIT_S)
+        pid = service_pid(env)
+        second = pool.submit(opencode.run, spaces[1], homes[1], "Look it up, add more.", env)
+        assert second_mid.reached.wait(WAIT_S), "run 2 made no tool call"
+        first_mid.go.set()
+        ended = first.result()
+        assert ended.returncode == 0, ended.stderr[-3000:]
+        assert second.running()  # run 1 ended in the middle of run 2's session
+        second_mid.go.set()
+        done = second.result()
+        assert done.returncode == 0, done.stderr[-3000:]
+        (added,) = [parsed(t) for t in model_1.tool_results()]
+        found, later, found_later = [parsed(t) for t in model_2.tool_results()]
+    assert {added["project"], found["project"], later["project"], found_later["project"]} == {
+        project}
+    assert found["hits"][0]["zk_id"] == added["zk_id"]
+    assert found_later["hits"][0]["zk_id"] == later["zk_id"]
+    assert service_pid(env) == pid  # the service run 1 started served run 2 to its end
+    assert service_log(tmp_path).count(f'"POST /mcp?project={project} HTTP/1.1" 200') >= 3

@@ -32,12 +32,14 @@ def _note(project: str, text: str, vector: list[float]) -> dict[str, object]:
             "access_count": 0, "embedding": vector}
 
 
+@pytest.mark.routing
 def test_server_is_neo4j_5_26_community(db: Database) -> None:
     version = admin.server_version(db)
     assert version["version"].startswith("5.26.")
     assert version["edition"] == "community"
 
 
+@pytest.mark.routing
 def test_schema_bootstrap_is_idempotent_and_creates_the_indexes(db: Database) -> None:
     bootstrap_schema(db)  # second run must not fail
     indexes = {i["name"]: i for i in admin.list_indexes(db)}
@@ -48,6 +50,7 @@ def test_schema_bootstrap_is_idempotent_and_creates_the_indexes(db: Database) ->
     assert indexes["constraint_unique_Note_zk_id"]["properties"] == ["zk_id"]
 
 
+@pytest.mark.routing
 def test_vector_index_returns_the_nearest_note_for_real_embeddings(
     db: Database, embedder: SentenceTransformerEmbedder, project: str
 ) -> None:
@@ -106,6 +109,7 @@ def _directions() -> tuple[list[float], list[float], list[float]]:
     return tuple(basis[:, i].tolist() for i in range(3))  # type: ignore[return-value]
 
 
+@pytest.mark.routing
 def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
     db: Database, project: str
 ) -> None:

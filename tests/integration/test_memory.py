@@ -11,6 +11,8 @@ from kg_brain.db import Database
 from kg_brain.errors import InvalidInput, NotFound
 from kg_brain.store import admin, notes
 
+pytestmark = pytest.mark.routing  # also run through neo4j:// by `make test-routing`
+
 
 def _count(db: Database, project: str) -> int:
     return sum(int(r["notes"]) for r in admin.note_counts(db) if r["project"] == project)

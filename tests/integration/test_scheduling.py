@@ -11,8 +11,11 @@ import pytest
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.maintenance import LeasedJob, Leases, build_jobs, build_scheduler, catch_up
+from kg_brain.leasing import LeasedJob, Leases
+from kg_brain.maintenance import build_jobs, build_scheduler, catch_up
 from tests.support.brains import make_brain, make_settings
+
+pytestmark = pytest.mark.routing  # also run through neo4j:// by `make test-routing`
 
 SUNDAY = datetime(2024, 3, 3, 3, 0, 5, tzinfo=UTC)  # just after the default weekly archive cron
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -21,46 +19,13 @@ from kg_brain.store.notes import create_notes, new_zk_id
 from kg_brain.views.mirror import Mirror, RestApi, VaultFolder, note_path
 from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain
-
-
-class Vault:
-    """A stand-in for the Local REST API plugin: stores PUT bodies by path."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, str] = {}
-        self.auth: list[str] = []
-        self.fail = False
+from tests.support.obsidian import Vault, rest_api
 
 
 @pytest.fixture
 def rest_vault() -> Iterator[tuple[Vault, str]]:
-    vault = Vault()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_PUT(self) -> None:
-            body = self.rfile.read(int(self.headers["Content-Length"])).decode("utf-8")
-            vault.auth.append(self.headers.get("Authorization", ""))
-            if vault.fail:
-                self.send_response(500)
-            else:
-                vault.files[self.path] = body
-                self.send_response(204)
-            self.end_headers()
-
-        def do_DELETE(self) -> None:
-            vault.files.pop(self.path, None)
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield vault, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with rest_api() as found:
+        yield found
 
 
 def _frontmatter(text: str) -> dict[str, object]:

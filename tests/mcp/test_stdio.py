@@ -25,6 +25,7 @@ def workspace(tmp_path: Path, project: str) -> Path:
     return root / "src"
 
 
+@pytest.mark.routing
 def test_a_spawned_stdio_session_speaks_only_json_rpc_on_stdout(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
     with StdioSession(REPO / "mcp_server.py", server_env(neo4j_server),

@@ -14,6 +14,8 @@ from kg_brain.store.notes import new_zk_id
 from kg_brain.tools import build_server
 from tests.support.mcp import call
 
+pytestmark = pytest.mark.routing  # also run through neo4j:// by `make test-routing`
+
 PORT_NOTE = "The kg-brain HTTP transport listens on port 8765 by default, path /mcp."
 NEO4J_NOTE = "Neo4j page cache is sized at 512m for laptops; raise NEO4J_PAGECACHE on servers."
 

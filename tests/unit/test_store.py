@@ -1,15 +1,27 @@
-"""The typed store ties every statement file to exactly one function: same name and area, the
-same parameters as the file's `$params`, and a row type with the keys the header declares."""
+"""The typed store ties every statement file to exactly one function that names it in its
+decorator: same name and area, the same parameters as the file's `$params`, and a row type with
+the keys the header declares."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import re
 from pathlib import Path
 
 import pytest
 
 from kg_brain.cypher import all_query_names
-from tests.support.statements import bound_statements, declared_returns, parameters, row_keys
+from kg_brain.search import DeepTuning
+from kg_brain.store.statement import On, read
+from tests.support.statements import (
+    body,
+    bound_statements,
+    declared_returns,
+    parameters,
+    row_keys,
+)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kg_brain"
 FILES = [name for name in all_query_names() if not name.startswith("browser/")]
@@ -17,6 +29,33 @@ FILES = [name for name in all_query_names() if not name.startswith("browser/")]
 
 def test_every_statement_file_has_exactly_one_store_function() -> None:
     assert sorted(bound_statements()) == sorted(FILES)
+
+
+def test_each_file_is_run_by_the_function_named_after_it_in_its_area() -> None:
+    bound = {}
+    for name in bound_statements():
+        module = importlib.import_module(f"kg_brain.store.{name.split('/')[0]}")
+        for fn_name, fn in inspect.getmembers(module, inspect.isfunction):
+            if getattr(fn, "statement", None) is not None and fn.__module__ == module.__name__:
+                bound[fn.statement.name] = f"{module.__name__.rsplit('.', 1)[-1]}/{fn_name}"
+    assert bound == {name: name for name in FILES}
+
+
+def test_a_decorator_naming_a_missing_file_or_a_fragment_fails_at_import() -> None:
+    for file in ("notes/no_such_statement.cypher", "notes/get_notes",
+                 "fragments/nearest_in_project.cypher"):
+        with pytest.raises(ValueError):
+            @read(file)
+            def nowhere(on: On) -> None:
+                """Never bound."""
+
+
+def test_a_file_is_bound_to_one_function_only() -> None:
+    bound_statements()
+    with pytest.raises(RuntimeError, match="bound twice"):
+        @read("admin/server_version.cypher")
+        def again(on: On) -> None:
+            """A second function for a bound file."""
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -27,6 +66,13 @@ def test_a_store_function_takes_exactly_its_statements_parameters(name: str) -> 
 @pytest.mark.parametrize("name", FILES)
 def test_a_store_row_has_the_keys_its_file_declares(name: str) -> None:
     assert row_keys(bound_statements()[name]) == declared_returns(name)
+
+
+def test_deep_search_gets_every_constant_its_statement_reads_in_one_map() -> None:
+    """A key missing from the map would read as null in Cypher, silently: the two must agree."""
+    read = set(re.findall(r"\$tuning\.(\w+)", body("search/deep_search")))
+    assert read == set(DeepTuning().statement_map())
+    assert len(read) > 10
 
 
 def test_changed_columns_are_columns_of_the_row() -> None:
