@@ -3,6 +3,8 @@
 // {{size}}, bound to {{as}} as a list of {n, s} with s the cosine in [-1, 1]. The CALL imports
 // {{imports}}. Neo4j's index score and vector.similarity.cosine() are (1 + cos) / 2: s converts
 // them here, so every statement that includes this fragment reads the one scale.
+// The index's own scores come from its quantized vectors (vector.quantization.enabled, on by
+// default in 5.26) and misorder close candidates: every candidate is scored again exactly.
 // Neo4j 5.26's vector index cannot filter: it over-fetches ($fetch candidates, sized by the
 // project's share of the database) and keeps the project's notes that pass {{where}}; when fewer
 // than {{size}} remain (a small project beside large ones) an exact scan of the project answers
@@ -15,8 +17,10 @@ CALL ({{imports}}) {
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, {{vector}})
     YIELD node AS n, score
     WHERE n.project = $project AND {{where}}
+    WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
+    ORDER BY s DESC
     RETURN count(n) AS found,
-           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: 2 * score - 1} END)[..{{size}}] AS indexed
+           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: s} END)[..{{size}}] AS indexed
   }
   RETURN CASE WHEN found >= {{size}} THEN indexed ELSE COLLECT {
     MATCH (n:Note)

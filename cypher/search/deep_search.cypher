@@ -11,7 +11,8 @@
 // Every result says which channels and paths found it. Access is stamped on the returned notes.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
-// params: vector: 384 floats; text: Lucene query from word tokens ('' = none); entity_keys:
+// params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
+//         lex: the same words in the note index's boosted fields; entity_keys:
 //         canonical keys of the question's entities; project; excluded: note kinds to leave out;
 //         hops: 1..3; fetch, lex_fetch, pool: candidate sizes; total: live notes of the project
 //         as last counted (a small project is counted here); ent_cap: most notes an entity may
@@ -32,8 +33,8 @@
 WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
                ELSE $total END AS total
 CALL () {
-  WITH 1 AS one WHERE $text <> ''
-  CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})
+  WITH 1 AS one WHERE $lex <> ''
+  CALL db.index.fulltext.queryNodes('note_fulltext', $lex, {limit: $lex_fetch})
   YIELD node, score
   WHERE node.project = $project AND node.memory_type = 'permanent'
     AND NOT node.note_kind IN $excluded

@@ -5,7 +5,8 @@
 // access on every returned note.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
-// params: vector: 384 floats; text: Lucene query built from word tokens ('' = no lexical part);
+// params: vector: 384 floats; lex: Lucene query, word tokens in boosted fields ('' = no
+//         lexical part);
 //         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
 //         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
@@ -20,8 +21,8 @@
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND ($kinds IS NULL OR n.note_kind IN $kinds) }}
 CALL () {
-  WITH 1 AS one WHERE $text <> ''
-  CALL db.index.fulltext.queryNodes('note_fulltext', $text, {limit: $lex_fetch})
+  WITH 1 AS one WHERE $lex <> ''
+  CALL db.index.fulltext.queryNodes('note_fulltext', $lex, {limit: $lex_fetch})
   YIELD node, score
   WHERE node.project = $project AND node.memory_type = 'permanent'
     AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)

@@ -46,7 +46,7 @@ class Neighbourhood(TypedDict):
 
 
 @write("search/search_memory.cypher")
-def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: list[str],
+def search_memory(on: On, *, vector: Vector, lex: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, superseded: float, k: int,
                   floor: float, now: datetime) -> list[SearchHit]:
@@ -54,8 +54,8 @@ def search_memory(on: On, *, vector: Vector, text: str, project: str, excluded: 
 
 
 @write("search/deep_search.cypher")
-def deep_search(on: On, *, vector: Vector, text: str, entity_keys: list[str], project: str,
-                excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
+def deep_search(on: On, *, vector: Vector, text: str, lex: str, entity_keys: list[str],
+                project: str, excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
                 total: int, ent_cap: int, k: int, now: datetime,
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text and entity channels fused, a blended hop, then entity bridges and
