@@ -162,11 +162,12 @@ class Search:
         self.deep_tuning = deep_tuning or DeepTuning()
 
     def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
-        """Vector and full-text candidates for `project`, both widened by the same factor the
-        smaller the project's share of the database (see kg_brain/store/share.py)."""
+        """Vector and full-text candidates for `project`, both widened the smaller the
+        project's share of the database (see kg_brain/store/share.py)."""
         base = max(self.tuning.fetch, k * 2)
         fetch = self.index_fetch(project, want, base)
-        return {"fetch": fetch, "lex_fetch": max(self.tuning.lex_fetch, k * 4) * fetch // base}
+        lex_base = max(self.tuning.lex_fetch, k * 4)
+        return {"fetch": fetch, "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
     def _params(self, query: str, project: str, include_contextual: bool) -> dict[str, Any]:
         text = validate.content(query, MAX_QUERY_CHARS, "query")

@@ -19,6 +19,7 @@ from kg_brain.db import Database
 from kg_brain.store import notes
 
 MARGIN = 1.5
+TEXT_CEILING = 5_000  # full-text candidates at most (a Lucene top-n: cheap beside the vectors)
 
 
 class IndexFetch:
@@ -37,6 +38,14 @@ class IndexFetch:
         share = self.share(project)
         need = math.ceil(want * MARGIN / share) if share > 0 else math.inf
         return max(floor, int(need)) if need <= self.ceiling else floor
+
+    def text_fetch(self, project: str, base: int) -> int:
+        """Full-text candidates: `base` widened by the project's share like the vector fetch,
+        up to TEXT_CEILING; a small project gets the ceiling too, since the full-text channel
+        has no exact scan to fall back on (other projects' matches would fill a short list)."""
+        share = self.share(project)
+        need = math.ceil(base * MARGIN / share) if share > 0 else TEXT_CEILING
+        return max(base, min(need, TEXT_CEILING))
 
     def share(self, project: str) -> float:
         return self._counted(project)[1]

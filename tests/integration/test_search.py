@@ -13,7 +13,7 @@ from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import NotFound
-from kg_brain.search import DeepTuning, Search, lucene_query
+from kg_brain.search import DeepTuning, Search, Tuning, fielded_query, lucene_query
 from kg_brain.store.bench import project_vectors
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import LinkType
@@ -201,6 +201,54 @@ def test_lucene_syntax_in_queries_is_safe(brain: Brain, search: Search, project:
 def test_lucene_query_keeps_words_only() -> None:
     assert lucene_query('a AND (b OR "c') == "a and b or c"
     assert lucene_query("!!! ~ ^") == ""
+
+
+def test_the_note_query_names_each_boosted_field() -> None:
+    words = lucene_query("Kafka consumer lag")
+    assert fielded_query(words, {"content": 1.0, "title": 0.0}) == "content:(kafka consumer lag)"
+    assert fielded_query(words, {"content": 1.0, "context": 0.25}) == (
+        "content:(kafka consumer lag) context:(kafka consumer lag)^0.25")
+    assert fielded_query("", {"content": 1.0}) == ""
+
+
+def test_the_lexical_channel_matches_a_notes_own_words_not_its_context(
+        brain: Brain, project: str) -> None:
+    """A word that evolution or a caller wrote into a note's title, keywords or context (other
+    notes' words) does not make the note a lexical match; its content does."""
+    [own, borrowed] = brain.importer.add_many([
+        note("Backups of the ledger run nightly to the Wexfordia bucket.", project,
+             title="Nightly backups"),
+        note("The billing job retries failed invoices twice before alerting.", project,
+             title="Wexfordia invoice retries", keywords=["wexfordia"],
+             context="See also: the Wexfordia bucket backups.")])
+    lexical_only = Search(brain.deps, Tuning(w_vec=0.0, floor=-1.0))
+    found = [h.zk_id for h in lexical_only.search_memory("Wexfordia", project, top_k=5)
+             if "lexical" in {f.channel for f in h.found_by}]
+    assert found == [own]
+    every_field = Search(brain.deps, Tuning(w_vec=0.0, floor=-1.0, lex_title=1.0,
+                                            lex_keywords=1.0, lex_context=1.0))
+    assert borrowed in {h.zk_id for h in every_field.search_memory("Wexfordia", project)
+                        if "lexical" in {f.channel for f in h.found_by}}
+
+
+def test_a_similarity_is_the_exact_cosine_of_the_stored_vectors(
+        brain: Brain, search: Search, embedder: SentenceTransformerEmbedder,
+        project: str) -> None:
+    """The vector index scores quantized vectors; every candidate is scored again exactly, so
+    the similarity the write path reads (and the order) is the cosine of the stored vectors."""
+    ids = seed(brain, project)
+    text = "Workers hold sessions across requests and exhaust the pool."
+    vector = np.asarray(embedder.encode(text))
+    stored = {r["zk_id"]: np.asarray(r["embedding"])
+              for r in project_vectors(brain.db, project=project)}
+    nearest = brain.writer.nearest(vector.tolist(), project, ["permanent"], 2, [])
+    assert nearest[0]["zk_id"] == ids["pool"]
+    for hit in nearest:
+        want = float(vector @ stored[hit["zk_id"]]
+                     / np.linalg.norm(vector) / np.linalg.norm(stored[hit["zk_id"]]))
+        assert hit["similarity"] == pytest.approx(want, abs=1e-5)
+    assert [h["similarity"] for h in nearest] == sorted((h["similarity"] for h in nearest),
+                                                        reverse=True)
 
 
 def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg_brain.store.share import IndexFetch
+from kg_brain.store.share import TEXT_CEILING, IndexFetch
 
 
 class Counts:
@@ -49,3 +49,14 @@ def test_shares_are_counted_once_per_project_within_the_ttl() -> None:
     fetch("b", 40)
     assert counts.reads == 2
     assert IndexFetch(counts, ttl_s=0.0)("a", 40) == 600 and counts.reads == 3
+
+
+def text_fetch_for(sizes: dict[str, int], project: str) -> int:
+    return IndexFetch(Counts(sizes)).text_fetch(project, 250)  # type: ignore[arg-type]
+
+
+def test_full_text_candidates_widen_with_a_smaller_share_up_to_their_ceiling() -> None:
+    assert text_fetch_for({"a": 10_000}, "a") == 375  # 250 x 1.5
+    assert text_fetch_for({"a": 1_000, "b": 9_000}, "a") == 3_750
+    assert text_fetch_for({"a": 20, "b": 99_980}, "a") == TEXT_CEILING  # no scan to fall back on
+    assert text_fetch_for({}, "a") == TEXT_CEILING
