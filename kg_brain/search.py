@@ -41,10 +41,12 @@ class Tuning:
     w_vec: float = 1.0
     w_lex: float = 1.0
     superseded: float = 0.6  # a note superseded by a live note yields to it
-    # Full-text field boosts beside content's 1 (fielded_query). On LoCoMo's tuning
-    # conversations through add_memory, the content alone gave recall@10 +6.7 over all four
-    # fields at 1 (title and keywords repeat the content's words, context is other notes' words).
-    lex_title: float = 0.0
+    # Full-text field boosts beside content's 1 (fielded_query), chosen on the tuning splits
+    # (bench retrieval --split tune --tuning lex_title=...): all four fields at 1 lost 7 points
+    # of recall@10 on LoCoMo through add_memory (an enriched title and keywords repeat the
+    # content, an evolved context is other notes' words); a title at 0.5 gained 6 points of
+    # MuSiQue recall@5 (a caller's title names the subject) for -0.6 on LoCoMo.
+    lex_title: float = 0.5
     lex_keywords: float = 0.0
     lex_context: float = 0.0
     # Least cosine the best hit must reach, else "nothing relevant stored": on the coding set's

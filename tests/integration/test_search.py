@@ -206,6 +206,8 @@ def test_lucene_query_keeps_words_only() -> None:
 def test_the_note_query_names_each_boosted_field() -> None:
     words = lucene_query("Kafka consumer lag")
     assert fielded_query(words, {"content": 1.0, "title": 0.0}) == "content:(kafka consumer lag)"
+    assert fielded_query(words, {"content": 1.0, "title": 0.5}) == (
+        "content:(kafka consumer lag) title:(kafka consumer lag)^0.5")
     assert fielded_query(words, {"content": 1.0, "context": 0.25}) == (
         "content:(kafka consumer lag) context:(kafka consumer lag)^0.25")
     assert fielded_query("", {"content": 1.0}) == ""
@@ -213,20 +215,23 @@ def test_the_note_query_names_each_boosted_field() -> None:
 
 def test_the_lexical_channel_matches_a_notes_own_words_not_its_context(
         brain: Brain, project: str) -> None:
-    """A word that evolution or a caller wrote into a note's title, keywords or context (other
-    notes' words) does not make the note a lexical match; its content does."""
-    [own, borrowed] = brain.importer.add_many([
+    """A word that evolution or a caller wrote into a note's keywords or context (other notes'
+    words) does not make the note a lexical match; its content does, and its title at half
+    weight."""
+    [own, titled, borrowed] = brain.importer.add_many([
         note("Backups of the ledger run nightly to the Wexfordia bucket.", project,
              title="Nightly backups"),
+        note("Quarterly invoices are archived after the audit.", project,
+             title="Wexfordia invoices"),
         note("The billing job retries failed invoices twice before alerting.", project,
-             title="Wexfordia invoice retries", keywords=["wexfordia"],
+             title="Invoice retries", keywords=["wexfordia"],
              context="See also: the Wexfordia bucket backups.")])
     lexical_only = Search(brain.deps, Tuning(w_vec=0.0, floor=-1.0))
     found = [h.zk_id for h in lexical_only.search_memory("Wexfordia", project, top_k=5)
              if "lexical" in {f.channel for f in h.found_by}]
-    assert found == [own]
-    every_field = Search(brain.deps, Tuning(w_vec=0.0, floor=-1.0, lex_title=1.0,
-                                            lex_keywords=1.0, lex_context=1.0))
+    assert found == [own, titled]
+    every_field = Search(brain.deps, Tuning(w_vec=0.0, floor=-1.0, lex_keywords=1.0,
+                                            lex_context=1.0))
     assert borrowed in {h.zk_id for h in every_field.search_memory("Wexfordia", project)
                         if "lexical" in {f.channel for f in h.found_by}}
 
