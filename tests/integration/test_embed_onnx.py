@@ -180,7 +180,7 @@ def test_a_server_on_the_cached_export_never_imports_torch(
     env = child_env(exported["cache"], "onnx", NEO4J_URI=conn.uri, NEO4J_USER=conn.user,
                     NEO4J_PASSWORD=conn.password or "", NEO4J_DATABASE=conn.database,
                     KG_BRAIN_PROJECT=project, LLM_PROVIDER="heuristic",
-                    SCHEDULER_IN_SERVER="false")
+                    SCHEDULER_IN_SERVER="false", KG_BRAIN_TOOLS="full")
     done = subprocess.run([sys.executable, "-c", SERVER_CHILD,
                            "The ONNX runtime embeds without torch once the export is cached.",
                            "which runtime embeds without torch?"],
