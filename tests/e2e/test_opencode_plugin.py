@@ -70,6 +70,23 @@ def play(model: ScriptedModel, steps: list[Step], workspace: Path, home: Path,
     return run, results
 
 
+def wire_plugin(workspace: Path, env: dict[str, str], home: Path, mcp_url: str) -> str:
+    """`kg-brain wire opencode --url`, then the plugin's read timeout raised from its 1.5 s
+    default: these tests check what memory adds, and a busy machine can take longer to answer
+    while OpenCode starts (the unreachable-service test keeps the default)."""
+    out = wire(workspace, env, home, "--url", mcp_url)
+    settings_file = workspace / ".opencode" / "kg-brain.json"
+    settings = json.loads(settings_file.read_text())
+    settings["read_timeout_ms"] = settings["write_timeout_ms"] = 60_000
+    opencode.write_json(settings_file, settings)
+    return out
+
+
+def plugin_warnings(run: opencode.Run) -> str:
+    """The plugin's warnings in OpenCode's log (why memory was missing, when it was)."""
+    return "\n".join(line for line in run.stderr.splitlines() if "kg-brain" in line)[-4000:]
+
+
 def warm(mcp_url: str, project: str, env: dict[str, str]) -> None:
     """What a warm service has done already: the embedding model and the driver loaded."""
     async def search() -> None:
@@ -101,16 +118,16 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
     with scripted_model() as (model, url), \
             http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
         workspace = git_workspace(tmp_path, project, url)
-        out = wire(workspace, env, home, "--url", mcp_url)
+        out = wire_plugin(workspace, env, home, mcp_url)
         assert (workspace / ".opencode" / "plugin" / "kg-brain.js").is_file(), out
         warm(mcp_url, project, env)
-        _, first = play(model, [bash(FAILING), bash(REPAIR), bash(EQUIVALENT)], workspace, home,
-                        env)
+        run, first = play(model, [bash(FAILING), bash(REPAIR), bash(EQUIVALENT)], workspace,
+                          home, env)
         opening = system_prompt(agent_requests(model)[0])
         (workspace / "notes" / "todo.txt").unlink()
         _, second = play(model, [bash(EQUIVALENT), bash(EQUIVALENT)], workspace, home, env)
 
-    assert MEMORY_HEADER in opening and NEXT in opening  # (a)
+    assert MEMORY_HEADER in opening and NEXT in opening, plugin_warnings(run)  # (a)
     assert mistake_id in opening and fix_id in opening
     assert "ship it" in first[2] and "failed before" not in first[0]
 
@@ -148,7 +165,7 @@ def test_remember_stores_the_users_note_without_the_model(
     with scripted_model() as (model, url), \
             http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
         workspace = git_workspace(tmp_path, project, url)
-        wire(workspace, env, home, "--url", mcp_url)
+        wire_plugin(workspace, env, home, mcp_url)
         warm(mcp_url, project, env)
         run = opencode.run(workspace, home, fact, env, plugins=True, command="remember")
     assert run.returncode == 0, run.stderr[-4000:]
@@ -169,11 +186,11 @@ def test_the_notes_relevant_to_the_users_message_reach_the_model(
                              "float rounding lost a cent on split payments.", project).zk_id
     server_dir = tmp_path / "service"
     (server_dir / ".git").mkdir(parents=True)
-    prompts = []
+    prompts, warnings = [], []
     with scripted_model() as (model, url), \
             http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
         workspace = git_workspace(tmp_path, project, url)
-        wire(workspace, env, home, "--url", mcp_url)
+        wire_plugin(workspace, env, home, mcp_url)
         warm(mcp_url, project, env)
         for message in ("Should I store the invoice amount as a float?",
                         "Write a haiku about autumn leaves"):
@@ -181,9 +198,10 @@ def test_the_notes_relevant_to_the_users_message_reach_the_model(
             run = opencode.run(workspace, home, message, env, plugins=True)
             assert run.returncode == 0, run.stderr[-4000:]
             prompts.append(system_prompt(agent_requests(model)[0]))
+            warnings.append(plugin_warnings(run))
 
     relevant, unrelated = prompts
-    assert RECALL_HEADER in relevant and f"- {cents} (" in relevant
+    assert RECALL_HEADER in relevant and f"- {cents} (" in relevant, warnings[0]
     assert MEMORY_HEADER not in relevant  # a new project: no start context, the recall alone
     assert RECALL_HEADER not in unrelated and cents not in unrelated
 
