@@ -9,8 +9,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
+from bench.cli import register as register_bench
 from kg_brain.app import resolve_connection
-from kg_brain.bench.cli import register as register_bench
 from kg_brain.cli.data import register as register_data
 from kg_brain.cli.service import register as register_service
 from kg_brain.db import Database

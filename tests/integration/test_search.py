@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.store import project_vectors
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import NotFound
 from kg_brain.search import DeepTuning, Search, Tuning, fielded_query, lucene_query
-from kg_brain.store.bench import project_vectors
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain.bench.common import emit_result
+from bench.common import emit_result
 from kg_brain.settings import load_settings
 
 

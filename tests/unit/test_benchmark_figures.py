@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from kg_brain.bench import report
+from bench import report
 from kg_brain.cli.commands import build_parser
 from kg_brain.search import DeepTuning, Tuning
 from kg_brain.settings import Settings
@@ -150,7 +150,7 @@ def command_problems(command: str) -> list[str]:
         return []
     module = argv[0].removesuffix(".py")
     try:
-        source = Path(importlib.import_module(f"kg_brain.bench.{module}").__file__ or "")
+        source = Path(importlib.import_module(f"bench.{module}").__file__ or "")
     except ImportError:
         return [f"no bench program {argv[0]!r} today"]
     text = source.read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ temporary file, the restore as a copy (`--as-project`, fresh ids), and the resto
 (every note replaced). Prints the figures as JSON and saves them; both bench projects are
 deleted afterwards unless --keep.
 
-    python -m kg_brain.bench.export_import [--notes 10000] [--out bench-results/export_import.json]
+    python -m bench.export_import [--notes 10000] [--out bench-results/export_import.json]
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from bench.archive import populate, timed
+from bench.common import delete_bench_project, emit_result
 from kg_brain.app import connect
-from kg_brain.bench.archive import populate, timed
-from kg_brain.bench.common import delete_bench_project, emit_result
 from kg_brain.clock import utc_now
 from kg_brain.settings import load_settings
 from kg_brain.views.backup import (

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kg_brain.bench.common import emit_result
+from bench.common import emit_result
 from kg_brain.redact import redact
 from kg_brain.settings import Settings
 

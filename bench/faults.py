@@ -1,6 +1,6 @@
 """Fault injection: a real Neo4j is stopped while the MCP server takes writes, then restarted.
 
-    python -m kg_brain.bench.faults [--timeout-s 3] [--outage-s 10] [--out faults.json]
+    python -m bench.faults [--timeout-s 3] [--outage-s 10] [--out faults.json]
 
 A private Neo4j (LocalNeo4j in a temporary home on free ports, never the configured server) backs
 one Brain and one MCP session (in-memory fastmcp Client) for the whole run. Writes go on while
@@ -27,13 +27,12 @@ import anyio
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
 
+from bench import corpus, store
+from bench.common import emit_result
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
-from kg_brain.bench.common import emit_result
 from kg_brain.embed import Embedder, SentenceTransformerEmbedder
 from kg_brain.localdb import LocalNeo4j, free_port
 from kg_brain.settings import load_settings
-from kg_brain.store import bench
 from kg_brain.store.notes import get_notes
 from kg_brain.tools import build_server
 
@@ -152,10 +151,10 @@ def drain_queues(brain: Brain, project: str) -> dict[str, int]:
 def integrity(brain: Brain, project: str, calls: CallLog, vault: Path,
               subfolder: str) -> dict[str, Any]:
     written = {c["zk_id"] for c in calls.calls if c["zk_id"]}
-    counts = bench.stress_note_counts(brain.db, project=project)
-    links = bench.stress_link_counts(brain.db, project=project)
+    counts = store.stress_note_counts(brain.db, project=project)
+    links = store.stress_link_counts(brain.db, project=project)
     jobs = [j for kind in ("evolve", "mirror")
-            for j in bench.stress_jobs(brain.db, project=project, kind=kind)]
+            for j in store.stress_jobs(brain.db, project=project, kind=kind)]
     files = {p.stem for p in (vault / subfolder / "zk").glob("ZK-*.md")}
     queued = {j["zk_id"] for j in jobs if j["key"].startswith("mirror")}
     failed_adds = sum(1 for c in calls.calls if c["error"] and not c["phase"].endswith("-read"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from kg_brain.bench.baselines import Baselines, Fusion
+from bench.baselines import Baselines, Fusion
 from kg_brain.models import Hit
 from kg_brain.search import DeepTuning, Search, Tuning
 

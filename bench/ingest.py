@@ -17,10 +17,10 @@ import logging
 import time
 from typing import Any
 
+from bench import store
+from bench.datasets import Corpus, Turn, TurnKey
 from kg_brain.app import Brain
-from kg_brain.bench.datasets import Corpus, Turn, TurnKey
 from kg_brain.db import outlast
-from kg_brain.store import bench
 from kg_brain.store.links import merge_links
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ def run_evolution(brain: Brain, project: str) -> int:
 
 
 def evolution_jobs(brain: Brain, project: str) -> int:
-    return len(bench.stress_jobs(brain.db, project=project, kind="evolve"))
+    return len(store.stress_jobs(brain.db, project=project, kind="evolve"))
 
 
 def drain_evolution(brain: Brain, project: str) -> int:
@@ -113,7 +113,7 @@ def drain_evolution(brain: Brain, project: str) -> int:
     while True:
         applied += run_evolution(brain, project)
         pending = sum(j["state"] == "pending"
-                      for j in bench.stress_jobs(brain.db, project=project, kind="evolve"))
+                      for j in store.stress_jobs(brain.db, project=project, kind="evolve"))
         if not pending:
             return applied
         if time.monotonic() > deadline:

@@ -22,12 +22,11 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.bench import coding
-from kg_brain.bench.baselines import Baselines, Fusion
-from kg_brain.bench.coding_data import shipped_projects
-from kg_brain.bench.common import delete_bench_project, provenance
-from kg_brain.bench.datasets import (
+from bench import coding
+from bench.baselines import Baselines, Fusion
+from bench.coding_data import shipped_projects
+from bench.common import delete_bench_project, provenance
+from bench.datasets import (
     SPLITS,
     Corpus,
     TurnKey,
@@ -35,9 +34,10 @@ from kg_brain.bench.datasets import (
     load_musique,
     split_corpora,
 )
-from kg_brain.bench.ingest import WRITE_PATHS, write_corpus
-from kg_brain.bench.methods import METHODS, Method, build, unfloored
-from kg_brain.bench.metrics import KS, latency, score_question, summarise
+from bench.ingest import WRITE_PATHS, write_corpus
+from bench.methods import METHODS, Method, build, unfloored
+from bench.metrics import KS, latency, score_question, summarise
+from kg_brain.app import Brain
 from kg_brain.errors import InvalidInput
 from kg_brain.search import DeepTuning, Search, Tuning
 from kg_brain.settings import Settings

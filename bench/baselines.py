@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bench import store
+from bench.store import VectorHit
 from kg_brain import validate
 from kg_brain.deps import Deps
 from kg_brain.models import FoundBy, Hit, HitLink
-from kg_brain.store import bench
-from kg_brain.store.bench import VectorHit
 from kg_brain.vocab import HANDOFF_KINDS
 
 MAX_QUERY_CHARS = 4_000
@@ -55,7 +55,7 @@ class Baselines:
     def _vector(self, vector: list[float], project: str, excluded: list[str],
                 k: int) -> list[VectorHit]:
         fetch = self.index_fetch(project, k, max(FETCH, 2 * k))
-        return bench.vector_notes(self.db, vector=vector, project=project, excluded=excluded,
+        return store.vector_notes(self.db, vector=vector, project=project, excluded=excluded,
                                   fetch=fetch, k=k)
 
     def vector_search(self, query: str, project: str, top_k: int = 10,
@@ -93,7 +93,7 @@ class Baselines:
             for r in rows:
                 offer(r["zk_id"], float(r["score"]), FoundBy(hop=hop, channel="vector"))
             if previous:
-                for nb in bench.note_neighbours(self.db, zk_ids=[r["zk_id"] for r in previous],
+                for nb in store.note_neighbours(self.db, zk_ids=[r["zk_id"] for r in previous],
                                                 vector=vector, project=project,
                                                 excluded=excluded, limit=NEIGHBOURS_PER_NOTE):
                     offer(nb["zk_id"], float(nb["score"]),
@@ -103,7 +103,7 @@ class Baselines:
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:k]
         if not ranked:
             return []
-        rows = bench.stamp_hits(self.db, zk_ids=[z for z, _ in ranked], now=self.clock())
+        rows = store.stamp_hits(self.db, zk_ids=[z for z, _ in ranked], now=self.clock())
         found = dict(ranked)
         return [Hit(zk_id=r["zk_id"], title=r["title"], score=round(found[r["zk_id"]][0], 6),
                     preview=r["preview"], note_kind=r["note_kind"], project=r["project"],
@@ -180,7 +180,7 @@ class Fusion:
 
     def load(self, project: str) -> None:
         """Read the project's notes as they are stored now (call after its writes are done)."""
-        rows = bench.project_vectors(self.db, project=validate.project(project))
+        rows = store.project_vectors(self.db, project=validate.project(project))
         vectors = np.asarray([r["embedding"] for r in rows] or [[0.0]], dtype=np.float64)
         vectors = vectors[:len(rows)]
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)

@@ -22,13 +22,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from bench import corpus, store
+from bench.common import run_in_project
+from bench.degree import percentiles
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
-from kg_brain.bench.common import run_in_project
-from kg_brain.bench.degree import percentiles
 from kg_brain.clock import utc_now
 from kg_brain.settings import Settings
-from kg_brain.store import bench
 from kg_brain.store.links import merge_links
 from kg_brain.store.notes import create_notes, new_zk_id
 from kg_brain.views.upgrade import GraphReport, upgrade_graph
@@ -86,7 +85,7 @@ def _steps(report: GraphReport) -> dict[str, Any]:
 
 
 def _degree(brain: Brain, project: str) -> dict[str, Any]:
-    rows = bench.note_degrees(brain.db, project=project)
+    rows = store.note_degrees(brain.db, project=project)
     return {"similarity": percentiles([r["similarity"] for r in rows]),
             "typed": percentiles([r["typed"] for r in rows])}
 

@@ -18,11 +18,10 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bench import corpus, store
+from bench.common import run_in_project
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
-from kg_brain.bench.common import run_in_project
 from kg_brain.settings import Settings
-from kg_brain.store import bench
 
 
 def percentiles(values: list[int]) -> dict[str, float]:
@@ -40,8 +39,8 @@ def run(brain: Brain, notes: int, timed: int, project: str) -> dict[str, Any]:
         brain.writer.add(text, project)
         if number >= notes - timed:
             latencies.append(1000.0 * (time.perf_counter() - start))
-    rows = bench.note_degrees(brain.db, project=project)
-    entities = bench.entity_stats(brain.db, project=project)
+    rows = store.note_degrees(brain.db, project=project)
+    entities = store.entity_stats(brain.db, project=project)
     ordered = sorted(latencies)
     return {
         "benchmark": "degree", "notes_written": notes, "notes_stored": len(rows),

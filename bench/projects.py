@@ -8,7 +8,7 @@ times search_memory, deep_search and vector_search (database time) and scores ve
 top 10 against the exact top 10 computed from the project's embeddings, with the widening fetch
 and with a fixed one (the base fetch plus the exact-scan fallback).
 
-    python -m kg_brain.bench.projects [--notes 3000] [--projects 2,10,50] [--out FILE]
+    python -m bench.projects [--notes 3000] [--projects 2,10,50] [--out FILE]
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from bench import corpus, store
+from bench.baselines import Baselines
+from bench.common import delete_bench_project, emit_result
+from bench.scale import TimedDatabase, latency_stats
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
-from kg_brain.bench.baselines import Baselines
-from kg_brain.bench.common import delete_bench_project, emit_result
-from kg_brain.bench.scale import TimedDatabase, latency_stats
 from kg_brain.search import Search
 from kg_brain.settings import load_settings
-from kg_brain.store import bench
 from kg_brain.store.notes import new_zk_id, with_fresh_ids
 from kg_brain.store.share import IndexFetch
 
@@ -41,12 +40,12 @@ COPY_BATCH = 2_000
 def _copy(brain: Brain, ids: list[str], project: str) -> None:
     for start in range(0, len(ids), COPY_BATCH):
         rows = [{"src": z, "zk_id": new_zk_id()} for z in ids[start:start + COPY_BATCH]]
-        with_fresh_ids(lambda rows=rows: bench.copy_notes(brain.db, rows=rows,
+        with_fresh_ids(lambda rows=rows: store.copy_notes(brain.db, rows=rows,
                                                           project=project), rows)
 
 
 def _exact_top(brain: Brain, project: str, queries: list[str], k: int) -> list[list[str]]:
-    rows = bench.project_vectors(brain.db, project=project)
+    rows = store.project_vectors(brain.db, project=project)
     ids = [r["zk_id"] for r in rows]
     matrix = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)

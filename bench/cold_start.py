@@ -3,9 +3,9 @@ time the first `initialize`, `tools/list` and `search_memory` answers, and take 
 resident memory after listing and once the model is loaded; for each embedding runtime side by
 side, in alternating rounds, plus the import-time profile of the server's entry module.
 
-    python -m kg_brain.bench.cold_start [--runs 3] [--runtimes torch onnx onnx-int8] \
+    python -m bench.cold_start [--runs 3] [--runtimes torch onnx onnx-int8] \
         [--out cold_start.json]
-    python -m kg_brain.bench.cold_start --relay [--runs 5] [--out cold_start_relay.json]
+    python -m bench.cold_start --relay [--runs 5] [--out cold_start_relay.json]
 
 `--relay` measures what a client window spawns, `kg-brain mcp`, forwarded to a warm shared
 service (started first on a free port, its model loaded) against the same command serving
@@ -33,10 +33,10 @@ import uuid
 from pathlib import Path
 from typing import Any, Self
 
-from kg_brain.bench.common import emit_result, rss_mb
+from bench.common import emit_result, rss_mb
 
 PROTOCOL_VERSION = "2025-06-18"
-SERVER = Path(__file__).resolve().parents[2] / "mcp_server.py"
+SERVER = Path(__file__).resolve().parents[1] / "mcp_server.py"
 RELAY = [sys.executable, "-m", "kg_brain.cli", "mcp"]
 
 
@@ -226,7 +226,7 @@ def relay_main(runs: int, out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kg_brain.bench.embedding import RUNTIMES, run_child
+    from bench.embedding import RUNTIMES, run_child
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="rounds; each runs every runtime")

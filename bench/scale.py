@@ -27,16 +27,15 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bench import corpus, store
+from bench.cold_start import measure_once
+from bench.common import delete_bench_project, rss_mb
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
-from kg_brain.bench.cold_start import measure_once
-from kg_brain.bench.common import delete_bench_project, rss_mb
 from kg_brain.db import Database, Mode
 from kg_brain.localdb import docker_engine_available, local_server
 from kg_brain.memory.text import embed_text
 from kg_brain.search import Search
 from kg_brain.settings import Settings
-from kg_brain.store import bench
 from kg_brain.vocab import VECTOR_INDEX
 
 WARMUP_ADDS = 20
@@ -138,7 +137,7 @@ def measure_reads(brain: Brain, project: str, queries: list[str],
             db_time.append(timed.last_s)
         result[name] = {"total": latency_stats(total), "db": latency_stats(db_time)}
     def raw_query(vector: list[float]) -> float:
-        return seconds(lambda: bench.raw_vector_query(brain.db, index=VECTOR_INDEX, k=10,
+        return seconds(lambda: store.raw_vector_query(brain.db, index=VECTOR_INDEX, k=10,
                                                       vector=vector))
 
     for v in brain.embedder.encode_many(warmup):

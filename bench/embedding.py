@@ -1,7 +1,7 @@
 """The embedding runtimes side by side on the same texts: `EMBEDDING_RUNTIME` torch, onnx and
 onnx-int8, each in a fresh process, in alternating rounds.
 
-    python -m kg_brain.bench.embedding [--notes 512] [--queries 200] [--rounds 3] \
+    python -m bench.embedding [--notes 512] [--queries 200] [--rounds 3] \
         [--locomo locomo.json] [--musique questions.json passages.json] \
         [--out docs/bench/embedding.json]
 
@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from kg_brain.bench import corpus
-from kg_brain.bench.common import emit_result, rss_mb
-from kg_brain.bench.datasets import Corpus, load_locomo, load_musique
+from bench import corpus
+from bench.common import emit_result, rss_mb
+from bench.datasets import Corpus, load_locomo, load_musique
 
 RUNTIMES = ("torch", "onnx", "onnx-int8")
 
@@ -51,7 +51,7 @@ def peak_rss_mb() -> float | None:
 
 def exact_recall(embedder: Any, corpora: list[Corpus]) -> dict[str, float]:
     """Recall@10 and MRR of flat cosine ranking, averaged over questions with evidence."""
-    from kg_brain.bench.metrics import score_question
+    from bench.metrics import score_question
 
     scores: list[dict[str, float]] = []
     for conversation in corpora:
@@ -108,7 +108,7 @@ def measure_here(notes: int, queries: int,
 def run_child(runtime: str, notes: int, queries: int,
               data_args: Sequence[str] = ()) -> dict[str, Any]:
     env = {**os.environ, "EMBEDDING_RUNTIME": runtime, "TOKENIZERS_PARALLELISM": "false"}
-    done = subprocess.run([sys.executable, "-m", "kg_brain.bench.embedding", "--child",
+    done = subprocess.run([sys.executable, "-m", "bench.embedding", "--child",
                            "--notes", str(notes), "--queries", str(queries), *data_args],
                           env=env, text=True, capture_output=True, check=False)
     if done.returncode != 0:

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.bench.coding_data import (
+from bench.coding_data import (
     QUESTION_TYPES,
     THREAD_SUFFIX,
     CodingProject,
@@ -27,10 +26,11 @@ from kg_brain.bench.coding_data import (
     lookalikes,
     schedule,
 )
-from kg_brain.bench.common import delete_bench_project
-from kg_brain.bench.ingest import drain_evolution, evolution_jobs, run_evolution
-from kg_brain.bench.methods import Method
-from kg_brain.bench.metrics import floor_sweep, latency, score_expected, summarise
+from bench.common import delete_bench_project
+from bench.ingest import drain_evolution, evolution_jobs, run_evolution
+from bench.methods import Method
+from bench.metrics import floor_sweep, latency, score_expected, summarise
+from kg_brain.app import Brain
 from kg_brain.clock import utc_now
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """`kg-brain bench report RESULT.json...`: Markdown tables and PNG plots from benchmark results.
 
 Understands the JSON written by `bench scale` (key `sizes`), `bench retrieval` (key `methods`;
-the coding suite has its own tables) and `python -m kg_brain.bench.projects`; anything else is
+the coding suite has its own tables) and `python -m bench.projects`; anything else is
 refused with a clear message.
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kg_brain.bench.coding_data import QUESTION_TYPES
+from bench.coding_data import QUESTION_TYPES
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
 

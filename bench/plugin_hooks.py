@@ -2,7 +2,7 @@
 service, and the bytes it adds to the prompt, with an HTTP round trip to `/health` (no memory
 work) as the in-run floor.
 
-    python -m kg_brain.bench.plugin_hooks [--rounds 40] [--out docs/bench/plugin_hooks.json]
+    python -m bench.plugin_hooks [--rounds 40] [--out docs/bench/plugin_hooks.json]
 
 Starts `kg-brain serve --http` on a free port (its model loaded first), seeds a scratch
 `bench-plugin-*` project through the plugin's own endpoint (a handoff, decisions, a failing
@@ -26,8 +26,8 @@ from typing import Any
 
 import httpx
 
-from kg_brain.bench.cold_start import start_service
-from kg_brain.bench.common import BENCH_PREFIX, delete_bench_project, emit_result
+from bench.cold_start import start_service
+from bench.common import BENCH_PREFIX, delete_bench_project, emit_result
 from kg_brain.plugin import SOURCE
 
 DRIVER = Path(__file__).with_name("plugin_hooks.mjs")

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.common import BENCH_PREFIX, delete_bench_project, emit_result
 from kg_brain.app import Brain
-from kg_brain.bench.common import BENCH_PREFIX, delete_bench_project, emit_result
 from kg_brain.llm.kinds import infer_kind
 from kg_brain.settings import Settings, load_settings
 from kg_brain.vocab import LinkType, NoteKind
@@ -220,7 +220,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    parser = argparse.ArgumentParser(prog="python -m kg_brain.bench.links",
+    parser = argparse.ArgumentParser(prog="python -m bench.links",
                                      description=__doc__.split("\n")[0])
     _arguments(parser)
     return cmd_links(parser.parse_args(argv), load_settings())

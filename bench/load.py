@@ -36,15 +36,14 @@ import httpx
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
+from bench import corpus, store
+from bench.cold_start import SERVER
+from bench.common import delete_bench_project, emit_result
+from bench.degree import percentiles
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
-from kg_brain.bench.cold_start import SERVER
-from kg_brain.bench.common import delete_bench_project, emit_result
-from kg_brain.bench.degree import percentiles
 from kg_brain.db import Database
 from kg_brain.localdb import free_port
 from kg_brain.settings import Settings
-from kg_brain.store import bench
 
 MIX = (("add_memory", 0.5), ("search_memory", 0.35), ("deep_search", 0.15))
 CALL_TIMEOUT_S = 120.0
@@ -155,7 +154,7 @@ class HttpServer:
 
 def check_writes(db: Database, project: str, logs: list[ClientLog]) -> dict[str, int]:
     """Every acknowledged write looked up by its id and marker."""
-    stored = bench.load_notes(db, project=project)
+    stored = store.load_notes(db, project=project)
     by_id: dict[str, list[str]] = {}
     for row in stored:
         by_id.setdefault(row["zk_id"], []).append(row["content"])

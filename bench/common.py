@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import store
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.settings import Settings, load_settings
-from kg_brain.store import bench
 
 BENCH_PREFIX = "bench-"
 
@@ -26,10 +26,10 @@ def delete_bench_project(db: Database, project: str) -> int:
     if not project.startswith(BENCH_PREFIX):
         raise ValueError("only bench-* projects are deleted")
     deleted = 0
-    while batch := bench.delete_bench_project(db, project=project, batch=5_000)["deleted"]:
+    while batch := store.delete_bench_project(db, project=project, batch=5_000)["deleted"]:
         deleted += batch
-    bench.delete_bench_jobs(db, project=project)
-    bench.delete_bench_entities(db, project=project)
+    store.delete_bench_jobs(db, project=project)
+    store.delete_bench_entities(db, project=project)
     return deleted
 
 

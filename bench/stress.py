@@ -1,7 +1,7 @@
 """Concurrency stress: N real stdio MCP servers (N OpenCode windows) write and search one project.
 
-    python -m kg_brain.bench.stress --processes 8 --notes 250 [--out stress.json]
-    python -m kg_brain.bench.stress --processes 1,2,4 --notes 100     (scale-out, one run each)
+    python -m bench.stress --processes 8 --notes 250 [--out stress.json]
+    python -m bench.stress --processes 1,2,4 --notes 100     (scale-out, one run each)
 
 Each process is `python mcp_server.py` with the scheduler off, driven over stdio; each adds its
 notes with add_memory and runs a search_memory after every add, all in one fresh project on the
@@ -30,11 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import corpus, store
+from bench.cold_start import SERVER, StdioSession
 from kg_brain.app import Brain
-from kg_brain.bench import corpus
-from kg_brain.bench.cold_start import SERVER, StdioSession
 from kg_brain.settings import load_settings
-from kg_brain.store import bench
 
 log = logging.getLogger(__name__)
 DRAIN_BATCH = 20
@@ -186,13 +185,13 @@ def verify(brain: Brain, project: str, logs: list[WorkerLog], expected: int,
     db = brain.db
     saved = [s for lg in logs for s in lg.saved]
     ids = Counter(s["zk_id"] for s in saved if not s["deduplicated"])
-    counts = bench.stress_note_counts(db, project=project)
+    counts = store.stress_note_counts(db, project=project)
     reported = [link for lg in logs for link in lg.links]
-    missing = bench.stress_missing_links(db, rows=reported) if reported else []
-    links = bench.stress_link_counts(db, project=project)
-    jobs = bench.stress_jobs(db, project=project, kind="evolve")
+    missing = store.stress_missing_links(db, rows=reported) if reported else []
+    links = store.stress_link_counts(db, project=project)
+    jobs = store.stress_jobs(db, project=project, kind="evolve")
     queued = {f"evolve:{s['zk_id']}" for s in saved if s["evolution_queued"]}
-    revisions = bench.stress_revisions(db, project=project)
+    revisions = store.stress_revisions(db, project=project)
     twice = [r["zk_id"] for r in revisions
              if any(n > 1 for c, n in Counter(r["causes"]).items() if c.startswith("evolution"))]
     gaps = [r["zk_id"] for r in revisions

@@ -6,7 +6,7 @@ random unit vectors (archival never reads them). Times the dry run, the apply an
 report, prints the figures as JSON and saves them; the bench project is deleted afterwards
 unless --keep.
 
-    python -m kg_brain.bench.archive [--notes 100000] [--out bench-results/archive.json]
+    python -m bench.archive [--notes 100000] [--out bench-results/archive.json]
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from bench.common import delete_bench_project, emit_result
 from kg_brain.app import Brain, connect
-from kg_brain.bench.common import delete_bench_project, emit_result
 from kg_brain.clock import utc_now
 from kg_brain.db import Database
 from kg_brain.settings import load_settings
 from kg_brain.store.links import merge_links
 from kg_brain.store.notes import create_notes, new_zk_id, with_fresh_ids
 
-log = logging.getLogger("kg_brain.bench.archive")
+log = logging.getLogger("bench.archive")
 BATCH = 2_000
 LINKED_SHARE = 0.05
 

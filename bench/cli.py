@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kg_brain.bench import degree, links, load, report, retrieval, scale, secrets, upgrade
+from bench import degree, links, load, report, retrieval, scale, secrets, upgrade
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
