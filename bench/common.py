@@ -48,9 +48,18 @@ def provenance(settings: Settings) -> dict[str, Any]:
     line and the settings in force; secrets (the fields kept out of repr) are left out."""
     return {"commit": _git("rev-parse", "HEAD"),
             "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no")),
-            "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+            "command": command(),
             "settings": {name: value for name, value in settings.model_dump().items()
                          if type(settings).model_fields[name].repr}}
+
+
+def command() -> str:
+    """The command line that ran: `python -m bench.<program> ...` for a program run as a module
+    (argv[0] is then its file), else the script's name (`kg-brain bench ...`)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and spec.name.startswith("bench."):
+        return shlex.join(["python", "-m", spec.name, *sys.argv[1:]])
+    return shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
 
 
 def _git(*args: str) -> str | None:
