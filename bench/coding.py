@@ -1,6 +1,6 @@
 """`kg-brain bench retrieval --suite coding`: the coding-agent benchmark, end to end.
 
-Each project of the data (kg_brain/bench/data/coding) is replayed into a fresh project
+Each project of the data (bench/data/coding) is replayed into a fresh project
 `bench-coding-<run>-<name>` through the domain functions the MCP tools call (add_memory,
 record_failure, record_resolution, close_session), its look-alike notes interleaved with the
 real ones and every write dated as if made over weeks; the evolution queue is drained; then every

@@ -1,6 +1,6 @@
 """`kg-brain bench degree`: the shape of a graph written through add_memory.
 
-N realistic synthetic notes (kg_brain/bench/corpus.py) are written one by one through the real
+N realistic synthetic notes (bench/corpus.py) are written one by one through the real
 write pipeline (heuristic enricher, entities, link decisions, degree bound, evolution jobs left
 queued), as an agent writes them. Printed and saved: the link degree distribution (p50, p99,
 max) of every note, split into automatic similarity links and typed links, the entity count and

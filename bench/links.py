@@ -1,5 +1,5 @@
 """`kg-brain bench links`: how the write path judges pairs of notes, and how well kinds are
-inferred, on the labelled sets in kg_brain/bench/data/.
+inferred, on the labelled sets in bench/data/.
 
 Each pair goes through the real write path: the existing note, then the new one, are written
 with add_memory into a fresh bench project of their own on the configured Neo4j, so the

@@ -1,5 +1,5 @@
 // Times the kg-brain OpenCode plugin's hooks as OpenCode calls them, against a running service:
-// run by kg_brain/bench/plugin_hooks.py, which prints and saves the summary.
+// run by bench/plugin_hooks.py, which prints and saves the summary.
 // argv: plugin file, settings JSON, workspace folder, rounds, known failing command, user
 // messages JSON ({relevant: [...], unrelated: [...]}).
 import { pathToFileURL } from "node:url"

@@ -6,7 +6,7 @@ work) as the in-run floor.
 
 Starts `kg-brain serve --http` on a free port (its model loaded first), seeds a scratch
 `bench-plugin-*` project through the plugin's own endpoint (a handoff, decisions, a failing
-command and its fix), then runs the plugin under Node (kg_brain/bench/plugin_hooks.mjs) calling
+command and its fix), then runs the plugin under Node (bench/plugin_hooks.mjs) calling
 its hooks as OpenCode does. The project is deleted afterwards. Needs Node.js 18+.
 """
 

@@ -1,7 +1,7 @@
 """`kg-brain bench retrieval`: retrieval quality of the real search paths.
 
 Suites: `locomo` (evidence recall on LoCoMo-format files), `musique` (the multi-hop diagnostic)
-and `coding` (the coding-agent set shipped in kg_brain/bench/data/coding, see bench/coding.py).
+and `coding` (the coding-agent set shipped in bench/data/coding, see bench/coding.py).
 For LoCoMo and MuSiQue each conversation goes into its own project through the bulk import
 (`--write-path import`), through add_memory one turn at a time (`add`), or both side by side;
 every question then runs through search_memory, deep_search and the baselines (flat vector

@@ -1,6 +1,6 @@
 """`kg-brain bench secrets`: the redactor judged on text it was not built from.
 
-kg_brain/bench/data/secrets.jsonl holds 700 labelled items in the forms secrets take in notes
+bench/data/secrets.jsonl holds 700 labelled items in the forms secrets take in notes
 (shell commands with flags, .env and config files, kube manifests, JSON, logs, connection strings,
 chat-style sentences), half of them harmless look-alikes (ids, UUIDs, digests, public keys,
 asset names, base64 fixtures, `-p` flags that are ports). Each item comes from a frame written

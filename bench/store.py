@@ -1,4 +1,5 @@
-"""Statements only benchmarks and their checks use (stress, faults, scale, projects)."""
+"""Statements only benchmarks and their checks use (stress, faults, scale, projects): the files
+of `cypher/bench/`, which the wheel leaves out as it leaves out this package."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """`kg-brain bench upgrade`: the graph migration (`kg-brain migrate graph`) on a graph written as
 the previous version wrote it.
 
-N realistic synthetic notes (kg_brain/bench/corpus.py), embedded by the real embedder, are
+N realistic synthetic notes (bench/corpus.py), embedded by the real embedder, are
 stored without entities, half of them with the kind the caller gave and half left `general`;
 each note links to its (up to) LINK_TOP_K most similar earlier notes above the link floor as
 RELATES_TO weighted by similarity, without an origin and with no bound on inbound links, and a

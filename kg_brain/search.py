@@ -4,7 +4,7 @@ Every search embeds the query once in Python and sends one Cypher statement: the
 the full-text index, the later hops (query vectors blended inside Cypher), the neighbour
 expansion and the access stamp all run in that statement. Once a minute per project and process
 a count of the project's notes comes first (kg_brain/store/share.py). The baselines the searches
-are measured against live with the benchmarks (kg_brain/bench/baselines.py).
+are measured against live with the benchmarks (bench/baselines.py).
 """
 
 from __future__ import annotations
