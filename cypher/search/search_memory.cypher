@@ -14,9 +14,10 @@
 //         constants;
 //         fix_lift: least share of a found note's score a note that FIXES it gets (0: off);
 //         k: results; floor: least cosine the best hit must reach; now: datetime.
-// returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes (the
-//          found note this one was lifted from as its fix, or null), links, link_count; links: up to 3
-//          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
+// returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, links,
+//          link_count; fixes: the found note this one was lifted from as its fix, or null;
+//          links: up to 3 (zk_id, type, direction; typed before RELATES_TO), link_count: all;
+//          best first
 {{> nearest_in_project
     as: vec
     vector: $vector
