@@ -54,6 +54,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     stack = ExitStack()
     home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kg-brain-neo4j-")))
     server = stack.enter_context(provision(home))
+    database = Database(server.conn)
+    try:  # once, here: workers bootstrapping a fresh server at once collide on its indexes
+        bootstrap_schema(database)
+    finally:
+        database.close()
     config.stash[PROVISIONED] = (stack, server.described())
 
 

@@ -29,6 +29,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.app import Brain
 from kg_brain.db import Database
+from kg_brain.embed import Embedder
 from kg_brain.localdb import free_port
 from kg_brain.tools import BrainTools
 from tests.e2e import opencode
@@ -114,9 +115,9 @@ def service(neo4j_server: ServerUnderTest,
         yield mcp_url, env
 
 
-def seed(db: Database, project: str) -> tuple[str, str]:
+def seed(db: Database, embedder: Embedder, project: str) -> tuple[str, str]:
     """A previous session's handoff and a solved mistake; returns the mistake and fix ids."""
-    brain = Brain(make_settings(), db=db)
+    brain = Brain(make_settings(), db=db, embedder=embedder)
     brain.sessions.close(project, "Ship the ledger client", ["Ledger client released"], [],
                          [NEXT], ["ledger/client.py"])
     failure = brain.mistakes.record_failure(MISTAKE, project)
@@ -125,11 +126,11 @@ def seed(db: Database, project: str) -> tuple[str, str]:
 
 
 def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
-        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database, project: str,
-        tmp_path: Path) -> None:
+        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database,
+        embedder: Embedder, project: str, tmp_path: Path) -> None:
     mcp_url, env = service
     home = tmp_path / "home"
-    mistake_id, fix_id = seed(db, project)
+    mistake_id, fix_id = seed(db, embedder, project)
     with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
         out = wire_plugin(workspace, env, home, mcp_url)
@@ -186,11 +187,11 @@ def test_remember_stores_the_users_note_without_the_model(
 
 
 def test_the_notes_relevant_to_the_users_message_reach_the_model(
-        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database, project: str,
-        tmp_path: Path) -> None:
+        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database,
+        embedder: Embedder, project: str, tmp_path: Path) -> None:
     mcp_url, env = service
     home = tmp_path / "home"
-    tools = BrainTools(Brain(make_settings(), db=db))
+    tools = BrainTools(Brain(make_settings(), db=db, embedder=embedder))
     cents = tools.add_memory("Invoice amounts are stored in cents as integers, never as floats: "
                              "float rounding lost a cent on split payments.", project).zk_id
     prompts, warnings = [], []
