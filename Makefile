@@ -44,7 +44,7 @@ check: lint
 # all, and a module's tests stay in one worker so its fixtures are set up once (tests/conftest.py).
 TEST_WORKERS ?= 2
 test: prereqs install opencode
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # One tier at a time (each is also a marker: `pytest -m "not e2e"`).
 test-unit: install

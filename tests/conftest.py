@@ -4,9 +4,9 @@ The server comes from tests/support/neo4j.py (NEO4J_TEST_URI, else testcontainer
 server); a run that cannot get a Neo4j fails, and a skipped test fails the run. Each test is
 marked with its tier, the folder it lives in (`pytest -m unit`, `-m "not e2e"`).
 
-A parallel run (`pytest -n 2 --dist loadgroup`, as `make test`) provisions that server once, in
-the controller, and every worker uses it; each module's tests run in one worker, so a module's
-fixtures are set up once, and the tests on the run's second server share a worker and that server.
+A parallel run (`pytest -n 2 --dist loadfile`, as `make test`) provisions that server once, in
+the controller, and every worker uses it; a module's tests run in one worker, so its fixtures are
+set up once.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ ROUTING = ("routing: run again through the routing driver (neo4j://) by `make te
            "imports, several drivers, the tools, a spawned server)")
 SHARED = "kg_brain_neo4j"  # the key of the controller's server in each worker's input
 PROVISIONED = pytest.StashKey[tuple[ExitStack, dict[str, Any]]]()
-OWN_SERVER = "own_neo4j"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -88,7 +87,7 @@ def neo4j_server(request: pytest.FixtureRequest,
 def own_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
     """A local server of the run's own beside the shared one, started on first use: for tests
     that restart it or drain the whole database (on the shared one they would take other runs'
-    jobs). Its tests share one xdist group, so a parallel run starts it once."""
+    jobs). Started once per process that runs one of them."""
     with local_server(tmp_path_factory.mktemp("own-neo4j-home")) as server:
         yield server
 
@@ -114,16 +113,11 @@ def project() -> str:
     return f"test-{uuid.uuid4().hex[:12]}"
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tier marker, and the xdist group: the module, or the run's second server."""
     for item in items:
         tier = item.path.parent.name
         if tier in TIERS:
             item.add_marker(getattr(pytest.mark, tier))
-        uses_own = OWN_SERVER in getattr(item, "fixturenames", ())
-        group = OWN_SERVER if uses_own else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
