@@ -5,7 +5,7 @@ Why not MCP JSON-RPC: a plugin hook runs inside a model call, and over streamabl
 needs an MCP session (initialize, its id, an SSE answer) and a `roots/list` round trip before the
 service knows the project. Here one request carries the workspace folder, which names the project
 by the same rule as an MCP root (kg_brain/project.py), and the answer is text ready to inject.
-Every action calls the same tool method an MCP client calls (kg_brain/tools.py), so redaction,
+Every action calls the same tool method an MCP client calls (kg_brain/tools/), so redaction,
 validation and budgets are the tools' own; the routes sit behind the service's bearer check.
 """
 

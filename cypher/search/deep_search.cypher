@@ -7,7 +7,8 @@
 // the best $tuning.expand_n notes ($hops = 3: twice as many): bridges over entities they share
 // with other notes (one step of personalised PageRank's spreading, rare entities carrying more),
 // and typed links that steer: the fix of a mistake, the note that supersedes a hit, then other
-// typed neighbours. A note superseded by a live note yields to it ($tuning.superseded weight).
+// typed neighbours. A note that FIXES a found one ranks with it ($tuning.fix_lift); a note
+// superseded by a live note yields to it ($tuning.superseded weight).
 // Every result says which channels and paths found it. Access is stamped on the returned notes.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
@@ -21,7 +22,8 @@
 //         ent_partial: weight of an entity matched by name words only; blend_n, alpha: the
 //         blended hop; expand_n: notes the graph step starts from; nb_limit: typed neighbours
 //         per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights; decay: weight
-//         of the blended hop; superseded: factor on superseded notes; floor: least cosine the
+//         of the blended hop; superseded: factor on superseded notes; fix_lift: least share of
+//         a found note's score a note that FIXES it gets (0: off); floor: least cosine the
 //         best hit must reach.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
@@ -125,6 +127,18 @@ CALL (base, top, total) {
 }
 UNWIND hop0 + hop1 + reduce(all = [], step IN steps | all + step) AS rec
 WITH rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
+WITH collect({n: n, recs: recs, s: fused}) AS found
+// a note that FIXES a found one scores at least $tuning.fix_lift times that one's score
+UNWIND found + COLLECT {
+    UNWIND CASE WHEN $tuning.fix_lift > 0 THEN found ELSE [] END AS h
+    WITH h.n AS m, h.s AS s
+    MATCH (f:Note)-[:FIXES]->(m)
+    WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
+    WITH f, m, $tuning.fix_lift * s AS s
+    RETURN {n: f, s: s, recs: [{n: f, s: s, hop: 1, ch: 'link', via: m.zk_id, rel: 'FIXES',
+                                ent: null}]} AS lifted
+  } AS h
+WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, max(h.s) AS fused
 WITH n, recs, fused * CASE WHEN EXISTS {
        (n)<-[:SUPERSEDES]-(newer:Note {memory_type: 'permanent'}) } THEN $tuning.superseded
      ELSE 1.0 END AS score

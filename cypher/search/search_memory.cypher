@@ -1,8 +1,9 @@
 // Hybrid search in one statement: vector index + full-text (BM25) index, filtered to one
 // project's live notes and fused by $fusion: 'linear' adds the vector score scaled from the
 // pool's lowest (0) to its best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
-// adds weighted reciprocal ranks. A note superseded by a live note yields to it ($superseded factor). Stamps
-// access on every returned note.
+// adds weighted reciprocal ranks. The fix of a found note ranks with it ($fix_lift); a note
+// superseded by a live note yields to it ($superseded factor). Stamps access on every returned
+// note.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; lex: Lucene query, word tokens in boosted fields ('' = no
@@ -11,8 +12,10 @@
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
 //         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
 //         constants;
+//         fix_lift: least share of a found note's score a note that FIXES it gets (0: off);
 //         k: results; floor: least cosine the best hit must reach; now: datetime.
-// returns: zk_id, title, score, relevance, preview, note_kind, project, channels, links, link_count; links: up to 3
+// returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes (the
+//          found note this one was lifted from as its fix, or null), links, link_count; links: up to 3
 //          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
 {{> nearest_in_project
     as: vec
@@ -39,22 +42,36 @@ UNWIND CASE $fusion
     [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical'}]
   END AS part
 WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels
-WITH n, channels, fused * CASE WHEN EXISTS {
+WITH collect({n: n, channels: channels, fixes: null, score: fused}) AS found
+// a note that FIXES a found one scores at least $fix_lift times that one's score: a symptom
+// question words the failure, its answer is the fix ($fix_lift 0: off)
+UNWIND found + COLLECT {
+    UNWIND CASE WHEN $fix_lift > 0 THEN found ELSE [] END AS h
+    WITH h.n AS m, h.score AS s
+    MATCH (f:Note)-[:FIXES]->(m)
+    WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
+      AND ($kinds IS NULL OR f.note_kind IN $kinds)
+    RETURN {n: f, channels: [], fixes: m.zk_id, score: $fix_lift * s} AS lifted
+  } AS h
+WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
+     collect(h.fixes)[0] AS fixes, max(h.score) AS fused
+WITH n, channels, fixes, fused * CASE WHEN EXISTS {
        (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) } THEN $superseded ELSE 1.0
      END AS score
 ORDER BY score DESC, n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
 // comparable across queries; below $floor for every hit, nothing relevant is stored: no rows.
-WITH collect({n: n, channels: channels, score: score,
+WITH collect({n: n, channels: channels, fixes: fixes, score: score,
               relevance: 2.0 * coalesce(vector.similarity.cosine(n.embedding, $vector), 0.0)
                          - 1.0}) AS top
 WHERE any(h IN top WHERE h.relevance >= $floor)
 UNWIND top AS h
-WITH h.n AS n, h.channels AS channels, h.score AS score, h.relevance AS relevance
+WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.score AS score,
+     h.relevance AS relevance
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
-       left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project, channels,
+       left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project, channels, fixes,
        COLLECT {
          MATCH (n)-[r]-(m:Note)
          RETURN {zk_id: m.zk_id, type: type(r),

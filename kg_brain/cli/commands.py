@@ -10,11 +10,10 @@ import time
 from collections.abc import Callable, Sequence
 
 from kg_brain.app import resolve_connection
-from kg_brain.bench.cli import register as register_bench
 from kg_brain.cli.data import register as register_data
 from kg_brain.cli.service import register as register_service
 from kg_brain.db import Database
-from kg_brain.errors import BrainError
+from kg_brain.errors import BrainError, SetupError
 from kg_brain.localdb import local_server
 from kg_brain.maintenance import register as register_scheduler
 from kg_brain.relay import MCP_COMMAND, MCP_HELP, TOOLS_OPTION
@@ -83,6 +82,29 @@ def _sum_by(rows: list[admin.NoteCount], key: str) -> dict[str, int]:
     for row in rows:
         totals[str(row[key])] = totals.get(str(row[key]), 0) + int(row["notes"])
     return totals
+
+
+def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`kg-brain bench ...`: the benchmark programs are the repository's top-level `bench/`
+    package, not part of the installed server; where it is not importable the command says how
+    to get it."""
+    try:
+        from bench.cli import register
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("bench", "bench.cli"):
+            raise
+        absent = sub.add_parser("bench", help="benchmarks (from a checkout of the repository)")
+        absent.add_argument("args", nargs=argparse.REMAINDER)
+        absent.set_defaults(handler=_bench_absent)
+        return
+    register(sub)
+
+
+def _bench_absent(args: argparse.Namespace, settings: Settings) -> int:
+    raise SetupError(
+        "the benchmarks are not installed with kg-brain: they are the bench/ package of its "
+        "repository. In a checkout, `make install` (pip install -e '.[test,bench,torch]') "
+        "makes `kg-brain bench` find them, or run `python -m bench.<program>` from its root.")
 
 
 def build_parser() -> argparse.ArgumentParser:

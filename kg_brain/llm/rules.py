@@ -37,6 +37,7 @@ SAME_SUBJECT_SIMILARITY = 0.6  # without a shared entity, this similar is one su
 ANCHOR_MARGIN = 0.1  # a shared specific entity admits a pair this far below the floor
 EXTENDS_OVERLAP = 0.6
 PART_TERMS_MIN = 2
+FLIP_TERMS_MIN = 2  # content words an antonym's sentences must share to be about one thing
 
 _FAILURE_REMEDY_KINDS = (NoteKind.MISTAKE, NoteKind.FIX, NoteKind.DECISION)
 _SUPPORTED_KINDS = (NoteKind.DECISION, NoteKind.PATTERN)
@@ -52,18 +53,33 @@ MAX_CLAUSES = 3  # evolution clauses kept in a context, newest last
 _WHEN = frozenset({"date", "time"})
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # A date or time that moved: "now" alone does not say so (a turn of a conversation is "now" at
-# its own date), so two notes dated differently are about two events unless one says this.
+# its own date), so two notes dated differently are about two events unless one says this, and
+# says it of a date: "moved to Friday", not "since I moved from my home country" or "a book that
+# moved me" (_moved_date).
 _MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delayed|brought "
                     r"forward|from \S+(?: \S+)? to)\b", re.I)
+_WHEN_WORDS = re.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|tonight|noon|midnight|"
+    r"weekend|morning|afternoon|evening|week|month|quarter|year|sprint|release)\b", re.I)
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
     r"from \S+ to|instead of|was|were)\b", re.I)
 _CONTRARY = re.compile(r"\b(?:contrary to|is wrong|was wrong|is incorrect|was incorrect|"
                        r"is not true|is false|was mistaken)\b", re.I)
+# Set phrases with a negation word that assert rather than deny ("can't wait", "never forget",
+# "not only"): read as denials they made chat turns contradict each other.
+_EMPHATIC = re.compile(
+    r"\b(?:can'?t|cannot|couldn'?t) (?:wait|agree more|beat|believe|help|thank)\b|"
+    r"\b(?:never|don'?t|won'?t) forget\b|\b(?:never|don'?t) give up\b|\bnot (?:just|only)\b|"
+    r"\bno (?:wonder|worries|problem|doubts?)\b", re.I)
 # A negation inside a relative clause ("events it cannot parse") qualifies a noun, it does not
 # deny the sentence.
 _RELATIVE = re.compile(r"[a-z]\w* (?:it|they|we|you|that|which) $", re.I)
+# "I'm not alone and have a great team": the negation ends where a second predicate begins.
+_NEXT_PREDICATE = re.compile(r"\s(?:and|or)\s+(?:i|we|you|they|he|she|it|have|has|had|am|is|"
+                             r"are|was|were|do|does|did)\b", re.I)
 # "must not X before Y" orders events; it does not deny X.
 _TEMPORAL = re.compile(r"\b(?:before|after|until|once|while|during)\b", re.I)
 _CAUSE = re.compile(
@@ -147,7 +163,7 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
                                           & _strong_terms(cand.content)) >= 2):
         return None
     changed = cmp.value_conflict
-    if not (_MOVED.search(note.content) or _ISO_DATE.search(note.content)
+    if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
             and _ISO_DATE.search(cand.content)):
         changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
         # a setting's value (an API version 2024-04-10) or one says it moved ("from May 3 to")
@@ -166,6 +182,23 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     if new_choices and _CHANGE.search(note.content) and _choices(cand.content):
         return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
     return None
+
+
+def _moved_date(note_text: str, cand_text: str) -> bool:
+    """A sentence of the new note says a date or time moved, names it after the cue, and is
+    about what the candidate is about (two of its content words, besides the date)."""
+    other = _strong_terms(cand_text)
+    for sentence in tx.prose_sentences(note_text):
+        cue = _MOVED.search(sentence)
+        if cue and _WHEN_WORDS.search(sentence[cue.end():]) and len(
+                _subject_terms(sentence) & other) >= 2:
+            return True
+    return False
+
+
+def _subject_terms(text: str) -> set[str]:
+    """Content words that can name a subject: not dates, months or times of day."""
+    return {t for t in _strong_terms(text) if not (t.isdigit() or _WHEN_WORDS.fullmatch(t))}
 
 
 def says_change(text: str) -> bool:
@@ -193,8 +226,8 @@ def _contradicts(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, o
         return None
     if _CONTRARY.search(note.content):
         return LinkType.CONTRADICTS, "says it is wrong"
-    flipped = _polarity_flips(note.content, cand.content) or _antonym_flip(note.content,
-                                                                            cand.content)
+    new_text, old_text = _EMPHATIC.sub(" ", note.content), _EMPHATIC.sub(" ", cand.content)
+    flipped = _polarity_flips(new_text, old_text) or _antonym_flip(new_text, old_text)
     if flipped:
         return LinkType.CONTRADICTS, f"denies what it states ({', '.join(sorted(flipped)[:3])})"
     return None
@@ -304,25 +337,35 @@ def _negated_scopes(text: str) -> list[str]:
             for cue in _NEGATION.finditer(clause):
                 if _RELATIVE.search(clause[:cue.start()]) and cue.start() > 0:
                     continue
-                scope = _NEGATION.sub(" ", clause[cue.end():])
+                rest = _NEXT_PREDICATE.split(clause[cue.end():])[0]
+                scope = _NEGATION.sub(" ", rest)
                 if _TEMPORAL.search(scope):
                     break
                 if len(_strong_terms(scope)) < 2:
-                    scope = _NEGATION.sub(" ", clause)
+                    scope = _NEGATION.sub(" ", clause[:cue.end()] + rest)
                 scopes.append(scope)
                 break
     return scopes
 
 
 def _antonym_flip(note_text: str, cand_text: str) -> set[str]:
-    """One note uses a word and the other its opposite, in otherwise shared terms."""
+    """One note uses a word and the other its opposite, in sentences that otherwise share
+    FLIP_TERMS_MIN content words (the subject both speak of)."""
     a, b = note_text.lower(), cand_text.lower()
     for x, y in _ANTONYMS:
         for p, q in ((x, y), (y, x)):
-            if re.search(rf"\b{p}", a) and re.search(rf"\b{q}", b) and not re.search(
-                    rf"\b{q}", a) and not re.search(rf"\b{p}", b):
+            if re.search(rf"\b{q}", a) or re.search(rf"\b{p}", b):
+                continue
+            shared = _subject_terms(_sentences_with(p, a)) & _subject_terms(_sentences_with(q, b))
+            if len(shared - _strong_terms(f"{p} {q}")) >= FLIP_TERMS_MIN:
                 return {f"{p}/{q}"}
     return set()
+
+
+def _sentences_with(word: str, text: str) -> str:
+    """The sentences of `text` that use `word` (or a word it begins), joined."""
+    cue = re.compile(rf"\b{word}")
+    return " ".join(s for s in tx.prose_sentences(text) if cue.search(s))
 
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from bench.baselines import Baselines, Fusion
 from kg_brain.app import Brain
-from kg_brain.bench.baselines import Baselines, Fusion
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.vocab import LinkType

@@ -7,27 +7,27 @@ import uuid
 from dataclasses import replace
 from datetime import datetime
 
-from kg_brain.app import Brain
-from kg_brain.bench.baselines import Baselines, Fusion
-from kg_brain.bench.coding import (
+from bench.baselines import Baselines, Fusion
+from bench.coding import (
     WRITE_INTERVAL,
     ReplayClock,
     replay,
     report,
     run_coding,
 )
-from kg_brain.bench.coding_data import (
+from bench.coding_data import (
     CodingProject,
     lookalikes,
     schedule,
     shipped_projects,
 )
-from kg_brain.bench.common import delete_bench_project
-from kg_brain.bench.methods import METHODS, build, unfloored
+from bench.common import delete_bench_project
+from bench.methods import METHODS, build, unfloored
+from bench.store import project_vectors, stress_jobs
+from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.search import Search
-from kg_brain.store.bench import project_vectors, stress_jobs
 from tests.support.brains import make_brain
 
 KEYS = {"stack", "api-port", "fail-postgis", "fix-postgis", "decision-zpl", "session-zpl",

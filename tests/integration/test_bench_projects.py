@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench import report
+from bench.projects import run
+from bench.store import project_vectors
 from kg_brain.app import Brain
-from kg_brain.bench import report
-from kg_brain.bench.projects import run
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.store.bench import project_vectors
 from tests.support.brains import make_settings
 
 

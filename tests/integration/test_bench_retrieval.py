@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench.baselines import Baselines, Fusion
+from bench.common import delete_bench_project
+from bench.datasets import dia_keys, load_locomo
+from bench.methods import METHODS, Method, build, unfloored
+from bench.retrieval import DEPTH, merge_write_paths, report, run_corpora
+from bench.store import stress_jobs
 from kg_brain.app import Brain
-from kg_brain.bench.baselines import Baselines, Fusion
-from kg_brain.bench.common import delete_bench_project
-from kg_brain.bench.datasets import dia_keys, load_locomo
-from kg_brain.bench.methods import METHODS, Method, build, unfloored
-from kg_brain.bench.retrieval import DEPTH, merge_write_paths, report, run_corpora
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.search import Search
-from kg_brain.store.bench import stress_jobs
 from tests.support.brains import make_brain
 
 TOPICS = ["hiking in the alps", "a new puppy named Biscuit", "learning the violin",

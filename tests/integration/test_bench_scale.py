@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bench import report
+from bench.scale import run
 from kg_brain.app import Brain
-from kg_brain.bench import report
-from kg_brain.bench.scale import run
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from tests.support.brains import make_settings

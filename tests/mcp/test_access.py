@@ -12,8 +12,8 @@ import pytest
 from fastmcp.exceptions import ToolError
 from starlette.datastructures import Headers
 
+from bench.cold_start import StdioSession
 from kg_brain.app import Brain
-from kg_brain.bench.cold_start import StdioSession
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.errors import SetupError
 from kg_brain.guard import BearerAuth, LocalOnly, http_middleware, own_hosts

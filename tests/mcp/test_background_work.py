@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kg_brain.bench.cold_start import StdioSession
+from bench.cold_start import StdioSession
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
 from kg_brain.leasing import Leases

@@ -12,7 +12,8 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
 from kg_brain.app import Brain
-from kg_brain.tools import LinkTypeName, MemoryTypeName, NoteKindName, build_server
+from kg_brain.tools import build_server
+from kg_brain.tools.base import LinkTypeName, MemoryTypeName, NoteKindName
 from kg_brain.vocab import LinkType, MemoryType, NoteKind
 from tests.support.brains import make_settings
 

@@ -14,11 +14,12 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
+from bench import store
 from kg_brain.app import Brain
 from kg_brain.clock import utc_now
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
-from kg_brain.store import bench, lifecycle, links
+from kg_brain.store import lifecycle, links
 from kg_brain.tools import build_server
 from kg_brain.views.backup import export_records, restore_records
 from tests.support.brains import make_settings
@@ -91,11 +92,11 @@ def test_forget_removes_a_note_from_every_view_and_undo_brings_it_back(
 
 def test_a_refused_forget_changes_nothing(server: FastMCP, brain: Brain, project: str) -> None:
     kept = call(server, "add_memory", content=RETRY)["zk_id"]
-    before = bench.project_footprint(brain.db, project=project)
+    before = store.project_footprint(brain.db, project=project)
     assert "no note with id ZK-0000ABCD" in refused(
         server, "forget_note", zk_ids=[kept, "ZK-0000ABCD"], reason="wrong")
     assert "reason is empty" in refused(server, "forget_note", zk_ids=[kept], reason="  ")
-    assert bench.project_footprint(brain.db, project=project) == before
+    assert store.project_footprint(brain.db, project=project) == before
     call(server, "forget_note", zk_ids=[kept], reason="wrong")
     assert "already forgotten" in refused(server, "forget_note", zk_ids=[kept], reason="again")
     assert "no forgotten note" in refused(server, "restore_forgotten", zk_ids=["ZK-0000ABCD"])

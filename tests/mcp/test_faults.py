@@ -1,6 +1,6 @@
 """Faults: Neo4j stopped under writes (a private server, never the shared one), a missing
 embedding model, a broken LLM provider. Calls fail fast and cleanly or fall back; nothing is
-half-written; the server recovers without a restart. The full run is `kg_brain.bench.faults`."""
+half-written; the server recovers without a restart. The full run is `bench.faults`."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import pytest
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
+from bench import store
+from bench.faults import run
 from kg_brain.app import Brain
-from kg_brain.bench.faults import run
 from kg_brain.db import RETRY_ATTEMPTS, RETRY_FIRST_PAUSE_S, Database
 from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.localdb import free_port
-from kg_brain.store import bench
 from kg_brain.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
@@ -61,7 +61,7 @@ def test_a_missing_embedding_model_is_a_clear_error_and_writes_nothing(
     with pytest.raises(ToolError, match=says) as error:
         call(server, "add_memory", content=NOTE)
     assert "Traceback" not in str(error.value)
-    assert bench.project_footprint(db, project=project)["notes"] == 0
+    assert store.project_footprint(db, project=project)["notes"] == 0
 
 
 class Garbage(BaseHTTPRequestHandler):
@@ -100,5 +100,5 @@ def test_a_broken_llm_provider_falls_back_to_the_heuristic(
     saved = call(server, "add_memory", content=NOTE)
     note = call(server, "recall", zk_ids=[saved["zk_id"]])["notes"][0]
     assert note["content"] == NOTE and note["title"] and note["keywords"] and note["context"]
-    counts = bench.stress_note_counts(db, project=project)
+    counts = store.stress_note_counts(db, project=project)
     assert counts["notes"] == 2 and counts["without_embedding"] == 0

@@ -19,8 +19,8 @@ from fastmcp.exceptions import ToolError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench import store
 from kg_brain.app import Brain
-from kg_brain.store import bench
 from kg_brain.store.notes import new_zk_id
 from kg_brain.validate import PROJECT
 from tests.support.mcp import call
@@ -163,7 +163,7 @@ def internal_errors() -> Iterator[InternalErrors]:
 
 
 def footprint(brain: Brain, project: str) -> dict[str, Any]:
-    return bench.project_footprint(brain.db, project=project)
+    return store.project_footprint(brain.db, project=project)
 
 
 def attempt(server: FastMCP, tool: str, args: dict[str, Any]) -> str | None:

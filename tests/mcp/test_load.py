@@ -4,8 +4,8 @@ business: `kg-brain bench load`, docs/BENCHMARKS.md)."""
 
 from __future__ import annotations
 
-from kg_brain.bench.common import delete_bench_project
-from kg_brain.bench.load import run_load
+from bench.common import delete_bench_project
+from bench.load import run_load
 from kg_brain.db import Database
 from tests.support.mcp import server_env
 from tests.support.neo4j import ServerUnderTest

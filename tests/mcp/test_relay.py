@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kg_brain.bench.cold_start import StdioSession
-from kg_brain.bench.common import rss_mb
+from bench.cold_start import StdioSession
+from bench.common import rss_mb
 from kg_brain.localdb import free_port
 from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server

@@ -13,11 +13,11 @@ import pytest
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
+from bench import store
 from kg_brain.app import Brain
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
 from kg_brain.errors import InvalidInput
-from kg_brain.store import bench
 from kg_brain.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
@@ -32,7 +32,7 @@ GH = "ghp_" + "7kQ2mZ9xR4tL8vN3pW6yB1cD5fG0hJ2sK4aE"
 def stored_text(brain: Brain, project: str) -> str:
     """All string values stored for the project, one per line."""
     values: list[str] = []
-    for row in bench.project_text(brain.db, project=project):
+    for row in store.project_text(brain.db, project=project):
         for value in row["props"].values():
             values += value if isinstance(value, list) else [value]
     return "\n".join(v for v in values if isinstance(v, str))
@@ -109,7 +109,7 @@ def test_reject_mode_refuses_secrets_and_writes_nothing(brain: Brain, project: s
     for tool, args in attempts:
         with pytest.raises(ToolError, match="contains secrets"):
             call(strict, tool, **args)
-    assert bench.project_footprint(brain.db, project=project)["notes"] == 0
+    assert store.project_footprint(brain.db, project=project)["notes"] == 0
 
 
 def test_curation_paths_redact_and_say_what_they_hid(brain: Brain, server: FastMCP,
@@ -155,7 +155,7 @@ def test_reject_mode_refuses_secrets_on_curation_and_import(brain: Brain, projec
     with pytest.raises(InvalidInput, match="contains secrets"):
         strict_brain.importer.add_many([{"project": project, "content": "Runner notes.",
                                          "title": f"Runner token {GH}"}])
-    assert bench.project_footprint(brain.db, project=project)["notes"] == 2
+    assert store.project_footprint(brain.db, project=project)["notes"] == 2
     assert_clean(brain, project, [AWS, GH, DSN_PASSWORD])
 
 

@@ -16,7 +16,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from kg_brain.bench.cold_start import StdioSession
+from bench.cold_start import StdioSession
 from kg_brain.localdb import free_port
 from tests.mcp.test_stdio import workspace
 from tests.support.mcp import REPO, server_env

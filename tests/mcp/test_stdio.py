@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain.bench.cold_start import StdioSession
+from bench.cold_start import StdioSession
 from kg_brain.db import Connection, Database
 from kg_brain.errors import StoreUnavailable
 from tests.mcp.test_contract import CONTRACT

@@ -1,11 +1,11 @@
 """Several real stdio servers (OpenCode windows) write and search one project at once: no note
 lost, merged or duplicated, no link lost, no error surfaced, every evolution job done once.
-The full-size run is `python -m kg_brain.bench.stress`."""
+The full-size run is `python -m bench.stress`."""
 
 from __future__ import annotations
 
+from bench.stress import run_once
 from kg_brain.app import Brain
-from kg_brain.bench.stress import run_once
 from tests.support.mcp import server_env
 from tests.support.neo4j import ServerUnderTest
 

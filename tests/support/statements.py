@@ -11,10 +11,17 @@ from kg_brain.cypher import query
 from kg_brain.store.statement import STATEMENTS, Statement
 
 
+def store_module(area: str) -> str:
+    """The module whose functions run `cypher/<area>/`: kg_brain/store/<area>.py, but the
+    benchmarks' own statements (`cypher/bench/`) run from bench/store.py, outside the package."""
+    return "bench.store" if area == "bench" else f"kg_brain.store.{area}"
+
+
 def bound_statements() -> dict[str, Statement]:
-    """Every store module imported, so every statement is bound."""
+    """Every store module imported, the benchmarks' too, so every statement is bound."""
     for module in pkgutil.iter_modules(kg_brain.store.__path__):
         importlib.import_module(f"kg_brain.store.{module.name}")
+    importlib.import_module(store_module("bench"))
     return dict(STATEMENTS)
 
 

@@ -107,6 +107,18 @@ def test_there_is_no_import_cycle() -> None:
     assert cycles == []
 
 
+def test_only_the_bench_command_reaches_the_benchmarks() -> None:
+    """The benchmarks are the repository's bench/ package, outside the wheel: the server never
+    imports them; `kg-brain bench` (cli.commands) offers them where they are importable."""
+    reaching = sorted({name for name, tree in modules().items() for node in ast.walk(tree)
+                       if (isinstance(node, ast.ImportFrom) and node.level == 0
+                           and (node.module or "").split(".")[0] == "bench")
+                       or (isinstance(node, ast.Import)
+                           and any(a.name.split(".")[0] == "bench" for a in node.names))})
+    assert reaching == ["cli.commands"]
+    assert not (PACKAGE / "bench").exists()
+
+
 def test_library_code_never_prints() -> None:
     offenders = [name for name, tree in modules().items() for node in ast.walk(tree)
                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kg_brain.bench.links import DATA, LABELS, Outcome, link_scores, load_jsonl, render, report
+from bench.links import DATA, LABELS, Outcome, link_scores, load_jsonl, render, report
 from kg_brain.vocab import NoteKind
 
 PAIRS = load_jsonl(DATA / "write_pairs.jsonl")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kg_brain.bench.baselines import BM25, min_max, tokens
-from kg_brain.bench.coding import must_yield
-from kg_brain.bench.coding_data import Question, Step
-from kg_brain.bench.datasets import Corpus, Turn, split, split_corpora
-from kg_brain.bench.datasets import Question as Asked
-from kg_brain.bench.metrics import (
+from bench.baselines import BM25, min_max, tokens
+from bench.coding import must_yield
+from bench.coding_data import Question, Step
+from bench.datasets import Corpus, Turn, split, split_corpora
+from bench.datasets import Question as Asked
+from bench.metrics import (
     floor_sweep,
     inverted,
     mean_scores,

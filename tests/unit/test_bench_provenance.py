@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
-from kg_brain.bench.common import emit_result
+from bench.common import command, emit_result
 from kg_brain.settings import load_settings
 
 
@@ -27,3 +29,12 @@ def test_a_result_records_the_commit_command_and_settings_without_secrets(
     assert saved["provenance"]["settings"]["dedup_min_cosine"] == 0.9
     assert "neo4j_password" not in saved["provenance"]["settings"]
     assert "pw-s3cret-1" not in (tmp_path / "r.json").read_text()
+
+
+def test_a_program_run_as_a_module_records_the_command_that_runs_it_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    main = types.ModuleType("__main__")
+    main.__spec__ = importlib.machinery.ModuleSpec("bench.stress", None)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(sys, "argv", ["/repo/bench/stress.py", "--processes", "1,2"])
+    assert command() == "python -m bench.stress --processes 1,2"

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from kg_brain.bench import report
+from bench import report
 from kg_brain.cli.commands import build_parser
 from kg_brain.search import DeepTuning, Tuning
 from kg_brain.settings import Settings
@@ -148,14 +148,19 @@ def command_problems(command: str) -> list[str]:
         except SystemExit:
             return [f"today's kg-brain does not accept {command!r}"]
         return []
-    module = argv[0].removesuffix(".py")
+    if argv[:2] == ["python", "-m"]:
+        module, options = argv[2] if len(argv) > 2 else "", argv[3:]
+    else:  # results written before the module was recorded name the program's file
+        module, options = f"bench.{argv[0].removesuffix('.py')}", argv[1:]
     try:
-        source = Path(importlib.import_module(f"kg_brain.bench.{module}").__file__ or "")
+        source = Path(importlib.import_module(module).__file__ or "")
     except ImportError:
-        return [f"no bench program {argv[0]!r} today"]
+        return [f"no bench program {module!r} today"]
+    if not module.startswith("bench."):
+        return [f"{module!r} is not a bench program"]
     text = source.read_text(encoding="utf-8")
-    gone = [a for a in argv[1:] if a.startswith("--") and f'"{a.split("=")[0]}"' not in text]
-    return [f"{argv[0]} has no option {', '.join(gone)} today"] if gone else []
+    gone = [a for a in options if a.startswith("--") and f'"{a.split("=")[0]}"' not in text]
+    return [f"{module} has no option {', '.join(gone)} today"] if gone else []
 
 
 TABLES = [t for t in tables(DOC.read_text(encoding="utf-8")) if t.results]
@@ -190,6 +195,11 @@ def test_the_checks_fail_on_a_stale_result() -> None:
     for expected in ("commit", "does not accept", "retired_knob", "tuning keys"):
         assert expected in problems
     assert provenance_problems({}) != []
+    assert command_problems("python -m bench.stress --processes 2") == []
+    assert command_problems("stress.py --processes 2") == []
+    assert "no option --gone" in command_problems("python -m bench.stress --gone 1")[0]
+    assert "no bench program" in command_problems("python -m bench.no_such_program")[0]
+    assert "not a bench program" in command_problems("python -m json.tool")[0]
     table = tables("### Retrieval (x.json)\n\n```\nrun --out docs/bench/y.json\n```\n\n"
                    "| method | hit@1 |\n|---|---|\n| vector | 82.0 |\n")
     assert table[0].results == ("x.json",)

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from kg_brain.bench.coding_data import (
+from bench.coding_data import (
     LOOKALIKE_PREFIX,
     QUESTION_TYPES,
     CodingProject,

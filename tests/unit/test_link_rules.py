@@ -174,3 +174,70 @@ def test_a_restatement_neither_announces_a_change_nor_denies_the_other() -> None
     assert restates("Caching is on for the search API.", "The search API has caching on.")
     assert not restates("Caching is not on for the search API.", "The search API has caching on.")
     assert not restates("The search API now has caching on.", "The search API has caching off.")
+
+
+# Chat turns and notes on different things: a typed link needs the same subject on both sides.
+
+def test_a_move_in_life_is_not_a_moved_date() -> None:
+    got = link("Priya (6:10 pm on 4 March, 2024): My cousins helped a lot when I moved from "
+               "Lisbon to Leeds, they still call every weekend.", "general",
+               "Priya (9:02 am on 11 February, 2024): Morning! How was the climbing gym "
+               "yesterday?", "general", 0.62)
+    assert got not in (LinkType.SUPERSEDES, LinkType.CONTRADICTS)
+
+
+def test_a_meeting_moved_to_another_date_supersedes_the_old_date() -> None:
+    assert link("The quarterly budget review moved to 14 March 2025 because finance is "
+                "closing the books.", "general",
+                "The quarterly budget review is on 7 March 2025 in room 4.", "general",
+                0.83) == LinkType.SUPERSEDES
+
+
+def test_from_it_to_is_not_a_change_of_date() -> None:
+    got = link("Tomas (3:15 pm on 2 May, 2024): Lovely! What did you take from it to your "
+               "own garden?", "general",
+               "Tomas (8:40 pm on 19 April, 2024): Lovely photos, enjoy the garden show!",
+               "general", 0.7)
+    assert got not in (LinkType.SUPERSEDES, LinkType.CONTRADICTS)
+
+
+def test_cant_wait_is_not_a_denial() -> None:
+    got = link("Can't wait for the pottery class on Thursday, I booked two seats.", "general",
+               "We signed up for the pottery class on Thursday evening.", "general", 0.78)
+    assert got not in (LinkType.SUPERSEDES, LinkType.CONTRADICTS)
+
+
+def test_never_forget_is_not_a_denial_of_an_always() -> None:
+    got = link("We always bring the dog to the lake cabin in August.", "general",
+               "The lake cabin trip was wonderful, I'll never forget the dog swimming out "
+               "after the canoe.", "general", 0.7)
+    assert got != LinkType.CONTRADICTS
+
+
+def test_always_and_never_about_other_things_do_not_contradict() -> None:
+    got = link("I always read a chapter before bed; the sci-fi series is great.", "general",
+               "Never tried night hiking, it sounds scary but the stars must be great.",
+               "general", 0.62)
+    assert got != LinkType.CONTRADICTS
+
+
+def test_always_and_never_about_one_thing_contradict() -> None:
+    assert link("The nightly export job never retries failed uploads to the archive bucket.",
+                "general",
+                "The nightly export job always retries failed uploads to the archive bucket "
+                "three times.", "general", 0.9) == LinkType.CONTRADICTS
+
+
+def test_a_negation_ends_where_a_second_predicate_begins() -> None:
+    got = link("Felt so relieved at the meetup: I'm not alone and have a wonderful support "
+               "group around me.", "general",
+               "A support group like yours is wonderful for anyone starting over.", "general",
+               0.66)
+    assert got != LinkType.CONTRADICTS
+
+
+def test_a_plain_denial_of_the_same_statement_still_contradicts() -> None:
+    assert link("The invoice webhook does not verify the signature header of incoming "
+                "events.", "general",
+                "The invoice webhook verifies the signature header of incoming events.",
+                "general", 0.9) == LinkType.CONTRADICTS

@@ -1,0 +1,245 @@
+"""`kg-brain bench retrieval --suite coding`: the coding-agent benchmark, end to end.
+
+Each project of the data (bench/data/coding) is replayed into a fresh project
+`bench-coding-<run>-<name>` through the domain functions the MCP tools call (add_memory,
+record_failure, record_resolution, close_session), its look-alike notes interleaved with the
+real ones and every write dated as if made over weeks; the evolution queue is drained; then every
+question runs through each method, the numpy fusion baseline reading the notes as stored.
+Metrics per method, overall and per question type: hit@1, MRR, all-needed@3/@5, and how often
+a note that must yield (an outdated fact, a mistake instead of its fix) ranks above the other.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from bench.coding_data import (
+    QUESTION_TYPES,
+    THREAD_SUFFIX,
+    CodingProject,
+    Question,
+    Step,
+    lookalikes,
+    schedule,
+)
+from bench.common import delete_bench_project
+from bench.ingest import drain_evolution, evolution_jobs, run_evolution
+from bench.methods import Method
+from bench.metrics import floor_sweep, latency, score_expected, summarise
+from kg_brain.app import Brain
+from kg_brain.clock import utc_now
+
+log = logging.getLogger(__name__)
+DEPTH = 10
+WRITE_INTERVAL = timedelta(minutes=37)  # between replayed writes: ~9 days per 350 notes
+
+
+class ReplayClock:
+    """While a project is replayed, the time of the write being replayed (notes carry dates
+    spread over weeks, in order); otherwise the real time, which queue leases are taken in
+    (other processes' workers share the queue)."""
+
+    def __init__(self) -> None:
+        self.replaying: datetime | None = None
+
+    def __call__(self) -> datetime:
+        return self.replaying or utc_now()
+
+    def start(self, at: datetime) -> None:
+        self.replaying = at
+
+    def stop(self) -> None:
+        self.replaying = None
+
+
+@dataclass
+class Replayed:
+    """What the write path made of one project's steps."""
+
+    project: str
+    ids: dict[str, str] = field(default_factory=dict)  # note key -> zk_id
+    merged_real: list[str] = field(default_factory=list)  # real notes merged into another
+    merged_lookalikes: int = 0
+    write_s: float = 0.0
+    evolution_jobs: int = 0
+    evolution_applied: int = 0  # by this process; other processes' workers may take some
+    drain_s: float = 0.0
+
+    def stats(self, real: int, fake: int) -> dict[str, Any]:
+        return {"project": self.project, "real_notes": real, "lookalike_notes": fake,
+                "merged_real": self.merged_real, "merged_lookalikes": self.merged_lookalikes,
+                "write_s": round(self.write_s, 1), "evolution_jobs": self.evolution_jobs,
+                "evolution_applied": self.evolution_applied, "drain_s": round(self.drain_s, 1)}
+
+
+def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str]) -> bool:
+    """One step through the tool's domain function; returns whether it merged into an
+    existing note (dedup)."""
+    if step.tool == "add_memory":
+        added = brain.writer.add(step.content, project, note_kind=step.note_kind)
+        ids[step.key] = added.note.zk_id
+        return added.deduplicated
+    if step.tool == "record_failure":
+        failed = brain.mistakes.record_failure(step.content, project,
+                                                     step.failure_signature)
+        ids[step.key] = failed.zk_id
+        return failed.deduplicated
+    if step.tool == "record_resolution":
+        fixed = brain.mistakes.record_resolution(ids[str(step.failure)], step.content,
+                                                 project)
+        ids[step.key] = fixed.fix_zk_id
+        return fixed.deduplicated
+    closed = brain.sessions.close(project, **step.session)
+    ids[step.key], ids[step.key + THREAD_SUFFIX] = closed.summary_zk_id, closed.open_thread_zk_id
+    return False
+
+
+def replay(brain: Brain, clock: ReplayClock, start: datetime, steps: list[Step],
+           project: str) -> Replayed:
+    """Write the steps in order, one replayed interval apart from `start`, applying the
+    evolution jobs after each write as a scheduler would (in real time: queue leases are shared
+    with other processes), then drain what is left."""
+    out = Replayed(project)
+    began = time.monotonic()
+    for number, step in enumerate(steps):
+        clock.start(start + number * WRITE_INTERVAL)
+        try:
+            merged = write_step(brain, step, project, out.ids)
+        finally:
+            clock.stop()
+        if merged:
+            if step.real:
+                out.merged_real.append(step.key)
+            else:
+                out.merged_lookalikes += 1
+        out.evolution_applied += run_evolution(brain, project)
+    out.write_s = time.monotonic() - began
+    began = time.monotonic()
+    out.evolution_applied += drain_evolution(brain, project)
+    out.evolution_jobs = evolution_jobs(brain, project)
+    out.drain_s = time.monotonic() - began
+    return out
+
+
+def must_yield(question: Question, steps: dict[str, Step]) -> list[tuple[str, str]]:
+    """(better, worse) pairs of a question: the current fact over each outdated one, and a fix
+    over the mistake it resolves when both are expected."""
+    pairs = [(e, o) for e in question.expected for o in question.outdated]
+    for key in question.expected:
+        failure = steps[key].failure if key in steps else None
+        if failure in question.expected:
+            pairs.append((key, str(failure)))
+    return pairs
+
+
+@dataclass
+class Tally:
+    """Scores, latencies and best relevances per method, accumulated over projects."""
+
+    scored: dict[str, list[tuple[str, dict[str, float | None]]]]
+    latency: dict[str, list[float]]
+    relevance: dict[str, list[tuple[float | None, float]]]  # best relevance, hit@1
+    absent: dict[str, list[tuple[bool, float | None]]]  # answered nothing, best relevance
+    questions: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, names: list[str]) -> Tally:
+        return cls(*({m: [] for m in names} for _ in range(4)))  # type: ignore[arg-type]
+
+    def result(self) -> dict[str, Any]:
+        return {"methods": {m: summarise(rows, "by_type") | {"latency_ms": latency(self.latency[m])}
+                            | self._floor(m) for m, rows in self.scored.items()},
+                "questions": self.questions}
+
+    def _floor(self, method: str) -> dict[str, Any]:
+        """Questions about nothing stored: the share answered with nothing, and (for a search
+        reporting relevance) what each floor would do."""
+        absent = self.absent[method]
+        if not absent:
+            return {}
+        out: dict[str, Any] = {"absent": {"questions": len(absent), "answered_nothing": round(
+            100.0 * sum(empty for empty, _ in absent) / len(absent), 2)}}
+        if any(r is not None for _, r in absent):
+            out["floor_sweep"] = floor_sweep(self.relevance[method], [r for _, r in absent])
+        return out
+
+
+def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally: Tally) -> None:
+    steps = {k: s for s in data.notes for k in s.stored_keys()}
+    for q in data.questions:
+        expected = {written.ids[k] for k in q.expected}
+        pairs = [(written.ids[b], written.ids[w]) for b, w in must_yield(q, steps)]
+        ranks: dict[str, dict[str, int | None]] = {}
+        for name, call in calls.items():
+            began = time.perf_counter()
+            ranked, best = call(q.text, written.project, q.contextual)
+            tally.latency[name].append(1000.0 * (time.perf_counter() - began))
+            scores = score_expected(ranked, expected, pairs)
+            tally.scored[name].append((q.type, scores))
+            tally.relevance[name].append((best, float(scores["hit@1"] or 0.0)))
+            ranks[name] = {k: ranked.index(written.ids[k]) + 1 if written.ids[k] in ranked
+                           else None for k in q.expected + q.outdated}
+        tally.questions.append({"project": data.name, "type": q.type, "text": q.text,
+                                "ranks": ranks})
+    for text in data.absent:
+        for name, call in calls.items():
+            ranked, best = call(text, written.project, False)
+            tally.absent[name].append((not ranked, best))
+
+
+def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Method],
+               clock: ReplayClock, run_id: str, count: int, seed: int,
+               keep: bool) -> dict[str, Any]:
+    """Replay and question every project; the bench projects are deleted unless `keep`."""
+    tally = Tally.of(list(calls))
+    stats: dict[str, Any] = {}
+    for data in projects:
+        project = f"bench-coding-{run_id}-{data.name}"
+        groups = lookalikes(data, count, seed)
+        steps = schedule(data.notes, groups, seed)
+        try:
+            written = replay(brain, clock, datetime.fromisoformat(data.start), steps, project)
+            ask(data, written, calls, tally)
+        finally:
+            if not keep:
+                delete_bench_project(brain.db, project)
+        real = sum(len(s.stored_keys()) for s in data.notes)
+        stats[data.name] = written.stats(real, sum(len(s.stored_keys()) for s in steps) - real)
+        log.info("%s: %s", data.name, stats[data.name])
+    return tally.result() | {"projects": stats}
+
+
+def report(result: dict[str, Any]) -> str:
+    """The table printed after a run: one block per method, overall then per question type."""
+    lines = [f"{'method':<16}{'type':<15}{'n':>4}{'hit@1':>8}{'MRR':>8}{'all@3':>8}"
+             f"{'all@5':>8}{'inverted':>10}"]
+    for name, body in result["methods"].items():
+        groups = [("overall", body["overall"])] + [
+            (t, body["by_type"][t]) for t in QUESTION_TYPES if t in body["by_type"]]
+        for group, m in groups:
+            inv = f"{m['inverted']:>10.1f}" if "inverted" in m else f"{'':>10}"
+            lines.append(f"{name:<16}{group:<15}{m['questions']:>4}{m['hit@1']:>8.1f}"
+                         f"{m['mrr']:>8.3f}{m['all@3']:>8.1f}{m['all@5']:>8.1f}{inv}")
+        lat = body.get("latency_ms", {})
+        lines.append(f"{name:<16}latency ms p50 {lat.get('p50')} p95 {lat.get('p95')}")
+    lines.append("inverted: current_value, the outdated note above the current one; "
+                 "symptom_fix, the mistake above its fix")
+    return "\n".join(lines + floor_report(result))
+
+
+def floor_report(result: dict[str, Any]) -> list[str]:
+    """Questions about nothing stored, per method; the floor sweep of the searches without one."""
+    lines = []
+    for name, body in result["methods"].items():
+        if "absent" in body:
+            a = body["absent"]
+            lines.append(f"{name:<24}about nothing stored: {a['answered_nothing']:.1f}% of "
+                         f"{a['questions']} answered with nothing")
+        for row in body.get("floor_sweep", []) if name.endswith("_nofloor") else []:
+            lines.append(f"{name:<24}floor {row['floor']:.2f}: nothing for "
+                         f"{row['absent_nothing']:.1f}% of them, hit@1 {row['hit@1']:.1f}")
+    return lines

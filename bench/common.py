@@ -1,0 +1,98 @@
+"""What every benchmark shares: its own projects (bench-*) and how a result is emitted."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench import store
+from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.settings import Settings, load_settings
+
+BENCH_PREFIX = "bench-"
+
+
+def delete_bench_project(db: Database, project: str) -> int:
+    """Remove a benchmark's own notes, their revisions, entities and queue jobs (projects named
+    bench-* only, never user data), in batches of short write transactions; returns the notes
+    deleted."""
+    if not project.startswith(BENCH_PREFIX):
+        raise ValueError("only bench-* projects are deleted")
+    deleted = 0
+    while batch := store.delete_bench_project(db, project=project, batch=5_000)["deleted"]:
+        deleted += batch
+    store.delete_bench_jobs(db, project=project)
+    store.delete_bench_entities(db, project=project)
+    return deleted
+
+
+def emit_result(result: dict[str, Any], out: Path, settings: Settings | None = None) -> None:
+    """Every benchmark's ending: the result printed on stdout and saved as JSON at `out`, with
+    what reproduces it (see `provenance`)."""
+    result = {**result, "provenance": provenance(settings or load_settings())}
+    text = json.dumps(result, indent=2, default=str)
+    sys.stdout.write(text + "\n")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n", encoding="utf-8")
+
+
+def provenance(settings: Settings) -> dict[str, Any]:
+    """The commit of the checkout that ran (and whether it had uncommitted changes), the command
+    line and the settings in force; secrets (the fields kept out of repr) are left out."""
+    return {"commit": _git("rev-parse", "HEAD"),
+            "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no")),
+            "command": command(),
+            "settings": {name: value for name, value in settings.model_dump().items()
+                         if type(settings).model_fields[name].repr}}
+
+
+def command() -> str:
+    """The command line that ran: `python -m bench.<program> ...` for a program run as a module
+    (argv[0] is then its file), else the script's name (`kg-brain bench ...`)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    if spec is not None and spec.name.startswith("bench."):
+        return shlex.join(["python", "-m", spec.name, *sys.argv[1:]])
+    return shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])
+
+
+def _git(*args: str) -> str | None:
+    """A git answer about the checkout this package runs from; None outside a checkout."""
+    try:
+        done = subprocess.run(["git", *args], cwd=Path(__file__).parent, capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def run_in_project(settings: Settings, name: str, keep: bool, out: Path,
+                   run: Callable[[Brain, str], dict[str, Any]]) -> int:
+    """A benchmark run on a Brain of its own in a fresh `bench-<name>-*` project, its result
+    emitted; the project is deleted afterwards unless `keep`."""
+    brain = Brain(settings)
+    project = f"{BENCH_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
+    try:
+        emit_result(run(brain, project), out, settings)
+    finally:
+        if not keep:
+            delete_bench_project(brain.db, project)
+        brain.close()
+    return 0
+
+
+def rss_mb(pid: int) -> float | None:
+    """Resident memory of a process in MB (Linux)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kb = next((int(line.split()[1]) for line in status.splitlines()
+               if line.startswith("VmRSS:")), None)
+    return None if kb is None else round(kb / 1024, 1)

@@ -1,0 +1,51 @@
+"""The retrieval methods every benchmark question runs through, by name: the product's two
+searches (as configured, and with the relevance floor off) and the baselines they are measured
+against. Each answers note ids, best first, and the best hit's relevance (the product's cosine
+in [-1, 1]; None for the baselines, which have no floor)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from bench.baselines import Baselines, Fusion
+from kg_brain.models import Hit
+from kg_brain.search import DeepTuning, Search, Tuning
+
+METHODS = ("vector", "search_memory", "deep_search", "search_memory_nofloor",
+           "deep_search_nofloor", "deep_reference", "fusion")
+Answer = tuple[list[str], float | None]
+Method = Callable[[str, str, bool], Answer]  # (query, project, include_contextual)
+
+
+def _answer(hits: Sequence[Hit]) -> Answer:
+    return [h.zk_id for h in hits], max((h.relevance for h in hits), default=None)
+
+
+def _ids(ids: list[str]) -> Answer:
+    return ids, None
+
+
+def unfloored(search: Search) -> tuple[Tuning, DeepTuning]:
+    """The search's constants with the relevance floor off: what the floor costs."""
+    return replace(search.tuning, floor=-1.0), replace(search.deep_tuning, floor=-1.0)
+
+
+def build(search: Search, open_: Search, baselines: Baselines, fusion: Fusion, hops: int,
+          depth: int) -> dict[str, Method]:
+    """`open_`: the same search with the floor off (see unfloored)."""
+    return {
+        "vector": lambda q, p, c: _ids([h.zk_id for h in baselines.vector_search(
+            q, p, top_k=depth, include_contextual=c)]),
+        "search_memory": lambda q, p, c: _answer(search.search_memory(
+            q, p, top_k=depth, include_contextual=c)),
+        "deep_search": lambda q, p, c: _answer(search.deep_search(
+            q, p, hops=hops, top_k=depth, include_contextual=c)),
+        "search_memory_nofloor": lambda q, p, c: _answer(open_.search_memory(
+            q, p, top_k=depth, include_contextual=c)),
+        "deep_search_nofloor": lambda q, p, c: _answer(open_.deep_search(
+            q, p, hops=hops, top_k=depth, include_contextual=c)),
+        "deep_reference": lambda q, p, c: _ids([h.zk_id for h in baselines.deep_reference(
+            q, p, hops=hops, top_k=depth, include_contextual=c)]),
+        "fusion": lambda q, p, c: _ids(fusion.search(q, p, top_k=depth, include_contextual=c)),
+    }

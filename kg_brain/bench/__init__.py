@@ -1,2 +1,0 @@
-"""Benchmark programs: retrieval quality (LoCoMo, MuSiQue), link typing, speed at scale, and
-reports."""
