@@ -40,8 +40,11 @@ check: lint
 	$(BIN)/pytest -q tests/unit
 
 # PYTEST_ARGS narrows a run: .ci/run passes -m "not unit" after `make check` ran that tier.
+# TEST_WORKERS processes share the run (pytest-xdist): one Neo4j, provisioned once, serves them
+# all, and a module's tests stay in one worker so its fixtures are set up once (tests/conftest.py).
+TEST_WORKERS ?= 2
 test: prereqs install opencode
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # One tier at a time (each is also a marker: `pytest -m "not e2e"`).
 test-unit: install

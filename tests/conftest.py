@@ -3,12 +3,20 @@
 The server comes from tests/support/neo4j.py (NEO4J_TEST_URI, else testcontainers, else a local
 server); a run that cannot get a Neo4j fails, and a skipped test fails the run. Each test is
 marked with its tier, the folder it lives in (`pytest -m unit`, `-m "not e2e"`).
+
+A parallel run (`pytest -n 2 --dist loadfile`, as `make test`) provisions that server once, in
+the controller, and every worker uses it; a module's tests run in one worker, so its fixtures are
+set up once.
 """
 
 from __future__ import annotations
 
+import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,23 +24,72 @@ from kg_brain.db import Database
 from kg_brain.embed import Embedder, build_embedder
 from kg_brain.store.schema import bootstrap_schema
 from tests.support.brains import make_settings
-from tests.support.neo4j import ServerUnderTest, provision, routed
+from tests.support.neo4j import (
+    ServerUnderTest,
+    described_server,
+    local_server,
+    provision,
+    routed,
+)
 
 TIERS = ("unit", "integration", "mcp", "e2e")
 ROUTING = ("routing: run again through the routing driver (neo4j://) by `make test-routing`: on "
            "one server only the routing-table step of each session differs from bolt://, so it "
            "marks one test of each way a session is opened (schema, reads, writes, autocommit "
            "imports, several drivers, the tools, a spawned server)")
+SHARED = "kg_brain_neo4j"  # the key of the controller's server in each worker's input
+PROVISIONED = pytest.StashKey[tuple[ExitStack, dict[str, Any]]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", ROUTING)
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In the controller of a parallel run, before its workers start: one server for all."""
+    config = session.config
+    if not config.pluginmanager.hasplugin("dsession"):
+        return
+    stack = ExitStack()
+    home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kg-brain-neo4j-")))
+    server = stack.enter_context(provision(home))
+    database = Database(server.conn)
+    try:  # once, here: workers bootstrapping a fresh server at once collide on its indexes
+        bootstrap_schema(database)
+    finally:
+        database.close()
+    config.stash[PROVISIONED] = (stack, server.described())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's hook: each worker is told which server the controller provisioned."""
+    node.workerinput[SHARED] = node.config.stash[PROVISIONED][1]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if PROVISIONED in config.stash:
+        config.stash[PROVISIONED][0].close()
+
+
 @pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
+def neo4j_server(request: pytest.FixtureRequest,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
+    given = getattr(request.config, "workerinput", {}).get(SHARED)
+    if given is not None:
+        yield routed(described_server(given))
+        return
     with provision(tmp_path_factory.mktemp("neo4j-home")) as server:
         yield routed(server)
+
+
+@pytest.fixture(scope="session")
+def own_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
+    """A local server of the run's own beside the shared one, started on first use: for tests
+    that restart it or drain the whole database (on the shared one they would take other runs'
+    jobs). Started once per process that runs one of them."""
+    with local_server(tmp_path_factory.mktemp("own-neo4j-home")) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import pytest
 from kg_brain.db import Database
 from kg_brain.store.views import export_notes
 from tests.e2e import opencode
+from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
 
@@ -37,13 +38,16 @@ def git_workspace(base: Path, name: str, model_url: str) -> Path:
 
 
 def kg_env(neo4j_server: ServerUnderTest) -> dict[str, str]:
-    """What the kg-brain processes get: the test database, this checkout's code, no scheduler."""
-    return server_env(neo4j_server, PYTHONPATH=str(REPO))
+    """What the kg-brain processes get: the test database, this checkout's code, no scheduler,
+    and the suite's model cache, whose export is built once (building into an empty cache is
+    tested in tests/integration/test_embed_onnx.py); OpenCode's own caches stay in its home."""
+    return server_env(neo4j_server, PYTHONPATH=str(REPO),
+                      KG_BRAIN_CACHE_DIR=str(make_settings().kg_brain_cache_dir))
 
 
 def wire(workspace: Path, env: dict[str, str], home: Path, *extra: str) -> str:
-    """`kg-brain wire opencode` as a user runs it: with the caches OpenCode's runs in `home` use,
-    so the embedding model it prepares is the one the spawned server loads."""
+    """`kg-brain wire opencode` as a user runs it, with the caches OpenCode's runs in `home` use
+    (the embedding model it prepares is in KG_BRAIN_CACHE_DIR, which the spawned server loads)."""
     env = {**env, "XDG_CACHE_HOME": str(home / "cache")}
     done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", *extra],
                           cwd=workspace, env=env, capture_output=True, text=True, timeout=300)

@@ -25,11 +25,13 @@ PACKAGE = f"opencode-ai@{VERSION}"
 PROVIDER = "scripted"
 MODEL = "brain"
 # Nothing OpenCode might fetch at run time may reach the network: model catalogue, updates,
-# plugins, package installs (npm pointed at a closed loopback port).
+# plugins, package installs (npm pointed at a closed loopback port, refused at once: with npm's
+# default retries, a run with plugins loaded waits about 70 s on the install of its plugin
+# folder's dependencies before the session starts).
 OFFLINE = {"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
            "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-           "NPM_CONFIG_REGISTRY": "http://127.0.0.1:9/"}
+           "NPM_CONFIG_REGISTRY": "http://127.0.0.1:9/", "NPM_CONFIG_FETCH_RETRIES": "0"}
 
 
 def install_dir() -> Path:

@@ -1,6 +1,7 @@
 """The kg-brain plugin in the real OpenCode (`opencode run` with plugins loaded), against a shared
-`kg-brain serve --http`, with a scripted model that only runs bash commands: memory reaches the
-model and failures are recorded without any kg-brain tool call.
+`kg-brain serve --http` (one warm service for the module, each test in a project of its own, as
+windows on several repositories share one), with a scripted model that only runs bash commands:
+memory reaches the model and failures are recorded without any kg-brain tool call.
 
 (a) the handoff and a past mistake are in the system prompt of a new session's first request;
 (b) a failing command becomes a mistake note and the later success of an equivalent command the
@@ -16,15 +17,19 @@ unrelated message).
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from kg_brain.app import Brain
 from kg_brain.db import Database
+from kg_brain.embed import Embedder
 from kg_brain.localdb import free_port
 from kg_brain.tools import BrainTools
 from tests.e2e import opencode
@@ -97,9 +102,22 @@ def warm(mcp_url: str, project: str, env: dict[str, str]) -> None:
     anyio.run(search)
 
 
-def seed(db: Database, project: str) -> tuple[str, str]:
+@pytest.fixture(scope="module")
+def service(neo4j_server: ServerUnderTest,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    """The service's MCP url and the environment its clients get, warmed once."""
+    base = tmp_path_factory.mktemp("plugin-service")
+    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(base / "kg-data")}
+    server_dir = base / "service"
+    (server_dir / ".git").mkdir(parents=True)
+    with http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+        warm(mcp_url, f"test-{uuid.uuid4().hex[:12]}", env)
+        yield mcp_url, env
+
+
+def seed(db: Database, embedder: Embedder, project: str) -> tuple[str, str]:
     """A previous session's handoff and a solved mistake; returns the mistake and fix ids."""
-    brain = Brain(make_settings(), db=db)
+    brain = Brain(make_settings(), db=db, embedder=embedder)
     brain.sessions.close(project, "Ship the ledger client", ["Ledger client released"], [],
                          [NEXT], ["ledger/client.py"])
     failure = brain.mistakes.record_failure(MISTAKE, project)
@@ -108,19 +126,15 @@ def seed(db: Database, project: str) -> tuple[str, str]:
 
 
 def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
-        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
-        tmp_path: Path) -> None:
-    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
+        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database,
+        embedder: Embedder, project: str, tmp_path: Path) -> None:
+    mcp_url, env = service
     home = tmp_path / "home"
-    mistake_id, fix_id = seed(db, project)
-    server_dir = tmp_path / "service"
-    (server_dir / ".git").mkdir(parents=True)
-    with scripted_model() as (model, url), \
-            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+    mistake_id, fix_id = seed(db, embedder, project)
+    with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
         out = wire_plugin(workspace, env, home, mcp_url)
         assert (workspace / ".opencode" / "plugin" / "kg-brain.js").is_file(), out
-        warm(mcp_url, project, env)
         run, first = play(model, [bash(FAILING), bash(REPAIR), bash(EQUIVALENT)], workspace,
                           home, env)
         opening = system_prompt(agent_requests(model)[0])
@@ -155,18 +169,14 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
 
 
 def test_remember_stores_the_users_note_without_the_model(
-        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
+        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database, project: str,
         tmp_path: Path) -> None:
-    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
+    mcp_url, env = service
     home = tmp_path / "home"
     fact = "The staging database is reset every Sunday at 03:00 UTC."
-    server_dir = tmp_path / "service"
-    (server_dir / ".git").mkdir(parents=True)
-    with scripted_model() as (model, url), \
-            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+    with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
         wire_plugin(workspace, env, home, mcp_url)
-        warm(mcp_url, project, env)
         run = opencode.run(workspace, home, fact, env, plugins=True, command="remember")
     assert run.returncode == 0, run.stderr[-4000:]
 
@@ -177,21 +187,17 @@ def test_remember_stores_the_users_note_without_the_model(
 
 
 def test_the_notes_relevant_to_the_users_message_reach_the_model(
-        opencode_binary: Path, neo4j_server: ServerUnderTest, db: Database, project: str,
-        tmp_path: Path) -> None:
-    env = {**kg_env(neo4j_server), "KG_BRAIN_DATA_DIR": str(tmp_path / "kg-data")}
+        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database,
+        embedder: Embedder, project: str, tmp_path: Path) -> None:
+    mcp_url, env = service
     home = tmp_path / "home"
-    tools = BrainTools(Brain(make_settings(), db=db))
+    tools = BrainTools(Brain(make_settings(), db=db, embedder=embedder))
     cents = tools.add_memory("Invoice amounts are stored in cents as integers, never as floats: "
                              "float rounding lost a cent on split payments.", project).zk_id
-    server_dir = tmp_path / "service"
-    (server_dir / ".git").mkdir(parents=True)
     prompts, warnings = [], []
-    with scripted_model() as (model, url), \
-            http_server(env, "127.0.0.1", free_port(), server_dir) as mcp_url:
+    with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
         wire_plugin(workspace, env, home, mcp_url)
-        warm(mcp_url, project, env)
         for message in ("Should I store the invoice amount as a float?",
                         "Write a haiku about autumn leaves"):
             model.requests.clear()

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from kg_brain.localdb import free_port
-from kg_brain.settings import load_settings
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, wire_patient
 from tests.e2e.scripted_model import Step, parsed, scripted_model
@@ -30,9 +29,7 @@ WAIT_S = 240
 def env(neo4j_server: ServerUnderTest, tmp_path: Path) -> Iterator[dict[str, str]]:
     found = {**kg_env(neo4j_server), "KG_BRAIN_SERVICE": "true",
              "KG_BRAIN_SERVICE_START": "true", "KG_BRAIN_HTTP_PORT": str(free_port()),
-             "KG_BRAIN_DATA_DIR": str(tmp_path / "data"),
-             # the model export already made (OpenCode's own caches stay in the test's home)
-             "KG_BRAIN_CACHE_DIR": str(load_settings().kg_brain_cache_dir)}
+             "KG_BRAIN_DATA_DIR": str(tmp_path / "data")}
     yield found
     if service_pid(found) is not None:
         kg(found, "service", "stop")

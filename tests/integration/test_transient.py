@@ -1,15 +1,14 @@
 """Transient faults: a server that restarts mid-run (every connection killed, then refused for a
-while) does not end a long run. A local Neo4j of this test's own is restarted, never the shared
-one: the benchmark write loop (add_memory plus the evolution queue after each write) and the
-scheduler's evolution drain log, wait it out and complete; nothing is lost or written twice."""
+while) does not end a long run. The run's second local Neo4j (`own_neo4j`) is restarted, never
+the shared one: the benchmark write loop (add_memory plus the evolution queue after each write)
+and the scheduler's evolution drain log, wait it out and complete; nothing is lost or written
+twice."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -21,15 +20,9 @@ from kg_brain.embed import SentenceTransformerEmbedder
 from kg_brain.maintenance import Maintenance
 from kg_brain.store.schema import bootstrap_schema
 from tests.support.brains import make_brain
-from tests.support.neo4j import ServerUnderTest, local_server
+from tests.support.neo4j import ServerUnderTest
 
 TURNS = 24
-
-
-@pytest.fixture
-def own_server(tmp_path: Path) -> Iterator[ServerUnderTest]:
-    with local_server(tmp_path / "neo4j-home") as server:
-        yield server
 
 
 def _count(db: Database, project: str) -> int:
@@ -57,17 +50,17 @@ def _restart_when(server: ServerUnderTest, ready: threading.Event) -> threading.
 
 
 def test_a_benchmark_write_loop_and_a_drain_outlast_a_server_restart(
-        own_server: ServerUnderTest, embedder: SentenceTransformerEmbedder, project: str,
+        own_neo4j: ServerUnderTest, embedder: SentenceTransformerEmbedder, project: str,
         caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="kg_brain")
-    db = Database(own_server.conn, timeout_s=5)
+    db = Database(own_neo4j.conn, timeout_s=5)
     bootstrap_schema(db)
     brain = make_brain(db, embedder)
     texts = note_texts(0, TURNS)
     corpus = Corpus(turns=[Turn(key=(1, i), speaker="dev", text=text, date="", session=1)
                            for i, (text, _) in enumerate(texts)])
     halfway = threading.Event()
-    restarter = _restart_when(own_server, halfway)
+    restarter = _restart_when(own_neo4j, halfway)
     watcher = threading.Thread(target=lambda: _wait_for(db, project, TURNS // 4, halfway),
                                daemon=True)
     watcher.start()
@@ -79,10 +72,10 @@ def test_a_benchmark_write_loop_and_a_drain_outlast_a_server_restart(
     assert len(by_key) == TURNS
     assert _count(db, project) == len(set(by_key.values()))
 
-    assert own_server.local is not None
+    assert own_neo4j.local is not None
     caplog.clear()  # what follows is the drain's
-    own_server.local.stop()  # the drain starts while the server is down
-    threading.Timer(3, own_server.local.start, kwargs={"timeout_s": 180}).start()
+    own_neo4j.local.stop()  # the drain starts while the server is down
+    threading.Timer(3, own_neo4j.local.start, kwargs={"timeout_s": 180}).start()
     Maintenance(brain, project).evolution_drain()
     # the drain met the outage: waited out by `outlast`, or by the transaction retries when the
     # server was back before they ran out

@@ -3,9 +3,9 @@ evolution and Obsidian mirror queues drain within seconds of a write made throug
 process, and several servers on one database run each job once (one worker per project's queue,
 behind its lease).
 
-These tests run whole-database drains (the shared service's), so they use a Neo4j of their own:
-on the shared test database they would take other runs' queued jobs. Every process they start is
-stopped at the end."""
+These tests run whole-database drains (the shared service's), so they use the run's second Neo4j
+(`own_neo4j`): on the shared test database they would take other runs' queued jobs. Every process
+they start is stopped at the end."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from tests.mcp.test_service import kg, service_pid
 from tests.mcp.test_stdio import workspace
 from tests.support.brains import make_brain
 from tests.support.mcp import REPO, bearer, server_env
-from tests.support.neo4j import ServerUnderTest, local_server
+from tests.support.neo4j import ServerUnderTest
 from tests.support.obsidian import Vault, rest_api
 
 PAIRS = [  # the second note of each pair links to the first strongly enough to evolve it
@@ -51,12 +51,6 @@ SETTLE_S = 30.0  # the drains fire every second; the bound allows for a loaded m
 DRAINS = {"SCHEDULER_IN_SERVER": "true", "EVOLUTION_INTERVAL_S": "1",
           "ARCHIVE_CRON": "0 3 29 2 *", "CONSOLIDATION_CRON": "30 3 29 2 *",
           "FORGET_PURGE_CRON": "45 3 29 2 *"}
-
-
-@pytest.fixture(scope="module")
-def own_neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerUnderTest]:
-    with local_server(tmp_path_factory.mktemp("neo4j-home")) as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ the server's git root, then 'general'. Roots are asked once per MCP session."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,17 +132,25 @@ def test_a_2026_session_without_a_back_channel_falls_back_to_the_setting(
     assert inbox_projects(server, [root], mode="auto") == [project]
 
 
-def test_one_http_server_gives_two_workspaces_two_projects(
-        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
-    first, second = workspace(tmp_path, f"{project}-a"), workspace(tmp_path, f"{project}-b")
-    server_dir = tmp_path / "kg"
+@pytest.fixture(scope="module")
+def kg_service(neo4j_server: ServerUnderTest,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of one HTTP service for the module, started in a git checkout called `kg`; each
+    test's clients name projects of their own."""
+    server_dir = tmp_path_factory.mktemp("service") / "kg"
     (server_dir / ".git").mkdir(parents=True)
     env = server_env(neo4j_server, KG_BRAIN_HTTP_AUTH="none")  # access: tests/mcp/test_http.py
     with http_server(env, "127.0.0.1", free_port(), server_dir) as url:
-        assert inbox_projects(StreamableHttpTransport(url), [first.as_uri()]) == [f"{project}-a"]
-        assert inbox_projects(StreamableHttpTransport(url), [second.as_uri()]) == \
-            [f"{project}-b"]
-        assert inbox_projects(StreamableHttpTransport(url), None) == ["kg"]
+        yield url
+
+
+def test_one_http_server_gives_two_workspaces_two_projects(
+        kg_service: str, project: str, tmp_path: Path) -> None:
+    first, second = workspace(tmp_path, f"{project}-a"), workspace(tmp_path, f"{project}-b")
+    url = kg_service
+    assert inbox_projects(StreamableHttpTransport(url), [first.as_uri()]) == [f"{project}-a"]
+    assert inbox_projects(StreamableHttpTransport(url), [second.as_uri()]) == [f"{project}-b"]
+    assert inbox_projects(StreamableHttpTransport(url), None) == ["kg"]
 
 
 def test_a_stdio_server_spawned_elsewhere_follows_the_clients_root(
@@ -154,29 +162,23 @@ def test_a_stdio_server_spawned_elsewhere_follows_the_clients_root(
 
 
 def test_a_stateless_client_at_the_wired_url_lands_in_the_workspaces_project(
-        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+        kg_service: str, project: str, tmp_path: Path) -> None:
     """fastmcp 4's client speaks the 2026-07-28 protocol (no sessions, no roots): the project
     comes from the URL `kg-brain wire --url` writes in the workspace, else from a header."""
     alpha = workspace(tmp_path, f"{project}-alpha")
-    server_dir = tmp_path / "kg"
-    (server_dir / ".git").mkdir(parents=True)
-    env = server_env(neo4j_server, KG_BRAIN_HTTP_AUTH="none")  # access: tests/mcp/test_http.py
-    with http_server(env, "127.0.0.1", free_port(), server_dir) as url:
-        wired = workspace_url(make_settings(kg_brain_project=None), url, alpha)
-        assert inbox_projects(StreamableHttpTransport(wired), None, mode="auto") == \
-            [f"{project}-alpha"]
-        named = StreamableHttpTransport(url, headers={"X-KG-Brain-Project": f"{project}-h"})
-        assert inbox_projects(named, None, mode="auto") == [f"{project}-h"]
-        assert inbox_projects(StreamableHttpTransport(url), None, mode="auto") == ["kg"]
-        with pytest.raises(ToolError, match="project"):
-            inbox_projects(StreamableHttpTransport(url + "?project=no%20way!"), None,
-                           mode="auto")
+    url = kg_service
+    wired = workspace_url(make_settings(kg_brain_project=None), url, alpha)
+    assert inbox_projects(StreamableHttpTransport(wired), None, mode="auto") == \
+        [f"{project}-alpha"]
+    named = StreamableHttpTransport(url, headers={"X-KG-Brain-Project": f"{project}-h"})
+    assert inbox_projects(named, None, mode="auto") == [f"{project}-h"]
+    assert inbox_projects(StreamableHttpTransport(url), None, mode="auto") == ["kg"]
+    with pytest.raises(ToolError, match="project"):
+        inbox_projects(StreamableHttpTransport(url + "?project=no%20way!"), None, mode="auto")
 
 
 def test_roots_win_over_the_project_the_url_names(
-        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+        kg_service: str, project: str, tmp_path: Path) -> None:
     root = workspace(tmp_path, f"{project}-root")
-    env = server_env(neo4j_server, KG_BRAIN_HTTP_AUTH="none")  # access: tests/mcp/test_http.py
-    with http_server(env, "127.0.0.1", free_port(), tmp_path) as url:
-        transport = StreamableHttpTransport(url + f"?project={project}-url")
-        assert inbox_projects(transport, [root.as_uri()]) == [f"{project}-root"]
+    transport = StreamableHttpTransport(kg_service + f"?project={project}-url")
+    assert inbox_projects(transport, [root.as_uri()]) == [f"{project}-root"]

@@ -1,14 +1,16 @@
 """The Neo4j server the suite runs against: NEO4J_TEST_URI when set, else a Docker engine
 (testcontainers), else a local Community server provisioned from Maven Central on free ports in
-a temporary home. A run that cannot get a Neo4j fails: it never skips."""
+a temporary home. A run that cannot get a Neo4j fails: it never skips. A parallel run
+(pytest-xdist) provisions it once, in the controller, and hands each worker its description."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,23 @@ class ServerUnderTest:
     conn: Connection
     http_url: str
     local: LocalNeo4j | None = None  # set when provisioned here, with its Browser guide
+
+    def described(self) -> dict[str, Any]:
+        """Plain values a worker process rebuilds the same server from (`described_server`)."""
+        local = self.local
+        return {"conn": asdict(self.conn), "http_url": self.http_url,
+                "local": None if local is None else {
+                    "home": str(local.home), "bolt_port": local.bolt_port,
+                    "http_port": local.http_port, "heap": local.heap,
+                    "pagecache": local.pagecache, "browser_port": local.browser_port}}
+
+
+def described_server(description: dict[str, Any]) -> ServerUnderTest:
+    """The server another process provisioned and described: used, never started or stopped."""
+    local = description["local"]
+    return ServerUnderTest(Connection(**description["conn"]), description["http_url"],
+                           None if local is None else LocalNeo4j(**{**local,
+                                                                    "home": Path(local["home"])}))
 
 
 def _from_env() -> ServerUnderTest:
