@@ -141,6 +141,12 @@ def test_nodes_are_drawn_in_the_kg_brain_style(pilot: BrowserPilot, seeded_proje
     pilot.run_command(f":param project => '{seeded_project}'")
     pilot.run_command("MATCH p = (:Note {project: $project})-[:MENTIONS]->(:Entity) RETURN p")
     frame = pilot.driver.find_elements(By.CSS_SELECTOR, '[data-testid="frame"]')[0]
-    fills = {str(c.get_attribute("fill")).lower()
-             for c in frame.find_elements(By.CSS_SELECTOR, "g.node circle")}
-    assert NOTE_BLUE.lower() in fills and ENTITY_CYAN.lower() in fills, fills
+
+    def fills() -> set[str]:
+        return {str(c.get_attribute("fill")).lower()
+                for c in frame.find_elements(By.CSS_SELECTOR, "g.node circle")}
+
+    def both_styles() -> bool:  # the graph view draws its nodes after the result frame shows
+        return {NOTE_BLUE.lower(), ENTITY_CYAN.lower()} <= fills()
+
+    pilot.wait("notes and entities drawn in the kg-brain colours", both_styles)
