@@ -65,7 +65,8 @@ _WHEN_WORDS = re.compile(
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
-    r"from \S+ to|instead of|was|were)\b", re.I)
+    r"from \S+ to|instead of)\b|\((?:was|were)\b", re.I)  # "weekly (was monthly)"; a bare
+# "was" narrates ("when I was 10", "we were given") more often than it marks a change
 _CONTRARY = re.compile(r"\b(?:contrary to|is wrong|was wrong|is incorrect|was incorrect|"
                        r"is not true|is false|was mistaken)\b", re.I)
 # Set phrases with a negation word that assert rather than deny ("can't wait", "never forget",

@@ -5,9 +5,10 @@ A table's JSON files are those its section heading names (`### Scale (scale.json
 (code blocks aside: their commands write results, they do not name a table's).
 Each must exist, carry the provenance a current bench program writes (a commit of this history,
 a command the current command line or bench module accepts, settings and tuning with today's
-names), and every number in the table's cells (the first column is a label) must be a number of
-those files, as the table rounds it (a fraction may be shown as a percentage), or a number of the
-tables `kg-brain bench report` renders from them.
+names; a `<name>-before.json` is an earlier commit's run kept beside today's for a comparison,
+so its tuning may have an earlier set of keys), and every number in the table's cells (the first
+column is a label) must be a number of those files, as the table rounds it (a fraction may be
+shown as a percentage), or a number of the tables `kg-brain bench report` renders from them.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def shown(number: str, values: list[float], rendered_numbers: set[str]) -> bool:
     return any(f"{x:.{places}f}" == number or f"{100 * x:.{places}f}" == number for x in values)
 
 
-def provenance_problems(result: dict[str, Any]) -> list[str]:
+def provenance_problems(result: dict[str, Any], before: bool = False) -> list[str]:
     record = result.get("provenance")
     if not isinstance(record, dict):
         return ["no provenance: not written by a current bench program"]
@@ -131,7 +132,7 @@ def provenance_problems(result: dict[str, Any]) -> list[str]:
     if not record.get("settings") or stale:
         problems.append(f"settings missing or renamed since: {sorted(stale)}")
     for key, current in (("tuning", Tuning()), ("deep_tuning", DeepTuning())):
-        if key in result and set(result[key]) != set(asdict(current)):
+        if not before and key in result and set(result[key]) != set(asdict(current)):
             problems.append(f"{key} keys differ from today's: "
                             f"{sorted(set(result[key]) ^ set(asdict(current)))}")
     return problems
@@ -178,7 +179,8 @@ def test_a_table_shows_what_todays_code_makes_of_its_results(table: Table) -> No
         path = RESULTS / name
         assert path.is_file(), f"BENCHMARKS.md line {table.line}: {name} does not exist"
         result = json.loads(path.read_text(encoding="utf-8"))
-        assert provenance_problems(result) == [], f"line {table.line}: {name}"
+        before = name.endswith("-before.json")
+        assert provenance_problems(result, before) == [], f"line {table.line}: {name}"
         values += leaves(result)
         from_report |= rendered(path, result)
     missing = [n for n in cell_numbers(table) if not shown(n, values, from_report)]
@@ -195,6 +197,8 @@ def test_the_checks_fail_on_a_stale_result() -> None:
     for expected in ("commit", "does not accept", "retired_knob", "tuning keys"):
         assert expected in problems
     assert provenance_problems({}) != []
+    earlier = " ".join(provenance_problems(old, before=True))
+    assert "tuning keys" not in earlier and "commit" in earlier and "retired_knob" in earlier
     assert command_problems("python -m bench.stress --processes 2") == []
     assert command_problems("stress.py --processes 2") == []
     assert "no option --gone" in command_problems("python -m bench.stress --gone 1")[0]

@@ -241,3 +241,16 @@ def test_a_plain_denial_of_the_same_statement_still_contradicts() -> None:
                 "events.", "general",
                 "The invoice webhook verifies the signature header of incoming events.",
                 "general", 0.9) == LinkType.CONTRADICTS
+
+
+def test_a_value_with_its_old_one_in_parentheses_supersedes() -> None:
+    assert link("- session cache TTL: 10 minutes (was 5 minutes)", "general",
+                "- session cache TTL: 5 minutes, per key", "general", 0.9) == LinkType.SUPERSEDES
+
+
+def test_a_past_tense_story_with_another_number_supersedes_nothing() -> None:
+    got = link("Tom (4 May): when I was 12 my uncle gave me a bike, and I rode it to school "
+               "every day.", "general",
+               "Tom (1 May): I bought a bike for my son on the 28th, he rides it every day.",
+               "general", 0.6)
+    assert got != LinkType.SUPERSEDES
