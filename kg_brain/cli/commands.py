@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from kg_brain.app import resolve_connection
 from kg_brain.cli.data import register as register_data
@@ -86,17 +88,18 @@ def _sum_by(rows: list[admin.NoteCount], key: str) -> dict[str, int]:
 
 def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`kg-brain bench ...`: the benchmark programs are the repository's top-level `bench/`
-    package, not part of the installed server; where it is not importable the command says how
-    to get it."""
-    try:
-        from bench.cli import register
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("bench", "bench.cli"):
-            raise
+    package, not part of the installed server. They run only beside the checkout's own kg_brain
+    (their statements are its cypher/bench/): an installed kg-brain, even on a path where some
+    checkout's `bench` is importable, says how to get them instead."""
+    spec = importlib.util.find_spec("bench")
+    checkout = Path(__file__).resolve().parents[2]
+    if spec is None or spec.origin is None or Path(spec.origin).resolve().parents[1] != checkout:
         absent = sub.add_parser("bench", help="benchmarks (from a checkout of the repository)")
         absent.add_argument("args", nargs=argparse.REMAINDER)
         absent.set_defaults(handler=_bench_absent)
         return
+    from bench.cli import register
+
     register(sub)
 
 
