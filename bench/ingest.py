@@ -2,8 +2,8 @@
 
 `import`: the bulk import (`Importer.add_many`). One note per turn: the speaker's words as content,
 the speaker and session date as title, the setting and the turn it answers as context, and a
-RELATES_TO link from each turn to the one before it in its session, the structure any transcript
-import creates.
+FOLLOWS link from each turn to the one before it in its session, the session order add_memory
+writes too.
 `add`: every turn through add_memory one after the other, as an agent would store it: enrichment,
 dedup, typed links to the notes before it and evolution jobs, which this process applies after
 each write (as a server's scheduler would, a few seconds later; applying them here also keeps
@@ -22,9 +22,9 @@ from bench.datasets import Corpus, Turn, TurnKey
 from kg_brain.app import Brain
 from kg_brain.db import outlast
 from kg_brain.store.links import merge_links
+from kg_brain.vocab import LinkType
 
 log = logging.getLogger(__name__)
-FOLLOWS_WEIGHT = 0.5
 REPLY_CHARS = 200
 WRITE_PATHS = ("import", "add")
 DRAIN_BATCH = 50
@@ -58,8 +58,8 @@ def import_corpus(brain: Brain, corpus: Corpus, project: str,
     ids = brain.importer.add_many(records)
     by_key = {turn.key: zk for turn, zk in zip(corpus.turns, ids, strict=True)}
     links = [
-        {"src": ids[i], "dst": ids[i - 1], "type": "RELATES_TO",
-         "reason": "follows in the conversation", "weight": FOLLOWS_WEIGHT}
+        {"src": ids[i], "dst": ids[i - 1], "type": LinkType.FOLLOWS.value,
+         "reason": "written next in the session", "weight": 1.0, "origin": "auto"}
         for i in range(1, len(corpus.turns))
         if corpus.turns[i].date and corpus.turns[i].session == corpus.turns[i - 1].session
     ]

@@ -26,13 +26,13 @@ from bench.common import BENCH_PREFIX, delete_bench_project, emit_result
 from kg_brain.app import Brain
 from kg_brain.llm.kinds import infer_kind
 from kg_brain.settings import Settings, load_settings
-from kg_brain.vocab import LinkType, NoteKind
+from kg_brain.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
 
 log = logging.getLogger(__name__)
 DATA = Path(__file__).parent / "data"
 NONE = "NONE"
 DUPLICATE = "DUPLICATE"  # the new note merged into the existing one
-LABELS = [t.value for t in LinkType] + [NONE, DUPLICATE]
+LABELS = [t.value for t in JUDGED_LINK_TYPES] + [NONE, DUPLICATE]
 HALVES = ("tune", "check", "all")
 TARGETED = ("FIXES", "SUPERSEDES", "CONTRADICTS")
 ASSERTIVE = ("SUPERSEDES", "CONTRADICTS")  # links that demote or dispute a note
@@ -67,8 +67,8 @@ def judge_pair(brain: Brain, pair: dict[str, Any], project: str) -> Outcome:
     if added.deduplicated:
         return Outcome(pair["id"], pair["half"], pair["expected"], DUPLICATE, added.similarity,
                        "", kinds, pair.get("about", "same"))
-    link = next((x for x in added.note.links if x.direction == "out" and x.zk_id == target),
-                None)
+    link = next((x for x in added.note.links if x.direction == "out" and x.zk_id == target
+                 and x.type != LinkType.FOLLOWS), None)  # the session order is no judgment
     return Outcome(pair["id"], pair["half"], pair["expected"], link.type if link else NONE,
                    link.weight if link else None, link.reason if link else "", kinds,
                    pair.get("about", "same"))

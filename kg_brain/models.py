@@ -83,7 +83,7 @@ class FoundBy(BaseModel):
     ZK-..."): provenance should not outweigh the content it explains."""
 
     hop: int
-    channel: str = Field(description="vector | lexical | entity | bridge | link")
+    channel: str = Field(description="vector | lexical | entity | bridge | link | session")
     via: str | None = Field(None, description="note whose hit or neighbourhood led here")
     relationship: str | None = Field(None, description="relationship type for graph hits")
     entity: str | None = Field(None, description="the entity that led here (entity, bridge)")

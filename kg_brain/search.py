@@ -60,6 +60,11 @@ class Tuning:
     # --split tune --tuning fix_lift=...): the fix first for 96% of symptom questions against
     # 4% at 0, hit@1 unchanged; 1.2 put it first as often and lifted it over other hits too.
     fix_lift: float = 1.01
+    # The session (FOLLOWS): the note written just after a found note gets this share of the
+    # found note's score, the one written just before it session_before. A turn answers the one
+    # before it; a step of a task explains the next.
+    session_after: float = 0.5
+    session_before: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,8 @@ class DeepTuning:
     superseded: float = 0.6
     floor: float = 0.35  # as Tuning.floor (the same sweep gave deep_search the same floor)
     fix_lift: float = 1.01  # as Tuning.fix_lift, from the notes of the final ranking
+    session_after: float = 0.5  # as Tuning.session_after, from the notes of every hop
+    session_before: float = 0.2
 
     def statement_map(self) -> dict[str, float]:
         """The constants the statement reads as `$tuning.<name>`; the pool and the entity cap
@@ -161,8 +168,12 @@ def _hit(row: dict[str, Any], score: float | None = None,
 
 
 def _found_by(row: dict[str, Any]) -> list[dict[str, Any]]:
-    """search_memory's provenance: its channels, and the found note it fixes when that lifted it."""
+    """search_memory's provenance: its channels, the found note written next to it and the one
+    it fixes when they lifted it."""
     found: list[dict[str, Any]] = [{"hop": 0, "channel": c} for c in row["channels"]]
+    if row.get("session"):
+        found.append({"hop": 1, "channel": "session", "relationship": "FOLLOWS",
+                      "via": row["session"]})
     if row.get("fixes"):
         found.append({"hop": 1, "channel": "link", "relationship": "FIXES", "via": row["fixes"]})
     return found
@@ -210,7 +221,8 @@ class Search:
         rows = statements.search_memory(
             self.db, **params, **self._fetches(params["project"], pool, k),
             kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
-            superseded=t.superseded, fix_lift=t.fix_lift, k=k, floor=t.floor)
+            superseded=t.superseded, session_after=t.session_after,
+            session_before=t.session_before, fix_lift=t.fix_lift, k=k, floor=t.floor)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,

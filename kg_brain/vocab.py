@@ -53,4 +53,12 @@ class LinkType(StrEnum):
     FIXES = "FIXES"
     SUPERSEDES = "SUPERSEDES"
     PART_OF = "PART_OF"
+    # Not a judgment: the note written just before this one in the same session (the project's
+    # previous note, written at most SESSION_GAP_S earlier). Searches lift the notes written
+    # around a hit; no enricher or model ever chooses it.
+    FOLLOWS = "FOLLOWS"
+
+
+# The types an enricher (rules or a model) may decide between two notes.
+JUDGED_LINK_TYPES = tuple(t for t in LinkType if t is not LinkType.FOLLOWS)
 

@@ -7,8 +7,9 @@
 // the best $tuning.expand_n notes ($hops = 3: twice as many): bridges over entities they share
 // with other notes (one step of personalised PageRank's spreading, rare entities carrying more),
 // and typed links that steer: the fix of a mistake, the note that supersedes a hit, then other
-// typed neighbours. A note that FIXES a found one ranks with it ($tuning.fix_lift); a note
-// superseded by a live note yields to it ($tuning.superseded weight).
+// typed neighbours. The notes written just before and after a found one in its session share
+// its score. A note that FIXES a found one ranks with it ($tuning.fix_lift); a note superseded
+// by a live note yields to it ($tuning.superseded weight).
 // Every result says which channels and paths found it. Access is stamped on the returned notes.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
@@ -22,11 +23,13 @@
 //         ent_partial: weight of an entity matched by name words only; blend_n, alpha: the
 //         blended hop; expand_n: notes the graph step starts from; nb_limit: typed neighbours
 //         per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights; decay: weight
-//         of the blended hop; superseded: factor on superseded notes; fix_lift: least share of
+//         of the blended hop; session_after, session_before: share of a found note's score
+//         the note written just after / before it gets; superseded: factor on superseded notes; fix_lift: least share of
 //         a found note's score a note that FIXES it gets (0: off); floor: least cosine the
 //         best hit must reach.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links, link_count; links: up to 3
-//          (zk_id, type, direction; typed before RELATES_TO), link_count: all; best first
+//          (zk_id, type, direction; typed, then RELATES_TO, then FOLLOWS), link_count: all;
+//          best first
 {{> nearest_in_project
     as: vec
     vector: $vector
@@ -127,6 +130,22 @@ CALL (base, top, total) {
 }
 UNWIND hop0 + hop1 + reduce(all = [], step IN steps | all + step) AS rec
 WITH rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
+WITH collect({n: n, recs: recs, s: fused}) AS hits
+// the session: the note written just after a found one gets $tuning.session_after of its score,
+// the one written just before it $tuning.session_before (a note FOLLOWS the one before it)
+UNWIND hits + COLLECT {
+    UNWIND CASE WHEN $tuning.session_after > 0 OR $tuning.session_before > 0 THEN hits
+                ELSE [] END AS h
+    WITH h.n AS f, h.s AS s
+    MATCH (f)-[r:FOLLOWS]-(m:Note)
+    WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
+    WITH m, f, CASE WHEN startNode(r) = m THEN $tuning.session_after
+                    ELSE $tuning.session_before END * s AS s
+    WHERE s > 0
+    RETURN {n: m, s: s, recs: [{n: m, s: s, hop: 1, ch: 'session', via: f.zk_id,
+                                rel: 'FOLLOWS', ent: null}]} AS near
+  } AS h
+WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, sum(h.s) AS fused
 WITH collect({n: n, recs: recs, s: fused}) AS found
 // a note that FIXES a found one scores at least $tuning.fix_lift times that one's score
 UNWIND found + COLLECT {
@@ -166,7 +185,7 @@ RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
          MATCH (n)-[r]-(m:Note)
          RETURN {zk_id: m.zk_id, type: type(r),
                  direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END} AS link
-         ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 ELSE 0 END,
+         ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 WHEN 'FOLLOWS' THEN 2 ELSE 0 END,
                   coalesce(r.weight, 0.0) DESC, link.zk_id
          LIMIT 3
        } AS links,

@@ -1,9 +1,10 @@
 // Hybrid search in one statement: vector index + full-text (BM25) index, filtered to one
 // project's live notes and fused by $fusion: 'linear' adds the vector score scaled from the
 // pool's lowest (0) to its best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
-// adds weighted reciprocal ranks. The fix of a found note ranks with it ($fix_lift); a note
-// superseded by a live note yields to it ($superseded factor). Stamps access on every returned
-// note.
+// adds weighted reciprocal ranks. The notes written just before and after a found one in its
+// session share its score ($session_before, $session_after); the fix of a found note ranks with
+// it ($fix_lift); a note superseded by a live note yields to it ($superseded factor). Stamps
+// access on every returned note.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; lex: Lucene query, word tokens in boosted fields ('' = no
@@ -12,12 +13,15 @@
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
 //         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
 //         constants;
+//         session_after, session_before: share of a found note's score the note written just
+//         after / before it gets (0: off);
 //         fix_lift: least share of a found note's score a note that FIXES it gets (0: off);
 //         k: results; floor: least cosine the best hit must reach; now: datetime.
-// returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, links,
-//          link_count; fixes: the found note this one was lifted from as its fix, or null;
-//          links: up to 3 (zk_id, type, direction; typed before RELATES_TO), link_count: all;
-//          best first
+// returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
+//          links, link_count; fixes: the found note this one was lifted from as its fix, or null;
+//          session: the found note written next to this one that lifted it most, or null;
+//          links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then FOLLOWS),
+//          link_count: all; best first
 {{> nearest_in_project
     as: vec
     vector: $vector
@@ -43,7 +47,24 @@ UNWIND CASE $fusion
     [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical'}]
   END AS part
 WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels
-WITH collect({n: n, channels: channels, fixes: null, score: fused}) AS found
+WITH collect({n: n, channels: channels, score: fused}) AS hits
+// the session: the note written just after a found one gets $session_after of its score, the
+// one written just before it $session_before (a note FOLLOWS the one written before it)
+UNWIND hits + COLLECT {
+    UNWIND CASE WHEN $session_after > 0 OR $session_before > 0 THEN hits ELSE [] END AS h
+    WITH h.n AS f, h.score AS s
+    MATCH (f)-[r:FOLLOWS]-(m:Note)
+    WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
+      AND ($kinds IS NULL OR m.note_kind IN $kinds)
+    RETURN {n: m, channels: [], score: 0.0, via: f.zk_id,
+            near: CASE WHEN startNode(r) = m THEN $session_after ELSE $session_before END * s}
+           AS near
+  } AS h
+WITH h ORDER BY coalesce(h.near, 0.0) DESC
+WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
+     sum(h.score) + sum(coalesce(h.near, 0.0)) AS fused,
+     collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS session
+WITH collect({n: n, channels: channels, fixes: null, session: session, score: fused}) AS found
 // a note that FIXES a found one scores at least $fix_lift times that one's score: a symptom
 // question words the failure, its answer is the fix ($fix_lift 0: off)
 UNWIND found + COLLECT {
@@ -52,32 +73,33 @@ UNWIND found + COLLECT {
     MATCH (f:Note)-[:FIXES]->(m)
     WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
       AND ($kinds IS NULL OR f.note_kind IN $kinds)
-    RETURN {n: f, channels: [], fixes: m.zk_id, score: $fix_lift * s} AS lifted
+    RETURN {n: f, channels: [], fixes: m.zk_id, session: null, score: $fix_lift * s} AS lifted
   } AS h
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
-     collect(h.fixes)[0] AS fixes, max(h.score) AS fused
-WITH n, channels, fixes, fused * CASE WHEN EXISTS {
+     collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session, max(h.score) AS fused
+WITH n, channels, fixes, session, fused * CASE WHEN EXISTS {
        (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) } THEN $superseded ELSE 1.0
      END AS score
 ORDER BY score DESC, n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
 // comparable across queries; below $floor for every hit, nothing relevant is stored: no rows.
-WITH collect({n: n, channels: channels, fixes: fixes, score: score,
+WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score,
               relevance: 2.0 * coalesce(vector.similarity.cosine(n.embedding, $vector), 0.0)
                          - 1.0}) AS top
 WHERE any(h IN top WHERE h.relevance >= $floor)
 UNWIND top AS h
-WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.score AS score,
-     h.relevance AS relevance
+WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
+     h.score AS score, h.relevance AS relevance
 SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
        left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project, channels, fixes,
+       session,
        COLLECT {
          MATCH (n)-[r]-(m:Note)
          RETURN {zk_id: m.zk_id, type: type(r),
                  direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END} AS link
-         ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 ELSE 0 END,
+         ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 WHEN 'FOLLOWS' THEN 2 ELSE 0 END,
                   coalesce(r.weight, 0.0) DESC, link.zk_id
          LIMIT 3
        } AS links,

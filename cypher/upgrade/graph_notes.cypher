@@ -2,7 +2,7 @@
 // note says, its kind, the keys of the entities it mentions now and its outgoing typed links,
 // each with the text and kind of the note at its other end.
 // params: after: last zk_id of the previous page ('' to start); project: name or null (all);
-//         link_types: the LinkType vocabulary; limit.
+//         link_types: the link types an enricher decides (not the session order); limit.
 // returns: zk_id, title, content, note_kind, memory_type, mentions, links; links: list of
 //          {dst, type, origin, weight, title, content, note_kind}
 MATCH (n:Note)

@@ -35,7 +35,7 @@ from kg_brain.llm.types import (
     SessionDigest,
     Synthesis,
 )
-from kg_brain.vocab import LinkType, NoteKind
+from kg_brain.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
 
 if TYPE_CHECKING:  # the providers load httpx: only when one is configured
     from kg_brain.llm.providers import ChatProvider
@@ -46,7 +46,8 @@ T = TypeVar("T")
 CONTENT_CHARS = 6000
 SNIPPET_CHARS = 500
 MAX_ENTITIES = 30
-_LINK_TYPES = ", ".join(t.value for t in LinkType)
+_LINK_TYPES = ", ".join(t.value for t in JUDGED_LINK_TYPES)
+_JUDGED = {t.value for t in JUDGED_LINK_TYPES}
 _ENTITY_KINDS = ", ".join(k.value for k in EntityKind)
 _NOTE_KINDS = ", ".join(k.value for k in NoteKind if k != NoteKind.SESSION_SUMMARY)
 
@@ -320,7 +321,7 @@ def _valid_links(reply: _LinksReply, eligible: list[Candidate]) -> list[LinkDeci
     for item in reply.links:
         cand = by_id.get(item.zk_id.strip())
         type_name = item.link_type.strip().upper().replace(" ", "_").replace("-", "_")
-        if cand is None or type_name not in LinkType.__members__ or cand.zk_id in decisions:
+        if cand is None or type_name not in _JUDGED or cand.zk_id in decisions:
             log.debug("dropping link reply item %s", item)
             continue
         decisions[cand.zk_id] = LinkDecision(

@@ -14,7 +14,7 @@ link and the failure's promotion) prepares each and writes them in one transacti
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -154,6 +154,10 @@ class Writer:
         assert row is not None
         notes.insert_notes(tx, [row], prepared.now)
         self._write_links(tx, row["zk_id"], row["project"], prepared.decisions, prepared.now)
+        gap = self.settings.session_gap_s
+        if gap and row["memory_type"] == MemoryType.PERMANENT.value:
+            links.follow_previous(tx, zk_id=row["zk_id"], project=row["project"],
+                                  since=prepared.now - timedelta(seconds=gap), now=prepared.now)
 
     def added(self, prepared: PreparedAdd, on: On | None = None) -> AddResult:
         """What add_memory answers, read in the write's transaction (`on`) or after it."""

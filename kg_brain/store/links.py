@@ -28,3 +28,9 @@ def merge_links(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[Li
 @write("links/prune_similarity_links.cypher", "changed")
 def prune_similarity_links(on: On, *, zk_ids: list[str], keep: int) -> list[Pruned]:
     """The weakest automatic RELATES_TO links beyond `keep` per note, dropped."""
+
+
+@write("links/follow_previous.cypher", "src", "dst")
+def follow_previous(on: On, *, zk_id: str, project: str, since: datetime,
+                    now: datetime) -> list[LinkWritten]:
+    """The new note FOLLOWS the project's note written last since `since`, if any."""

@@ -69,7 +69,7 @@ SCHEMA_INDEXES = frozenset({
     "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
     FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
-    "entity_key", ENTITY_INDEX, "forgotten_zk_id",
+    "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_project_created",
 })
 
 
@@ -113,6 +113,11 @@ def create_forgotten_constraint(on: On) -> None:
     """One tombstone per forgotten zk_id."""
 
 
+@autocommit("schema/create_session_order_index.cypher")
+def create_session_order_index(on: On) -> None:
+    """Notes by (project, creation time): the session order."""
+
+
 @autocommit("schema/await_indexes.cypher")
 def await_indexes(on: On) -> None:
     """Until every index is online."""
@@ -120,7 +125,8 @@ def await_indexes(on: On) -> None:
 
 STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
               create_lease_constraint, create_revision_index, create_entity_constraint,
-              create_entity_fulltext_index, create_forgotten_constraint)
+              create_entity_fulltext_index, create_forgotten_constraint,
+              create_session_order_index)
 
 
 def bootstrap_schema(db: Database) -> None:

@@ -20,6 +20,7 @@ class SearchHit(TypedDict):
     project: str
     channels: list[str]
     fixes: str | None
+    session: str | None
     links: list[dict[str, Any]]
     link_count: int
 
@@ -49,7 +50,8 @@ class Neighbourhood(TypedDict):
 @write("search/search_memory.cypher")
 def search_memory(on: On, *, vector: Vector, lex: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
-                  rrf_k: float, w_vec: float, w_lex: float, superseded: float, fix_lift: float,
+                  rrf_k: float, w_vec: float, w_lex: float, superseded: float,
+                  session_after: float, session_before: float, fix_lift: float,
                   k: int, floor: float, now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank); stamps access on the hits."""
 

@@ -16,7 +16,7 @@ ALL_PROJECTS = "*"
 NoteKindName = Literal["mistake", "fix", "pattern", "research", "decision", "general",
                        "open_thread", "session_summary", "project_context"]
 LinkTypeName = Literal["RELATES_TO", "SUPPORTS", "EXTENDS", "CONTRADICTS", "CAUSED_BY", "FIXES",
-                       "SUPERSEDES", "PART_OF"]
+                       "SUPERSEDES", "PART_OF", "FOLLOWS"]
 MemoryTypeName = Literal["permanent", "fleeting", "archived"]
 ProjectArg = Annotated[str | None, Field(
     description="project name; omit for this workspace's project (the client's workspace, else "

@@ -84,7 +84,8 @@ class SearchTools(ToolArea):
     ) -> SearchResults:
         """Complex or causal questions ("why is X slow?", "how did we solve Y?"): the question's
         words, meaning and named entities, then the graph: notes sharing rare entities, the fix
-        of a mistake, the successor of a superseded note. Each hit says how it was found.
+        of a mistake, the successor of a superseded note, the notes written next to a hit in
+        its session. Each hit says how it was found.
         Returns previews with relevance, as search_memory. Marks the hits as used (access
         stamp): not read-only."""
         p = self._project(project)

@@ -45,10 +45,10 @@ from kg_brain.store import links, upgrade, views
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.upgrade import GraphNote
 from kg_brain.views.schema import write_backup
-from kg_brain.vocab import LinkType, NoteKind
+from kg_brain.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
 
 PAGE = 200
-LINK_TYPES = [t.value for t in LinkType]
+LINK_TYPES = [t.value for t in JUDGED_LINK_TYPES]  # the session order is not re-judged
 RELATES = LinkType.RELATES_TO.value
 GENERAL = NoteKind.GENERAL.value
 

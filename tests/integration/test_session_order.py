@@ -1,0 +1,125 @@
+"""The session order on the real server: a permanent note FOLLOWS the project's note written
+just before it in the same session, and both searches lift the notes written next to a hit."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.models import Hit
+from kg_brain.search import Search
+from kg_brain.vocab import LinkType
+from tests.support.brains import make_brain
+
+START = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
+
+
+class StepClock:
+    """The time a test sets: writes happen when the test says."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> StepClock:
+    return StepClock()
+
+
+@pytest.fixture
+def brain(db: Database, embedder: SentenceTransformerEmbedder, clock: StepClock) -> Brain:
+    return make_brain(db, embedder, clock=clock)
+
+
+def follows(brain: Brain, zk_id: str) -> list[str]:
+    note = brain.reader.get([zk_id])[0]
+    return [x.zk_id for x in note.links if x.type == LinkType.FOLLOWS and x.direction == "out"]
+
+
+def test_a_note_follows_the_last_one_of_its_session_only(brain: Brain, clock: StepClock,
+                                                         project: str) -> None:
+    first = brain.writer.add("The nightly export job writes parquet files to the archive "
+                             "bucket.", project).note.zk_id
+    clock.advance(minutes=4)
+    brain.writer.add("Scratch: check the export bucket's lifecycle rule later.", project,
+                     memory_type="fleeting")
+    brain.writer.add("Mobile release builds are signed on the CI runner, never on laptops.",
+                     "other-" + project)
+    clock.advance(minutes=4)
+    second = brain.writer.add("The archive bucket keeps parquet exports for ninety days, then "
+                              "moves them to cold storage.", project).note.zk_id
+    clock.advance(minutes=45)  # beyond SESSION_GAP_S (30 minutes): a new session
+    third = brain.writer.add("Grafana alerts for the payment API page the on-call engineer "
+                             "after five minutes of errors.", project).note.zk_id
+
+    assert follows(brain, first) == []
+    assert follows(brain, second) == [first]  # not the fleeting note, not another project's
+    assert follows(brain, third) == []
+    again = brain.writer.add("The nightly export job writes parquet files to the archive "
+                             "bucket.", project)
+    assert again.deduplicated  # a merge writes no note, so no session link either
+    assert follows(brain, third) == []
+
+
+def test_the_session_gap_setting_turns_the_order_off(db: Database,
+                                                     embedder: SentenceTransformerEmbedder,
+                                                     clock: StepClock, project: str) -> None:
+    brain = make_brain(db, embedder, clock=clock, session_gap_s=0)
+    brain.writer.add("Feature flags are read from the config service at start.", project)
+    clock.advance(minutes=1)
+    later = brain.writer.add("Flag changes need a restart of the worker pods.", project)
+    assert follows(brain, later.note.zk_id) == []
+
+
+QUESTION = "Which database did Priya pick for the billing service?"
+
+
+def _conversation(brain: Brain, clock: StepClock, project: str) -> tuple[str, str]:
+    """A turn that words the question, the reply that holds the answer (and shares no word
+    with the question), and turns about other things around them."""
+    ids = []
+    for text in [
+        "Marco (9:00 am on 3 June, 2025): The kayak trip got rained out again this weekend.",
+        "Marco (9:01 am on 3 June, 2025): Priya, which database did you pick for the billing "
+        "service?",
+        "Priya (9:02 am on 3 June, 2025): Postgres, because the team already runs it well.",
+        "Marco (9:03 am on 3 June, 2025): Nice, my daughter starts swimming lessons in July.",
+        "Priya (9:04 am on 3 June, 2025): The billing service dashboard is slow on Mondays.",
+        "Marco (9:05 am on 3 June, 2025): Which database would you pick for a hobby project?",
+        "Priya (9:06 am on 3 June, 2025): I did pick the billing reports layout myself.",
+        "Marco (9:07 am on 3 June, 2025): The service at the new cafe was friendly.",
+    ]:
+        ids.append(brain.writer.add(text, project).note.zk_id)
+        clock.advance(minutes=1)
+    return ids[1], ids[2]
+
+
+def _rank(hits: list[Hit], zk_id: str) -> int:
+    return next((i for i, h in enumerate(hits) if h.zk_id == zk_id), len(hits))
+
+
+@pytest.mark.parametrize("method", ["search_memory", "deep_search"])
+def test_the_reply_written_after_a_found_turn_is_lifted(brain: Brain, clock: StepClock,
+                                                         project: str, method: str) -> None:
+    asked, answer = _conversation(brain, clock, project)
+    assert follows(brain, answer) == [asked]
+    off = Search(brain.deps, replace(brain.search.tuning, session_after=0.0, session_before=0.0),
+                 replace(brain.search.deep_tuning, session_after=0.0, session_before=0.0))
+    lifted = getattr(brain.search, method)(QUESTION, project, top_k=8)
+    plain = getattr(off, method)(QUESTION, project, top_k=8)
+    assert lifted[0].zk_id == plain[0].zk_id == asked
+    assert _rank(lifted, answer) == 1 < _rank(plain, answer)
+    hit = lifted[1]
+    assert any(f.channel == "session" and f.via == asked and f.relationship == "FOLLOWS"
+               for f in hit.found_by)
