@@ -119,7 +119,7 @@ def test_the_reply_written_after_a_found_turn_is_lifted(brain: Brain, clock: Ste
     lifted = getattr(brain.search, method)(QUESTION, project, top_k=8)
     plain = getattr(off, method)(QUESTION, project, top_k=8)
     assert lifted[0].zk_id == plain[0].zk_id == asked
-    assert _rank(lifted, answer) == 1 < _rank(plain, answer)
-    hit = lifted[1]
+    assert _rank(lifted, answer) < min(3, _rank(plain, answer))
+    hit = lifted[_rank(lifted, answer)]
     assert any(f.channel == "session" and f.via == asked and f.relationship == "FOLLOWS"
                for f in hit.found_by)
