@@ -22,7 +22,7 @@ from bench.datasets import Corpus, Turn, TurnKey
 from kg_brain.app import Brain
 from kg_brain.db import outlast
 from kg_brain.store.links import merge_links
-from kg_brain.vocab import LinkType
+from kg_brain.vocab import FOLLOWS_REASON, LinkType
 
 log = logging.getLogger(__name__)
 REPLY_CHARS = 200
@@ -59,7 +59,7 @@ def import_corpus(brain: Brain, corpus: Corpus, project: str,
     by_key = {turn.key: zk for turn, zk in zip(corpus.turns, ids, strict=True)}
     links = [
         {"src": ids[i], "dst": ids[i - 1], "type": LinkType.FOLLOWS.value,
-         "reason": "written next in the session", "weight": 1.0, "origin": "auto"}
+         "reason": FOLLOWS_REASON, "weight": 1.0, "origin": "auto"}
         for i in range(1, len(corpus.turns))
         if corpus.turns[i].date and corpus.turns[i].session == corpus.turns[i - 1].session
     ]

@@ -59,6 +59,7 @@ class LinkType(StrEnum):
     FOLLOWS = "FOLLOWS"
 
 
+FOLLOWS_REASON = "written next in the session"
 # The types an enricher (rules or a model) may decide between two notes.
 JUDGED_LINK_TYPES = tuple(t for t in LinkType if t is not LinkType.FOLLOWS)
 

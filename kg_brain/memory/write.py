@@ -34,7 +34,7 @@ from kg_brain.store import jobs, links, notes
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.notes import NearestNote, new_zk_id, with_fresh_ids
 from kg_brain.store.statement import On
-from kg_brain.vocab import LinkType, MemoryType, NoteKind
+from kg_brain.vocab import FOLLOWS_REASON, LinkType, MemoryType, NoteKind
 
 _LIVE = [MemoryType.PERMANENT.value, MemoryType.FLEETING.value]
 
@@ -157,7 +157,8 @@ class Writer:
         gap = self.settings.session_gap_s
         if gap and row["memory_type"] == MemoryType.PERMANENT.value:
             links.follow_previous(tx, zk_id=row["zk_id"], project=row["project"],
-                                  since=prepared.now - timedelta(seconds=gap), now=prepared.now)
+                                  since=prepared.now - timedelta(seconds=gap),
+                                  reason=FOLLOWS_REASON, now=prepared.now)
 
     def added(self, prepared: PreparedAdd, on: On | None = None) -> AddResult:
         """What add_memory answers, read in the write's transaction (`on`) or after it."""

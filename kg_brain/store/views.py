@@ -120,9 +120,9 @@ def restore_links(on: On, *, rows: list[dict[str, Any]]) -> list[RestoredLink]:
 
 
 @write("views/drop_unlisted_links.cypher", "src", "dst")
-def drop_unlisted_links(on: On, *, pairs: list[dict[str, Any]],
+def drop_unlisted_links(on: On, *, srcs: list[str], zk_ids: list[str], listed: list[str],
                         link_types: list[str]) -> list[RestoredLink]:
-    """Links between a backup's note pairs of types the backup does not list for them."""
+    """Links between a backup's notes that the backup does not list."""
 
 
 @write("views/restore_revisions.cypher")

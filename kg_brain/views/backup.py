@@ -9,8 +9,8 @@ Restoring keeps zk_ids and replaces the notes it names (restore in place, idempo
 `as_project` copies instead: every note gets a fresh zk_id and the new project, and links and
 revisions follow the id map, so a backup can be loaded beside its original in the same database.
 A header marked `exact_links` (a migration's backup, which lists every link of its notes) is
-restored exactly: a link between two of its notes of a type it does not list for that pair (one
-the migration re-typed) is dropped once every link is back.
+restored exactly: a link between two of its notes that it does not list (one the migration
+re-typed or added) is dropped once every link is back.
 """
 
 from __future__ import annotations
@@ -164,7 +164,8 @@ class Restorer:
         self.batch = batch
         self.counts = Counts()
         self._pending: dict[str, list[Record]] = {"note": [], "link": [], "revision": []}
-        self._pairs: dict[tuple[str, str], set[str]] | None = None  # exact links: pair -> types
+        # exact links: the backup's notes and its links as 'src TYPE dst'
+        self._exact: tuple[set[str], set[str]] | None = None
 
     def restore(self, records: Iterable[Record]) -> Counts:
         for number, record in enumerate(records):
@@ -174,7 +175,7 @@ class Restorer:
             if kind == "header" and record.get("version") != VERSION:
                 raise InvalidInput(f"backup version {record.get('version')} is not {VERSION}")
             if kind == "header" and record.get("exact_links"):
-                self._pairs = {}
+                self._exact = (set(), set())
             if kind in self._pending:
                 self._pending[kind].append(record)
                 if len(self._pending[kind]) >= self.batch:
@@ -222,6 +223,8 @@ class Restorer:
             return len(restored)
 
         self.counts.notes += self.db.write_tx(work)
+        if self._exact is not None:
+            self._exact[0].update(row["zk_id"] for row in rows)
 
     def _links(self, records: list[Record]) -> None:
         rows = [{"src": self._id(r["src"]), "dst": self._id(r["dst"]),
@@ -230,16 +233,17 @@ class Restorer:
         written = len(views.restore_links(self.db, rows=rows))
         self.counts.links += written
         self.counts.skipped += len(rows) - written
-        if self._pairs is not None:
-            for row in rows:
-                self._pairs.setdefault((row["src"], row["dst"]), set()).add(row["type"])
+        if self._exact is not None:
+            self._exact[1].update(f"{row['src']} {row['type']} {row['dst']}" for row in rows)
 
     def _drop_unlisted(self) -> None:
-        """Exact restore: each pair keeps only the link types the backup lists for it."""
-        pairs = [{"src": s, "dst": d, "types": sorted(t)}
-                 for (s, d), t in (self._pairs or {}).items()]
-        for start in range(0, len(pairs), self.batch):
-            views.drop_unlisted_links(self.db, pairs=pairs[start:start + self.batch],
+        """Exact restore: between the backup's notes, only the links it lists remain."""
+        if self._exact is None:
+            return
+        notes, listed = sorted(self._exact[0]), sorted(self._exact[1])
+        for start in range(0, len(notes), self.batch):
+            views.drop_unlisted_links(self.db, srcs=notes[start:start + self.batch],
+                                      zk_ids=notes, listed=listed,
                                       link_types=[t.value for t in LinkType])
 
     def _revisions(self, records: list[Record]) -> None:
