@@ -51,9 +51,10 @@ class Tuning:
     lex_context: float = 0.0
     # Least cosine the best hit must reach, else "nothing relevant stored": on the coding set's
     # tuning split (bench retrieval --suite coding --split tune, floors 0-0.6 by 0.05) the
-    # highest floor that keeps hit@1 within 1 point over the tuning runs (0.40: 89% and 94% of
-    # the questions about nothing stored answered with nothing, hit@1 -1.2 and 0; 0.45 cost 6
-    # points); no LoCoMo tuning question with evidence has a best cosine below 0.45.
+    # highest floor that keeps hit@1 within 1 point on average over three tuning runs (0.40:
+    # 89-94% of the questions about nothing stored answered with nothing, hit@1 -1.2, 0 and
+    # -1.2, one question of 82 being 1.2; 0.45 cost 6 points); no LoCoMo tuning question has a
+    # best cosine below 0.45.
     floor: float = 0.40
     # A note that FIXES a found note scores at least this share of the found note's score
     # (0: off): a symptom question words the failure, and the fix is what it asks for. Just

@@ -8,8 +8,8 @@
 // with other notes (one step of personalised PageRank's spreading, rare entities carrying more),
 // and typed links that steer: the fix of a mistake, the note that supersedes a hit, then other
 // typed neighbours. The notes written just before and after a found one in its session share
-// its score. A note that FIXES a found one ranks with it ($tuning.fix_lift); a note superseded
-// by a live note yields to it ($tuning.superseded weight).
+// its score, up to just below it. A note that FIXES a found one ranks with it ($tuning.fix_lift);
+// a note superseded by a live note yields to it ($tuning.superseded weight).
 // Every result says which channels and paths found it. Access is stamped on the returned notes.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
@@ -132,20 +132,27 @@ UNWIND hop0 + hop1 + reduce(all = [], step IN steps | all + step) AS rec
 WITH rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
 WITH collect({n: n, recs: recs, s: fused}) AS hits
 // the session: the note written just after a found one gets $tuning.session_after of its score,
-// the one written just before it $tuning.session_before (a note FOLLOWS the one before it)
+// the one written just before it $tuning.session_before (a note FOLLOWS the one before it), but
+// never more than just below the note that lifts it (0.99 of its score)
 UNWIND hits + COLLECT {
     UNWIND CASE WHEN $tuning.session_after > 0 OR $tuning.session_before > 0 THEN hits
                 ELSE [] END AS h
-    WITH h.n AS f, h.s AS s
+    WITH h.n AS f, h.s AS top
     MATCH (f)-[r:FOLLOWS]-(m:Note)
     WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
-    WITH m, f, CASE WHEN startNode(r) = m THEN $tuning.session_after
-                    ELSE $tuning.session_before END * s AS s
+    WITH m, f, top, CASE WHEN startNode(r) = m THEN $tuning.session_after
+                         ELSE $tuning.session_before END * top AS s
     WHERE s > 0
-    RETURN {n: m, s: s, recs: [{n: m, s: s, hop: 1, ch: 'session', via: f.zk_id,
-                                rel: 'FOLLOWS', ent: null}]} AS near
+    RETURN {n: m, s: 0.0, lift: s, cap: top,
+            recs: [{n: m, s: s, hop: 1, ch: 'session', via: f.zk_id, rel: 'FOLLOWS',
+                    ent: null}]} AS near
   } AS h
-WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, sum(h.s) AS fused
+WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, sum(h.s) AS own,
+     sum(coalesce(h.lift, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling
+WITH n, CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
+             WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
+     CASE WHEN ceiling IS NOT NULL AND own >= ceiling THEN [x IN recs WHERE x.ch <> 'session']
+          ELSE recs END AS recs
 WITH collect({n: n, recs: recs, s: fused}) AS found
 // a note that FIXES a found one scores at least $tuning.fix_lift times that one's score
 UNWIND found + COLLECT {

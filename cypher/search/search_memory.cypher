@@ -2,7 +2,8 @@
 // project's live notes and fused by $fusion: 'linear' adds the vector score scaled from the
 // pool's lowest (0) to its best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
 // adds weighted reciprocal ranks. The notes written just before and after a found one in its
-// session share its score ($session_before, $session_after); the fix of a found note ranks with
+// session share its score up to just below it ($session_before, $session_after); the fix of a
+// found note ranks with
 // it ($fix_lift); a note superseded by a live note yields to it ($superseded factor). Stamps
 // access on every returned note.
 // The vector channel is the index, or an exact scan of a small project
@@ -49,21 +50,27 @@ UNWIND CASE $fusion
 WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels
 WITH collect({n: n, channels: channels, score: fused}) AS hits
 // the session: the note written just after a found one gets $session_after of its score, the
-// one written just before it $session_before (a note FOLLOWS the one written before it)
+// one written just before it $session_before (a note FOLLOWS the one written before it), but
+// never more than just below the note that lifts it (0.99 of its score): a look-alike written
+// next to the right note does not overtake it
 UNWIND hits + COLLECT {
     UNWIND CASE WHEN $session_after > 0 OR $session_before > 0 THEN hits ELSE [] END AS h
     WITH h.n AS f, h.score AS s
     MATCH (f)-[r:FOLLOWS]-(m:Note)
     WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
       AND ($kinds IS NULL OR m.note_kind IN $kinds)
-    RETURN {n: m, channels: [], score: 0.0, via: f.zk_id,
+    RETURN {n: m, channels: [], score: 0.0, via: f.zk_id, cap: s,
             near: CASE WHEN startNode(r) = m THEN $session_after ELSE $session_before END * s}
            AS near
   } AS h
 WITH h ORDER BY coalesce(h.near, 0.0) DESC
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
-     sum(h.score) + sum(coalesce(h.near, 0.0)) AS fused,
-     collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS session
+     sum(h.score) AS own, sum(coalesce(h.near, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling,
+     collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS via
+WITH n, channels,
+     CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
+          WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
+     CASE WHEN ceiling IS NOT NULL AND own < ceiling THEN via END AS session
 WITH collect({n: n, channels: channels, fixes: null, session: session, score: fused}) AS found
 // a note that FIXES a found one scores at least $fix_lift times that one's score: a symptom
 // question words the failure, its answer is the fix ($fix_lift 0: off)

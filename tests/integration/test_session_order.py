@@ -123,3 +123,19 @@ def test_the_reply_written_after_a_found_turn_is_lifted(brain: Brain, clock: Ste
     hit = lifted[_rank(lifted, answer)]
     assert any(f.channel == "session" and f.via == asked and f.relationship == "FOLLOWS"
                for f in hit.found_by)
+
+
+@pytest.mark.parametrize("method", ["search_memory", "deep_search"])
+def test_a_look_alike_written_next_stays_below_the_note_that_lifts_it(
+        brain: Brain, clock: StepClock, project: str, method: str) -> None:
+    """Facts written in a row about similar things: the one asked about stays first."""
+    ids = {}
+    for n in (3, 4, 5):
+        ids[n] = brain.writer.add(f"Service alpha-{n} exposes Prometheus metrics on port "
+                                  f"91{n:02d} at /metrics.", project).note.zk_id
+        clock.advance(minutes=1)
+    for n in (3, 4, 5):
+        hits = getattr(brain.search, method)(
+            f"which port does alpha-{n} expose metrics on?", project, top_k=3)
+        assert hits[0].zk_id == ids[n]
+        assert all(h.score < hits[0].score for h in hits[1:])

@@ -91,7 +91,8 @@ def jobs_of(db: Database, project: str) -> list[dict[str, Any]]:
 
 def linked_notes(db: Database, project: str) -> set[str]:
     rows, _, _ = db.driver.execute_query(
-        "MATCH (n:Note {project: $project})-[]-(:Note) RETURN DISTINCT n.zk_id AS zk_id",
+        "MATCH (n:Note {project: $project})-[r]-(:Note) WHERE type(r) <> 'FOLLOWS' "
+        "RETURN DISTINCT n.zk_id AS zk_id",
         project=project, database_=db.conn.database)
     return {row["zk_id"] for row in rows}
 
