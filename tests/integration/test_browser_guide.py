@@ -47,8 +47,8 @@ def browser_db(browser_server: ServerUnderTest) -> Iterator[Database]:
 
 @pytest.fixture(scope="module")
 def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) -> str:
-    """A mistake with its fix, a revised decision and two near-duplicates (a cluster), written
-    through the write path, which also writes the entities they mention."""
+    """A mistake with its fix, a revised decision and two pairs of near-duplicates (clusters),
+    written through the write path, which also writes the entities they mention."""
     name = f"test-browser-{uuid.uuid4().hex[:8]}"
     brain = make_brain(browser_db, embedder)
     small_graph(brain, name)
@@ -56,6 +56,12 @@ def seeded_project(browser_db: Database, embedder: SentenceTransformerEmbedder) 
                      "server themselves.", name, note_kind="pattern")
     brain.writer.add("The test suite runs with pytest -q and starts its own local Neo4j server "
                      "for the integration tests.", name, note_kind="general")
+    # a pair no other test writes: the clusters block asks the database-wide vector index for
+    # each note's 20 nearest, which other tests' copies of the notes above can fill
+    brain.writer.add("The quokkasync mirror job copies tapir snapshots to the archive bucket "
+                     "every night at 02:10.", name, note_kind="general")
+    brain.writer.add("Every night at 02:10 the quokkasync mirror job copies the tapir snapshots "
+                     "into the archive bucket.", name, note_kind="pattern")
     return name
 
 
