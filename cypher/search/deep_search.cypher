@@ -24,9 +24,9 @@
 //         blended hop; expand_n: notes the graph step starts from; nb_limit: typed neighbours
 //         per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights; decay: weight
 //         of the blended hop; session_after, session_before: share of a found note's score
-//         the note written just after / before it gets; superseded: factor on superseded notes; fix_lift: least share of
-//         a found note's score a note that FIXES it gets (0: off); floor: least cosine the
-//         best hit must reach.
+//         the note written just after / before it gets; superseded: factor on superseded
+//         notes; fix_lift: least share of a found note's score a note that FIXES it gets
+//         (0: off); floor: least cosine the best hit must reach.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links, link_count; links: up to 3
 //          (zk_id, type, direction; typed, then RELATES_TO, then FOLLOWS), link_count: all;
 //          best first

@@ -3,9 +3,8 @@
 // pool's lowest (0) to its best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
 // adds weighted reciprocal ranks. The notes written just before and after a found one in its
 // session share its score up to just below it ($session_before, $session_after); the fix of a
-// found note ranks with
-// it ($fix_lift); a note superseded by a live note yields to it ($superseded factor). Stamps
-// access on every returned note.
+// found note ranks with it ($fix_lift); a note superseded by a live note yields to it
+// ($superseded factor). Stamps access on every returned note.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; lex: Lucene query, word tokens in boosted fields ('' = no
