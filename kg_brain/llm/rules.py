@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 
 from kg_brain.llm import text as tx
+from kg_brain.llm.denial import NEGATION, denied_terms, says_wrong
 from kg_brain.llm.entities import Comparison, by_kind, compare
 from kg_brain.llm.kinds import infer_kind, kind_scores
+from kg_brain.llm.replaced import changed_value, names_replaced
 from kg_brain.llm.types import Candidate, EntityKind, NoteDraft
 from kg_brain.vocab import LinkType, NoteKind
 
@@ -37,18 +39,10 @@ SAME_SUBJECT_SIMILARITY = 0.6  # without a shared entity, this similar is one su
 ANCHOR_MARGIN = 0.1  # a shared specific entity admits a pair this far below the floor
 EXTENDS_OVERLAP = 0.6
 PART_TERMS_MIN = 2
-FLIP_TERMS_MIN = 2  # content words an antonym's sentences must share to be about one thing
+
 
 _FAILURE_REMEDY_KINDS = (NoteKind.MISTAKE, NoteKind.FIX, NoteKind.DECISION)
 _SUPPORTED_KINDS = (NoteKind.DECISION, NoteKind.PATTERN)
-_NEGATION = re.compile(
-    r"\b(?:not|never|no|cannot|can'?t|don'?t|doesn'?t|do not|does not|isn'?t|aren'?t|won'?t|"
-    r"shouldn'?t|should not|wasn'?t|weren'?t|without|neither|nor)\b", re.I)
-_ANTONYMS = (("include", "exclude"), ("enabled", "disabled"), ("enable", "disable"),
-             ("allow", "deny"), ("allowed", "forbidden"), ("required", "optional"),
-             ("safe", "unsafe"), ("always", "never"), ("can", "cannot"), ("sync", "async"),
-             ("exactly once", "more than once"), ("idempotent", "duplicate"),
-             ("public", "private"), ("succeed", "fail"))
 MAX_CLAUSES = 3  # evolution clauses kept in a context, newest last
 _WHEN = frozenset({"date", "time"})
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
@@ -58,31 +52,13 @@ _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # moved me" (_moved_date).
 _MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delayed|brought "
                     r"forward|from \S+(?: \S+)? to)\b", re.I)
-_WHEN_WORDS = re.compile(
-    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|tonight|noon|midnight|"
-    r"weekend|morning|afternoon|evening|week|month|quarter|year|sprint|release)\b", re.I)
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
     r"from \S+ to|instead of)\b|\((?:was|were)\b", re.I)  # "weekly (was monthly)"; a bare
 # "was" narrates ("when I was 10", "we were given") more often than it marks a change
-_CONTRARY = re.compile(r"\b(?:contrary to|is wrong|was wrong|is incorrect|was incorrect|"
-                       r"is not true|is false|was mistaken)\b", re.I)
-# Set phrases with a negation word that assert rather than deny ("can't wait", "never forget",
-# "not only"): read as denials they made chat turns contradict each other.
-_EMPHATIC = re.compile(
-    r"\b(?:can'?t|cannot|couldn'?t) (?:wait|agree more|beat|believe|help|thank)\b|"
-    r"\b(?:never|don'?t|won'?t) forget\b|\b(?:never|don'?t) give up\b|\bnot (?:just|only)\b|"
-    r"\bno (?:wonder|worries|problem|doubts?)\b", re.I)
-# A negation inside a relative clause ("events it cannot parse") qualifies a noun, it does not
-# deny the sentence.
-_RELATIVE = re.compile(r"[a-z]\w* (?:it|they|we|you|that|which) $", re.I)
-# "I'm not alone and have a great team": the negation ends where a second predicate begins.
-_NEXT_PREDICATE = re.compile(r"\s(?:and|or)\s+(?:i|we|you|they|he|she|it|have|has|had|am|is|"
-                             r"are|was|were|do|does|did)\b", re.I)
-# "must not X before Y" orders events; it does not deny X.
-_TEMPORAL = re.compile(r"\b(?:before|after|until|once|while|during)\b", re.I)
+_NO_LONGER = re.compile(r"\b(?:no longer|any ?more)\b", re.I)
+_STOPPED = re.compile(r"\bno longer (\w+)", re.I)
 _CAUSE = re.compile(
     r"\b(?:because(?: of)?|caused by|due to|root cause(?: is| was)?|results? from|"
     r"a result of|stems? from|triggered by|traced (?:back )?to|came from|since)\b", re.I)
@@ -141,7 +117,7 @@ def _fallback(sim: float, floor: float, note: NoteDraft, cand: Candidate,
     if sim < floor:
         return None
     if sim < SAME_SUBJECT_SIMILARITY and not cmp.shared and len(
-            _strong_terms(note.content) & _strong_terms(cand.content)) < 2:
+            tx.strong_terms(note.content) & tx.strong_terms(cand.content)) < 2:
         return None
     return LinkType.RELATES_TO, f"similar ({sim:.2f})"
 
@@ -160,8 +136,13 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     The subject must be named on both sides (an entity, or two content words): two notes alike
     but for a name the extractor did not catch ("alpha-3" / "alpha-4") and a value are about
     two things. Without a word of change the pair is only related."""
-    if not same or not (cmp.shared or len(_strong_terms(note.content)
-                                          & _strong_terms(cand.content)) >= 2):
+    if not same:
+        return None
+    replaced = _named_replacement(note, cand, other)
+    if replaced:  # the old value itself is what both name
+        return LinkType.SUPERSEDES, f"replaces {replaced}"
+    if not (cmp.shared or len(tx.strong_terms(note.content)
+                              & tx.strong_terms(cand.content)) >= 2):
         return None
     changed = cmp.value_conflict
     if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
@@ -185,21 +166,38 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     return None
 
 
+def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | None:
+    """The old value the new note names as replaced ("instead of X", "(was X)", "X is gone",
+    "bumped to 0.74" after "on 0.71") when the candidate states it. Not against a problem, nor
+    when the new note says a symptom of the old one stopped ("no longer janks"): a change that
+    makes a failure go away fixes it. Not when the new note denies what the old
+    one asserts without saying it changed (that contradicts)."""
+    if _problem(cand.content, other) or _symptom_stopped(
+            note.content, cand.content):
+        return None
+    if (NEGATION.search(note.content) and not NEGATION.search(cand.content)
+            and not _NO_LONGER.search(note.content)):
+        return None
+    return names_replaced(note.content, cand.content) or changed_value(note.content,
+                                                                       cand.content)
+
+
+def _symptom_stopped(note_text: str, cand_text: str) -> bool:
+    """The new note says something the old one describes no longer happens."""
+    stopped = {tx.stem(m.group(1).lower()) for m in _STOPPED.finditer(note_text)}
+    return bool(stopped & tx.content_terms(cand_text))
+
+
 def _moved_date(note_text: str, cand_text: str) -> bool:
     """A sentence of the new note says a date or time moved, names it after the cue, and is
     about what the candidate is about (two of its content words, besides the date)."""
-    other = _strong_terms(cand_text)
+    other = tx.strong_terms(cand_text)
     for sentence in tx.prose_sentences(note_text):
         cue = _MOVED.search(sentence)
-        if cue and _WHEN_WORDS.search(sentence[cue.end():]) and len(
-                _subject_terms(sentence) & other) >= 2:
+        if cue and tx.WHEN_WORDS.search(sentence[cue.end():]) and len(
+                tx.subject_terms(sentence) & other) >= 2:
             return True
     return False
-
-
-def _subject_terms(text: str) -> set[str]:
-    """Content words that can name a subject: not dates, months or times of day."""
-    return {t for t in _strong_terms(text) if not (t.isdigit() or _WHEN_WORDS.fullmatch(t))}
 
 
 def says_change(text: str) -> bool:
@@ -210,7 +208,7 @@ def says_change(text: str) -> bool:
 def restates(new: str, old: str) -> bool:
     """Whether a new text alike in wording to an old one can be the same statement: not when
     it announces a change or denies what the other asserts (one negates, the other not)."""
-    return not says_change(new) and bool(_NEGATION.search(new)) == bool(_NEGATION.search(old))
+    return not says_change(new) and bool(NEGATION.search(new)) == bool(NEGATION.search(old))
 
 
 def _choices(text: str) -> set[str]:
@@ -223,12 +221,11 @@ def _contradicts(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, o
                  same: bool) -> Rule:
     """One note denies what the other asserts about the same subject, with no change of value
     or time between them (that would be SUPERSEDES)."""
-    if not same or (_CHANGE.search(note.content) and not _CONTRARY.search(note.content)):
+    if not same or (_CHANGE.search(note.content) and not says_wrong(note.content)):
         return None
-    if _CONTRARY.search(note.content):
+    if says_wrong(note.content):
         return LinkType.CONTRADICTS, "says it is wrong"
-    new_text, old_text = _EMPHATIC.sub(" ", note.content), _EMPHATIC.sub(" ", cand.content)
-    flipped = _polarity_flips(new_text, old_text) or _antonym_flip(new_text, old_text)
+    flipped = denied_terms(note.content, cand.content)
     if flipped:
         return LinkType.CONTRADICTS, f"denies what it states ({', '.join(sorted(flipped)[:3])})"
     return None
@@ -244,7 +241,7 @@ def _caused_by(note_text: str, cand_text: str, cmp: Comparison) -> Rule:
     cause = _after_cue(_CAUSE, note_text)
     if not cause:
         return None
-    hit = _strong_terms(cause) & _strong_terms(cand_text)
+    hit = tx.strong_terms(cause) & tx.strong_terms(cand_text)
     anchors = {a for a in cmp.shared_anchors if a in cause.lower()}
     if len(hit) >= 2 or anchors:
         return LinkType.CAUSED_BY, f"names it as the cause ({', '.join(sorted(hit | anchors)[:3])})"
@@ -257,7 +254,7 @@ def _part_of(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other
     part = _PART.search(note.content)
     if not part or not _ENUMERATES.search(cand.content):
         return None
-    whole = _strong_terms(note.content[part.start():]) & _strong_terms(cand.content)
+    whole = tx.strong_terms(note.content[part.start():]) & tx.strong_terms(cand.content)
     if len(whole) >= PART_TERMS_MIN:
         return LinkType.PART_OF, f"one part of it ({', '.join(sorted(whole)[:3])})"
     return None
@@ -279,16 +276,12 @@ def _extends(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other
     detail rather than announcing a change."""
     if not same or _CHANGE.search(note.content):
         return None
-    note_terms, cand_terms = _strong_terms(note.content), _strong_terms(cand.content)
+    note_terms, cand_terms = tx.strong_terms(note.content), tx.strong_terms(cand.content)
     if not cand_terms or len(note_terms) < 1.5 * len(cand_terms):
         return None
     if len(cand_terms & note_terms) / len(cand_terms) >= EXTENDS_OVERLAP:
         return LinkType.EXTENDS, "adds detail to a more general note on the same subject"
     return None
-
-
-def _strong_terms(text: str) -> set[str]:
-    return {t for t in tx.content_terms(text) if t not in tx.WEAK_WORDS}
 
 
 def _after_cue(cue: re.Pattern[str], text: str) -> str:
@@ -300,73 +293,6 @@ def _after_cue(cue: re.Pattern[str], text: str) -> str:
             parts.append(sentence[match.end():])
     return " ".join(parts)
 
-
-_CLAUSE_BREAK = re.compile(r"[;,:]|\b(?:but|so that|while|whereas|although)\b", re.I)
-
-
-def _polarity_flips(note_text: str, cand_text: str) -> set[str]:
-    """Strong terms one note negates in a clause that the other asserts without negation;
-    most of the negated clause's terms must be asserted by the other note."""
-    for source, other in ((note_text, cand_text), (cand_text, note_text)):
-        asserted, negated = _split_polarity(other)
-        asserted -= negated
-        for scope in _negated_scopes(source):
-            terms = _strong_terms(scope)
-            hit = terms & asserted
-            if len(hit) >= 2 and len(hit) / len(terms) > 0.5:
-                return hit
-    return set()
-
-
-def _split_polarity(text: str) -> tuple[set[str], set[str]]:
-    """Terms of plain clauses and terms of clauses with a negation cue."""
-    asserted: set[str] = set()
-    negated: set[str] = set()
-    for sentence in tx.prose_sentences(text):
-        for clause in _CLAUSE_BREAK.split(sentence):
-            target = negated if _NEGATION.search(clause) else asserted
-            target |= _strong_terms(clause)
-    return asserted, negated
-
-
-def _negated_scopes(text: str) -> list[str]:
-    """What each negation cue governs: the rest of its clause, with the clause's subject when
-    that rest is a bare predicate ("Mutex is not required")."""
-    scopes: list[str] = []
-    for sentence in tx.prose_sentences(text):
-        for clause in _CLAUSE_BREAK.split(sentence):
-            for cue in _NEGATION.finditer(clause):
-                if _RELATIVE.search(clause[:cue.start()]) and cue.start() > 0:
-                    continue
-                rest = _NEXT_PREDICATE.split(clause[cue.end():])[0]
-                scope = _NEGATION.sub(" ", rest)
-                if _TEMPORAL.search(scope):
-                    break
-                if len(_strong_terms(scope)) < 2:
-                    scope = _NEGATION.sub(" ", clause[:cue.end()] + rest)
-                scopes.append(scope)
-                break
-    return scopes
-
-
-def _antonym_flip(note_text: str, cand_text: str) -> set[str]:
-    """One note uses a word and the other its opposite, in sentences that otherwise share
-    FLIP_TERMS_MIN content words (the subject both speak of)."""
-    a, b = note_text.lower(), cand_text.lower()
-    for x, y in _ANTONYMS:
-        for p, q in ((x, y), (y, x)):
-            if re.search(rf"\b{q}", a) or re.search(rf"\b{p}", b):
-                continue
-            shared = _subject_terms(_sentences_with(p, a)) & _subject_terms(_sentences_with(q, b))
-            if len(shared - _strong_terms(f"{p} {q}")) >= FLIP_TERMS_MIN:
-                return {f"{p}/{q}"}
-    return set()
-
-
-def _sentences_with(word: str, text: str) -> str:
-    """The sentences of `text` that use `word` (or a word it begins), joined."""
-    cue = re.compile(rf"\b{word}")
-    return " ".join(s for s in tx.prose_sentences(text) if cue.search(s))
 
 
 

@@ -252,3 +252,20 @@ def detect_topics(text: str) -> list[str]:
 def slug(text: str) -> str:
     """A tag-shaped form: lower-case, words joined by hyphens."""
     return "-".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+# Words that date or time a statement rather than name its subject.
+WHEN_WORDS = re.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(?:today|tomorrow|tonight|noon|midnight|"
+    r"weekend|morning|afternoon|evening|week|month|quarter|year|sprint|release)\b", re.I)
+
+
+def strong_terms(text: str) -> set[str]:
+    """Content terms that are not weak words: what two notes must share to be about one thing."""
+    return {t for t in content_terms(text) if t not in WEAK_WORDS}
+
+
+def subject_terms(text: str) -> set[str]:
+    """Content words that can name a subject: not dates, months or times of day."""
+    return {t for t in strong_terms(text) if not (t.isdigit() or WHEN_WORDS.fullmatch(t))}

@@ -254,3 +254,38 @@ def test_a_past_tense_story_with_another_number_supersedes_nothing() -> None:
                "Tom (1 May): I bought a bike for my son on the 28th, he rides it every day.",
                "general", 0.6)
     assert got != LinkType.SUPERSEDES
+
+
+def test_a_note_naming_the_value_it_replaces_supersedes_the_note_stating_it() -> None:
+    assert link("Thumbnails are now resized with libvips instead of ImageMagick.", "general",
+                "The thumbnail worker resizes uploads with ImageMagick's convert.", "general",
+                0.74) == LinkType.SUPERSEDES
+    assert link("- nightly export format: parquet (was csv)", "general",
+                "- nightly export format: csv, gzipped", "general", 0.9) == LinkType.SUPERSEDES
+    assert link("The search cluster moved off Solr to OpenSearch 2.11 last sprint.", "general",
+                "Product search runs on Solr 8 behind the catalog API.", "general",
+                0.66) == LinkType.SUPERSEDES
+
+
+def test_a_version_bumped_to_another_number_supersedes_the_old_version() -> None:
+    assert link("Python for the scheduler bumped to 3.12 in the Dockerfile.", "general",
+                "The scheduler image runs Python 3.10.", "general", 0.7) == LinkType.SUPERSEDES
+
+
+def test_naming_a_value_the_old_note_never_states_supersedes_nothing() -> None:
+    assert link("The search cluster moved off Solr to OpenSearch 2.11 last sprint.", "general",
+                "Product search answers within 80 ms at the 95th percentile.", "general",
+                0.62) != LinkType.SUPERSEDES
+
+
+def test_a_change_that_makes_a_failure_go_away_does_not_supersede_it() -> None:
+    assert link("Switched the upload client from requests to httpx; the hangs are gone.",
+                "general", "Uploads to the archive hang forever with requests when the proxy "
+                "resets the connection.", "mistake", 0.7) != LinkType.SUPERSEDES
+
+
+def test_a_choice_instead_of_another_without_a_change_is_no_supersession() -> None:
+    assert link("We encode events as Avro instead of JSON to keep the schema registry "
+                "authoritative.", "decision",
+                "Events on the bus are JSON documents validated by the consumers.", "general",
+                0.7) != LinkType.SUPERSEDES
