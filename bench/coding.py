@@ -17,15 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from bench.coding_data import (
-    QUESTION_TYPES,
-    THREAD_SUFFIX,
-    CodingProject,
-    Question,
-    Step,
-    lookalikes,
-    schedule,
-)
+from bench.coding_data import QUESTION_TYPES, THREAD_SUFFIX, CodingProject, Question, Step
+from bench.coding_lookalikes import lookalikes, schedule
 from bench.common import delete_bench_project
 from bench.ingest import drain_evolution, evolution_jobs, run_evolution
 from bench.methods import Method
@@ -93,7 +86,7 @@ def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str]) -> b
                                                  project)
         ids[step.key] = fixed.fix_zk_id
         return fixed.deduplicated
-    closed = brain.sessions.close(project, **step.session)
+    closed = brain.sessions.close(project, **step.handoff)
     ids[step.key], ids[step.key + THREAD_SUFFIX] = closed.summary_zk_id, closed.open_thread_zk_id
     return False
 

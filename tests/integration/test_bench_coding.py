@@ -15,12 +15,8 @@ from bench.coding import (
     report,
     run_coding,
 )
-from bench.coding_data import (
-    CodingProject,
-    lookalikes,
-    schedule,
-    shipped_projects,
-)
+from bench.coding_data import CodingProject, shipped_projects
+from bench.coding_lookalikes import lookalikes, schedule
 from bench.common import delete_bench_project
 from bench.methods import METHODS, build, unfloored
 from bench.store import project_vectors, stress_jobs
