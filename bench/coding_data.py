@@ -243,6 +243,8 @@ def _session_problems(notes: list[Step]) -> list[str]:
     found = [f"notes without a session label beside labelled ones: {', '.join(unlabelled[:5])}"]
     if not unlabelled or len(unlabelled) == len(notes):
         found = []
+    found += [f"{s.key}: session labels may not start with {LOOKALIKE_PREFIX!r}"
+              for s in notes if (s.session or "").startswith(LOOKALIKE_PREFIX)]
     for block in blocks(notes):
         labels = list(dict.fromkeys(s.label for s in block))
         if len(labels) > WINDOWS:

@@ -1,7 +1,7 @@
 """Look-alike notes of a coding project: notes of the same shapes and words as its real ones,
 about other services, files, values and people, drawn from its templates and vocabulary by a
-seeded generator (the same project, count and seed give the same notes), and the schedule that
-interleaves them with the real notes."""
+seeded generator (the same project, count and seed give the same notes); the schedule that
+interleaves them, in sessions of their own, with the real sessions; and the dates of the writes."""
 
 from __future__ import annotations
 
@@ -10,14 +10,26 @@ import json
 import random
 import re
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any
 
-from bench.coding_data import LOOKALIKE_PREFIX, SESSION_FIELDS, CodingProject, Step, step_of
+from bench.coding_data import (
+    LOOKALIKE_PREFIX,
+    SESSION_FIELDS,
+    CodingProject,
+    Step,
+    blocks,
+    step_of,
+)
 from kg_brain.errors import InvalidInput
 
 _SLOT = re.compile(r"\{([a-z_]+)(?::(\d))?\}")
 _MAX_NESTING = 3
 _MAX_TRIES = 200
+LOOKALIKE_SESSION = (2, 8)  # look-alike groups per session of their own
+WITHIN_SESSION = (timedelta(minutes=2), timedelta(minutes=12))  # from one write to the next
+BETWEEN_SESSIONS = (timedelta(hours=3), timedelta(days=3))  # from a session's last write
 
 
 # --- look-alikes ------------------------------------------------------------------------------
@@ -125,14 +137,41 @@ def _pick(name: str, instance: str, vocabulary: dict[str, Any],
 
 
 def schedule(real: list[Step], groups: list[list[Step]], seed: int) -> list[Step]:
-    """The real notes in their order with each look-alike group at a seeded random point
-    between them (before the first, between any two, or after the last)."""
+    """The real notes in their order with the look-alike groups in sessions of their own (a
+    seeded 2-8 groups each, labelled "~s<n>"), each session at a seeded random point between
+    the real sessions (before the first, between any two, or after the last; never inside one)."""
     rng = random.Random(f"{seed}/schedule")
-    slots: list[list[Step]] = [[] for _ in range(len(real) + 1)]
-    for group in groups:
-        slots[rng.randint(0, len(real))].extend(group)
+    real_sessions = blocks(real)
+    slots: list[list[Step]] = [[] for _ in range(len(real_sessions) + 1)]
+    for session in _sessions_of(groups, rng):
+        slots[rng.randint(0, len(real_sessions))].extend(session)
     merged: list[Step] = list(slots[0])
-    for step, after in zip(real, slots[1:], strict=True):
-        merged.append(step)
-        merged.extend(after)
+    for session, after in zip(real_sessions, slots[1:], strict=True):
+        merged += session + after
     return merged
+
+
+def _sessions_of(groups: list[list[Step]], rng: random.Random) -> list[list[Step]]:
+    sessions: list[list[Step]] = []
+    start = 0
+    while start < len(groups):
+        end = start + rng.randint(*LOOKALIKE_SESSION)
+        label = f"{LOOKALIKE_PREFIX}s{len(sessions)}"
+        sessions.append([replace(s, session=label) for g in groups[start:end] for s in g])
+        start = end
+    return sessions
+
+
+def dates(steps: list[Step], start: datetime, seed: int) -> list[datetime]:
+    """When each step is written: the first at `start`, then a seeded 2-12 minutes after the
+    previous write within a session (or two sessions at once), 3 hours to 3 days after it where
+    a session begins."""
+    rng = random.Random(f"{seed}/dates")
+    out: list[datetime] = []
+    for session in blocks(steps):
+        for number in range(len(session)):
+            low, high = WITHIN_SESSION if number else BETWEEN_SESSIONS
+            out.append(out[-1] + timedelta(seconds=rng.randint(int(low.total_seconds()),
+                                                               int(high.total_seconds())))
+                       if out else start)
+    return out

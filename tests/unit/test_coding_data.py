@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
 from collections import Counter
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,7 @@ from bench.coding_data import (
     shipped_projects,
     validate,
 )
-from bench.coding_lookalikes import lookalikes, render, schedule
+from bench.coding_lookalikes import dates, lookalikes, render, schedule
 from kg_brain.errors import InvalidInput
 
 PROJECTS = shipped_projects(split="tune")  # sizes and wording are checked on the tuning split
@@ -148,7 +150,7 @@ def test_lookalikes_share_identifiers_with_real_notes(project: CodingProject) ->
 
 
 @pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
-def test_schedule_interleaves_lookalikes_and_keeps_the_real_order(
+def test_schedule_interleaves_lookalike_sessions_and_keeps_the_real_order(
         project: CodingProject) -> None:
     steps = schedule(project.notes, lookalikes(project, LOOKALIKES, seed=7), seed=7)
     assert [s for s in steps if s.real] == project.notes
@@ -158,6 +160,45 @@ def test_schedule_interleaves_lookalikes_and_keeps_the_real_order(
     position = {s.key: i for i, s in enumerate(steps)}
     assert all(position[str(s.failure)] < position[s.key]
                for s in steps if s.tool == "record_resolution")
+    fake = Counter(s.session for s in steps if not s.real)
+    assert all(str(label).startswith(LOOKALIKE_PREFIX) for label in fake)
+    assert len(fake) > 10 and max(fake.values()) <= 2 * 8  # 2-8 groups of one or two notes
+
+
+def _labelled(pattern: str) -> list[Step]:
+    """Real notes whose sessions follow the pattern, e.g. "aab": two notes of a, one of b."""
+    return [Step(f"n{i}", "add_memory", f"note {i}", session=label)
+            for i, label in enumerate(pattern)]
+
+
+def test_lookalike_sessions_go_between_real_sessions_never_inside_or_between_windows() -> None:
+    real = _labelled("aaabbbcdcdcdeee")  # c and d: two windows at once
+    project = replace(PROJECTS[0], notes=real)
+    between = 0
+    for seed in range(5):
+        steps = schedule(real, lookalikes(project, 120, seed=seed), seed=seed)
+        assert [s for s in steps if s.real] == real
+        assert all(len({s.real for s in b}) == 1 for b in blocks(steps))
+        assert [b for b in blocks(steps) if b[0].real] == blocks(real)
+        at = [i for i, s in enumerate(steps) if s.real]
+        between += sum(not s.real for s in steps[at[0]:at[-1]])
+    assert between > 5 * 120 // 3
+
+
+def test_writes_are_minutes_apart_within_a_session_and_hours_to_days_between() -> None:
+    start = datetime(2024, 3, 1, 9, tzinfo=UTC)
+    steps = _labelled("aaabbbcdcdcdeee")
+    times = dates(steps, start, seed=1)
+    assert times == dates(steps, start, seed=1) != dates(steps, start, seed=2)
+    assert times[0] == start and len(times) == len(steps)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    begins = {3, 6, 12}  # where b, the c/d windows and e begin
+    assert all(timedelta(hours=3) <= g <= timedelta(days=3) for i, g in enumerate(gaps, 1)
+               if i in begins)
+    assert all(timedelta(minutes=2) <= g <= timedelta(minutes=12)
+               for i, g in enumerate(gaps, 1) if i not in begins)
+    v1 = dates([Step(k, "add_memory", k) for k in "abc"], start, seed=1)  # a session per note
+    assert all(b - a >= timedelta(hours=3) for a, b in itertools.pairwise(v1))
 
 
 def test_render_keeps_a_slot_within_a_note_and_draws_a_second_one_distinct() -> None:
