@@ -273,20 +273,36 @@ def test_sessions_are_consecutive_or_two_windows_at_once() -> None:
     assert [len(b) for b in blocks([Step(k, "add_memory", k) for k in "abc"])] == [1, 1, 1]
 
 
+def _labelled_files() -> list[Path]:
+    """The tuning split's files in format v2 (every note has a session label)."""
+    return [p for p in sorted((DATA_DIR / "tune").glob("*.json"))
+            if all("session" in n for n in json.loads(p.read_text())["notes"])]
+
+
+def test_the_format_v2_tuning_projects_meet_its_minimums() -> None:
+    files = _labelled_files()
+    assert len(files) >= 4
+    for path in files:
+        lines = validate(path, seed=7)
+        assert not [line for line in lines if line.startswith(("problem", "short"))], path
+
+
 def test_validation_reports_problems_shortfalls_and_counts(tmp_path: Path) -> None:
-    path = tmp_path / "p.json"
-    raw = json.loads((DATA_DIR / "tune" / f"{PROJECTS[0].name}.json").read_text())
+    raw = json.loads(_labelled_files()[0].read_text())
     raw["notes"].append({"key": "u", "tool": "update_memory", "target": "nowhere",
                          "content": "x"})
+    raw["questions"] = [q for q in raw["questions"] if q["type"] != "identifier"]
+    path = tmp_path / "p.json"
     path.write_text(json.dumps(raw))
     lines = validate(path, seed=7)
     assert lines[0].startswith("problem: u: updates 'nowhere'")
+    assert lines[1] == "problem: notes without a session label beside labelled ones: u"
     assert "short: identifier: 0, at least 8" in lines
-    assert any(line.startswith("short:") and "no session label" in line for line in lines)
     drawn = next(line for line in lines if line.startswith("look-alike notes drawable"))
     assert int(drawn.split(": ")[1].split()[0]) >= LOOKALIKE_COUNT
-    assert "update_memory 1;" in next(line for line in lines if line.startswith("tools:"))
+    assert "update_memory 3;" in next(line for line in lines if line.startswith("tools:"))
     assert main([str(path)]) == 1
     raw["lookalikes"]["templates"] = [{"tool": "add_memory", "content": "{person} owns it"}]
+    raw["lookalikes"]["vocabulary"] = {"person": ["Ines", "Oskar"]}
     path.write_text(json.dumps(raw))
-    assert any(line.startswith("problem: only") for line in validate(path, seed=7))
+    assert any(line.startswith("problem: only 2 distinct") for line in validate(path, seed=7))
