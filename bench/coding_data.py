@@ -14,10 +14,9 @@ Session labels (format v2): a file labels every note or none (format v1: then ev
 session of its own). One session's notes are consecutive, except that two sessions (two windows
 at once) may interleave.
 
-Splits: `tune` holds the projects defaults are chosen on; `check` holds projects written fresh
-afterwards and never looked at while tuning, whose figures are the reported result. A project may
-also list `absent` questions: about things it never stored, which a search should answer with
-nothing (the relevance floor).
+Splits: `tune` holds the projects defaults are chosen on; `check` projects are never looked at
+while tuning, their figures are the reported result. `absent` questions ask about things a
+project never stored, which a search should answer with nothing (the relevance floor).
 
 `python -m bench.coding_data FILE...` validates project files: their problems, where they fall
 short of the v2 minimums (MINIMUMS), their counts and how many distinct look-alikes they yield.
@@ -166,7 +165,10 @@ def blocks(notes: list[Step]) -> list[list[Step]]:
     for step in notes:
         out[-1].append(step)
         left[step.label] -= 1
-        (running.add if left[step.label] else running.discard)(step.label)
+        if left[step.label]:
+            running.add(step.label)
+        else:
+            running.discard(step.label)
         if not running:
             out.append([])
     return out[:-1]
