@@ -322,8 +322,7 @@ def counts(project: CodingProject) -> Counter[str]:
 
 
 def shortfalls(project: CodingProject) -> list[str]:
-    """Where a project falls short of format v2: too few of something, sessions of too few or
-    too many notes, unlabelled notes, a multi-note question of one note."""
+    """Where a project falls short of format v2 (counts, sessions, labels, multi-note sizes)."""
     have = counts(project)
     found = [f"{name}: {have[name]}, at least {least}" for name, least in MINIMUMS.items()
              if have[name] < least]
