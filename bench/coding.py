@@ -2,11 +2,15 @@
 
 Each project of the data (bench/data/coding) is replayed into a fresh project
 `bench-coding-<run>-<name>` through the domain functions the MCP tools call (add_memory,
-record_failure, record_resolution, close_session), its look-alike notes interleaved with the
-real ones and every write dated as if made over weeks; the evolution queue is drained; then every
+update_memory, record_failure, record_resolution, close_session), its look-alike notes in
+sessions of their own between the real sessions, every write dated as an agent makes them
+(minutes apart within a session, hours to days between sessions; bench/coding_lookalikes.py)
+and made in its client session `<project>/<label>`; the evolution queue is drained; then every
 question runs through each method, the numpy fusion baseline reading the notes as stored.
-Metrics per method, overall and per question type: hit@1, MRR, all-needed@3/@5, and how often
-a note that must yield (an outdated fact, a mistake instead of its fix) ranks above the other.
+Metrics per method, overall and per question type (lookup, identifier, current_value, history:
+the old note first, decision, symptom_fix, multi_note): hit@1, MRR, all-needed@3/@5, and how
+often a note that must yield (an outdated fact, a mistake instead of its fix) ranks above the
+other.
 """
 
 from __future__ import annotations
@@ -14,18 +18,11 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from bench.coding_data import (
-    QUESTION_TYPES,
-    THREAD_SUFFIX,
-    CodingProject,
-    Question,
-    Step,
-    lookalikes,
-    schedule,
-)
+from bench.coding_data import QUESTION_TYPES, THREAD_SUFFIX, CodingProject, Question, Step
+from bench.coding_lookalikes import dates, lookalikes, schedule
 from bench.common import delete_bench_project
 from bench.ingest import drain_evolution, evolution_jobs, run_evolution
 from bench.methods import Method
@@ -35,7 +32,6 @@ from kg_brain.clock import utc_now
 
 log = logging.getLogger(__name__)
 DEPTH = 10
-WRITE_INTERVAL = timedelta(minutes=37)  # between replayed writes: ~9 days per 350 notes
 
 
 class ReplayClock:
@@ -76,13 +72,17 @@ class Replayed:
                 "evolution_applied": self.evolution_applied, "drain_s": round(self.drain_s, 1)}
 
 
-def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str]) -> bool:
-    """One step through the tool's domain function; returns whether it merged into an
-    existing note (dedup)."""
+def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str],
+               session: str) -> bool:
+    """One step through the tool's domain function, in the client session `session`; returns
+    whether it merged into an existing note (dedup)."""
     if step.tool == "add_memory":
         added = brain.writer.add(step.content, project, note_kind=step.note_kind)
         ids[step.key] = added.note.zk_id
         return added.deduplicated
+    if step.tool == "update_memory":
+        ids[step.key] = brain.writer.update(ids[str(step.target)], step.content).note.zk_id
+        return False
     if step.tool == "record_failure":
         failed = brain.mistakes.record_failure(step.content, project,
                                                      step.failure_signature)
@@ -93,22 +93,22 @@ def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str]) -> b
                                                  project)
         ids[step.key] = fixed.fix_zk_id
         return fixed.deduplicated
-    closed = brain.sessions.close(project, **step.session)
+    closed = brain.sessions.close(project, **step.handoff)
     ids[step.key], ids[step.key + THREAD_SUFFIX] = closed.summary_zk_id, closed.open_thread_zk_id
     return False
 
 
-def replay(brain: Brain, clock: ReplayClock, start: datetime, steps: list[Step],
+def replay(brain: Brain, clock: ReplayClock, steps: list[Step], times: list[datetime],
            project: str) -> Replayed:
-    """Write the steps in order, one replayed interval apart from `start`, applying the
-    evolution jobs after each write as a scheduler would (in real time: queue leases are shared
-    with other processes), then drain what is left."""
+    """Write the steps in order, each at its time, in its client session `<project>/<label>`,
+    applying the evolution jobs after each write as a scheduler would (in real time: queue
+    leases are shared with other processes), then drain what is left."""
     out = Replayed(project)
     began = time.monotonic()
-    for number, step in enumerate(steps):
-        clock.start(start + number * WRITE_INTERVAL)
+    for step, at in zip(steps, times, strict=True):
+        clock.start(at)
         try:
-            merged = write_step(brain, step, project, out.ids)
+            merged = write_step(brain, step, project, out.ids, f"{project}/{step.label}")
         finally:
             clock.stop()
         if merged:
@@ -199,10 +199,10 @@ def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Met
     stats: dict[str, Any] = {}
     for data in projects:
         project = f"bench-coding-{run_id}-{data.name}"
-        groups = lookalikes(data, count, seed)
-        steps = schedule(data.notes, groups, seed)
+        steps = schedule(data.notes, lookalikes(data, count, seed), seed)
+        times = dates(steps, datetime.fromisoformat(data.start), seed)
         try:
-            written = replay(brain, clock, datetime.fromisoformat(data.start), steps, project)
+            written = replay(brain, clock, steps, times, project)
             ask(data, written, calls, tally)
         finally:
             if not keep:
@@ -226,8 +226,8 @@ def report(result: dict[str, Any]) -> str:
                          f"{m['mrr']:>8.3f}{m['all@3']:>8.1f}{m['all@5']:>8.1f}{inv}")
         lat = body.get("latency_ms", {})
         lines.append(f"{name:<16}latency ms p50 {lat.get('p50')} p95 {lat.get('p95')}")
-    lines.append("inverted: current_value, the outdated note above the current one; "
-                 "symptom_fix, the mistake above its fix")
+    lines.append("history: hit@1 is the old note first. inverted: current_value, the outdated "
+                 "note above the current one; symptom_fix, the mistake above its fix")
     return "\n".join(lines + floor_report(result))
 
 

@@ -9,18 +9,13 @@ from datetime import datetime
 
 from bench.baselines import Baselines, Fusion
 from bench.coding import (
-    WRITE_INTERVAL,
     ReplayClock,
     replay,
     report,
     run_coding,
 )
-from bench.coding_data import (
-    CodingProject,
-    lookalikes,
-    schedule,
-    shipped_projects,
-)
+from bench.coding_data import CodingProject, Step, shipped_projects
+from bench.coding_lookalikes import dates, lookalikes, schedule
 from bench.common import delete_bench_project
 from bench.methods import METHODS, build, unfloored
 from bench.store import project_vectors, stress_jobs
@@ -50,22 +45,31 @@ def _brain(db: Database, embedder: SentenceTransformerEmbedder) -> tuple[Brain, 
 def test_replay_writes_through_the_tools_in_schedule_order(
         db: Database, embedder: SentenceTransformerEmbedder) -> None:
     data = _small()
+    rewrite = Step("api-port-docs", "update_memory", "tracking-api listens on port 8040 in "
+                   "development (uvicorn --port 8040); the Compose file maps it to "
+                   "localhost:8040, the frontend's VITE_API_URL points there, and its OpenAPI "
+                   "page is at localhost:8040/docs.", target="api-port")
+    notes = [*data.notes[:3], rewrite, *data.notes[3:]]
     brain, clock = _brain(db, embedder)
-    steps = schedule(data.notes, lookalikes(data, LOOKALIKES, seed=3), seed=3)
+    steps = schedule(notes, lookalikes(data, LOOKALIKES, seed=3), seed=3)
+    start = datetime.fromisoformat(data.start)
+    times = dates(steps, start, seed=3)
     project = f"bench-coding-test-{uuid.uuid4().hex[:8]}"
     try:
-        start = datetime.fromisoformat(data.start)
-        written = replay(brain, clock, start, steps, project)
-        notes = {n.zk_id: n for n in brain.reader.get(list(written.ids.values()))}
-        fix, failure = notes[written.ids["fix-postgis"]], notes[written.ids["fail-postgis"]]
+        written = replay(brain, clock, steps, times, project)
+        stored = {n.zk_id: n for n in brain.reader.get(list(written.ids.values()))}
+        fix, failure = stored[written.ids["fix-postgis"]], stored[written.ids["fail-postgis"]]
         assert fix.note_kind == "fix" and failure.note_kind == "mistake"
         assert failure.memory_type == "permanent"  # promoted by the resolution
         assert any(link.type == "FIXES" and link.zk_id == failure.zk_id for link in fix.links)
-        assert notes[written.ids["session-zpl"]].note_kind == "session_summary"
-        assert notes[written.ids["decision-zpl"]].note_kind == "general"  # as the data says
-        created = [datetime.fromisoformat(str(notes[written.ids[s.key]].created))
-                   for s in steps]
-        assert created == [start + i * WRITE_INTERVAL for i in range(len(steps))]
+        assert stored[written.ids["session-zpl"]].note_kind == "session_summary"
+        assert stored[written.ids["decision-zpl"]].note_kind == "general"  # as the data says
+        assert written.ids[rewrite.key] == written.ids["api-port"]
+        assert "OpenAPI page" in stored[written.ids["api-port"]].content
+        created = [datetime.fromisoformat(str(stored[written.ids[s.key]].created))
+                   for s in steps if s.tool != "update_memory"]
+        assert created == [t for s, t in zip(steps, times, strict=True)
+                           if s.tool != "update_memory"]
         assert written.merged_real == []
         jobs = stress_jobs(db, project=project, kind="evolve")
         assert jobs and all(j["state"] == "done" for j in jobs)  # drained before questions
