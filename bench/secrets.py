@@ -1,4 +1,5 @@
-"""`kg-brain bench secrets`: the redactor judged on text it was not built from.
+"""`kg-brain bench secrets` (or `python -m bench.secrets`): the redactor judged on text it was not
+built from.
 
 bench/data/secrets.jsonl holds 700 labelled items in the forms secrets take in notes
 (shell commands with flags, .env and config files, kube manifests, JSON, logs, connection strings,
@@ -6,8 +7,15 @@ chat-style sentences), half of them harmless look-alikes (ids, UUIDs, digests, p
 asset names, base64 fixtures, `-p` flags that are ports). Each item comes from a frame written
 by hand; values are drawn in the vendors' published shapes. The frames were split once into a
 tuning and a check half (seed 28): patterns are developed on the tuning half only, the check
-half is the result. A secret counts as hidden when its value no longer appears in the redacted
-text; a harmless item counts as changed when the text comes back different in any way.
+half is the result.
+
+bench/data/secrets-r3/ is the third round, written fresh in new frames (config files, CLI flags,
+chat, logs, URLs, CI files) as two files decided before either was written: check.jsonl first,
+then tune.jsonl; each 80 secrets and 80 look-alikes (public keys, hashes, ids, placeholders,
+documented example keys). Round 3's rules were chosen on tune.jsonl alone.
+
+A secret counts as hidden when its value no longer appears in the redacted text; a harmless
+item counts as changed when the text comes back different in any way.
 """
 
 from __future__ import annotations
@@ -23,22 +31,26 @@ from kg_brain.redact import redact
 from kg_brain.settings import Settings
 
 DATA = Path(__file__).parent / "data" / "secrets.jsonl"
+FRESH = Path(__file__).parent / "data" / "secrets-r3"
+HALVES = ("tune", "check")
 
 
-def load() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def judge(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """Share of secrets hidden and of harmless items changed, and the failures of each."""
+    """Secrets hidden and harmless items changed (counts and shares), and the failures."""
     secrets = [i for i in items if i["secret"] is not None]
     harmless = [i for i in items if i["secret"] is None]
     missed = [i for i in secrets if i["secret"] in redact(i["text"])[0]]
     changed = [(i, redact(i["text"])[0]) for i in harmless]
     changed = [(i, out) for i, out in changed if out != i["text"]]
     return {
-        "secrets": len(secrets), "hidden": round(1 - len(missed) / len(secrets), 4),
-        "harmless": len(harmless), "changed": round(len(changed) / len(harmless), 4),
+        "secrets": len(secrets), "secrets_hidden": len(secrets) - len(missed),
+        "hidden": round(1 - len(missed) / len(secrets), 4),
+        "harmless": len(harmless), "harmless_changed": len(changed),
+        "changed": round(len(changed) / len(harmless), 4),
         "missed": [{"kind": i["kind"], "text": i["text"]} for i in missed],
         "mangled": [{"kind": i["kind"], "text": i["text"], "redacted": out} for i, out in changed],
     }
@@ -46,20 +58,38 @@ def judge(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run() -> dict[str, Any]:
     items = load()
+    fresh = {half: load(FRESH / f"{half}.jsonl") for half in HALVES}
     began = time.perf_counter()
-    halves = {half: judge([i for i in items if i["half"] == half]) for half in ("tune", "check")}
-    per_item_ms = 1000 * (time.perf_counter() - began) / (2 * len(items))  # redact runs twice
+    halves = {half: judge([i for i in items if i["half"] == half]) for half in HALVES}
+    round_3 = {half: judge(fresh[half]) for half in HALVES}
+    judged = len(items) + sum(map(len, fresh.values()))
+    per_item_ms = 1000 * (time.perf_counter() - began) / (2 * judged)  # redact runs twice
     return {"benchmark": "secrets", "data": str(DATA.name), "items": len(items),
-            "redact_ms_per_item": round(per_item_ms, 3), **halves}
+            "redact_ms_per_item": round(per_item_ms, 3), **halves,
+            "round_3": {"data": f"{FRESH.name}/", **round_3}}
 
 
 def cmd_secrets(args: argparse.Namespace, settings: Settings) -> int:
-    result = run()
-    emit_result(result, args.out)
+    emit_result(run(), args.out, settings)
     return 0
 
 
+def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=Path("docs/bench/secrets.json"))
+
+
 def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = kinds.add_parser("secrets", help="redaction on a labelled corpus: tune and check halves")
-    p.add_argument("--out", type=Path, default=Path("docs/bench/secrets.json"))
+    p = kinds.add_parser("secrets", help="redaction on labelled corpora: tune and check halves")
+    add_options(p)
     p.set_defaults(handler=cmd_secrets)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_options(parser)
+    emit_result(run(), parser.parse_args(argv).out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

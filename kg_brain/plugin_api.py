@@ -27,6 +27,7 @@ from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
 from kg_brain.llm import SessionDigest
 from kg_brain.models import Hit, NoteView
 from kg_brain.plugin import RECALL_BUDGET_TOKENS
+from kg_brain.redact.gate import gate
 from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
 from kg_brain.tools import BrainTools
 from kg_brain.workspace import workspace_project
@@ -48,6 +49,7 @@ COMMAND_LINE = "$ "
 _ERROR_LINES = (re.compile(r"error|exception|not found|denied|cannot|fatal|no such",
                            re.IGNORECASE), re.compile(r"fail", re.IGNORECASE))
 _SPACE = re.compile(r"\s+")
+WRITES = frozenset({"failure", "resolution", "close", "remember"})  # actions that store text
 Body = dict[str, Any]
 
 
@@ -155,6 +157,14 @@ class PluginActions:
 
     def __init__(self, tools: BrainTools) -> None:
         self.tools = tools
+
+    def hidden(self, body: Body) -> Body:
+        """A write's body with its secrets hidden as sent (or refused, SECRETS_MODE=reject),
+        before any of it is cut to size or put on one line: the tools hide them again, but a
+        secret cut in two or a key block flattened may no longer be recognised."""
+        cleaned, _ = gate({k: v for k, v in body.items() if k != "directory"},
+                          self.tools.brain.settings.secrets_mode)
+        return body | cleaned
 
     def start(self, body: Body) -> Body:
         budget = _budget(body, DEFAULT_BUDGET_TOKENS)
@@ -272,8 +282,10 @@ def route(actions: PluginActions) -> Callable[[Request], Awaitable[JSONResponse]
             return JSONResponse({"error": "the body is not JSON"}, 400)
         if not isinstance(body, dict):
             return JSONResponse({"error": "the body must be a JSON object"}, 400)
+        writes = request.path_params["action"] in WRITES
         try:
-            return JSONResponse(await anyio.to_thread.run_sync(handler, body))
+            return JSONResponse(await anyio.to_thread.run_sync(
+                lambda: handler(actions.hidden(body) if writes else body)))
         except BrainError as exc:
             log.info("plugin %s: %s", request.path_params["action"], exc)
             return JSONResponse({"error": str(exc)}, _status(exc))

@@ -4,6 +4,10 @@ OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server).
 Each call is bounded: a timeout per request and a fixed number of retries for transient
 failures and malformed replies. Whatever still fails becomes one ProviderError, which the
 router answers by falling back to the heuristic.
+
+Nothing leaves the process unredacted: `complete`, the one way to a model, passes the system
+and user messages through the detector the store's write gate uses (`outbound`), whoever calls
+it (enrichment, links, evolution, merges, splitting, session summaries, anything later).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from kg_brain.errors import ProviderError
+from kg_brain.redact import redact
+from kg_brain.redact.gate import gate
 from kg_brain.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -70,6 +76,21 @@ def parse_reply(raw: str, schema: type[M]) -> M:
         raise ValueError(f"reply does not match {schema.__name__}: {exc}") from exc
 
 
+def outbound(message: str) -> str:
+    """A message as it may leave the process: its secrets hidden, always (SECRETS_MODE=reject
+    refuses writes; a request is simply sent without them). A JSON document (the router sends
+    notes and session records as JSON) is redacted value by value, as the write gate reads a
+    statement's parameters, so each value is read as written rather than JSON-escaped."""
+    try:
+        document = json.loads(message)
+    except ValueError:
+        document = None
+    if not isinstance(document, (dict, list)):
+        return redact(message)[0]
+    cleaned, found = gate({"document": document}, "redact")
+    return json.dumps(cleaned["document"]) if found else message
+
+
 class _BaseProvider:
     """Retry loop and model routing shared by both providers."""
 
@@ -83,7 +104,8 @@ class _BaseProvider:
         return self._models[tier]
 
     def complete(self, tier: Tier, system: str, user: str, schema: type[M]) -> M:
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        messages = [{"role": "system", "content": outbound(system)},
+                    {"role": "user", "content": outbound(user)}]
         model = self._models[tier]
         last: Exception | None = None
         for attempt in range(self._max_retries + 1):

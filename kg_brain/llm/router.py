@@ -252,8 +252,7 @@ class LLMEnricher:
         itself when the model fails, times out or answers nothing usable: a handoff is never
         lost."""
         def ask() -> SessionDigest:
-            user = json.dumps({"requests": requests, "extract": extract.model_dump()})[
-                :CONTENT_CHARS]
+            user = _session_record(requests, extract)
             reply = self._provider.complete("hard", SESSION_PROMPT, user, _DigestReply)
             return SessionDigest(objective=tx.trim_words(reply.objective, 2_000),
                                  completed=_items(reply.completed), blockers=_items(reply.blockers),
@@ -261,6 +260,20 @@ class LLMEnricher:
 
         return self._call("summarize_session", ask,
                           lambda: self._fallback.summarize_session(extract, requests))
+
+
+def _session_record(requests: list[str], extract: SessionDigest) -> str:
+    """The session's record as JSON within CONTENT_CHARS: the oldest items of the longest list
+    give way first, each whole, so the record stays a JSON document and no value (a command
+    line, a secret in it) is cut in two."""
+    asked, done = list(requests), extract.model_dump()
+    record = {"requests": asked, "extract": done}
+    lists: list[list[str]] = [asked, *(v for v in done.values() if isinstance(v, list))]
+    text = json.dumps(record)
+    while len(text) > CONTENT_CHARS and any(lists):
+        max(lists, key=lambda items: len(json.dumps(items))).pop(0)
+        text = json.dumps(record)
+    return text
 
 
 def _items(replied: list[str]) -> list[str]:

@@ -26,6 +26,10 @@ _ASSIGNMENT = re.compile(
     r"(?P<sep>[ \t]*(?<![=!<>])[:=](?!=)[ \t]*)"
     r"(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"'`,;&)\]}]+))"
 )
+# an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>
+_ELEMENT = re.compile(r"<(?P<key>[\w.:\-]{0,40}?(?i:passw(?:or)?d|passphrase|secret|token|"
+                      r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})>"
+                      r"(?P<q>)(?P<qval>[^<>\n]*)</(?P=key)>")
 _REFERENCE_START = ("$", "%", "{", "<", "[", "@", "*", "os.", "env", "process.env", "getenv",
                     "settings.", "config.", "self.", "args.", "request.", "!", "/", "./", "../",
                     "~/")
@@ -43,7 +47,10 @@ _DATA_ENTRY = re.compile(r"(?m)^(?P<head>[ \t]+[\w.\-]+[ \t]*:[ \t]*)(?P<q>[\"']
 
 
 def hide_assignments(text: str, found: list[str]) -> str:
-    """Every `key = literal` whose key names a secret, with the key and quotes kept."""
+    """Every `key = literal` (or `<key>literal</key>`) whose key names a secret, with the key
+    and quotes kept."""
+    if "</" in text:
+        text = _ELEMENT.sub(lambda m: _hide_assignment(m, found, "="), text)
     return _ASSIGNMENT.sub(lambda m: _hide_assignment(m, found), text)
 
 
@@ -84,11 +91,11 @@ def _hide_data(block: re.Match[str], found: list[str]) -> str:
     return "".join(lines)
 
 
-def _hide_assignment(match: re.Match[str], found: list[str]) -> str:
+def _hide_assignment(match: re.Match[str], found: list[str], sep: str | None = None) -> str:
     key = match.group("key")
     quoted = match.group("q") is not None
     value = match.group("qval") if quoted else match.group("val")
-    if not _is_literal_secret(key, match.group("sep"), value, quoted):
+    if not _is_literal_secret(key, sep or match.group("sep"), value, quoted):
         return match.group(0)
     kind = _kind_of(key)
     found.append(kind)

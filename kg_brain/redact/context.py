@@ -38,7 +38,7 @@ _CONTEXT = re.compile(
     # then separators, arrows, "for <name>:" and connecting words on the same line, a bounded
     # number of them
     r"(?P<gap>(?:[ \t\"'`:=>(,|]|-+>|(?<=[ \t])-+(?=[ \t])"
-    r"|\b(?:for|of|on|in)[ \t]+[\w.\-]+[ \t]*(?:[:=]|is\b)"
+    r"|\b(?:for|of|on|in)(?:[ \t]+[\w.\-]+){1,3}[ \t]*(?:[:=]|is\b)"
     rf"|\b(?:{_FILLER})\b){{1,12}}+)"
     # then the value, not a call (io.StringIO(...))
     rf"(?P<value>{_VALUE}{{1,200}}+)(?!{_VALUE}|\()")

@@ -3,11 +3,13 @@ strings: a base64/alphanumeric run of 32+ characters with upper case, lower case
 high Shannon entropy for its length and no run that reads as a word.
 
 What keeps ordinary data out: a URL or a certificate or public key block around it, an IPFS
-content id, a digest algorithm in front of it (sha256:,
-sha512-, h1:, base64,), a public key or password hash it belongs to, words joined by - or _
-(a test or model name), base64 that decodes to text or to a known file (sample data), and an
-id, hash, nonce or cursor introducing it. Hex is never hidden here: commit ids, digests and
-checksums are hex too (context.py hides hex that a secret word names).
+content id, a digest algorithm in front of it (sha256:, sha512-, h1:, base64,), a public key
+or password hash it belongs to (ssh-ed25519, a WireGuard peer, a JWK's public members, a
+captcha's site key), words joined by - or _ (a test or model name), a placeholder or a
+documented example, a line that calls it a fixture, sample or test vector, base64 that
+decodes to text, to a known file, to a public key's layout or to counting bytes (sample
+data), and an id, hash, nonce or cursor introducing it. Hex is never hidden here: commit ids,
+digests and checksums are hex too (context.py hides hex that a secret word names).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import math
 import re
 from collections import Counter
 
-from kg_brain.redact.marks import mark
+from kg_brain.redact.marks import is_placeholder, mark
 
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_~\-])[A-Za-z0-9+/_~\-]{32,}={0,2}"
                         r"(?![A-Za-z0-9+/_~\-=])")
@@ -33,9 +35,15 @@ _DIGEST_BEFORE = re.compile(r"(?i)\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+|base64)[:
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d*|md5|blake2b?)-")
 _EXPLAINED_BEFORE = re.compile(  # "request id: ...", "nonce=...", "ssh-ed25519 ...", "$2b$12$..."
     r"(?i)(?:\b(?:[ug]?ids?|nonce|salt|iv|etag|digest|hash|checksum|fingerprint|integrity|"
-    r"cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+|public[ _\-]?key|pubkey)\b|_ids?\b|"
+    r"cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+|peer|site[ _\-]?key)\b|_ids?\b|"
+    # a public key, also as a name's last word (MINISIGN_PUBKEY); a JWK's public members
+    r"(?:\b|_)(?:public[ _\-]?key|pubkey)\b|[\"'][nexy][\"']|"
     r"(?-i:[a-z]Id)|\$)"
     r"[\s\"'`:=(]*\Z")
+# the line calls it sample data: a test fixture, a sample, a test vector
+_SAMPLE_LINE = re.compile(r"(?i)(?<![a-z])(?:fixtures?|samples?|dummy|fake|examples?|"
+                          r"test[ _\-]?vectors?)(?![a-z])")
+_PUBLIC_PREFIX = ("pk_live_", "pk_test_")  # Stripe's publishable keys: public by design
 # certificates and public keys: public by design, and as random as any key
 _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY(?: BLOCK)?|CERTIFICATE"
                            r"(?: REQUEST)?)-----.*?(?:-----END [A-Z0-9 ]+-----|\Z)", re.S)
@@ -105,10 +113,14 @@ def _explained(value: str, text: str, start: int, urls: list[tuple[int, int]]) -
     encoded sample data, or introduced as an id, hash, nonce or cursor."""
     if inside(urls, start) or _DIGEST_PREFIX.match(value) or _CONTENT_ID.fullmatch(value):
         return True
+    if value.startswith(_PUBLIC_PREFIX) or is_placeholder(value):
+        return True
     before = text[max(0, start - 40):start]
     if _DIGEST_BEFORE.search(before) or _EXPLAINED_BEFORE.search(before):
         return True
-    return _decodes_to_data(value)
+    end = text.find("\n", start)
+    line = text[text.rfind("\n", 0, start) + 1:end if end >= 0 else len(text)]
+    return _SAMPLE_LINE.search(line) is not None or _decodes_to_data(value)
 
 
 def _decodes_to_data(value: str) -> bool:
@@ -118,6 +130,20 @@ def _decodes_to_data(value: str) -> bool:
         raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
     except (binascii.Error, ValueError):
         return False
-    if raw.startswith(_FILE_MAGIC):
+    if raw.startswith(_FILE_MAGIC) or _public_key_bytes(raw) or _patterned(raw):
         return True
     return len(raw) >= 12 and sum(b in _TEXT_BYTES for b in raw) >= 0.75 * len(raw)
+
+
+def _public_key_bytes(raw: bytes) -> bool:
+    """A minisign public key ("Ed", key id, key: 42 bytes) or an uncompressed elliptic-curve
+    point (0x04, x, y: 65 bytes, e.g. a Web Push VAPID key): public keys by their layout."""
+    return (len(raw) == 42 and raw.startswith(b"Ed")) or (len(raw) == 65 and raw[0] == 4)
+
+
+def _patterned(raw: bytes) -> bool:
+    """Bytes counting up or down in steps (bytes(range(48)), a test's input): random bytes
+    repeat a step between neighbours about once in 256."""
+    steps = [(raw[i + 1] - raw[i]) % 256 for i in range(len(raw) - 1)]
+    repeated = sum(1 for i in range(len(steps) - 1) if steps[i] == steps[i + 1])
+    return len(raw) >= 8 and repeated >= len(steps) // 2

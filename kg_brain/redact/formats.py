@@ -7,6 +7,8 @@ searched for the formats it can hold (as gitleaks does with rule keywords)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
@@ -26,6 +28,8 @@ class Format:
 
         def replace(match: re.Match[str]) -> str:
             if "secret" not in match.re.groupindex or match.group("secret") is None:
+                if is_placeholder(match.group(0)):  # xoxb-your-bot-token, AWS's documented key
+                    return match.group(0)
                 found.append(self.kind)
                 return mark(self.kind)
             if is_placeholder(match.group("secret")):
@@ -64,7 +68,8 @@ FORMATS: tuple[Format, ...] = (
     _f("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", "sk-ant-"),
     _f("openai_key", r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]{0,200}\d)"
                      r"(?=[A-Za-z0-9_\-]{0,200}[A-Za-z])[A-Za-z0-9_\-]{20,}", "sk-"),
-    _f("stripe_key", r"\b[rsp]k_(?:live|test|prod)_[A-Za-z0-9]{16,}", "k_live_", "k_test_",
+    # secret and restricted keys; a publishable key (pk_) is public by design
+    _f("stripe_key", r"\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}", "k_live_", "k_test_",
        "k_prod_"),
     _f("huggingface_token", r"\b(?:hf_|api_org_)(?=[A-Za-z0-9]{0,40}[A-Z])[A-Za-z0-9]{30,40}\b",
        "hf_", "api_org_"),
@@ -97,7 +102,8 @@ FORMATS: tuple[Format, ...] = (
                         r"[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" + _END),
     _f("discord_webhook", r"(?:https?://)?(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/"
                           r"[A-Za-z0-9_\-]{60,}", "discord"),
-    _f("telegram_bot_token", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _END, ":aa"),
+    # alone, or in the Bot API's URL path: https://api.telegram.org/bot<token>/sendMessage
+    _f("telegram_bot_token", r"(?:\b|(?<=/bot))\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _END, ":aa"),
     _f("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b", "shp"),
     _f("square_token", r"\b(?:EAAA|sq0atp-|sq0csp-)[A-Za-z0-9_\-]{22,60}" + _END, "eaaa", "sq0"),
     _f("pypi_token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}", "pypi-"),
@@ -127,12 +133,21 @@ FORMATS: tuple[Format, ...] = (
     _f("password", r"(?i)<add\s+key=\"[^\"]*(?:passw(?:or)?d|secret|token|apikey)[^\"]*\"\s+"
                    r"value=\"(?P<secret>[^\"]{4,})\"", "<add"),
     _f("age_secret_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b", "age-secret-key-"),
+    # a token in a URL's path, named by the segment before it (Mattermost /hooks/<id>, IFTTT
+    # /with/key/<key>, Zapier /hooks/catch/<n>/<id>/): letters with digits, 16 or more
+    _f("url_token", r"(?i)://[^\s/]+/(?:[^\s/?#]+/)*?(?:hooks?|webhooks?|key|token|secret)/"
+                    r"(?:[a-z]+/|\d+/){0,2}(?P<secret>(?=[A-Za-z_\-]{0,200}\d)"
+                    r"(?=[\d_\-]{0,200}[A-Za-z])[A-Za-z0-9_\-]{16,})(?=[/?#\s\"'`]|$)",
+       "hook", "/key/", "/token/", "/secret/"),
 )
 
 
 _KEYWORDS = tuple(sorted({k for fmt in FORMATS for k in fmt.keywords}))
 _USERS = {k: frozenset(i for i, fmt in enumerate(FORMATS) if k in fmt.keywords) for k in _KEYWORDS}
 _ALWAYS = frozenset(i for i, fmt in enumerate(FORMATS) if not fmt.keywords)
+
+
+_ENCODED_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")  # base64 of "-----BEGIN"
 
 
 def hide_formats(text: str, found: list[str]) -> str:
@@ -142,4 +157,19 @@ def hide_formats(text: str, found: list[str]) -> str:
     wanted = _ALWAYS.union(*(_USERS[k] for k in _KEYWORDS if k in lowered))
     for i in sorted(wanted):
         text = FORMATS[i].hide(text, found)
+    if "LS0tLS1CRUdJTi" in text:
+        text = _ENCODED_PEM.sub(lambda m: _encoded_key(m.group(0), found), text)
     return text
+
+
+def _encoded_key(value: str, found: list[str]) -> str:
+    """A private key block in base64 (a Helm value, a CI variable): its marker; a certificate
+    or public key so encoded is public and stays."""
+    try:
+        head = base64.b64decode(value[:64])
+    except (binascii.Error, ValueError):
+        return value
+    if b"PRIVATE KEY" not in head:
+        return value
+    found.append("private_key")
+    return mark("private_key")

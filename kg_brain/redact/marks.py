@@ -15,6 +15,9 @@ _PLACEHOLDERS = frozenset(
 _TEMPLATE = re.compile(r"[x*•.#_\-]+|<[^>]*>|\{\{?[^}]*\}?\}|\$\{?[\w.\-:]*\}?|%\(?\w*\)?s?"
                        r"|%\w+%")
 _PRONOUN = re.compile(r"(?:your|my|some)[-_ ]")
+_FILL_IN = re.compile(r"(?:replace|change|fill|insert|put|set|update)[-_. ]?(?:me|this|it|in|here)")
+# the documentation's own sample values: AWS's AKIAIOSFODNN7EXAMPLE and .../bPxRfiCYEXAMPLEKEY
+_DOCUMENTED = ("EXAMPLE", "EXAMPLEKEY")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # a value that names itself: "fal-ai-api-key", "add_bos_token", "challengePassword"
 _SELF_NAMED = re.compile(r"(?:[a-z]+[_\-. ])*(?:key|token|secret|passw(?:or)?d|credentials?|"
@@ -38,8 +41,10 @@ def is_placeholder(value: str) -> bool:
     v = value.strip().lower()
     if not v or v in _PLACEHOLDERS or "redacted" in v or v.endswith(("...", "\u2026")):
         return True  # "hf_...": an example cut short
-    if "***" in v or "xxxx" in v:
-        return True  # masked: "hf_***", "sk-xxxx"
+    if value.strip().endswith(_DOCUMENTED) or _FILL_IN.fullmatch(v):
+        return True
+    if "***" in v or ("xxxx" in v and 3 * v.count("x") >= len(v)):
+        return True  # masked: "hf_***", "sk-xxxx"; not a random value with four x in it
     if _TEMPLATE.fullmatch(v) or _SELF_NAMED.fullmatch(_CAMEL.sub("_", value.strip()).lower()):
         return True
     return bool(_PRONOUN.match(v))

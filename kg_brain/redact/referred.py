@@ -1,6 +1,9 @@
-"""Passwords a note refers to rather than holds in a `key=value`: a command's password flag
-(`mysql -pS3cret`, `sshpass -p ...`, `-passout pass:...`, `smbclient -U user%...`), a login and
-its password written as a pair (`admin / Adm1n!2024`), and a password or passphrase named by a
+"""Passwords a note refers to rather than holds in a `key=value`: a command's password flag or
+argument (`mysql -pS3cret`, `sshpass -p ...`, `redis-cli -a ...`, `gpg --passphrase ...`,
+`-passout pass:...`, `smbclient -U user%...`, `htpasswd -nbB user ...`), a password echoed into
+a command that reads it from stdin (`echo ... | gpg --passphrase-fd 0`), a redis `requirepass`,
+a client's `.login("user", "...")`, a login and its password written as a pair
+(`admin / Adm1n!2024`, `sign in with viewer / ...`), and a password or passphrase named by a
 word before it (`the staging db password is sunshine2024`, `gpg passphrase: QuietOrbitMeadow`).
 
 A value counts only when it reads as a password: letters with digits or symbols, or three or more
@@ -11,10 +14,16 @@ capitalised words run together; never a variable, a path, a prompt, a port or an
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from kg_brain.redact.marks import is_placeholder, mark
 
 _VALUE = r"(?P<q>['\"]?)(?P<secret>[^\s'\"]{4,128})(?P=q)"
+_HTPASSWD = r"\bhtpasswd(?=(?:\s+-[A-Za-z]+)*?\s+-[A-Za-z]*b)"  # -b: the password is an argument
+_HT_FLAG = r"(?:\s+-[A-Za-z]+)*?\s+-[A-Za-z]*"
+_HT_FLAGS = r"(?:\s+-[A-Za-z]+)+"
+_WORD = r"\s+[^\s\-]\S*"  # one positional argument
+_ACCOUNTS = r"(?:admin|root|administrator|sa|ubuntu|ec2-user|pi|guest|ops)"
 # (literals one of which a match contains, pattern): a note without them skips the pattern
 _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     # the password glued to -p (mysql, mariadb, 7-Zip): a space after -p means "prompt"
@@ -29,16 +38,27 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("pass",), r"\s-(?:storepass|keypass|srcstorepass|deststorepass)\s+" + _VALUE),
     (("pass:",), r"\bpass:" + _VALUE.replace("{4,", "{3,")),  # openssl's -passin/-passout pass:
     (("%",), r"\s-U\s+[\w.\-]+%" + _VALUE),  # smbclient -U user%password
-    (("htpasswd",), r"\bhtpasswd\s+-b\w*\s+\S+\s+\S+\s+" + _VALUE),
+    # htpasswd -b takes the password last: after the user with -n (no file), else after the
+    # file and the user; the flags may come apart (-b -c) or together (-nbB)
+    (("htpasswd",), _HTPASSWD + r"(?=" + _HT_FLAG + r"n)" + _HT_FLAGS + _WORD + r"\s+" + _VALUE),
+    (("htpasswd",),
+     _HTPASSWD + r"(?!" + _HT_FLAG + r"n)" + _HT_FLAGS + _WORD * 2 + r"\s+" + _VALUE),
+    (("requirepass", "masterauth"), r"\b(?:requirepass|masterauth)[ \t]+" + _VALUE),  # redis
     (("rabbitmqctl",), r"\brabbitmqctl\s+(?:add_user|change_password)\s+\S+\s+" + _VALUE),
     (("net",), r"\bnet\s+user\s+\S+\s+(?P<q>['\"]?)(?P<secret>[^\s'\"/*]{4,128})(?P=q)"),
-    (("sudo",), r"\becho\s+" + _VALUE + r"\s*\|\s*sudo\s+-S"),
-    (("pass",), r"(?<!\S)--[\w\-]*pass(?:word)?(?:[ =])" + _VALUE),
+    # echoed into a command that reads its password from stdin
+    (("echo",), r"\becho\s+(?:-n\s+)?" + _VALUE + r"\s*\|[^\n|]*?"
+     r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--password-stdin|\bpasswd\s+--stdin)\b"),
+    (("pass",), r"(?<!\S)--[\w\-]*pass(?:word|phrase)?(?:[ =])" + _VALUE),
+    # smtplib, ftplib, imaplib and most clients: .login("user", "password")
+    ((".login(",), r"\.login\(\s*[\"'][^\"'\n]+[\"']\s*,\s*" + _VALUE),
 ))
 # "admin / Adm1n!2024", "ops / S3cret" after a login word, "root:hunter22x" after a service name
-_PAIR = re.compile(r"(?i)\b(?:login|creds?|credentials|account|user(?:name)?)\b[^\n/]{0,40}?"
-                   r"[\w.@\-]+\s+/\s+" + _VALUE)
-_ACCOUNT_PAIR = re.compile(r"(?i)\b(?:admin|root|administrator|sa|ubuntu|ec2-user|pi|guest|ops)"
+# or "sign in with viewer / Juniper#4", or a well-known account's: "use admin / k1wi.Falcon"
+_PAIR = re.compile(r"(?i)(?:\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials|account|"
+                   r"user(?:name)?)\b[^\n/]{0,40}?[\w.@\-]+|(?<![\w.@\-])" + _ACCOUNTS + r")"
+                   r"\s+/\s+" + _VALUE)
+_ACCOUNT_PAIR = re.compile(r"(?i)\b" + _ACCOUNTS +
                            r":(?P<q>)(?P<secret>[^\s:'\"()]{4,64})(?=[\s,;)]|$)")
 # a password word, then connecting words on the same line, then the value
 _NAMED = re.compile(
@@ -48,6 +68,7 @@ _NAMED = re.compile(
 _CAPITALISED_WORDS = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
 _PORT_OR_NUMBER = re.compile(r"[\d:./\-]+")
 _CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]].*|.*://.*")  # a.b, f(), x[0]
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
 def hide_referred(text: str, found: list[str]) -> str:
@@ -56,13 +77,14 @@ def hide_referred(text: str, found: list[str]) -> str:
     for words, pattern in (*_FLAGS, (("/",), _PAIR), ((":",), _ACCOUNT_PAIR),
                            (("pass", "pw"), _NAMED)):
         if any(word in lowered for word in words):
-            text = pattern.sub(lambda m: _hide(m, found), text)
+            # after "admin / ", a dotted name is a password (k1wi.Falcon), not code
+            text = pattern.sub(partial(_hide, found=found, dotted=pattern is _PAIR), text)
     return text
 
 
-def _hide(match: re.Match[str], found: list[str]) -> str:
+def _hide(match: re.Match[str], found: list[str], dotted: bool) -> str:
     value = match.group("secret") if match.group("q") else match.group("secret").rstrip(".,;)")
-    if not password_like(value):
+    if not password_like(value, dotted):
         return match.group(0)
     found.append("password")
     start = match.start("secret") - match.start()
@@ -70,13 +92,15 @@ def _hide(match: re.Match[str], found: list[str]) -> str:
     return whole[:start] + mark("password") + whole[start + len(value):]
 
 
-def password_like(value: str) -> bool:
+def password_like(value: str, dotted: bool = False) -> bool:
     """Typed by a person as a password: letters with digits or symbols, or capitalised words
-    run together; not a reference, path, number, port, placeholder or plain word."""
+    run together; not a reference, path, number, port, placeholder or plain word, nor code
+    (a.b, f(), x[0]) unless `dotted` says a dotted name is a password where it stands."""
     if len(value) < 6 or "REDACTED" in value or is_placeholder(value):
         return False
-    if value[0] in "$%{<[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value or \
-            _CODE.fullmatch(value):
+    if value[0] in "$%{<>[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value:
+        return False
+    if _CODE.fullmatch(value) and not (dotted and _DOTTED.fullmatch(value)):
         return False
     letters = sum(c.isalpha() for c in value)
     digits = sum(c.isdigit() for c in value)

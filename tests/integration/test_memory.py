@@ -130,9 +130,9 @@ def test_update_keeps_links_and_history(brain: Brain, project: str) -> None:
 
 
 def test_secrets_are_redacted_before_storage(brain: Brain, project: str) -> None:
-    result = brain.writer.add("Deploy key for staging is AKIAIOSFODNN7EXAMPLE in the CI vars.",
+    result = brain.writer.add("Deploy key for staging is AKIAQ4TZ2MNB7XRW3KLP in the CI vars.",
                               project)
-    assert "AKIAIOSFODNN7EXAMPLE" not in result.note.content
+    assert "AKIAQ4TZ2MNB7XRW3KLP" not in result.note.content
     assert result.redacted
 
 

@@ -17,12 +17,14 @@ import pytest
 
 from kg_brain.errors import ProviderError
 from kg_brain.llm import HeuristicEnricher, LLMEnricher, build_enricher
+from kg_brain.llm import router as routing
 from kg_brain.llm.providers import (
     HuggingFaceProvider,
     OpenAICompatibleProvider,
     extract_json,
+    outbound,
 )
-from kg_brain.llm.types import Candidate, NoteDraft
+from kg_brain.llm.types import Candidate, NoteDraft, SessionDigest
 from kg_brain.settings import Settings, load_settings
 from kg_brain.vocab import LinkType
 from tests.support.chat import ChatServer
@@ -284,3 +286,31 @@ def test_factory_falls_back_to_the_heuristic_without_credentials(server: ChatSer
     with_key = load_settings(llm_provider="huggingface", HUGGINGFACE_API_KEY="hf-test",
                              fast_model_id=FAST)
     assert build_enricher(with_key).name == f"huggingface:{FAST}"
+
+
+# --- what leaves the process -------------------------------------------------------------------
+
+
+def test_prompts_and_clean_documents_leave_unchanged_and_secrets_do_not() -> None:
+    prompts = [routing.ENRICH_PROMPT, routing.LINKS_PROMPT, routing.SYNTHESIZE_PROMPT,
+               routing.SPLIT_PROMPT, routing.SESSION_PROMPT,
+               routing.EVOLVE_PROMPT.format(limit=600)]
+    assert all(outbound(p) == p for p in prompts)
+    clean = json.dumps({"notes": [{"title": "Pin httpx", "content": "Use httpx<1.0."}]})
+    assert outbound(clean) == clean
+    key = "ghp_" + "Zq8Lw3Rt6Yp1Ks4Df7Gh0Jk2Mn5Bv9Cx3Az6E"
+    sent = outbound(json.dumps({"requests": [f'token "{key}"', "mysql -pS3cr3t!x"]}))
+    assert json.loads(sent) == {"requests": ['token "[REDACTED:github_token]"',
+                                             "mysql -p[REDACTED:password]"]}
+
+
+def test_a_long_session_record_goes_whole_newest_items_kept(
+        router: LLMEnricher, server: ChatServer) -> None:
+    requests = [f"request {i}: " + "a" * 280 for i in range(30)]
+    extract = SessionDigest(objective=requests[0], completed=[f"ran step {i}" for i in range(60)],
+                            blockers=[], next_steps=["ship it"])
+    assert router.summarize_session(extract, requests) == extract  # the endpoint failed
+    sent = server.requests[0]["body"]["messages"][1]["content"]
+    record = json.loads(sent)  # a whole document, no value cut in two
+    assert len(sent) <= routing.CONTENT_CHARS
+    assert record["requests"][-1] == requests[-1] and record["extract"]["next_steps"] == ["ship it"]

@@ -40,10 +40,10 @@ JWT = (
 
 # (text containing the secret, the secret itself, the kind reported)
 SECRETS: list[tuple[str, str, str]] = [
-    ("aws key AKIAIOSFODNN7EXAMPLE in the CI env", "AKIAIOSFODNN7EXAMPLE", "aws_access_key"),
+    ("aws key AKIAQ4TZ2MNB7XRW3KLP in the CI env", "AKIAQ4TZ2MNB7XRW3KLP", "aws_access_key"),
     ("session ASIAY34FZKBOKMUTVV7A expired", "ASIAY34FZKBOKMUTVV7A", "aws_access_key"),
-    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_key"),
+    ("aws_secret_access_key = u8Ht2LxQ9mVw/R3pKz7NcYe+4GbT1fSdJ6aWq0Ei",
+     "u8Ht2LxQ9mVw/R3pKz7NcYe+4GbT1fSdJ6aWq0Ei", "aws_secret_key"),
     ("git clone with ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R9s0T",
      "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R9s0T", "github_token"),
     ("oauth gho_16C7e42F292c6912E7710c838347Ae178B4a used",
@@ -111,6 +111,7 @@ ORDINARY: list[str] = [
     "API_KEY = config_value  # a constant bound to a variable",
     "compose: POSTGRES_PASSWORD: example",
     "The key AKIA prefix means a long-term AWS access key.",
+    "AWS's docs use AKIAIOSFODNN7EXAMPLE and wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.",
     "Bearer authentication sends the token in the Authorization header.",
 ]
 
@@ -209,8 +210,8 @@ def test_redacting_the_corpus_twice_changes_nothing_more() -> None:
 
 
 def test_the_reported_deploy_note_loses_all_three_credentials() -> None:
-    note = ("Deploy creds: AWS key AKIAIOSFODNN7EXAMPLE, secret "
-            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, token ghp_"
+    note = ("Deploy creds: AWS key AKIAQ4TZ2MNB7XRW3KLP, secret "
+            "u8Ht2LxQ9mVw/R3pKz7NcYe+4GbT1fSdJ6aWq0Ei, token ghp_"
             "7kQ2mZ9xR4tL8vN3pW6yB1cD5fG0hJ2sK4aE")
     cleaned, kinds = redact(note)
     assert cleaned == ("Deploy creds: AWS key [REDACTED:aws_access_key], secret "
