@@ -78,22 +78,24 @@ class Replayed:
 
 def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str]) -> bool:
     """One step through the tool's domain function; returns whether it merged into an
-    existing note (dedup)."""
+    existing note (dedup). A project's replay is one client session: where its order breaks is
+    SESSION_GAP_S's to say."""
     if step.tool == "add_memory":
-        added = brain.writer.add(step.content, project, note_kind=step.note_kind)
+        added = brain.writer.add(step.content, project, note_kind=step.note_kind,
+                                 session_id=project)
         ids[step.key] = added.note.zk_id
         return added.deduplicated
     if step.tool == "record_failure":
         failed = brain.mistakes.record_failure(step.content, project,
-                                                     step.failure_signature)
+                                                     step.failure_signature, session_id=project)
         ids[step.key] = failed.zk_id
         return failed.deduplicated
     if step.tool == "record_resolution":
         fixed = brain.mistakes.record_resolution(ids[str(step.failure)], step.content,
-                                                 project)
+                                                 project, session_id=project)
         ids[step.key] = fixed.fix_zk_id
         return fixed.deduplicated
-    closed = brain.sessions.close(project, **step.session)
+    closed = brain.sessions.close(project, **step.session, session_id=project)
     ids[step.key], ids[step.key + THREAD_SUFFIX] = closed.summary_zk_id, closed.open_thread_zk_id
     return False
 

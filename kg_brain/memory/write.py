@@ -105,11 +105,12 @@ class Writer:
 
     def add(self, content: str, project: str, memory_type: str = "permanent",
             note_kind: str = "general", pinned: bool = False,
-            failure_signature: str | None = None) -> AddResult:
+            failure_signature: str | None = None, session_id: str | None = None) -> AddResult:
         """One embedding per note: dedup, link candidates and the stored vector all use it. The
-        answer is read in the write's own transaction."""
+        answer is read in the write's own transaction. `session_id`: the client session writing
+        (a permanent note FOLLOWS the one its session wrote last; none names no order)."""
         prepared = self.prepare_add(content, project, memory_type, note_kind, pinned,
-                                    failure_signature)
+                                    failure_signature, session_id)
 
         def work(tx: Tx) -> AddResult:
             self.write_add(tx, prepared)
@@ -119,9 +120,11 @@ class Writer:
 
     def prepare_add(self, content: str, project: str, memory_type: str = "permanent",
                     note_kind: str = "general", pinned: bool = False,
-                    failure_signature: str | None = None) -> PreparedAdd:
+                    failure_signature: str | None = None,
+                    session_id: str | None = None) -> PreparedAdd:
         """Validate, redact, enrich, embed, check for a duplicate, decide links: no writes."""
         project = validate.project(project)
+        session = validate.session_id(session_id)
         given = validate.note_kind(note_kind)
         mtype = validate.memory_type(memory_type)
         if mtype is MemoryType.ARCHIVED:
@@ -139,6 +142,8 @@ class Writer:
         row = note_row(new_zk_id(), text, project, mtype, kind, pinned, enrichment, vector, now)
         if failure_signature:
             row["failure_signature"] = failure_signature
+        if session:
+            row["session_id"] = session
         inferred = kind.value if given is NoteKind.GENERAL and kind is not given else None
         return PreparedAdd(found, now, row=row, inferred_kind=inferred,
                            decisions=self._decide_links(row["zk_id"], enrichment, text, kind,
@@ -155,8 +160,9 @@ class Writer:
         notes.insert_notes(tx, [row], prepared.now)
         self._write_links(tx, row["zk_id"], row["project"], prepared.decisions, prepared.now)
         gap = self.settings.session_gap_s
-        if gap and row["memory_type"] == MemoryType.PERMANENT.value:
+        if gap and row.get("session_id") and row["memory_type"] == MemoryType.PERMANENT.value:
             links.follow_previous(tx, zk_id=row["zk_id"], project=row["project"],
+                                  session_id=row["session_id"],
                                   since=prepared.now - timedelta(seconds=gap),
                                   reason=FOLLOWS_REASON, now=prepared.now)
 

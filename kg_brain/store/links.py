@@ -31,6 +31,6 @@ def prune_similarity_links(on: On, *, zk_ids: list[str], keep: int) -> list[Prun
 
 
 @write("links/follow_previous.cypher", "src", "dst")
-def follow_previous(on: On, *, zk_id: str, project: str, since: datetime, reason: str,
-                    now: datetime) -> list[LinkWritten]:
-    """The new note FOLLOWS the project's note written last since `since`, if any."""
+def follow_previous(on: On, *, zk_id: str, project: str, session_id: str, since: datetime,
+                    reason: str, now: datetime) -> list[LinkWritten]:
+    """The new note FOLLOWS the note its session wrote last in the project since `since`."""

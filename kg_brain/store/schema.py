@@ -55,6 +55,7 @@ class Note(StructuredNode):
     access_count = IntegerProperty(default=0)
     last_accessed = DateTimeNeo4jFormatProperty(index=True)  # null until first retrieval
     failure_signature = StringProperty(index=True)  # mistakes only: normalised signature
+    session_id = StringProperty()  # the client session that wrote it: the session order
     archived_at = DateTimeNeo4jFormatProperty()
     archive_reason = StringProperty()
     embedding = ArrayProperty(
