@@ -136,7 +136,7 @@ class Sessions:
               session_id: str | None = None) -> SessionClosed:
         """Write the summary and the new open thread, link them, archive older threads: one tx.
         Both name the client session (`session_id`) that wrote them; as digests of it they take
-        no part in its order (cypher/links/follow_previous.cypher)."""
+        no part in its order (cypher/notes/add_note.cypher)."""
         project = validate.project(project)
         session = validate.session_id(session_id)
         objective = validate.content(objective, 2_000, "objective")
