@@ -77,7 +77,8 @@ def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str],
     """One step through the tool's domain function, in the client session `session`; returns
     whether it merged into an existing note (dedup)."""
     if step.tool == "add_memory":
-        added = brain.writer.add(step.content, project, note_kind=step.note_kind)
+        added = brain.writer.add(step.content, project, note_kind=step.note_kind,
+                                 session_id=session)
         ids[step.key] = added.note.zk_id
         return added.deduplicated
     if step.tool == "update_memory":
@@ -85,15 +86,15 @@ def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str],
         return False
     if step.tool == "record_failure":
         failed = brain.mistakes.record_failure(step.content, project,
-                                                     step.failure_signature)
+                                                     step.failure_signature, session_id=session)
         ids[step.key] = failed.zk_id
         return failed.deduplicated
     if step.tool == "record_resolution":
         fixed = brain.mistakes.record_resolution(ids[str(step.failure)], step.content,
-                                                 project)
+                                                 project, session_id=session)
         ids[step.key] = fixed.fix_zk_id
         return fixed.deduplicated
-    closed = brain.sessions.close(project, **step.handoff)
+    closed = brain.sessions.close(project, **step.handoff, session_id=session)
     ids[step.key], ids[step.key + THREAD_SUFFIX] = closed.summary_zk_id, closed.open_thread_zk_id
     return False
 

@@ -8,7 +8,9 @@ writes too.
 dedup, typed links to the notes before it and evolution jobs, which this process applies after
 each write (as a server's scheduler would, a few seconds later; applying them here also keeps
 workers of other processes sharing the database from taking them), the queue drained before any
-question is asked. Nothing is batched: each write depends on the notes written before it.
+question is asked. Each dated session of a conversation is one client session (its turns FOLLOW
+one another); passages name none. Nothing is batched: each write depends on the notes written
+before it.
 """
 
 from __future__ import annotations
@@ -82,7 +84,9 @@ def add_corpus(brain: Brain, corpus: Corpus, project: str) -> dict[TurnKey, str]
     by_key: dict[TurnKey, str] = {}
     merged = evolved = 0
     for turn in corpus.turns:  # an hour of writes waits out a database that goes away
-        added = outlast(lambda t=turn: brain.writer.add(add_content(t), project), "bench write")
+        session = f"{project}-session-{turn.session}" if turn.date else None
+        added = outlast(lambda t=turn, s=session: brain.writer.add(add_content(t), project,
+                                                                    session_id=s), "bench write")
         by_key[turn.key] = added.note.zk_id
         merged += added.deduplicated
         evolved += outlast(lambda: run_evolution(brain, project), "bench evolution")

@@ -5,7 +5,8 @@ Decay score (0..1, higher = more alive) = 0.6 x recency + 0.4 x importance, wher
 - recency = exp(-ln 2 x effective_idle / HALF_LIFE_DAYS): halves every 30 idle days;
 - days_idle = days since `last_accessed`, or since `created` when never accessed;
 - effective_idle = days_idle / (1 + inbound), inbound = typed links into the note from live
-  notes (SUPERSEDES excluded): a note that two others build on ages three times slower;
+  notes (SUPERSEDES and FOLLOWS excluded: being replaced, or written next to, is no use of a
+  note): a note that two others build on ages three times slower;
 - importance = min(1, ln(1 + access_count) / ln(1 + ACCESS_SATURATION)): 20 lifetime accesses
   count as fully important, the first few count most.
 

@@ -82,14 +82,16 @@ class Mistakes:
         self.reader = reader
         self.writer = writer
 
-    def record_failure(self, content: str, project: str,
-                       failure_signature: str | None = None) -> FailureRecorded:
-        """Store the failure as a fleeting mistake; report earlier occurrences and their fixes."""
+    def record_failure(self, content: str, project: str, failure_signature: str | None = None,
+                       session_id: str | None = None) -> FailureRecorded:
+        """Store the failure as a fleeting mistake; report earlier occurrences and their fixes.
+        `session_id`: the client session writing (kg_brain/memory/write.py)."""
         project = validate.project(project)
         source = failure_signature if failure_signature and failure_signature.strip() else content
         signature = normalize_failure(self.writer.clean_content(source)[0])  # redacted first
         added = self.writer.add(content, project, MemoryType.FLEETING.value,
-                                NoteKind.MISTAKE.value, failure_signature=signature)
+                                NoteKind.MISTAKE.value, failure_signature=signature,
+                                session_id=session_id)
         seen = [m for m in self._past_mistakes(content, project, signature, 5,
                                                [added.note.zk_id]) if m.signature_match]
         return FailureRecorded(project=project, zk_id=added.note.zk_id, title=added.note.title,
@@ -97,8 +99,10 @@ class Mistakes:
                                redacted=added.redacted, seen_before=seen)
 
     def record_resolution(self, failure_zk_id: str, fix_content: str,
-                          project: str | None = None) -> ResolutionRecorded:
-        """Write the fix, link it FIXES -> the failure, promote the failure (full distillation)."""
+                          project: str | None = None,
+                          session_id: str | None = None) -> ResolutionRecorded:
+        """Write the fix, link it FIXES -> the failure, promote the failure (full distillation).
+        The fix FOLLOWS the note its session (`session_id`) wrote last."""
         failure = self.reader.get([failure_zk_id])[0]
         if failure.note_kind != NoteKind.MISTAKE.value:
             raise InvalidInput(f"{failure.zk_id} is a {failure.note_kind} note, not a mistake; "
@@ -108,7 +112,7 @@ class Mistakes:
                                f"not {project!r}")
         writer = self.writer
         fix = writer.prepare_add(fix_content, failure.project, MemoryType.PERMANENT.value,
-                                 NoteKind.FIX.value)
+                                 NoteKind.FIX.value, session_id=session_id)
         if fix.zk_id == failure.zk_id:
             raise InvalidInput("fix_content repeats the failure; describe what fixed it")
         promotion = (writer.prepare_distill(failure.zk_id)

@@ -59,6 +59,7 @@ class NoteView(BaseModel):
     access_count: int
     last_accessed: str | None
     failure_signature: str | None = None
+    session_id: str | None = Field(None, description="the client session that wrote it")
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> NoteView:
@@ -73,7 +74,7 @@ class NoteView(BaseModel):
             memory_type=n["memory_type"], note_kind=n["note_kind"], pinned=bool(n.get("pinned")),
             project=n["project"], created=iso(n.get("created")), updated=iso(n.get("updated")),
             access_count=int(n.get("access_count") or 0), last_accessed=iso(n.get("last_accessed")),
-            failure_signature=n.get("failure_signature"),
+            failure_signature=n.get("failure_signature"), session_id=n.get("session_id"),
         )
 
 

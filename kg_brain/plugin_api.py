@@ -4,7 +4,8 @@ body, answering JSON.
 Why not MCP JSON-RPC: a plugin hook runs inside a model call, and over streamable HTTP each call
 needs an MCP session (initialize, its id, an SSE answer) and a `roots/list` round trip before the
 service knows the project. Here one request carries the workspace folder, which names the project
-by the same rule as an MCP root (kg_brain/project.py), and the answer is text ready to inject.
+by the same rule as an MCP root (kg_brain/project.py), its `session_id` the OpenCode session
+whose notes it writes (kg_brain/client_session.py), and the answer is text ready to inject.
 Every action calls the same tool method an MCP client calls (kg_brain/tools/), so redaction,
 validation and budgets are the tools' own; the routes sit behind the service's bearer check.
 """
@@ -23,6 +24,8 @@ from fastmcp import FastMCP
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from kg_brain import validate
+from kg_brain.client_session import within
 from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
 from kg_brain.llm import SessionDigest
 from kg_brain.models import Hit, NoteView
@@ -283,9 +286,10 @@ def route(actions: PluginActions) -> Callable[[Request], Awaitable[JSONResponse]
         if not isinstance(body, dict):
             return JSONResponse({"error": "the body must be a JSON object"}, 400)
         writes = request.path_params["action"] in WRITES
-        try:
-            return JSONResponse(await anyio.to_thread.run_sync(
-                lambda: handler(actions.hidden(body) if writes else body)))
+        try:  # the OpenCode session's notes form its own session order
+            with within(validate.session_id(body.get("session_id"))):
+                return JSONResponse(await anyio.to_thread.run_sync(
+                    lambda: handler(actions.hidden(body) if writes else body)))
         except BrainError as exc:
             log.info("plugin %s: %s", request.path_params["action"], exc)
             return JSONResponse({"error": str(exc)}, _status(exc))

@@ -17,7 +17,8 @@ the background (KG_BRAIN_SERVICE_START), detached so that it outlives this windo
 
 Every request names the window's project and tool profile in the URL (kg_brain/workspace.py),
 so the service files calls under it even when the client offers no roots, and lists the tools
-this window was wired with. When the service goes away under a
+this window was wired with; and the window itself in a header, one id per relay process, whose
+notes form one session order. When the service goes away under a
 window (stopped, idle, restarted), the relay finds or starts a new one, opens a session there
 with the client's own `initialize` and sends the request again; only requests the service never
 received are sent again, so nothing is written twice.
@@ -32,13 +33,14 @@ import os
 import sys
 import threading
 import time
+import uuid
 from typing import IO, Any
 from urllib.parse import urlsplit
 
 from kg_brain import service
 from kg_brain.private import service_token
 from kg_brain.settings import Settings
-from kg_brain.workspace import client_url, default_project
+from kg_brain.workspace import SESSION_HEADER, client_url, default_project
 
 log = logging.getLogger(__name__)
 MCP_COMMAND = "mcp"
@@ -121,7 +123,9 @@ class Relay:
         self.settings = settings
         self.host, self.port = parts.hostname or "", parts.port
         self.path = parts.path + (f"?{parts.query}" if parts.query else "")
-        self.headers = auth_headers(settings)
+        # one id for the window's life, also across the MCP sessions opened on a new service:
+        # the notes it writes form one session order (kg_brain/client_session.py)
+        self.headers = {**auth_headers(settings), SESSION_HEADER: uuid.uuid4().hex}
         self.out = out
         self.out_lock = threading.Lock()
         self.opened: dict[str, Any] | None = None  # the client's initialize, to open anew

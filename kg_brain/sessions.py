@@ -132,9 +132,13 @@ class Sessions:
         return ctx
 
     def close(self, project: str, objective: str, completed: list[str], blockers: list[str],
-              next_steps: list[str], key_files: list[str] | None = None) -> SessionClosed:
-        """Write the summary and the new open thread, link them, archive older threads: one tx."""
+              next_steps: list[str], key_files: list[str] | None = None,
+              session_id: str | None = None) -> SessionClosed:
+        """Write the summary and the new open thread, link them, archive older threads: one tx.
+        Both name the client session (`session_id`) that wrote them; as digests of it they take
+        no part in its order (cypher/notes/add_note.cypher)."""
         project = validate.project(project)
+        session = validate.session_id(session_id)
         objective = validate.content(objective, 2_000, "objective")
         files = key_files or []
         summary = _section_text(objective, [("Completed", completed), ("Blockers", blockers),
@@ -149,6 +153,9 @@ class Sessions:
             self._contextual_row(thread, f"Open thread: {first_step}", project,
                                  NoteKind.OPEN_THREAD, now),
         ]
+        if session:
+            for row in rows:
+                row["session_id"] = session
         summary_id, thread_id = rows[0]["zk_id"], rows[1]["zk_id"]
 
         def work(tx: Tx) -> list[str]:

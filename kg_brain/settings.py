@@ -128,8 +128,8 @@ class Settings(BaseSettings):
     link_top_k: int = Field(5, ge=0, le=50)
     link_min_cosine: float = Field(0.45, ge=-1, le=1)
     session_gap_s: int = Field(1800, ge=0, description=(
-        "a permanent note FOLLOWS the project's last one written at most this long before it "
-        "(the same working session; 0: never)"))
+        "a permanent note FOLLOWS the last one its client session wrote in the project, when at "
+        "most this long before it (0: never)"))
     evolution_min_cosine: float = Field(0.6, ge=0, le=1, description=(
         "an automatic link this strong (its weight, the cosine) evolves the older note"))
     # Retired names, read only to refuse them: they were on Neo4j's (1 + cos) / 2 scale.

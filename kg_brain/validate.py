@@ -11,6 +11,7 @@ from kg_brain.vocab import MemoryType, NoteKind
 
 PROJECT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 ZK_ID = re.compile(r"^ZK-[0-9A-F]{8}$")
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 E = TypeVar("E", bound=StrEnum)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
@@ -30,6 +31,17 @@ def zk_id(value: str) -> str:
     if not ZK_ID.match(cleaned):
         raise InvalidInput(f"malformed zk_id {value!r}: expected ZK- followed by 8 hex digits")
     return cleaned
+
+
+def session_id(value: object) -> str | None:
+    """A client session's id as the client names it (the session order joins the notes one
+    session writes); None or blank: the call names no session."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str) or not SESSION_ID.match(value.strip()):
+        raise InvalidInput(f"invalid session id {str(value)[:60]!r}: use 1-128 letters, digits, "
+                           "'_', '.', ':' or '-', starting with a letter or digit")
+    return value.strip()
 
 
 def content(value: str, limit: int, what: str = "content") -> str:

@@ -22,6 +22,7 @@ PROJECT_PARAM = "project"
 PROJECT_HEADER = "x-kg-brain-project"
 TOOLS_PARAM = "tools"
 TOOLS_HEADER = "x-kg-brain-tools"
+SESSION_HEADER = "x-kg-brain-session"  # the window a call comes from (kg_brain/client_session.py)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 

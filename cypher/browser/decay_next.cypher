@@ -3,13 +3,15 @@
 // from the code), on the wall clock as a person at the Browser expects. Archival also needs
 // the idle and access thresholds; `decay_report` gives the exact due dates.
 // params: project; decay: {half_life_days, saturation, w_recency, w_importance}.
-// returns: n, score, days_idle, access_count, inbound (links from live notes, not SUPERSEDES).
+// returns: n, score, days_idle, access_count, inbound (links from live notes, not SUPERSEDES
+//          nor FOLLOWS).
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE NOT coalesce(n.pinned, false)
 WITH n, coalesce(n.access_count, 0) AS access,
      duration.inSeconds(coalesce(n.last_accessed, n.created), datetime()).seconds / 86400.0
        AS days_idle,
-     COUNT { (n)<-[r]-(m:Note) WHERE m.memory_type <> 'archived' AND type(r) <> 'SUPERSEDES' }
+     COUNT { (n)<-[r]-(m:Note) WHERE m.memory_type <> 'archived'
+                                     AND NOT type(r) IN ['SUPERSEDES', 'FOLLOWS'] }
        AS inbound
 WITH n, access, days_idle, inbound,
      $decay.w_recency * exp(-log(2.0) * CASE WHEN days_idle < 0 THEN 0.0 ELSE days_idle END

@@ -16,11 +16,8 @@ CALL (n, live, keys) {
   WITH e WHERE NOT EXISTS { (e)<-[:MENTIONS]-() }
   DELETE e
 }
-CALL (n, row, live) {
-  UNWIND row.entities AS ent
-  MERGE (e:Entity {project: n.project, key: ent.key})
-    ON CREATE SET e.name = ent.name, e.kind = ent.kind, e.notes = 0, e.created = $now
-  MERGE (n)-[:MENTIONS]->(e)
-    ON CREATE SET e.notes = e.notes + live
-}
+{{> mention_entities
+    imports: n, row, live
+    entities: row.entities
+    live: live }}
 RETURN n.zk_id AS zk_id, COUNT { (n)-[:MENTIONS]->() } AS mentions

@@ -17,7 +17,7 @@ WITH n, access, anchor,
 WHERE days_idle > $stale_days
 WITH n, access, anchor, days_idle,
      COUNT { (n)<-[r]-(m:Note) WHERE (m.memory_type <> 'archived' OR m.archived_at = $now)
-                                AND type(r) <> 'SUPERSEDES' }
+                                AND NOT type(r) IN ['SUPERSEDES', 'FOLLOWS'] }
        AS inbound,
      CASE WHEN access >= $saturation THEN 1.0
           ELSE log(1.0 + access) / log(1.0 + $saturation) END AS importance

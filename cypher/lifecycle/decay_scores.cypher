@@ -17,7 +17,8 @@ WITH n, access, anchor, pinned,
           ELSE duration.inSeconds(anchor, $now).seconds / 86400.0 END AS days_idle
 WHERE NOT $due_only OR (NOT pinned AND access < $max_access AND days_idle > $stale_days)
 WITH n, access, anchor, pinned, days_idle,
-     COUNT { (n)<-[r]-(m:Note) WHERE m.memory_type <> 'archived' AND type(r) <> 'SUPERSEDES' }
+     COUNT { (n)<-[r]-(m:Note) WHERE m.memory_type <> 'archived'
+                                     AND NOT type(r) IN ['SUPERSEDES', 'FOLLOWS'] }
        AS inbound,
      CASE WHEN access >= $saturation THEN 1.0
           ELSE log(1.0 + access) / log(1.0 + $saturation) END AS importance

@@ -7,7 +7,8 @@
 // returns: src, dst, type; type of each link written
 UNWIND $rows AS row
 MATCH (a:Note {zk_id: row.src}), (b:Note {zk_id: row.dst})
-MERGE (a)-[r:$(row.type)]->(b)
-ON CREATE SET r.created = $now
-SET r.reason = row.reason, r.weight = row.weight, r.origin = row.origin
+{{> merge_link
+    src: a
+    dst: b
+    row: row }}
 RETURN a.zk_id AS src, b.zk_id AS dst, type(r) AS type

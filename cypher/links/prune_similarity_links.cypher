@@ -5,15 +5,8 @@
 // returns: zk_id, dropped, changed; changed lists both ends of every dropped link
 UNWIND $zk_ids AS id
 MATCH (n:Note {zk_id: id})
-CALL (n) {
-  MATCH (n)-[r:RELATES_TO]-(m:Note)
-  WHERE coalesce(r.origin, 'auto') = 'auto'
-  WITH r, m ORDER BY r.weight DESC, m.zk_id
-  WITH collect({r: r, m: m.zk_id}) AS links
-  UNWIND links[$keep..] AS weak
-  WITH weak.r AS r, weak.m AS other
-  DELETE r
-  RETURN count(*) AS dropped, collect(other) AS others
-}
+{{> prune_similarity
+    note: n
+    keep: $keep }}
 RETURN n.zk_id AS zk_id, dropped, CASE WHEN dropped > 0 THEN others + [n.zk_id] ELSE [] END
        AS changed

@@ -3,8 +3,5 @@
 //         present, is not a property: store/notes.insert_notes writes them as MENTIONS).
 // returns: zk_id; zk_id of each created note
 UNWIND $rows AS row
-CREATE (n:Note)
-SET n = row {.*, embedding: null, entities: null}
-WITH n, row
-CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
+{{> create_note }}
 RETURN n.zk_id AS zk_id

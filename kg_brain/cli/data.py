@@ -166,7 +166,6 @@ def _graph_report(r: GraphReport, keep: int) -> None:
     _out(f"link origins set: {r.origins.total()} ({counted(r.origins)})")
     _out(f"links re-typed: {r.retypes.total()} ({counted(r.retypes)})")
     _out(f"similarity links beyond {keep} per note pruned: {r.pruned}")
-    _out(f"session order (FOLLOWS) links added: {r.session}")
     if r.backup:
         _out(f"backup: {r.backup}")
     if not r.applied:

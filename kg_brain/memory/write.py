@@ -1,14 +1,16 @@
 """The write pipeline: add, update, distill, and typed links between notes.
 
-add_memory (permanent): construct -> embed -> dedup check -> link candidates from the vector
-index -> one write transaction (note, typed links, evolution job). Fleeting notes skip linking
-and evolution. Evolution itself runs off the request path (kg_brain/memory/evolution.py).
+add_memory (permanent): construct -> embed, then one write transaction: dedup and link
+candidates from the vector index -> one statement (note, entities, typed links, evolution job,
+session order) that answers with the note written. Fleeting notes skip linking and evolution.
+Evolution itself runs off the request path (kg_brain/memory/evolution.py).
 
 Adding and distilling each come in two halves: `prepare_*` does everything that is not a write
 (enrich, embed, dedup, decide links) and returns what was decided; `write_*` writes it inside a
-transaction the caller owns. `add` and `distill` are the two halves in a transaction of their
-own; a caller that must change several things at once (record_resolution: the fix, its FIXES
-link and the failure's promotion) prepares each and writes them in one transaction.
+transaction the caller owns. `add` drafts the note without the database and decides in its
+write transaction (one transaction per note); `distill` is the two halves in a transaction of
+its own; a caller that must change several things at once (record_resolution: the fix, its
+FIXES link and the failure's promotion) prepares each and writes them in one transaction.
 """
 
 from __future__ import annotations
@@ -53,27 +55,27 @@ class AddResult(BaseModel):
 
 @dataclass
 class PreparedAdd:
-    """A note ready to write: new (`row`, its link decisions) or a duplicate to reinforce."""
+    """A note ready to write: its `row` (drafted without the database), then, once the project's
+    nearest notes are read, either the duplicate to reinforce or the links decided for it."""
 
     found: list[str]  # kinds of secrets redacted
     now: datetime
+    row: dict[str, Any]
+    enrichment: Enrichment
+    kind: NoteKind
     duplicate: NearestNote | None = None
-    row: dict[str, Any] | None = None
     decisions: list[LinkDecision] = field(default_factory=list)
     inferred_kind: str | None = None
 
     @property
     def zk_id(self) -> str:
         """The note this add ends in (a fresh id may replace a new note's on a collision)."""
-        if self.duplicate:
-            return self.duplicate["zk_id"]
-        assert self.row is not None
-        return str(self.row["zk_id"])
+        return self.duplicate["zk_id"] if self.duplicate else str(self.row["zk_id"])
 
     @property
     def rows(self) -> list[dict[str, Any]]:
         """The rows whose ids `with_fresh_ids` may replace."""
-        return [self.row] if self.row is not None else []
+        return [self.row]
 
 
 @dataclass
@@ -105,23 +107,36 @@ class Writer:
 
     def add(self, content: str, project: str, memory_type: str = "permanent",
             note_kind: str = "general", pinned: bool = False,
-            failure_signature: str | None = None) -> AddResult:
-        """One embedding per note: dedup, link candidates and the stored vector all use it. The
-        answer is read in the write's own transaction."""
-        prepared = self.prepare_add(content, project, memory_type, note_kind, pinned,
-                                    failure_signature)
+            failure_signature: str | None = None, session_id: str | None = None) -> AddResult:
+        """One embedding per note: dedup, link candidates and the stored vector all use it. One
+        transaction reads the nearest notes, writes the note in one statement and answers with
+        what it wrote. `session_id`: the client session writing (a permanent note FOLLOWS the
+        one its session wrote last; none names no order)."""
+        prepared = self.draft_add(content, project, memory_type, note_kind, pinned,
+                                  failure_signature, session_id)
 
         def work(tx: Tx) -> AddResult:
-            self.write_add(tx, prepared)
-            return self.added(prepared, tx)
+            self.decide_add(prepared, tx)
+            return self.added(prepared, tx, self.write_add(tx, prepared))
 
         return with_fresh_ids(lambda: self.db.write_tx(work), prepared.rows)
 
     def prepare_add(self, content: str, project: str, memory_type: str = "permanent",
                     note_kind: str = "general", pinned: bool = False,
-                    failure_signature: str | None = None) -> PreparedAdd:
+                    failure_signature: str | None = None,
+                    session_id: str | None = None) -> PreparedAdd:
         """Validate, redact, enrich, embed, check for a duplicate, decide links: no writes."""
+        prepared = self.draft_add(content, project, memory_type, note_kind, pinned,
+                                  failure_signature, session_id)
+        self.decide_add(prepared, self.db)
+        return prepared
+
+    def draft_add(self, content: str, project: str, memory_type: str, note_kind: str,
+                  pinned: bool, failure_signature: str | None,
+                  session_id: str | None) -> PreparedAdd:
+        """Validate, redact, enrich and embed: the note's row, without the database."""
         project = validate.project(project)
+        session = validate.session_id(session_id)
         given = validate.note_kind(note_kind)
         mtype = validate.memory_type(memory_type)
         if mtype is MemoryType.ARCHIVED:
@@ -131,38 +146,51 @@ class Writer:
         enrichment = self.deps.enricher.enrich(text, given.value, project)
         kind = stored_kind(given, enrichment.note_kind)
         vector = self.deps.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
-        nearest = self.nearest(vector, project, _LIVE, self.settings.link_top_k + 1, [])
         now = self.deps.clock()
-        duplicate = self._duplicate_of(text, kind, nearest)
-        if duplicate:
-            return PreparedAdd(found, now, duplicate=duplicate)
         row = note_row(new_zk_id(), text, project, mtype, kind, pinned, enrichment, vector, now)
         if failure_signature:
             row["failure_signature"] = failure_signature
+        if session:
+            row["session_id"] = session
         inferred = kind.value if given is NoteKind.GENERAL and kind is not given else None
-        return PreparedAdd(found, now, row=row, inferred_kind=inferred,
-                           decisions=self._decide_links(row["zk_id"], enrichment, text, kind,
-                                                        nearest, mtype))
+        return PreparedAdd(found, now, row, enrichment, kind, inferred_kind=inferred)
 
-    def write_add(self, tx: Tx, prepared: PreparedAdd) -> None:
-        """In the caller's transaction: reinforce the duplicate, or insert the note with its
-        links and evolution job. Reads the row's id late: a retry may have replaced it."""
+    def decide_add(self, prepared: PreparedAdd, on: On) -> None:
+        """From the project's nearest notes (read through `on`, again when a transaction is
+        retried): the duplicate to reinforce, or the links of the new note."""
+        row = prepared.row
+        nearest = self.nearest(row["embedding"], row["project"], _LIVE,
+                               self.settings.link_top_k + 1, [], on)
+        prepared.duplicate = self._duplicate_of(row["content"], prepared.kind, nearest)
+        prepared.decisions = [] if prepared.duplicate else self._decide_links(
+            row["zk_id"], prepared.enrichment, row["content"], prepared.kind, nearest,
+            MemoryType(row["memory_type"]))
+
+    def write_add(self, tx: Tx, prepared: PreparedAdd) -> NoteView | None:
+        """In the caller's transaction: reinforce the duplicate (None), or write the note with
+        its links, evolution job and session order in one statement and return it as written.
+        Reads the row's id late: a retry may have replaced it."""
         if prepared.duplicate:
             notes.reinforce_note(tx, zk_id=prepared.duplicate["zk_id"], now=prepared.now)
-            return
-        row = prepared.row
-        assert row is not None
-        notes.insert_notes(tx, [row], prepared.now)
-        self._write_links(tx, row["zk_id"], row["project"], prepared.decisions, prepared.now)
+            return None
+        row, now = prepared.row, prepared.now
         gap = self.settings.session_gap_s
-        if gap and row["memory_type"] == MemoryType.PERMANENT.value:
-            links.follow_previous(tx, zk_id=row["zk_id"], project=row["project"],
-                                  since=prepared.now - timedelta(seconds=gap),
-                                  reason=FOLLOWS_REASON, now=prepared.now)
+        ordered = bool(gap) and row["memory_type"] == MemoryType.PERMANENT.value
+        decisions = prepared.decisions
+        written = notes.add_note(
+            tx, row=row, links=[link_row(row["zk_id"], d) for d in decisions],
+            similar=[d.zk_id for d in decisions if d.link_type is LinkType.RELATES_TO],
+            keep=self.settings.link_top_k,
+            jobs=[evolution_job(row["zk_id"], row["project"])] if self._evolves(decisions)
+            else [], session_id=row.get("session_id") if ordered else None,
+            since=now - timedelta(seconds=gap), reason=FOLLOWS_REASON, now=now)
+        return NoteView.from_row(dict(written))
 
-    def added(self, prepared: PreparedAdd, on: On | None = None) -> AddResult:
-        """What add_memory answers, read in the write's transaction (`on`) or after it."""
-        note = self.reader.get([prepared.zk_id], on)[0]
+    def added(self, prepared: PreparedAdd, on: On | None = None,
+              note: NoteView | None = None) -> AddResult:
+        """What add_memory answers: `note` as written, else read in the write's transaction
+        (`on`) or after it."""
+        note = note or self.reader.get([prepared.zk_id], on)[0]
         match = prepared.duplicate
         if match:
             return AddResult(note=note, deduplicated=True, matched_zk_id=match["zk_id"],
@@ -172,10 +200,10 @@ class Writer:
                          evolution_queued=self._evolves(prepared.decisions))
 
     def nearest(self, vector: list[float], project: str, types: list[str], k: int,
-                exclude: list[str]) -> list[NearestNote]:
+                exclude: list[str], on: On | None = None) -> list[NearestNote]:
         fetch = self.deps.index_fetch(project, k, k * 20)
-        return notes.nearest_notes(self.db, vector=vector, project=project, memory_types=types,
-                                   fetch=fetch, k=k, exclude=exclude)
+        return notes.nearest_notes(on or self.db, vector=vector, project=project,
+                                   memory_types=types, fetch=fetch, k=k, exclude=exclude)
 
     def _duplicate_of(self, text: str, kind: NoteKind,
                       nearest: list[NearestNote]) -> NearestNote | None:

@@ -29,8 +29,3 @@ def merge_links(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[Li
 def prune_similarity_links(on: On, *, zk_ids: list[str], keep: int) -> list[Pruned]:
     """The weakest automatic RELATES_TO links beyond `keep` per note, dropped."""
 
-
-@write("links/follow_previous.cypher", "src", "dst")
-def follow_previous(on: On, *, zk_id: str, project: str, since: datetime, reason: str,
-                    now: datetime) -> list[LinkWritten]:
-    """The new note FOLLOWS the project's note written last since `since`, if any."""

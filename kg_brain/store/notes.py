@@ -48,6 +48,13 @@ class NoteWithLinks(TypedDict):
     entities: list[dict[str, Any]]
 
 
+class AddedNote(TypedDict):
+    changed: list[str]
+    note: dict[str, Any]
+    links: list[dict[str, Any]]
+    entities: list[dict[str, Any]]
+
+
 class EvolutionTarget(TypedDict):
     title: str | None
     content: str
@@ -121,6 +128,14 @@ def insert_notes(tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[str]
     if mentions:
         replace_mentions(tx, rows=mentions, now=now)
     return ids
+
+
+@write("notes/add_note.cypher", "changed")
+def add_note(on: On, *, row: dict[str, Any], links: list[dict[str, Any]], similar: list[str],
+             keep: int, jobs: list[dict[str, str]], session_id: str | None, since: datetime,
+             reason: str, now: datetime) -> AddedNote:
+    """A new note's whole write (mentions, links, degree bound, evolution job, session order),
+    answered as get_notes reads it."""
 
 
 @read("notes/get_notes.cypher")

@@ -55,6 +55,7 @@ class Note(StructuredNode):
     access_count = IntegerProperty(default=0)
     last_accessed = DateTimeNeo4jFormatProperty(index=True)  # null until first retrieval
     failure_signature = StringProperty(index=True)  # mistakes only: normalised signature
+    session_id = StringProperty()  # the client session that wrote it: the session order
     archived_at = DateTimeNeo4jFormatProperty()
     archive_reason = StringProperty()
     embedding = ArrayProperty(
@@ -69,7 +70,7 @@ SCHEMA_INDEXES = frozenset({
     "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
     FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
-    "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_project_created",
+    "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created",
 })
 
 
@@ -115,7 +116,7 @@ def create_forgotten_constraint(on: On) -> None:
 
 @autocommit("schema/create_session_order_index.cypher")
 def create_session_order_index(on: On) -> None:
-    """Notes by (project, creation time): the session order."""
+    """Notes by (client session, creation time): the session order."""
 
 
 @autocommit("schema/await_indexes.cypher")

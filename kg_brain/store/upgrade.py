@@ -1,5 +1,5 @@
 """Statements of the graph upgrade (kg_brain/views/upgrade.py): reading a scope page by page,
-giving old links their origin, re-typing automatic links and finding the missing session order."""
+giving old links their origin, re-typing automatic links."""
 
 from __future__ import annotations
 
@@ -24,11 +24,6 @@ class OriginSet(TypedDict):
     origin: str
 
 
-class SessionPair(TypedDict):
-    src: str
-    dst: str
-
-
 class Retyped(TypedDict):
     src: str
     dst: str
@@ -50,7 +45,3 @@ def set_link_origins(on: On, *, rows: list[dict[str, Any]]) -> list[OriginSet]:
 def retype_links(on: On, *, rows: list[dict[str, Any]]) -> list[Retyped]:
     """Automatic links re-typed, properties kept; never doubled."""
 
-
-@read("upgrade/session_order.cypher")
-def session_order(on: On, *, project: str | None, gap_s: int) -> list[SessionPair]:
-    """The FOLLOWS links add_memory would have written and the scope lacks."""

@@ -21,6 +21,7 @@ from pydantic import ValidationError as PydanticValidationError
 from kg_brain import resources
 from kg_brain.app import Brain
 from kg_brain.budget import AnswerBudget
+from kg_brain.client_session import ClientSession
 from kg_brain.profiles import ToolProfile
 from kg_brain.project import ClientRoots
 from kg_brain.tools.base import ADD, ARCHIVE, FORGET, LINK, READ, REWRITE, STAMP
@@ -83,6 +84,7 @@ def build_server(brain: Brain) -> FastMCP:
     mcp = FastMCP(name="kg-brain", instructions=INSTRUCTIONS)
     mcp.add_middleware(ToolProfile(brain.settings.kg_brain_tools))
     mcp.add_middleware(ClientRoots())
+    mcp.add_middleware(ClientSession())
     mcp.add_middleware(ArgumentErrors())
     mcp.add_middleware(AnswerBudget())
     tools = BrainTools(brain)

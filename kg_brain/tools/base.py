@@ -1,5 +1,6 @@
 """What every tool area shares: the argument types (their descriptions are the tools' schema),
-the annotations that tell a client what a tool changes, and the project each call resolves."""
+the annotations that tell a client what a tool changes, and the project and client session each
+call resolves."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Annotated, Literal
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from kg_brain import client_session
 from kg_brain.app import Brain
 from kg_brain.project import resolve_project
 
@@ -57,6 +59,11 @@ class ToolArea:
 
     def _project(self, given: str | None) -> str:
         return resolve_project(self.brain.settings, given)
+
+    @staticmethod
+    def _session() -> str | None:
+        """The client session the call comes from (kg_brain/client_session.py)."""
+        return client_session.current()
 
     def _scope(self, given: str | None) -> str | None:
         return None if given == ALL_PROJECTS else self._project(given)

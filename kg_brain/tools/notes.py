@@ -49,7 +49,7 @@ class NoteTools(ToolArea):
         """Store new knowledge (decision, pattern, research, ...). Near-duplicates reinforce the
         existing note. For errors use record_failure; for session text capture_context."""
         return Saved.of(self.brain.writer.add(content, self._project(project), memory_type,
-                                              note_kind, pinned))
+                                              note_kind, pinned, session_id=self._session()))
 
     def update_memory(self, zk_id: ZkId, new_content: Annotated[str, Field(
             description="the corrected or extended content (replaces the old)")]) -> Saved:

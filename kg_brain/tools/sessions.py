@@ -52,7 +52,7 @@ class SessionTools(ToolArea):
         """End every session here: writes one session_summary and the new active open_thread,
         archiving older open threads in the same transaction. The next open_session shows it."""
         return self.brain.sessions.close(self._project(project), objective, completed, blockers,
-                                         next_steps, key_files)
+                                         next_steps, key_files, session_id=self._session())
 
     def capture_context(
         self,
@@ -85,7 +85,7 @@ class SessionTools(ToolArea):
         """Capture a fresh failure as a fleeting mistake note with a normalised signature; shows
         earlier occurrences and their fixes. Follow with record_resolution once fixed."""
         return self.brain.mistakes.record_failure(content, self._project(project),
-                                                  failure_signature)
+                                                  failure_signature, session_id=self._session())
 
     def record_resolution(
         self,
@@ -96,4 +96,5 @@ class SessionTools(ToolArea):
     ) -> mistakes.ResolutionRecorded:
         """Capture a validated fix: a permanent fix note linked FIXES -> the failure, which is
         promoted to permanent. preflight_check will surface it for similar tasks."""
-        return self.brain.mistakes.record_resolution(failure_zk_id, fix_content, project)
+        return self.brain.mistakes.record_resolution(failure_zk_id, fix_content, project,
+                                                     session_id=self._session())

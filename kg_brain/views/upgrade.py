@@ -17,15 +17,16 @@ note in scope (one project or all), read page by page in zk_id order, the plan w
    rules no longer support at all falls back to RELATES_TO; the migration never drops a link
    except by the degree bound;
 5. degree: each note keeps at most LINK_TOP_K automatic RELATES_TO links, the strongest (the
-   writer's own prune statement, simulated in the plan);
-6. session order: a permanent note that FOLLOWS none gets the link add_memory writes now, to
-   its project's permanent note created last before it within SESSION_GAP_S (notes created in
-   the same instant, a bulk import, follow none of each other).
+   writer's own prune statement, simulated in the plan).
+
+Notes written before client sessions were recorded name none, and the session order joins only
+the notes one client session wrote: no step adds FOLLOWS to them (a time window would chain two
+windows' or a subagent's notes together), and the FOLLOWS an earlier version wrote stay.
 
 A dry run only reads and counts. Applying writes a backup of every affected note and its links
 first (`backups/graph-pre-migration-<stamp>.json`; `kg-brain import` restores it exactly, re-typed
-links included), then steps 1-4 in one transaction per page, step 6, and step 5 in a second
-pass, so a similarity link that just became a FIXES is never pruned as a RELATES_TO. Every step
+links included), then steps 1-4 in one transaction per page and step 5 in a second pass, so a
+similarity link that just became a FIXES is never pruned as a RELATES_TO. Every step
 compares with what is stored, so a second run finds nothing to change.
 """
 
@@ -48,7 +49,7 @@ from kg_brain.store import links, upgrade, views
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.upgrade import GraphNote
 from kg_brain.views.schema import write_backup
-from kg_brain.vocab import FOLLOWS_REASON, JUDGED_LINK_TYPES, LinkType, NoteKind
+from kg_brain.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
 
 PAGE = 200
 LINK_TYPES = [t.value for t in JUDGED_LINK_TYPES]  # the session order is not re-judged
@@ -82,13 +83,12 @@ class GraphReport:
     origins: Counter[str] = field(default_factory=Counter)  # origin -> links given it
     retypes: Counter[str] = field(default_factory=Counter)  # "OLD -> NEW" -> links
     pruned: int = 0  # automatic RELATES_TO beyond LINK_TOP_K (dropped, or to drop)
-    session: int = 0  # FOLLOWS links added (or to add)
     backup: Path | None = None
 
     @property
     def changes(self) -> int:
         return (self.mentions + self.kinds.total() + self.origins.total()
-                + self.retypes.total() + self.pruned + self.session)
+                + self.retypes.total() + self.pruned)
 
 
 class _Planner:
@@ -233,23 +233,14 @@ def upgrade_graph(deps: Deps, now: datetime, apply: bool = False, project: str |
     report.entities = len(planner.entity_keys)
     pruned = planner.pruned()
     report.pruned = len(pruned)
-    gap = deps.settings.session_gap_s
-    follows = upgrade.session_order(deps.db, project=project, gap_s=gap) if gap else []
-    report.session = len(follows)
     if not apply or not report.changes:
         return report
-    touched = (set().union(*(p.touched() for p in pages)) | {src for src, _ in pruned}
-               | {r["src"] for r in follows} | {r["dst"] for r in follows})
+    touched = set().union(*(p.touched() for p in pages)) | {src for src, _ in pruned}
     report.backup = write_backup(deps.db, "graph", sorted(touched), now, backup_dir,
                                  exact_links=True)
     report.applied = True
     for page in pages:
         deps.db.write_tx(lambda tx, p=page: _apply_page(tx, p, now))
-    for start in range(0, len(follows), PAGE):
-        rows = [{"src": r["src"], "dst": r["dst"], "type": LinkType.FOLLOWS.value,
-                 "reason": FOLLOWS_REASON, "weight": 1.0, "origin": "auto"}
-                for r in follows[start:start + PAGE]]
-        deps.db.write_tx(lambda tx, rows=rows: links.merge_links(tx, rows=rows, now=now))
     if planner.keep:
         report.pruned = sum(deps.db.write_tx(lambda tx, p=page: _prune(tx, p, planner.keep))
                             for page in pages)

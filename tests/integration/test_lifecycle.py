@@ -83,6 +83,25 @@ def test_stale_notes_are_archived_but_pinned_used_linked_and_fleeting_are_not(
     assert lifecycle.archive_stale(dry_run=False, project=project).archived == 0
 
 
+def test_a_note_written_next_in_its_session_is_no_inbound_link_for_decay(
+        make: Callable[[datetime], Brain], project: str) -> None:
+    """FOLLOWS says when a note was written, not that another builds on it: an unused note
+    archives at 45 idle days whether or not its session wrote another after it (one inbound
+    link would put that at 60)."""
+    writer = make(T0).writer
+    first = writer.add("The nightly export job writes parquet files to the archive bucket.",
+                       project, session_id="window-1").note
+    second = writer.add("Mobile release builds are signed on the CI runner, never on laptops.",
+                        project, session_id="window-1").note
+    assert [(x.type, x.zk_id) for x in second.links] == [(LinkType.FOLLOWS, first.zk_id)]
+    lifecycle = make(T0 + timedelta(days=50)).lifecycle
+    report = lifecycle.decay_report(limit=10, project=project)
+    assert {e.zk_id: e.inbound_links for e in report} == {first.zk_id: 0, second.zk_id: 0}
+    assert report[0].archive_due == (T0 + timedelta(days=45, seconds=1)).isoformat()
+    archived = lifecycle.archive_stale(dry_run=False, project=project).archived_ids
+    assert sorted(archived) == sorted([first.zk_id, second.zk_id])
+
+
 def test_the_limit_bounds_the_listing_but_every_stale_note_is_counted_and_archived(
         make: Callable[[datetime], Brain], project: str) -> None:
     stale = _ids(make(T0), project, *(f"Stale runbook step {i}" for i in range(7)))

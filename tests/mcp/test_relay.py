@@ -60,6 +60,39 @@ def test_windows_forwarded_to_the_warm_service_share_it_each_in_its_project(
     assert "forwarding to the shared kg-brain service" in first_log
 
 
+def followed(win: StdioSession, zk_id: str) -> tuple[list[str], str]:
+    """The notes `zk_id` FOLLOWS and the session it names, as the window recalls it."""
+    [note] = win.call_tool("recall", {"zk_ids": [zk_id]})["result"]["structuredContent"]["notes"]
+    return ([x["zk_id"] for x in note["links"]
+             if x["type"] == "FOLLOWS" and x["direction"] == "out"], note["session_id"])
+
+
+def saved_id(win: StdioSession, text: str) -> str:
+    return str(win.call_tool("add_memory", {"content": text})["result"]["structuredContent"][
+        "zk_id"])
+
+
+def test_two_windows_forwarded_to_one_service_write_a_session_order_each(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    """Each relay names its window in a header of its own: two windows of one workspace
+    writing in turn keep a chain each."""
+    port = free_port()
+    env = relay_env(neo4j_server, port, tmp_path / "data")
+    here = workspace(tmp_path, project)
+    with http_server(env, "127.0.0.1", port, tmp_path), window(env, here) as one, \
+            window(env, here) as two:
+        one.initialize()
+        two.initialize()
+        ids = [saved_id(one, NOTE), saved_id(two, "Subagents write through their window."),
+               saved_id(one, "The relay starts a service when none answers on the port."),
+               saved_id(two, "A window's project comes from its workspace's git root.")]
+        (a1, sa1), (b1, sb1), (a2, sa2), (b2, sb2) = [followed(one, z) for z in ids]
+        logs = [one.close(), two.close()]
+    assert [a1, b1, a2, b2] == [[], [], [ids[0]], [ids[1]]]
+    assert sa1 == sa2 != sb1 == sb2 and not sa1.startswith(("mcp-", "process-"))
+    assert all("forwarding to the shared kg-brain service" in log for log in logs)
+
+
 def test_without_a_service_the_window_is_served_in_process(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
     here = workspace(tmp_path, project)
@@ -70,6 +103,8 @@ def test_without_a_service_the_window_is_served_in_process(
         found = alone.call_tool("search_memory", {"query": "what forwards stdio windows?"})
         assert found["result"]["structuredContent"]["hits"][0]["zk_id"] == \
             saved["structuredContent"]["zk_id"]
+        later = saved_id(alone, "A window served in-process loads the model itself.")
+        assert followed(alone, later)[0] == [saved["structuredContent"]["zk_id"]]
         log = alone.close()
     assert "forwarding" not in log and alone.proc.returncode == 0, log
 

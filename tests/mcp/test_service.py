@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from kg_brain.localdb import free_port
-from tests.mcp.test_relay import NOTE, relay_env, window
+from tests.mcp.test_relay import NOTE, followed, relay_env, saved_id, window
 from tests.mcp.test_stdio import workspace
 from tests.support.mcp import REPO, bearer
 from tests.support.neo4j import ServerUnderTest
@@ -115,6 +115,8 @@ def test_a_window_whose_service_went_away_carries_on_with_a_new_one(
             "query": "what forwards stdio windows?"}}, timeout=240)
         answer = found["result"]["structuredContent"]
         assert answer["project"] == project and answer["hits"][0]["zk_id"] == saved["zk_id"]
+        later = saved_id(win, "The relay sends a request again only if it never arrived.")
+        assert followed(win, later)[0] == [saved["zk_id"]]  # the window's session outlives it
         log = win.close()
     assert service_pid(env) not in (None, old)
     assert "continuing on the one now at" in log

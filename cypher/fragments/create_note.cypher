@@ -1,0 +1,8 @@
+// Fragment, rendered into statements when they load (never run alone): the note `row` (a map of
+// every Note property; its embedding, 384 floats, stored as a float32 vector property; entities,
+// when present, is no property: the MENTIONS are written apart) created and bound to n; row and
+// n stay bound.
+CREATE (n:Note)
+SET n = row {.*, embedding: null, entities: null}
+WITH n, row
+CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
