@@ -74,6 +74,12 @@ function replaceText(parts, text) {
   else parts.push({ type: "text", text })
 }
 
+// `opencode run` passes an argument holding a space in double quotes (inner ones escaped).
+const unquoted = (text) => {
+  const quoted = /^"([\s\S]*)"$/.exec(text)
+  return quoted ? quoted[1].replace(/\\"/g, '"') : text
+}
+
 const userText = (parts) => (parts ?? []).filter((p) => p.type === "text" && !p.synthetic)
   .map((p) => p.text).join("\n").trim()
 
@@ -167,6 +173,10 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
   }
 
   async function command(name, argumentsText, s) {
+    if (name === "remember" && !argumentsText) {
+      return "kg-brain stored nothing: `/remember` needs the text to keep, as in `/remember the " +
+        "staging database resets on Sundays`. Tell the user."
+    }
     if (name === "remember") {
       const saved = await memory.call("remember", { text: argumentsText }, true)
       if (saved) s.context = null
@@ -181,6 +191,17 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     return dreamText(report, chosen)
   }
 
+  // `/remember ...` or `/dream ...` sent as a message (`opencode run "/remember ..."` sends it so,
+  // where the TUI runs the command): run as the command, its answer in place of the message.
+  async function typedCommand(s, parts, text) {
+    const typed = /^\/(\w+)(?:\s+([\s\S]*))?$/.exec(unquoted(text))
+    if (!typed || !Object.hasOwn(COMMANDS, typed[1])) return false
+    const answer = await command(typed[1], (typed[2] ?? "").trim(), s)
+    replaceText(parts, answer)
+    s.commandTexts.add(answer)
+    return true
+  }
+
   return {
     config: async (cfg) => {
       cfg.command ??= {}
@@ -189,8 +210,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     "command.execute.before": async (input, output) => {
       if (!(input.command in COMMANDS)) return
       const s = session(input.sessionID)
-      // `opencode run --command` passes its arguments quoted
-      const args = String(input.arguments ?? "").trim().replace(/^"([\s\S]*)"$/, "$1")
+      const args = unquoted(String(input.arguments ?? "").trim())
       const text = await command(input.command, args, s)
       replaceText(output.parts, text)
       s.commandTexts.add(text) // the plugin's own answer, not a request of the user
@@ -206,7 +226,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     "chat.message": async (input, output) => {
       const text = userText(output.parts)
       const s = session(input.sessionID)
-      if (!text || s.commandTexts.has(text)) return
+      if (!text || s.commandTexts.has(text) || await typedCommand(s, output.parts, text)) return
       s.requests.push(text.slice(0, 300))
       s.activity += 1
       startContext(s)
