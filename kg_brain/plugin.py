@@ -1,12 +1,15 @@
 """Installing the OpenCode plugin (kg_brain/opencode/kg-brain.js) beside the MCP entry.
 
 OpenCode loads every `*.js` and `*.ts` in `plugin/` of the workspace's `.opencode/` folder and of
-its global config folder. The plugin is copied there with the module it imports (`*.mjs`, which
+its global config folder. The plugin is copied there with the modules it imports (`*.mjs`, which
 OpenCode does not load as a plugin); it is versioned with kg-brain: wiring again after an
-upgrade replaces both with its settings in `kg-brain.json` next to that `plugin/` folder: the
-service's address, the token file, the command that starts the service when nothing answers and
-the budgets of the start context and of the notes recalled for each user message. A budget the
-user changed there is kept.
+upgrade replaces both. Its settings are in two files. `kg-brain.json`, next to that `plugin/`
+folder, holds what is the same on every machine, so a workspace's can be committed: the budgets
+of the start context and of the notes recalled for each user message (a budget the user changed
+there is kept) and, wired with `--url`, that service's address (never started by the plugin).
+This machine's part, in kg-brain's user folder (kg_brain/machine.py), holds the shared service's
+address, its token file, the command that starts it when nothing answers (`kg-brain service
+start`, through the start lock) and the log that command writes to.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from kg_brain import machine
 from kg_brain.errors import InvalidInput
 from kg_brain.relay import service_url
+from kg_brain.service import log_path
 from kg_brain.settings import Settings
 
 SOURCE = Path(__file__).with_name("opencode") / "kg-brain.js"
 COMMANDS = SOURCE.with_name("kg-brain-commands.mjs")  # which bash runs are equivalent
+CONNECTION = SOURCE.with_name("kg-brain-service.mjs")  # settings, requests, starting the service
 CONFIG_FILE = "kg-brain.json"
 USER_KEYS = ("budget_tokens", "recall_budget_tokens", "read_timeout_ms", "write_timeout_ms")
 RECALL_BUDGET_TOKENS = 600  # the relevant notes added for one user message
@@ -44,14 +50,21 @@ def service_base(settings: Settings, url: str | None) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def plugin_config(settings: Settings, url: str | None, env: dict[str, str]) -> dict[str, Any]:
-    """`env`: what the started service needs to reach Neo4j (secrets as `{env:NAME}`)."""
-    start = [] if url else [sys.executable, "-m", "kg_brain.cli", "serve", "--http"]
-    return {"url": service_base(settings, url), "token_file": str(settings.state_dir / "token"),
-            "start": start,
-            "start_env": {**env, "KG_BRAIN_HTTP_PORT": str(settings.kg_brain_http_port)},
-            "budget_tokens": settings.session_context_tokens,
+def plugin_config(settings: Settings, url: str | None) -> dict[str, Any]:
+    """The workspace's settings: nothing of this machine. A `--url` service is never started."""
+    named = {"url": service_base(settings, url), "start": []} if url else {}
+    return {**named, "budget_tokens": settings.session_context_tokens,
             "recall_budget_tokens": RECALL_BUDGET_TOKENS}
+
+
+def machine_config(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
+    """This machine's settings. `env`: what the started service needs to reach Neo4j (secrets
+    as `{env:NAME}`), its port and its data folder (where its token is)."""
+    return {"url": service_base(settings, None), "token_file": str(settings.state_dir / "token"),
+            "start": [sys.executable, "-m", "kg_brain.cli", "service", "start"],
+            "start_env": {**env, "KG_BRAIN_HTTP_PORT": str(settings.kg_brain_http_port),
+                          "KG_BRAIN_DATA_DIR": str(settings.kg_brain_data_dir)},
+            "log_file": str(log_path(settings))}
 
 
 def _kept(path: Path) -> dict[str, Any]:
@@ -65,13 +78,16 @@ def _kept(path: Path) -> dict[str, Any]:
 
 def install(settings: Settings, url: str | None, global_config: bool, env: dict[str, str],
             cwd: Path | None = None) -> Path:
-    """Copy the plugin and write its settings; returns the plugin's path."""
+    """Copy the plugin and write its settings, the workspace's and this machine's; returns the
+    plugin's path."""
     folder = opencode_folder(settings, global_config, cwd)
     target = folder / "plugin" / SOURCE.name
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(SOURCE, target)
-    shutil.copyfile(COMMANDS, target.with_name(COMMANDS.name))
+    for module in (COMMANDS, CONNECTION):
+        shutil.copyfile(module, target.with_name(module.name))
     config_path = folder / CONFIG_FILE
-    config = {**plugin_config(settings, url, env), **_kept(config_path)}
+    config = {**plugin_config(settings, url), **_kept(config_path)}
     config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    machine.write_plugin_settings(machine_config(settings, env))
     return target

@@ -57,9 +57,7 @@ SSE = "text/event-stream"
 
 
 def service_url(settings: Settings) -> str:
-    host = settings.kg_brain_http_host
-    host = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
-    return f"http://{host}:{settings.kg_brain_http_port}/mcp"
+    return f"http://{service.client_host(settings)}:{settings.kg_brain_http_port}/mcp"
 
 
 def health(settings: Settings) -> dict[str, Any]:

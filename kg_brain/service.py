@@ -5,18 +5,29 @@ A client window (`kg-brain mcp`) that finds no service starts one that must outl
 end a window by killing its process tree, so the service is started through a short-lived
 launcher (it ends at once, leaving the service a child of init rather than of the window), in a
 session and process group of its own, with no pipe of the window's: stdin is /dev/null and its
-output goes to `service.log` in the state folder. The service writes `service.pid` there and
-removes it when it stops, `kg-brain service stop` signals it, and with KG_BRAIN_SERVICE_IDLE_S
-set it stops itself once no request has been in flight for that long (an open window keeps a
-stream open, so it counts as activity). Standard library only: the relay imports this module.
+output goes to `service.log` in the state folder.
+
+One service starts however many clients race to start one (the relay of each window, the OpenCode
+plugin through `kg-brain service start`): a starter takes the start lock (`service.lock`, an
+exclusive flock) without waiting, and a starter that finds it taken, or the port already
+listening, starts nothing. The service it starts inherits the lock and lets it go once it listens
+(or when it exits), so no second start slips in while the first is loading. The port is the
+arbiter beyond that (a `kg-brain serve --http` run by hand takes no lock): a service binds it
+before anything else, and one that cannot exits at once. The service writes `service.pid` only
+once it listens and removes it when it stops, `kg-brain service stop` signals it, and with
+KG_BRAIN_SERVICE_IDLE_S set it stops itself once no request has been in flight for that long (an
+open window keeps a stream open, so it counts as activity). Standard library only: the relay
+imports this module.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -29,9 +40,15 @@ from kg_brain.settings import Settings
 log = logging.getLogger(__name__)
 PID_FILE = "service.pid"
 LOG_FILE = "service.log"
+LOCK_FILE = "service.lock"
 SERVE = ["-m", "kg_brain.cli", "serve", "--http"]
-# The launcher starts the service and exits, so the service is reparented away from the window.
-LAUNCHER = "import subprocess, sys; subprocess.Popen(sys.argv[1:])"
+START_LOCK_OPTION = "--start-lock-fd"  # the inherited start lock, let go once the service listens
+# The launcher starts the service and exits, so the service is reparented away from the window;
+# its first argument is the start lock's descriptor, which the service inherits.
+LAUNCHER = ("import subprocess, sys; "
+            "subprocess.Popen(sys.argv[2:], pass_fds=(int(sys.argv[1]),))")
+CONNECT_TIMEOUT_S = 0.5
+BACKLOG = 2048
 STOP_WAIT_S = 30.0
 
 
@@ -51,21 +68,74 @@ def serve_command() -> list[str]:
     return [sys.executable, *SERVE]
 
 
-def spawn(settings: Settings) -> None:
-    """Start `kg-brain serve --http` detached from this process (see the module docstring);
-    returns once the launcher has exited, not once the service answers."""
+def spawn(settings: Settings) -> bool:
+    """Start `kg-brain serve --http` detached from this process (see the module docstring),
+    unless another start is under way or a service listens already; True when this call
+    started one. Returns once the launcher has exited, not once the service answers."""
     folder = state_folder(settings)
-    with open(log_path(settings), "ab") as out:
-        os.chmod(out.name, 0o600)
-        subprocess.run([sys.executable, "-c", LAUNCHER, *serve_command()], cwd=folder,
-                       stdin=subprocess.DEVNULL, stdout=out, stderr=out, close_fds=True,
-                       start_new_session=True, check=False, timeout=30)
+    with open(folder / LOCK_FILE, "ab") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log.info("the shared kg-brain service is being started by another client")
+            return False
+        if listening(settings):
+            log.info("the shared kg-brain service is up already: not starting another")
+            return False
+        with open(log_path(settings), "ab") as out:
+            os.chmod(out.name, 0o600)
+            fd = str(lock.fileno())
+            subprocess.run([sys.executable, "-c", LAUNCHER, fd, *serve_command(),
+                            START_LOCK_OPTION, fd], cwd=folder, stdin=subprocess.DEVNULL,
+                           stdout=out, stderr=out, pass_fds=(lock.fileno(),),
+                           start_new_session=True, check=False, timeout=30)
     log.info("started the shared kg-brain service in the background (log: %s)",
              log_path(settings))
+    return True
+
+
+def client_host(settings: Settings) -> str:
+    """The address a client on this machine reaches the service at."""
+    host = settings.kg_brain_http_host
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
+
+
+def listening(settings: Settings) -> bool:
+    """Whether something accepts connections on the service's port (answering or not)."""
+    try:
+        with socket.create_connection((client_host(settings), settings.kg_brain_http_port),
+                                      timeout=CONNECT_TIMEOUT_S):
+            return True
+    except OSError:
+        return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The service's listening socket, bound before the service does anything else: of two
+    services started at once, the second's bind fails (OSError, EADDRINUSE) and it exits."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(BACKLOG)  # Linux lets two SO_REUSEADDR sockets bind until one listens
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def release_start_lock(fd: int | None) -> None:
+    """The service listens: let other clients start one again (they will find it instead)."""
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def write_pid(settings: Settings, port: int) -> Path:
-    """Called by the service itself once it is about to listen."""
+    """Called by the service itself once it listens."""
     path = state_folder(settings) / PID_FILE
     tmp = path.with_name(PID_FILE + ".tmp")
     tmp.write_text(json.dumps({"pid": os.getpid(), "port": port}), encoding="utf-8")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import threading
 from typing import Any
@@ -21,12 +22,20 @@ from starlette.responses import JSONResponse
 
 from kg_brain import plugin_api
 from kg_brain.app import Brain, interrupt_on_sigterm
-from kg_brain.errors import BrainError
+from kg_brain.errors import BrainError, SetupError
 from kg_brain.guard import http_middleware
 from kg_brain.maintenance import SessionScheduler, start_in_background
 from kg_brain.private import tighten_install
 from kg_brain.relay import HEALTH_PATH, health
-from kg_brain.service import Activity, Idleness, remove_pid, write_pid
+from kg_brain.service import (
+    START_LOCK_OPTION,
+    Activity,
+    Idleness,
+    bind,
+    release_start_lock,
+    remove_pid,
+    write_pid,
+)
 from kg_brain.settings import Settings
 from kg_brain.tools import BrainTools, build_server
 from kg_brain.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
@@ -103,17 +112,19 @@ def health_route(settings: Settings) -> Any:
 
 
 def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
-          host: str | None = None, port: int | None = None) -> int:
+          host: str | None = None, port: int | None = None,
+          start_lock: int | None = None) -> int:
     """Run until the client disconnects (stdio) or the process is interrupted (SIGINT or
     SIGTERM, either transport); the caller then closes the Brain, in order. The HTTP service
     runs maintenance for the whole database from its start, a stdio server for its window's
-    projects from their first call."""
+    projects from their first call. `start_lock`: the start lock inherited from the client that
+    started this service (kg_brain/service.py), let go once it listens."""
     tighten_install(settings)
     mcp.add_middleware(WarmUp(brain))
     interrupt_on_sigterm()  # uvicorn re-raises the signal it caught once it has shut down
     try:
         if http:
-            _serve_http(settings, brain, mcp, host, port)
+            _serve_http(settings, brain, mcp, host, port, start_lock)
         else:
             mcp.add_middleware(SessionScheduler(brain))
             mcp.run("stdio", show_banner=False)
@@ -123,9 +134,19 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
 
 
 def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
-                port: int | None) -> None:
+                port: int | None, start_lock: int | None) -> None:
+    """Binds the port first: a service started beside another that holds it stops here, before
+    its pid file or any background job."""
     host = host or settings.kg_brain_http_host
     port = port or settings.kg_brain_http_port
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise SetupError(f"cannot listen on {host}:{port} ({exc.strerror}): another kg-brain "
+                         "service (or another program) holds it; this one does not start") \
+            from None
+    write_pid(settings, port)
+    release_start_lock(start_lock)
     middleware = [*http_middleware(settings, host, port), *lifecycle_middleware(settings)]
     mcp.custom_route(HEALTH_PATH, methods=["GET"])(health_route(settings))
     plugin_api.register(mcp, BrainTools(brain))
@@ -134,11 +155,10 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
     sys.stdout.write(f"In each workspace: kg-brain wire opencode|claude|cursor --url {url}\n"
                      "or add to opencode.json:\n" + json.dumps(config, indent=2) + "\n")
     sys.stdout.flush()
-    write_pid(settings, port)
     start_in_background(brain)  # from the start: a client may write without listing tools
     try:
         mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
-                middleware=middleware)
+                middleware=middleware, sockets=[sock])
     finally:
         remove_pid(settings)
 
@@ -152,9 +172,12 @@ def lifecycle_middleware(settings: Settings) -> list[ASGIMiddleware]:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    if args.start_lock_fd is not None:
+        os.set_inheritable(args.start_lock_fd, False)  # never held by a process this one starts
     brain = Brain(settings)
     try:
-        return serve(settings, brain, build_server(brain), args.http, args.host, args.port)
+        return serve(settings, brain, build_server(brain), args.http, args.host, args.port,
+                     args.start_lock_fd)
     finally:
         brain.close()
 
@@ -179,6 +202,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                        "list the names clients use in "
                                        "KG_BRAIN_HTTP_ALLOWED_HOSTS")
     parser.add_argument("--port", type=int, help="HTTP port (KG_BRAIN_HTTP_PORT)")
+    parser.add_argument(START_LOCK_OPTION, dest="start_lock_fd", type=int,
+                        help=argparse.SUPPRESS)  # given by the client that starts the service
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,8 +1,10 @@
 """`kg-brain wire opencode|claude|cursor [--global] [--url URL] [--tools core|full]`: add or
 update the kg-brain MCP entry in the client's configuration file.
 
-The entry runs this installation's Python with `-m kg_brain.cli mcp` (stdio: a light relay to
-the warm shared service, kg_brain/relay.py), so it works from a wheel as from a checkout; with
+The entry runs `kg-brain mcp` (stdio: a light relay to the warm shared service,
+kg_brain/relay.py) with this installation's Python, so it works from a wheel as from a checkout: a
+workspace's entry through the launcher in kg-brain's user folder (kg_brain/machine.py), written
+here, so that the file holds nothing of this machine; a `--global` entry names the interpreter. With
 `--url` it points the client at a running `kg-brain serve --http`, naming the workspace's project
 in the URL (`?project=`, kg_brain/workspace.py) so that calls land there even from clients that
 offer no MCP roots (the 2026-07-28 protocol has none); a `--global` entry names none. The
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kg_brain import plugin
+from kg_brain import machine, plugin
 from kg_brain.errors import InvalidInput
 from kg_brain.private import ensure_token, token_file
 from kg_brain.relay import TOOLS_OPTION
@@ -100,7 +102,18 @@ def server_command(tools: str) -> list[str]:
     """This installation's interpreter running `kg-brain mcp` (a light relay to the shared
     service when it runs, else the server in-process) with the tool profile: no path into a
     checkout."""
-    return [sys.executable, "-m", "kg_brain.cli", "mcp", TOOLS_OPTION, tools]
+    return [sys.executable, "-m", "kg_brain.cli", *mcp_arguments(tools)]
+
+
+def mcp_arguments(tools: str) -> list[str]:
+    return ["mcp", TOOLS_OPTION, tools]
+
+
+def stdio_command(tools: str, global_config: bool) -> list[str]:
+    """A workspace's entry runs the launcher (the same on every machine), a global one the
+    interpreter."""
+    return server_command(tools) if global_config else \
+        machine.launched_command(mcp_arguments(tools))
 
 
 def protocol_file() -> Path:
@@ -170,7 +183,7 @@ def client_entry(settings: Settings, name: str, url: str | None,
     if url:
         return client.remote(workspace_url(settings, url, global_config=global_config),
                              remote_headers(settings, client))
-    return client.local(server_command(settings.kg_brain_tools),
+    return client.local(stdio_command(settings.kg_brain_tools, global_config),
                         server_environment(settings, client, global_config))
 
 
@@ -232,12 +245,15 @@ def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
         settings = settings.model_copy(update={"kg_brain_tools": args.tools})
     path = config_path(settings, args.client, args.global_config)
     hint = token_hint(settings, CLIENTS[args.client]) if args.url else ""
+    launcher = None if args.url or args.global_config else machine.write_launcher()
     backup = write_entry(path, args.client,
                          client_entry(settings, args.client, args.url, args.global_config),
                          settings.state_dir / BACKUPS)
     out = sys.stdout.write
     out(f"{args.client}: {SERVER_NAME} written to {path}"
         + (f" (previous version: {backup})" if backup else "") + "\n")
+    if launcher:
+        out(f"It runs kg-brain through {launcher}, written for this machine's interpreter.\n")
     out(hint)
     if args.client == "opencode" and args.plugin:
         out(install_plugin(settings, args.url, args.global_config))
@@ -253,7 +269,8 @@ def install_plugin(settings: Settings, url: str | None, global_config: bool) -> 
     env = server_environment(settings, CLIENTS["opencode"], global_config)
     path = plugin.install(settings, url, global_config, env)
     return (f"opencode: memory plugin written to {path} (settings: "
-            f"{path.parent.parent / plugin.CONFIG_FILE}; --no-plugin leaves it out)\n")
+            f"{path.parent.parent / plugin.CONFIG_FILE}, this machine's in "
+            f"{machine.user_folder() / machine.PLUGIN_SETTINGS}; --no-plugin leaves it out)\n")
 
 
 def prepare_embedder(settings: Settings) -> str:

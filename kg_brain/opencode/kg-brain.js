@@ -8,102 +8,19 @@
 // `/remember <text>` and `/dream [cluster ids]`.
 //
 // Shipped with kg-brain and installed by `kg-brain wire opencode` into .opencode/plugin/ (or the
-// global config's plugin/ folder); its settings are ../kg-brain.json beside that folder. It talks
-// to the shared kg-brain service (POST /plugin/<action>, kg_brain/plugin_api.py) and starts it
-// when nothing answers. Memory never blocks the session: a call that fails is logged once and the
-// session goes on without it. OpenCode calls every export as a plugin: KgBrain is the only one.
-import { existsSync, readFileSync } from "node:fs"
-import { spawn } from "node:child_process"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+// global config's plugin/ folder) with the modules it imports. It talks to the shared kg-brain
+// service (POST /plugin/<action>, kg_brain/plugin_api.py) through kg-brain-service.mjs, which
+// reads the settings and starts the service when nothing listens. Memory never blocks the
+// session: a call that fails is logged once and the session goes on without it. OpenCode calls
+// every export as a plugin: KgBrain is the only one.
 import { commandKey, oneLine } from "./kg-brain-commands.mjs"
+import { Memory, loadConfig } from "./kg-brain-service.mjs"
 
-const CONFIG_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "kg-brain.json")
-const DEFAULTS = {
-  url: "http://127.0.0.1:8765",
-  token_file: "",
-  start: [],
-  start_env: {},
-  budget_tokens: 2000,
-  recall_budget_tokens: 600,
-  read_timeout_ms: 1500,
-  write_timeout_ms: 8000,
-}
 const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
 const OUTPUT_TAIL = 2000
 const HELD = "kg-brain held this command once, before it ran, so that you read this first: it " +
   "has not run. Apply the fix if it is still needed, then run the command again: it will not " +
   "be held again in this session."
-
-function loadConfig(file = CONFIG_FILE) {
-  try {
-    return { ...DEFAULTS, ...JSON.parse(readFileSync(file, "utf8")) }
-  } catch {
-    return { ...DEFAULTS }
-  }
-}
-
-// `{env:NAME}` (OpenCode's reference syntax, as in opencode.json) read from this environment.
-const expand = (value) => String(value).replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g,
-  (_, name) => process.env[name] ?? "")
-
-class Memory {
-  constructor(config, directory, log) {
-    this.config = config
-    this.directory = directory
-    this.log = log
-    this.warned = false
-    this.started = false
-  }
-
-  headers() {
-    const headers = { "Content-Type": "application/json" }
-    let token = process.env.KG_BRAIN_HTTP_TOKEN
-    if (!token && this.config.token_file && existsSync(this.config.token_file)) {
-      token = readFileSync(this.config.token_file, "utf8").trim()
-    }
-    if (token) headers.Authorization = `Bearer ${token}`
-    return headers
-  }
-
-  // The action's answer, or null when memory did not answer (logged once, never thrown).
-  async call(action, body, write = false) {
-    const timeout = write ? this.config.write_timeout_ms : this.config.read_timeout_ms
-    try {
-      const reply = await fetch(`${this.config.url}/plugin/${action}`, {
-        method: "POST", headers: this.headers(), signal: AbortSignal.timeout(timeout),
-        body: JSON.stringify({ directory: this.directory, ...body }),
-      })
-      const data = await reply.json().catch(() => ({}))
-      if (reply.ok) return data
-      this.warn(`${action} refused (HTTP ${reply.status}): ${data.error ?? ""}`)
-    } catch (error) {
-      this.unreachable(error)
-    }
-    return null
-  }
-
-  warn(message) {
-    if (this.warned) return
-    this.warned = true
-    this.log("warn", `kg-brain memory unavailable, the session goes on without it: ${message}`)
-  }
-
-  unreachable(error) {
-    this.warn(`${this.config.url} did not answer (${error?.name ?? error})`)
-    const [command, ...args] = this.config.start ?? []
-    if (this.started || !command) return
-    this.started = true
-    const env = { ...process.env }
-    for (const [name, value] of Object.entries(this.config.start_env ?? {})) env[name] = expand(value)
-    try {
-      spawn(command, args, { detached: true, stdio: "ignore", env }).unref()
-      this.log("info", `kg-brain: started the shared service (${command} ${args.join(" ")})`)
-    } catch (failure) {
-      this.log("warn", `kg-brain: could not start the service: ${failure}`)
-    }
-  }
-}
 
 // What one session did, for the handoff and for matching a success to an earlier failure.
 class Session {
@@ -155,6 +72,12 @@ function replaceText(parts, text) {
   const part = parts.find((p) => p.type === "text")
   if (part) part.text = text
   else parts.push({ type: "text", text })
+}
+
+// `opencode run` passes an argument holding a space in double quotes (inner ones escaped).
+const unquoted = (text) => {
+  const quoted = /^"([\s\S]*)"$/.exec(text)
+  return quoted ? quoted[1].replace(/\\"/g, '"') : text
 }
 
 const userText = (parts) => (parts ?? []).filter((p) => p.type === "text" && !p.synthetic)
@@ -250,6 +173,10 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
   }
 
   async function command(name, argumentsText, s) {
+    if (name === "remember" && !argumentsText) {
+      return "kg-brain stored nothing: `/remember` needs the text to keep, as in `/remember the " +
+        "staging database resets on Sundays`. Tell the user."
+    }
     if (name === "remember") {
       const saved = await memory.call("remember", { text: argumentsText }, true)
       if (saved) s.context = null
@@ -264,6 +191,17 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     return dreamText(report, chosen)
   }
 
+  // `/remember ...` or `/dream ...` sent as a message (`opencode run "/remember ..."` sends it so,
+  // where the TUI runs the command): run as the command, its answer in place of the message.
+  async function typedCommand(s, parts, text) {
+    const typed = /^\/(\w+)(?:\s+([\s\S]*))?$/.exec(unquoted(text))
+    if (!typed || !Object.hasOwn(COMMANDS, typed[1])) return false
+    const answer = await command(typed[1], (typed[2] ?? "").trim(), s)
+    replaceText(parts, answer)
+    s.commandTexts.add(answer)
+    return true
+  }
+
   return {
     config: async (cfg) => {
       cfg.command ??= {}
@@ -272,8 +210,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     "command.execute.before": async (input, output) => {
       if (!(input.command in COMMANDS)) return
       const s = session(input.sessionID)
-      // `opencode run --command` passes its arguments quoted
-      const args = String(input.arguments ?? "").trim().replace(/^"([\s\S]*)"$/, "$1")
+      const args = unquoted(String(input.arguments ?? "").trim())
       const text = await command(input.command, args, s)
       replaceText(output.parts, text)
       s.commandTexts.add(text) // the plugin's own answer, not a request of the user
@@ -289,7 +226,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     "chat.message": async (input, output) => {
       const text = userText(output.parts)
       const s = session(input.sessionID)
-      if (!text || s.commandTexts.has(text)) return
+      if (!text || s.commandTexts.has(text) || await typedCommand(s, output.parts, text)) return
       s.requests.push(text.slice(0, 300))
       s.activity += 1
       startContext(s)

@@ -46,9 +46,11 @@ def kg_env(neo4j_server: ServerUnderTest) -> dict[str, str]:
 
 
 def wire(workspace: Path, env: dict[str, str], home: Path, *extra: str) -> str:
-    """`kg-brain wire opencode` as a user runs it, with the caches OpenCode's runs in `home` use
-    (the embedding model it prepares is in KG_BRAIN_CACHE_DIR, which the spawned server loads)."""
-    env = {**env, "XDG_CACHE_HOME": str(home / "cache")}
+    """`kg-brain wire opencode` as a user runs it, with the caches and the config folder
+    OpenCode's runs in `home` use (the embedding model it prepares is in KG_BRAIN_CACHE_DIR, which
+    the spawned server loads; the launcher and the plugin's settings for this machine go to
+    kg-brain's folder in that config folder)."""
+    env = {**env, "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config")}
     done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", *extra],
                           cwd=workspace, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -6,13 +6,14 @@ it counts the tool results already in the conversation and asks for the next scr
 the script is done it gives a final answer quoting the last result. A pause holds the answer at
 a point of the run until the test lets it go, so a test can act while OpenCode is mid-session.
 Requests without tools (OpenCode's title generation) get a plain title. Every request body is
-recorded.
+recorded, with when it arrived.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class ScriptedModel:
         self.steps: list[Step] = []
         self.pauses: dict[int, Pause] = {}
         self.requests: list[dict[str, Any]] = []
+        self.arrived: list[float] = []  # time.monotonic() of each request, in order
         self.lock = threading.Lock()
 
     def pause_after(self, results: int) -> Pause:
@@ -81,6 +83,7 @@ class ScriptedModel:
         """The assistant delta and finish reason for one request."""
         with self.lock:
             self.requests.append(body)
+            self.arrived.append(time.monotonic())
         if not body.get("tools"):
             return {"role": "assistant", "content": "kg-brain session"}, "stop"
         results = [parsed(content_text(m["content"])) for m in body["messages"]

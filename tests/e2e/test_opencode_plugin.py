@@ -9,9 +9,9 @@ memory reaches the model and failures are recorded without any kg-brain tool cal
 (c) in the next session an equivalent command is held before it runs: its result is the preflight
     warning with the fix, and the command has not run; run again, it runs;
 (d) with no service to reach, nothing is injected and the session still completes;
-and each session leaves one handoff of what it did, `/remember` stores a note directly, and a
-stored note relevant to the user's message is in that request's system prompt (none for an
-unrelated message).
+and each session leaves one handoff of what it did, `/remember` stores a note directly (run as
+a command or typed as the message), and a stored note relevant to the user's message is in that
+request's system prompt (none for an unrelated message).
 """
 
 from __future__ import annotations
@@ -168,16 +168,21 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
     assert output in ran and "failed before" not in ran
 
 
+@pytest.mark.parametrize("typed", ["command", "message"])
 def test_remember_stores_the_users_note_without_the_model(
         opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database, project: str,
-        tmp_path: Path) -> None:
+        tmp_path: Path, typed: str) -> None:
+    """`opencode run --command remember TEXT`, or `opencode run "/remember TEXT"` (a message)."""
     mcp_url, env = service
     home = tmp_path / "home"
     fact = "The staging database is reset every Sunday at 03:00 UTC."
     with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
         wire_plugin(workspace, env, home, mcp_url)
-        run = opencode.run(workspace, home, fact, env, plugins=True, command="remember")
+        if typed == "command":
+            run = opencode.run(workspace, home, fact, env, plugins=True, command="remember")
+        else:
+            run = opencode.run(workspace, home, f"/remember {fact}", env, plugins=True)
     assert run.returncode == 0, run.stderr[-4000:]
 
     notes = project_notes(db, project)

@@ -140,6 +140,42 @@ def test_the_service_stops_after_the_idle_time_but_not_while_a_window_is_open(
                                               ).read_text()
 
 
+def test_clients_racing_to_start_the_service_start_one_that_logs_and_keeps_its_pid(
+        env: dict[str, str], tmp_path: Path) -> None:
+    """Four `kg-brain service start` at once (as the plugin and every window's relay start it):
+    one service is started, the others wait for it; it logs to the service log and its pid file
+    names it."""
+    starters = [subprocess.Popen([*KG, "service", "start"], env=env, cwd=REPO, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                for _ in range(4)]
+    outputs = [starter.communicate(timeout=240) for starter in starters]
+    pid = service_pid(env)
+    assert pid is not None
+    assert [starter.returncode for starter in starters] == [0] * 4, outputs
+    assert all(f"running (pid {pid})" in out for out, _ in outputs)
+    state = tmp_path / "data" / "state"
+    log = (state / "service.log").read_text()
+    assert log.count("In each workspace: kg-brain wire") == 1, log  # one service ever started
+    assert "cannot listen" not in log
+    assert sum("being started by another client" in err or "up already" in err
+               for _, err in outputs) == 3
+    assert json.loads((state / "service.pid").read_text()) == {
+        "pid": pid, "port": int(env["KG_BRAIN_HTTP_PORT"])}
+    assert os.readlink(f"/proc/{pid}/fd/2") == str(state / "service.log")
+
+
+def test_a_service_started_beside_a_running_one_stops_before_touching_its_pid_file(
+        env: dict[str, str], tmp_path: Path) -> None:
+    assert kg(env, "service", "start").returncode == 0
+    pid = service_pid(env)
+    pid_file = tmp_path / "data" / "state" / "service.pid"
+    recorded = pid_file.read_text()
+    second = kg(env, "serve", "--http", timeout=120)
+    assert second.returncode == 2 and "cannot listen on" in second.stderr
+    assert "In each workspace" not in second.stdout  # it stopped before serving anything
+    assert pid_file.read_text() == recorded and service_pid(env) == pid
+
+
 def test_install_writes_a_user_unit_whose_command_serves(
         env: dict[str, str], tmp_path: Path) -> None:
     env = {**env, "XDG_CONFIG_HOME": str(tmp_path / "config")}

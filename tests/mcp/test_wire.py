@@ -1,6 +1,7 @@
 """`kg-brain wire opencode|claude|cursor`: the entry is added or updated, the rest of the file
-kept, a backup made; stdio entries run the installed module, remote ones point at a URL; and the
-whole thing works from an installed wheel, with no path into a checkout."""
+kept, a backup made; stdio entries run the installed module (a workspace's through the launcher
+in kg-brain's user folder), remote ones point at a URL; and the whole thing works from an
+installed wheel, with no path into a checkout or to this interpreter in the workspace."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from kg_brain.errors import InvalidInput
+from kg_brain.machine import launched_command
 from kg_brain.settings import load_settings
 from kg_brain.wire import client_entry, config_path, server_command, workspace_url, write_entry
 from tests.support.brains import make_settings
@@ -45,14 +47,19 @@ def test_the_stdio_command_runs_the_installed_module_not_a_checkout_file() -> No
     assert not any(part.startswith(checkout) for part in server_command("core"))
 
 
-def test_each_client_gets_its_own_stdio_entry_shape() -> None:
+def test_each_client_gets_its_own_stdio_entry_shape_running_the_launcher() -> None:
+    """A workspace's entry runs the launcher in kg-brain's user folder (the same on every
+    machine), a global one this interpreter."""
     settings = make_settings()
-    python, *args = server_command("full")
+    shell, *args = launched = launched_command(["mcp", "--tools", "full"])
     assert client_entry(settings, "opencode", None) == {
-        "type": "local", "command": server_command("full"), "enabled": True}
-    assert client_entry(settings, "claude", None) == {"type": "stdio", "command": python,
+        "type": "local", "command": launched, "enabled": True}
+    assert client_entry(settings, "claude", None) == {"type": "stdio", "command": shell,
                                                       "args": args}
-    assert client_entry(settings, "cursor", None) == {"command": python, "args": args}
+    assert client_entry(settings, "cursor", None) == {"command": shell, "args": args}
+    assert sys.executable not in json.dumps(launched)
+    assert client_entry(settings, "opencode", None, global_config=True)["command"] == \
+        server_command("full")
 
 
 def test_each_client_gets_its_own_remote_entry_shape_with_a_token_reference() -> None:
@@ -84,7 +91,8 @@ def test_by_default_opencode_reads_the_token_file_and_the_others_their_environme
 
 def test_wire_url_makes_the_token_and_writes_only_a_reference_to_it(
         neo4j_server: ServerUnderTest, tmp_path: Path) -> None:
-    env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"))
+    env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"),
+                     XDG_CONFIG_HOME=str(tmp_path / "config"))
     done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--url", URL,
                            "--tools", "core"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
@@ -109,7 +117,7 @@ def test_wire_prints_kg_brains_own_lines_only(neo4j_server: ServerUnderTest, tmp
     (tmp_path / ".git").mkdir()
     env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"),
                      KG_BRAIN_CACHE_DIR=str(load_settings().kg_brain_cache_dir),
-                     EMBEDDING_RUNTIME=runtime)
+                     EMBEDDING_RUNTIME=runtime, XDG_CONFIG_HOME=str(tmp_path / "config"))
     done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
                           check=True)
@@ -205,7 +213,8 @@ def test_wire_from_an_installed_wheel_writes_a_server_that_starts(
         tmp_path: Path) -> None:
     workspace = tmp_path / project
     (workspace / ".git").mkdir(parents=True)
-    env = server_env(neo4j_server, PYTHONPATH=str(installed_wheel))
+    env = server_env(neo4j_server, PYTHONPATH=str(installed_wheel),
+                     XDG_CONFIG_HOME=str(tmp_path / "config"))
     done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "claude"], cwd=workspace,
                           env=env, capture_output=True, text=True, timeout=120, check=True)
     assert str(installed_wheel / "kg_brain" / "AGENTS.md") in done.stdout
@@ -213,6 +222,7 @@ def test_wire_from_an_installed_wheel_writes_a_server_that_starts(
     entry = json.loads((workspace / ".mcp.json").read_text())["mcpServers"]["kg-brain"]
     assert str(REPO / "mcp_server.py") not in json.dumps(entry)
     assert str(REPO / "kg_brain") not in json.dumps(entry)
+    assert sys.executable not in json.dumps(entry)  # the launcher in the user folder names it
     transport = StdioTransport(entry["command"], entry["args"], env=env, cwd=str(workspace))
 
     async def add() -> str:

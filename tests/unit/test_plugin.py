@@ -1,44 +1,106 @@
 """The OpenCode plugin's install (`kg-brain wire opencode`) and the text its endpoint renders:
-the settings file, the start command, secrets by reference, a user's budget kept; the start
-context cut to whole lines within the budget; the error line a failure is matched on."""
+the workspace's settings the same on every machine, this machine's (the start command, the token
+file, secrets by reference) in kg-brain's user folder, a user's budget kept; the start context cut
+to whole lines within the budget; the error line a failure is matched on."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from kg_brain import plugin
+from kg_brain import machine, plugin
 from kg_brain.errors import InvalidInput
+from kg_brain.localdb import free_port
 from kg_brain.plugin_api import error_signature, one_line, render_start
+from kg_brain.service import log_path
 from kg_brain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
-from kg_brain.wire import CLIENTS, server_environment
+from kg_brain.settings import Settings
+from kg_brain.wire import CLIENTS, client_entry, server_environment, write_entry
 from tests.support.brains import make_settings
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def test_install_copies_the_plugin_and_writes_how_to_reach_and_start_the_service(
-        tmp_path: Path) -> None:
+
+@pytest.fixture
+def machine_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """kg-brain's user folder of this test's machine (never the developer's)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config" / "kg-brain"
+
+
+def test_install_copies_the_plugin_and_keeps_how_to_reach_and_start_the_service_on_the_machine(
+        tmp_path: Path, machine_folder: Path) -> None:
     settings = make_settings(neo4j_uri="bolt://db.internal:7687", neo4j_password="s3cret",
-                             kg_brain_http_port=9911)
+                             kg_brain_http_port=9911, kg_brain_data_dir=tmp_path / "data")
     env = server_environment(settings, CLIENTS["opencode"], False)
-    path = plugin.install(settings, None, False, env, cwd=tmp_path)
+    path = plugin.install(settings, None, False, env, cwd=tmp_path / "ws")
 
-    assert path == tmp_path / ".opencode" / "plugin" / "kg-brain.js"
+    assert path == tmp_path / "ws" / ".opencode" / "plugin" / "kg-brain.js"
     assert path.read_text() == plugin.SOURCE.read_text()
-    assert path.with_name(plugin.COMMANDS.name).read_text() == plugin.COMMANDS.read_text()
-    config = json.loads((tmp_path / ".opencode" / "kg-brain.json").read_text())
-    assert config["url"] == "http://127.0.0.1:9911"
-    assert config["start"] == [sys.executable, "-m", "kg_brain.cli", "serve", "--http"]
-    assert config["start_env"]["NEO4J_PASSWORD"] == "{env:NEO4J_PASSWORD}"  # never the secret
-    assert "s3cret" not in json.dumps(config)
-    assert config["token_file"] == str(settings.state_dir / "token")
-    assert config["recall_budget_tokens"] == plugin.RECALL_BUDGET_TOKENS
+    for module in (plugin.COMMANDS, plugin.CONNECTION):
+        assert path.with_name(module.name).read_text() == module.read_text()
+    config = json.loads((tmp_path / "ws" / ".opencode" / "kg-brain.json").read_text())
+    assert config == {"budget_tokens": settings.session_context_tokens,
+                      "recall_budget_tokens": plugin.RECALL_BUDGET_TOKENS}
+    here = json.loads((machine_folder / "opencode-plugin.json").read_text())
+    assert here["url"] == "http://127.0.0.1:9911"
+    assert here["start"] == [sys.executable, "-m", "kg_brain.cli", "service", "start"]
+    assert here["start_env"]["NEO4J_PASSWORD"] == "{env:NEO4J_PASSWORD}"  # never the secret
+    assert here["start_env"]["KG_BRAIN_DATA_DIR"] == str(tmp_path / "data")
+    assert "s3cret" not in json.dumps(here)
+    assert here["token_file"] == str(tmp_path / "data" / "state" / "token")
+    assert here["log_file"] == str(tmp_path / "data" / "state" / "service.log")
 
 
-def test_install_again_keeps_the_users_budget_and_a_remote_service_is_never_started(
-        tmp_path: Path) -> None:
+def test_two_machines_write_the_same_workspace_files(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """What wiring writes into a workspace is the same whoever wires it where: a teammate's
+    clone or a moved installation finds its own interpreter and token by kg-brain's user folder;
+    each machine's part differs and stays there."""
+    written = []
+    for name, port in (("mine", free_port()), ("theirs", free_port())):
+        machine = tmp_path / name
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(machine / "config"))
+        settings = make_settings(kg_brain_http_port=port, kg_brain_data_dir=machine / "data")
+        workspace = tmp_path / "ws"
+        shutil.rmtree(workspace, ignore_errors=True)
+        write_entry(workspace / "opencode.json", "opencode",
+                    client_entry(settings, "opencode", None), tmp_path / "backups")
+        plugin.install(settings, None, False, {}, cwd=workspace)
+        launcher = machine_launcher(settings)
+        assert launcher == machine / "config" / "kg-brain" / "bin" / "kg-brain"
+        files = {p.relative_to(workspace).as_posix(): p.read_text()
+                 for p in sorted(workspace.rglob("*")) if p.is_file()}
+        assert not any(str(machine) in text or sys.executable in text
+                       for text in files.values())
+        written.append(files)
+    assert written[0] == written[1]
+    assert set(written[0]) == {"opencode.json", ".opencode/kg-brain.json",
+                               ".opencode/plugin/kg-brain.js",
+                               ".opencode/plugin/kg-brain-commands.mjs",
+                               ".opencode/plugin/kg-brain-service.mjs"}
+
+
+def machine_launcher(settings: Settings) -> Path:
+    """The launcher written for this interpreter, run as a workspace's entry runs it (`sh -c`,
+    found by the rule): this installation answers, with this machine's settings."""
+    path = machine.write_launcher()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KG_BRAIN_DATA_DIR": str(
+        settings.kg_brain_data_dir), "KG_BRAIN_HTTP_PORT": str(settings.kg_brain_http_port)}
+    done = subprocess.run(machine.launched_command(["service", "status"]), capture_output=True,
+                          text=True, timeout=60, env=env)
+    assert json.loads(done.stdout)["log"] == str(log_path(settings)), done.stderr
+    return path
+
+
+def test_a_remote_service_is_named_in_the_workspace_and_never_started_and_budgets_are_kept(
+        tmp_path: Path, machine_folder: Path) -> None:
     settings = make_settings()
     plugin.install(settings, None, False, {}, cwd=tmp_path)
     config_file = tmp_path / ".opencode" / "kg-brain.json"

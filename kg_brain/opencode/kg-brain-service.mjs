@@ -1,0 +1,174 @@
+// How the kg-brain OpenCode plugin (kg-brain.js) reaches the shared kg-brain service: its settings,
+// its requests, the circuit breaker and the start of the service. Installed beside the plugin;
+// OpenCode does not load an .mjs file as a plugin.
+//
+// Settings: ../kg-brain.json beside the plugin folder (the same on every machine, so a workspace's
+// can be committed) over this machine's, in kg-brain's user folder (kg_brain/machine.py). Memory
+// never blocks the session: a call that fails is logged once (one warning per process) and
+// answered null. Nothing listening: the service is started once (`kg-brain service start`, which
+// starts one however many clients race and logs to the service log). A service that accepts and
+// does not answer in time costs one wait: no call waits for it again until its /health answers.
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { homedir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const CONFIG_FILE = join(dirname(fileURLToPath(import.meta.url)), "..", "kg-brain.json")
+// This machine's settings, by the rule kg_brain/machine.py writes them by.
+const MACHINE_FILE = join(process.env.XDG_CONFIG_HOME || join(homedir(), ".config"), "kg-brain",
+  "opencode-plugin.json")
+const RECHECK_MAX_MS = 300000 // the longest wait between two /health checks of a hung service
+const REFUSED = new Set(["ConnectionRefused", "ECONNREFUSED"]) // nothing listens (Bun, Node)
+const DEFAULTS = {
+  url: "http://127.0.0.1:8765",
+  token_file: "",
+  start: [],
+  start_env: {},
+  budget_tokens: 2000,
+  recall_budget_tokens: 600,
+  read_timeout_ms: 1500,
+  write_timeout_ms: 8000,
+  recheck_ms: 2000, // a service that did not answer: /health asked after this, doubled each time
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"))
+  } catch {
+    return null
+  }
+}
+
+// The workspace's settings over this machine's; `wired`: this machine has its part.
+export function loadConfig(file = CONFIG_FILE, machineFile = MACHINE_FILE) {
+  const machine = readJson(machineFile)
+  return { ...DEFAULTS, ...machine, ...readJson(file), wired: machine !== null }
+}
+
+// `{env:NAME}` (OpenCode's reference syntax, as in opencode.json) read from this environment.
+const expand = (value) => String(value).replace(/\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g,
+  (_, name) => process.env[name] ?? "")
+
+export class Memory {
+  constructor(config, directory, log) {
+    this.config = config
+    this.directory = directory
+    this.log = log
+    this.warned = false
+    this.started = false // a start was launched and the service has not answered since
+    this.down = false // timed out: no call waits for it until its /health answers
+    this.recheckMs = 0
+  }
+
+  headers() {
+    const headers = { "Content-Type": "application/json" }
+    let token = process.env.KG_BRAIN_HTTP_TOKEN
+    if (!token && this.config.token_file && existsSync(this.config.token_file)) {
+      token = readFileSync(this.config.token_file, "utf8").trim()
+    }
+    if (token) headers.Authorization = `Bearer ${token}`
+    return headers
+  }
+
+  // The action's answer, or null when memory did not answer (logged once, never thrown).
+  async call(action, body, write = false) {
+    if (this.down) return null
+    const timeout = write ? this.config.write_timeout_ms : this.config.read_timeout_ms
+    try {
+      const reply = await fetch(`${this.config.url}/plugin/${action}`, {
+        method: "POST", headers: this.headers(), signal: AbortSignal.timeout(timeout),
+        body: JSON.stringify({ directory: this.directory, ...body }),
+      })
+      this.started = false
+      this.recheckMs = 0
+      const data = await reply.json().catch(() => ({}))
+      if (reply.ok) return data
+      this.warn(`${action} refused (HTTP ${reply.status}): ${data.error ?? ""}`)
+    } catch (error) {
+      this.failed(error, timeout)
+    }
+    return null
+  }
+
+  warn(message) {
+    if (this.warned) return
+    this.warned = true
+    const unwired = this.config.wired === false ? `; kg-brain is not wired on this machine (no ` +
+      `${MACHINE_FILE}): install it and run \`kg-brain wire opencode\` in this workspace` : ""
+    this.log("warn", `kg-brain memory unavailable, the session goes on without it: ${message}` +
+      unwired)
+  }
+
+  failed(error, timeout) {
+    if (error?.name === "TimeoutError") return this.trip(timeout)
+    const code = error?.cause?.code ?? error?.code
+    if (REFUSED.has(code) && this.start()) return
+    this.warn(`${this.config.url} did not answer (${code ?? error?.name ?? error})`)
+  }
+
+  // The circuit breaker: a service that accepts and does not answer in time costs one wait; then
+  // no call waits for it until its /health answers (asked in the background, less and less often).
+  trip(timeout) {
+    if (this.down) return
+    this.down = true
+    this.recheckMs = Math.min(Math.max(this.recheckMs * 2, this.config.recheck_ms), RECHECK_MAX_MS)
+    this.warn(`${this.config.url} accepted but did not answer within ${timeout} ms; memory is ` +
+      "off until it answers")
+    this.recheckLater()
+  }
+
+  recheckLater() {
+    setTimeout(() => this.recheck(), this.recheckMs).unref?.()
+  }
+
+  async recheck() {
+    try {
+      const reply = await fetch(`${this.config.url}/health`, {
+        headers: this.headers(), signal: AbortSignal.timeout(this.config.read_timeout_ms),
+      })
+      if (reply.ok) {
+        this.down = false
+        this.log("info", `kg-brain: ${this.config.url} answers again`)
+        return
+      }
+    } catch {}
+    this.recheckMs = Math.min(this.recheckMs * 2, RECHECK_MAX_MS)
+    this.recheckLater()
+  }
+
+  // Nothing listens: start the shared service once (`kg-brain service start`: one service
+  // however many clients start it, logging to the service log). True when a start was launched;
+  // a start command that cannot run (an interpreter moved or missing) is one warning.
+  start() {
+    const [command, ...args] = this.config.start ?? []
+    if (this.started || !command) return false
+    this.started = true
+    const env = { ...process.env }
+    for (const [name, value] of Object.entries(this.config.start_env ?? {})) {
+      env[name] = expand(value)
+    }
+    const out = this.openLog()
+    try {
+      const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out], env })
+      child.on("error", (failure) => this.warn(`could not start the kg-brain service (` +
+        `${command}: ${failure.code ?? failure}); run \`kg-brain wire opencode\` on this machine`))
+      child.on("spawn", () => this.log("info", `kg-brain: starting the shared service ` +
+        `(${command} ${args.join(" ")}; log: ${this.config.log_file || "none"})`))
+      child.unref()
+    } catch (failure) {
+      this.warn(`could not start the kg-brain service (${command}: ${failure})`)
+    } finally {
+      if (typeof out === "number") closeSync(out)
+    }
+    return true
+  }
+
+  openLog() {
+    try {
+      return this.config.log_file ? openSync(this.config.log_file, "a", 0o600) : "ignore"
+    } catch {
+      return "ignore"
+    }
+  }
+}

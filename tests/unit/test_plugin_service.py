@@ -1,0 +1,156 @@
+"""How the OpenCode plugin reaches the service (kg_brain/opencode/kg-brain-service.mjs, run under
+Node against stand-ins on 127.0.0.1): a service that accepts and does not answer costs one read
+timeout and one warning, then no call waits until its /health answers again; a start command
+that cannot run is one warning, never an exception; a start's output goes to the service log."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg_brain.localdb import free_port
+from kg_brain.plugin import CONNECTION
+
+READ_TIMEOUT_MS = 400
+# Calls a hung service, lets the test turn it into one that answers, waits past a /health
+# check, calls again; then, against a closed port, starts the service with `start`.
+DRIVER = """
+const { Memory } = await import(process.argv[1])
+const [config, closed] = JSON.parse(process.argv[2])
+const logs = []
+const log = (level, message) => logs.push({ level, message })
+const memory = new Memory(config, "/tmp/ws", log)
+const timed = async (action, write = false) => {
+  const began = performance.now()
+  const answer = await memory.call(action, {}, write)
+  return { ms: Math.round(performance.now() - began), answer }
+}
+const hung = [await timed("start"), await timed("recall"), await timed("failure", true)]
+process.stdout.write(JSON.stringify({ hung, logs: logs.splice(0) }) + "\\n")
+await new Promise((resolve) => process.stdin.once("data", resolve))
+await new Promise((resolve) => setTimeout(resolve, config.recheck_ms * 2 + 300))
+const answering = await timed("start")
+const starting = new Memory(closed, "/tmp/ws", log)
+const started = [await starting.call("start", {}), await starting.call("recall", {})]
+await new Promise((resolve) => setTimeout(resolve, 500))
+process.stdout.write(JSON.stringify({ answering, started, logs }) + "\\n")
+process.exit(0)
+"""
+
+
+class StandIn:
+    """A port that holds every connection unanswered until `answer()`, then answers each request
+    `200 {}` (its /health and its actions alike)."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.answering = threading.Event()
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def accept(self) -> None:
+        while True:
+            try:
+                conn = self.listener.accept()[0]
+            except OSError:
+                return
+            if not self.answering.is_set():
+                self.held.append(conn)
+                continue
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += conn.recv(65536) or b"\r\n\r\n"
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: 2\r\nConnection: close\r\n\r\n{}")
+
+    def close(self) -> None:
+        self.listener.close()
+        for conn in self.held:
+            conn.close()
+
+
+@contextmanager
+def stand_in() -> Iterator[StandIn]:
+    server = StandIn()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def config(url: str, **extra: Any) -> dict[str, Any]:
+    return {"url": url, "token_file": "", "start": [], "start_env": {},
+            "read_timeout_ms": READ_TIMEOUT_MS, "write_timeout_ms": 3000, "recheck_ms": 300,
+            **extra}
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    found = shutil.which("node")
+    if found is None:
+        pytest.fail("node is not installed: the plugin's tests run it")
+    return found
+
+
+def test_a_hung_service_costs_one_wait_and_one_warning_until_its_health_answers(
+        node: str, tmp_path: Path) -> None:
+    log = tmp_path / "service.log"
+    closed = config(f"http://127.0.0.1:{free_port()}", log_file=str(log),
+                    start=["sh", "-c", "echo started by the plugin"])
+    with stand_in() as service:
+        proc = subprocess.Popen([node, "--input-type=module", "-e", DRIVER, CONNECTION.as_uri(),
+                                 json.dumps([config(service.url), closed])],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+        service.answering.set()
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        second = json.loads(proc.stdout.readline())
+        proc.wait(timeout=30)
+
+    (read, *after) = first["hung"]
+    assert read["answer"] is None and READ_TIMEOUT_MS <= read["ms"] < READ_TIMEOUT_MS + 1000
+    assert all(call["answer"] is None and call["ms"] < 100 for call in after), after  # a write too
+    assert [entry["level"] for entry in first["logs"]] == ["warn"]
+    assert "did not answer within 400 ms" in first["logs"][0]["message"]
+    assert second["answering"]["answer"] == {}  # the breaker closed once /health answered
+    assert any("answers again" in entry["message"] for entry in second["logs"])
+    assert second["started"] == [None, None]  # nothing listened: started once, nothing waited
+    assert log.read_text() == "started by the plugin\n"
+    assert sum("starting the shared service" in entry["message"] for entry in second["logs"]) == 1
+
+
+def test_a_start_command_that_cannot_run_is_one_warning(node: str, tmp_path: Path) -> None:
+    moved = str(tmp_path / "moved" / "bin" / "python")
+    driver = """
+const { Memory } = await import(process.argv[1])
+const logs = []
+const memory = new Memory(JSON.parse(process.argv[2]), "/tmp/ws", (level, message) =>
+  logs.push({ level, message }))
+for (const action of ["start", "recall", "failure"]) await memory.call(action, {})
+await new Promise((resolve) => setTimeout(resolve, 300))
+process.stdout.write(JSON.stringify(logs))
+"""
+    settings = config(f"http://127.0.0.1:{free_port()}", start=[moved, "-m", "kg_brain.cli",
+                                                              "service", "start"], wired=True)
+    done = subprocess.run([node, "--input-type=module", "-e", driver, CONNECTION.as_uri(),
+                           json.dumps(settings)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    logs = json.loads(done.stdout)
+    assert [entry["level"] for entry in logs] == ["warn"], logs
+    assert f"{moved}: ENOENT" in logs[0]["message"]
