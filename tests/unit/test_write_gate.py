@@ -101,6 +101,12 @@ def test_a_matched_parameter_is_never_stored(name: str) -> None:
         assert not [p for p in spec.matched if f"${p}" in line], (name, line)
 
 
+def test_only_the_searches_pass_a_query_ungated() -> None:
+    assert {n: s.matched for n, s in WRITES.items() if s.matched} == {
+        "search/search_memory": ("lex", "terms", "exact"),
+        "search/deep_search": ("text", "lex", "terms", "exact", "entity_keys")}
+
+
 def test_the_gate_lets_through_only_validated_identifiers() -> None:
     assert IDENTIFIERS == VALIDATED_IDS
 
