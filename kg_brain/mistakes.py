@@ -146,7 +146,7 @@ class Mistakes:
         rows = statements.preflight_mistakes(
             self.deps.db, project=project, signature=signature,
             vector=self.deps.embedder.encode(text), fetch=max(100, k * 20), k=k,
-            exclude=exclude, now=self.deps.clock())
+            exclude=exclude)
         return [_past(r) for r in rows]
 
 

@@ -84,7 +84,8 @@ class FoundBy(BaseModel):
     ZK-..."): provenance should not outweigh the content it explains."""
 
     hop: int
-    channel: str = Field(description="vector | lexical | entity | bridge | link | session")
+    channel: str = Field(
+        description="vector | lexical | exact | entity | bridge | link | session")
     via: str | None = Field(None, description="note whose hit or neighbourhood led here")
     relationship: str | None = Field(None, description="relationship type for graph hits")
     entity: str | None = Field(None, description="the entity that led here (entity, bridge)")
@@ -128,8 +129,8 @@ class Hit(BaseModel):
     link_count: int = Field(0, description=(
         "all its links; get_related lists them (full tool profile)"))
     found_by: list[FoundBy] = Field(default_factory=list, description=(
-        "how it was found: a channel (vector, lexical, entity, bridge, link), its hop after "
-        "the first, the relationship or entity and the note that led there"))
+        "how it was found: a channel (vector, lexical, exact, entity, bridge, link, session), "
+        "its hop after the first, the relationship or entity and the note that led there"))
 
 
 class NotePreview(BaseModel):

@@ -6,8 +6,9 @@ needs an MCP session (initialize, its id, an SSE answer) and a `roots/list` roun
 service knows the project. Here one request carries the workspace folder, which names the project
 by the same rule as an MCP root (kg_brain/project.py), its `session_id` the OpenCode session
 whose notes it writes (kg_brain/client_session.py), and the answer is text ready to inject.
-Every action calls the same tool method an MCP client calls (kg_brain/tools/), so redaction,
-validation and budgets are the tools' own; the routes sit behind the service's bearer check.
+Every action calls the same tool method an MCP client calls (kg_brain/tools/; recall calls the
+search beneath search_memory, without its access stamp), so redaction, validation and budgets
+are the tools' own; the routes sit behind the service's bearer check.
 """
 
 from __future__ import annotations
@@ -180,8 +181,9 @@ class PluginActions:
                 "known": self.known_failures(ctx.project)}
 
     def recall(self, body: Body) -> Body:
-        """The few notes relevant to a user message (search_memory, each hit at or above the
-        search's relevance floor), leaving out those the session has `shown` already."""
+        """The few notes relevant to a user message (search_memory, each hit relevant on its
+        own: Search.relevant), leaving out those the session has `shown` already. An automatic
+        read, not a use: no access stamp."""
         budget, message = _budget(body, RECALL_BUDGET_TOKENS), _text(body, "text", MAX_QUERY)
         shown = body.get("shown") or []
         if not isinstance(shown, list) or not all(isinstance(i, str) for i in shown):
@@ -190,9 +192,10 @@ class PluginActions:
         if not message.strip():
             return {"project": project, "text": "", "ids": []}
         skip = set(shown[-MAX_SHOWN:])
-        floor = self.tools.brain.search.tuning.floor
-        found = self.tools.search_memory(message, min(100, RECALL_NOTES + len(skip)), project)
-        hits = [h for h in found.hits if h.relevance >= floor and h.zk_id not in skip]
+        search = self.tools.brain.search
+        found = search.search_memory(message, project, min(100, RECALL_NOTES + len(skip)),
+                                     stamp=False)
+        hits = [h for h in found if search.relevant(h) and h.zk_id not in skip]
         text = render_recall(hits[:RECALL_NOTES], budget)
         return {"project": project, "text": text,
                 "ids": [h.zk_id for h in hits[:RECALL_NOTES] if h.zk_id in text]}

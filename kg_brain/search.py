@@ -24,6 +24,24 @@ from kg_brain.store import search as statements
 from kg_brain.vocab import HANDOFF_KINDS
 
 _WORD = re.compile(r"\w+")
+# Identifiers: a query's whitespace- or bracket-separated tokens, outer punctuation stripped,
+# that hold a digit, an underscore, a dot or colon inside, a dash between letters or digits, or
+# a lower-case letter before a capital (camelCase): PAY-1432, E0502, ingest.batch.max_rows,
+# file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls; not plain words.
+_TOKENS = re.compile(r"[\s()\[\]{}<>\"'`=,;|]+")
+_EDGES = re.compile(r"^\W+|\W+$")
+_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
+IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
+MAX_IDENTIFIERS = 8
+# A question asking for an earlier value: the old note of a subject ranks first, not the
+# newest. Chosen on the coding tuning split's history and current-value questions: "before"
+# asks for history when a time or change follows it ("before we went to 60", "before the 3.12
+# upgrade", "before 16", "before?"), not as a conjunction ("before it gives up", "before tests
+# start").
+HISTORY = re.compile(r"\b(?:originally|original|used to|did\b[^?]*?\buse to|previously|formerly|"
+                     r"initially|at first|at the (?:very )?start|start(?:ed)? out|first set|"
+                     r"before(?=\s*(?:$|[?.,;]|\d|(?:we|any|the|that|then)\b)))",
+                     re.IGNORECASE)
 MAX_QUERY_CHARS = 4_000
 MAX_QUERY_TERMS = 64
 MAX_RELATED = 100
@@ -67,6 +85,18 @@ class Tuning:
     # before it; a step of a task explains the next.
     session_after: float = 0.5
     session_before: float = 0.2
+    # Exact identifiers (fragments/exact_matches): a note holding a query's identifier word for
+    # word adds w_exact times its signal (1 when it alone holds it; split among its holders)
+    # and counts as relevant whatever its cosine; a term more than exact_df notes hold is no
+    # rare token.
+    w_exact: float = 4.0
+    exact_df: int = 3
+    # The current value first (fragments/current_first): among the best same_n hits, a note
+    # yields to a later one of mutual cosine >= same_cos sharing an entity that at most
+    # same_subject notes mention; a history question turns it round.
+    same_n: int = 10
+    same_cos: float = 0.7
+    same_subject: int = 4
 
 
 @dataclass(frozen=True)
@@ -97,6 +127,11 @@ class DeepTuning:
     fix_lift: float = 1.01  # as Tuning.fix_lift, from the notes of the final ranking
     session_after: float = 0.5  # as Tuning.session_after, from the notes of every hop
     session_before: float = 0.2
+    w_exact: float = 4.0  # as Tuning.w_exact, exact_df, same_n, same_cos and same_subject
+    exact_df: int = 3
+    same_n: int = 10
+    same_cos: float = 0.7
+    same_subject: int = 4
 
     def statement_map(self) -> dict[str, float]:
         """The constants the statement reads as `$tuning.<name>`; the pool and the entity cap
@@ -138,6 +173,29 @@ def lucene_query(text: str) -> str:
     for token in _WORD.findall(text.lower()):
         seen.setdefault(token.strip("_"), None)
     return " ".join(t for t in list(seen)[:MAX_QUERY_TERMS] if t)
+
+
+def identifiers(text: str) -> list[str]:
+    """The query's identifier-like tokens (see _IDENTIFIER), lower-cased, at most
+    MAX_IDENTIFIERS: what a note holding them verbatim is matched on."""
+    seen: dict[str, None] = {}
+    low, high = IDENTIFIER_CHARS
+    for raw in _TOKENS.split(text):
+        token = _EDGES.sub("", raw)
+        if low <= len(token) <= high and _IDENTIFIER.search(token):
+            seen.setdefault(token.lower(), None)
+    return list(seen)[:MAX_IDENTIFIERS]
+
+
+def exact_query(terms: list[str]) -> str:
+    """The note index's query for `terms`: each a quoted phrase (only a backslash and a quote
+    are special inside one, both escaped) in the content and title fields; the index's own
+    analyzer splits a phrase as it split the notes, so `PAY-1432` finds the words `pay 1432`
+    side by side and the statement then checks the note holds `pay-1432` itself."""
+    if not terms:
+        return ""
+    phrases = " ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in terms)
+    return f"content:({phrases}) title:({phrases})"
 
 
 def fielded_query(words: str, boosts: dict[str, float]) -> str:
@@ -199,50 +257,63 @@ class Search:
         lex_base = max(self.tuning.lex_fetch, k * 4)
         return {"fetch": fetch, "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
-    def _params(self, query: str, project: str, include_contextual: bool) -> dict[str, Any]:
-        text = validate.content(query, MAX_QUERY_CHARS, "query")
+    def _params(self, text: str, project: str, include_contextual: bool,
+                stamp: bool) -> dict[str, Any]:
+        """The query's parts for either statement (`text`: the validated query)."""
         words = lucene_query(text)
+        terms = identifiers(text)
         t = self.tuning
         boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
                   "context": t.lex_context}
         return {"vector": self.embedder.encode(text), "text": words,
-                "lex": fielded_query(words, boosts),
+                "lex": fielded_query(words, boosts), "terms": terms, "exact": exact_query(terms),
                 "project": validate.project(project), "excluded": _excluded(include_contextual),
-                "now": self.clock()}
+                "history": HISTORY.search(text) is not None, "stamp": stamp, "now": self.clock()}
 
     def search_memory(self, query: str, project: str, top_k: int = 10,
-                      include_contextual: bool = False,
-                      note_kinds: list[str] | None = None) -> list[Hit]:
-        """Hybrid vector + BM25 search (Tuning.fusion); one statement, access stamped."""
+                      include_contextual: bool = False, note_kinds: list[str] | None = None,
+                      stamp: bool = True) -> list[Hit]:
+        """Hybrid vector + BM25 search (Tuning.fusion) with exact identifiers; one statement.
+        `stamp`: count the hits as used (an agent's search), not for automatic reads."""
         k = validate.bounded(top_k, 1, 100, "top_k")
         kinds = [validate.note_kind(x).value for x in note_kinds] if note_kinds else None
         t = self.tuning
-        params = self._params(query, project, include_contextual)
+        params = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
+                              include_contextual, stamp)
         del params["text"]  # the entity names' query: deep_search only
         pool = max(t.pool, k)
         rows = statements.search_memory(
             self.db, **params, **self._fetches(params["project"], pool, k),
             kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
-            superseded=t.superseded, session_after=t.session_after,
-            session_before=t.session_before, fix_lift=t.fix_lift, k=k, floor=t.floor)
+            w_exact=t.w_exact, exact_df=t.exact_df, superseded=t.superseded,
+            session_after=t.session_after, session_before=t.session_before,
+            fix_lift=t.fix_lift, same_n=t.same_n, same_cos=t.same_cos,
+            same_subject=t.same_subject, k=k, floor=t.floor)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,
-                    include_contextual: bool = False) -> list[Hit]:
+                    include_contextual: bool = False, stamp: bool = True) -> list[Hit]:
         """Graph-aware multi-hop retrieval as one Cypher statement (see
-        cypher/search/deep_search.cypher)."""
+        cypher/search/deep_search.cypher); `stamp` as in search_memory."""
         k = validate.bounded(top_k, 1, 100, "top_k")
         hops = validate.bounded(hops, 1, 3, "hops")
         t = self.deep_tuning
-        params = self._params(query, project, include_contextual)
+        text = validate.content(query, MAX_QUERY_CHARS, "query")
+        params = self._params(text, project, include_contextual, stamp)
         pool = max(t.pool, k)
         total = self.index_fetch.size(params["project"])
         rows = statements.deep_search(
             self.db, **params, **self._fetches(params["project"], pool, k), hops=hops, k=k,
-            entity_keys=[e.key for e in extract_entities(query)], total=total,
+            entity_keys=[e.key for e in extract_entities(text)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
             tuning=t.statement_map())
         return [_hit(r) for r in rows]
+
+    def relevant(self, hit: Hit) -> bool:
+        """Whether a hit passes the relevance floor on its own: its cosine reaches
+        Tuning.floor, or it holds a rare identifier of the query (the exact channel)."""
+        return hit.relevance >= self.tuning.floor or any(
+            f.channel == "exact" for f in hit.found_by)
 
     def get_related(self, zk_id: str, depth: int = 1, max_nodes: int = 20) -> Related:
         """The `max_nodes` (1-100) nearest notes up to `depth` (1-3) hops, with the typed links

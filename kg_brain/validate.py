@@ -45,9 +45,11 @@ def session_id(value: object) -> str | None:
 
 
 def content(value: str, limit: int, what: str = "content") -> str:
+    """Text without control characters; a lone surrogate (JSON allows one, no encoding can
+    send it to the embedder or the database) becomes '?'."""
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be text")
-    cleaned = _CONTROL.sub("", value).strip()
+    cleaned = _CONTROL.sub("", value).encode("utf-8", "replace").decode("utf-8").strip()
     if not cleaned:
         raise InvalidInput(f"{what} is empty")
     if len(cleaned) > limit:

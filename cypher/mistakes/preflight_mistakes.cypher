@@ -1,12 +1,12 @@
 // Past mistakes of a project most like a task or failure: exact failure-signature matches first,
-// then by vector similarity of the mistake or of a fix for it; each with its fixes. Stamps access
-// on every mistake and fix returned (decay tracking), so this runs as a write. Similarity is
-// exact over the project's mistakes and fixes (a small share of the notes, which the unfiltered
-// vector index could miss entirely among other notes and projects). similarity is the cosine in
+// then by vector similarity of the mistake or of a fix for it; each with its fixes. A read: a
+// check before a task is no use of the notes it shows (no access stamp, see README "Decay and
+// archival"). Similarity is exact over the project's mistakes and fixes (a small share of the
+// notes, which the unfiltered vector index could miss entirely among other notes and projects). similarity is the cosine in
 // [-1, 1]: vector.similarity.cosine() answers (1 + cos) / 2, converted once, in `score`.
 // params: project; signature: normalised failure signature ('' = none); vector: 384 floats;
 //         fetch: most similar mistakes and fixes considered; k: results; exclude: zk_ids to
-//         leave out; now: datetime.
+//         leave out.
 // returns: mistake, signature_match, similarity, fixes; mistake (map), signature_match (bool),
 //          similarity (float, the cosine), fixes (list of maps), best first
 CALL {
@@ -28,12 +28,9 @@ WITH m, max(similarity) AS similarity, max(sig) AS sig
 WHERE NOT m.zk_id IN $exclude
 ORDER BY sig DESC, similarity DESC
 LIMIT $k
-SET m.access_count = coalesce(m.access_count, 0) + 1, m.last_accessed = $now
-WITH m, similarity, sig
 CALL (m) {
   OPTIONAL MATCH (f:Note)-[:FIXES]->(m)
   WHERE f.memory_type <> 'archived'
-  SET f.access_count = coalesce(f.access_count, 0) + 1, f.last_accessed = $now
   WITH f ORDER BY f.created DESC
   RETURN collect(f {.zk_id, .title, .content, .created}) AS fixes
 }

@@ -1,35 +1,43 @@
-// Graph-aware retrieval in one statement. Hop 0 fuses three channels by normalised linear fusion:
-// the vector index (its score scaled from the pool's lowest to its best), the full-text index (BM25 over the
-// best score) and entities named in the question ($entity_keys exactly, or the entity name index
-// for $text at $tuning.ent_partial), each entity weighted by its rarity among the project's live
-// notes (an IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the
-// vector index again with the query blended with the best notes so far. Then the graph step from
-// the best $tuning.expand_n notes ($hops = 3: twice as many): bridges over entities they share
-// with other notes (one step of personalised PageRank's spreading, rare entities carrying more),
-// and typed links that steer: the fix of a mistake, the note that supersedes a hit, then other
-// typed neighbours. The notes written just before and after a found one in its session share
-// its score, up to just below it. A note that FIXES a found one ranks with it ($tuning.fix_lift);
-// a note superseded by a live note yields to it ($tuning.superseded weight).
-// Every result says which channels and paths found it. Access is stamped on the returned notes.
+// Graph-aware retrieval in one statement. Hop 0 fuses four channels by normalised linear fusion:
+// the vector index (its score scaled from the pool's lowest to its best), the full-text index
+// (BM25 over the best score), notes holding a rare identifier of the query word for word
+// ($tuning.w_exact times their exact-match signal, fragments/exact_matches) and entities named
+// in the question ($entity_keys exactly, or the entity name index for $text at
+// $tuning.ent_partial), each entity weighted by its rarity among the project's live notes (an
+// IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the vector
+// index again with the query blended with the best notes so far. Then the graph step from the
+// best $tuning.expand_n notes ($hops = 3: twice as many): bridges over entities they share with
+// other notes (one step of personalised PageRank's spreading, rare entities carrying more), and
+// typed links that steer: the fix of a mistake, the note that supersedes a hit, then other typed
+// neighbours. The notes written just before and after a found one in its session share its
+// score, up to just below it. A note that FIXES a found one ranks with it ($tuning.fix_lift); a
+// note superseded by a live note yields to it ($tuning.superseded weight), and so does an older
+// hit stating the same thing as a newer one (fragments/current_first); $history turns both
+// round. Every result says which channels and paths found it. Access is stamped on the
+// returned notes when $stamp.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
-//         lex: the same words in the note index's boosted fields; entity_keys:
-//         canonical keys of the question's entities; project; excluded: note kinds to leave out;
-//         hops: 1..3; fetch, lex_fetch, pool: candidate sizes; total: live notes of the project
-//         as last counted (a small project is counted here); ent_cap: most notes an entity may
-//         have to lead anywhere; k; now; tuning: a map of the constants (kg_brain/search.py
-//         DeepTuning): ent_fetch: entity-name candidates; ent_n: entities followed;
-//         ent_partial: weight of an entity matched by name words only; blend_n, alpha: the
-//         blended hop; expand_n: notes the graph step starts from; nb_limit: typed neighbours
-//         per note; w_vec, w_lex, w_ent, w_bridge, w_fix, w_link: channel weights; decay: weight
+//         lex: the same words in the note index's boosted fields; terms: the query's
+//         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
+//         title ('' = none); entity_keys: canonical keys of the question's entities; project;
+//         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
+//         sizes; total: live notes of the project as last counted (a small project is counted
+//         here); ent_cap: most notes an entity may have to lead anywhere; k; history: the
+//         question asks for an earlier value; stamp: count the hits as used; now; tuning: a map
+//         of the constants (kg_brain/search.py DeepTuning): ent_fetch: entity-name candidates;
+//         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
+//         blend_n, alpha: the blended hop; expand_n: notes the graph step starts from;
+//         nb_limit: typed neighbours per note; w_vec, w_lex, w_exact, w_ent, w_bridge, w_fix,
+//         w_link: channel weights; exact_df: most notes a rare term is held by; decay: weight
 //         of the blended hop; session_after, session_before: share of a found note's score
 //         the note written just after / before it gets; superseded: factor on superseded
 //         notes; fix_lift: least share of a found note's score a note that FIXES it gets
-//         (0: off); floor: least cosine the best hit must reach.
-// returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links, link_count; links: up to 3
-//          (zk_id, type, direction; typed, then RELATES_TO, then FOLLOWS), link_count: all;
-//          best first
+//         (0: off); same_n, same_cos, same_subject: the current value first; floor: least
+//         cosine the best hit must reach unless a hit holds a rare identifier.
+// returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links,
+//          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
+//          FOLLOWS), link_count: all; best first
 {{> nearest_in_project
     as: vec
     vector: $vector
@@ -45,6 +53,10 @@ CALL () {
     AND NOT node.note_kind IN $excluded
   RETURN collect({n: node, s: score})[..$pool] AS lex
 }
+{{> exact_matches
+    as: exact
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+    most: $tuning.exact_df }}
 CALL () {
   WITH 1 AS one WHERE $text <> ''
   CALL db.index.fulltext.queryNodes('entity_names', $text, {limit: $tuning.ent_fetch})
@@ -66,12 +78,14 @@ CALL (named, total) {
   WITH n, sum(w) AS s, collect(e.name)[0] AS via ORDER BY s DESC LIMIT $pool
   RETURN collect({n: n, s: s, via: via}) AS ent
 }
-WITH total, vec, lex, ent, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
+WITH total, vec, lex, exact, ent, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
 WITH [x IN vec | {n: x.n,
                   s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
                   hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
      [x IN lex | {n: x.n, s: $tuning.w_lex * x.s / lex[0].s,
                   hop: 0, ch: 'lexical', via: null, rel: null, ent: null}] +
+     [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $tuning.w_exact END * x.s,
+                    hop: 0, ch: 'exact', via: null, rel: null, ent: null}] +  // as search_memory
      [x IN ent | {n: x.n, s: $tuning.w_ent * x.s / ent[0].s,
                   hop: 0, ch: 'entity', via: null, rel: null, ent: x.via}] AS hop0, total
 CALL (hop0) {
@@ -165,21 +179,34 @@ UNWIND found + COLLECT {
                                 ent: null}]} AS lifted
   } AS h
 WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, max(h.s) AS fused
-WITH n, recs, fused * CASE WHEN EXISTS {
-       (n)<-[:SUPERSEDES]-(newer:Note {memory_type: 'permanent'}) } THEN $tuning.superseded
-     ELSE 1.0 END AS score
+// a note superseded by a live note yields to it; asked for history, the successor yields
+WITH n, recs, fused * CASE
+       WHEN NOT $history AND EXISTS { (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) }
+         THEN $tuning.superseded
+       WHEN $history AND EXISTS { (n)-[:SUPERSEDES]->(:Note {memory_type: 'permanent'}) }
+         THEN $tuning.superseded
+       ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
+WITH collect({n: n, recs: recs, score: score}) AS ranked
+{{> current_first
+    as: current
+    hits: ranked
+    head: $tuning.same_n
+    same: $tuning.same_cos
+    subject: $tuning.same_subject }}
+UNWIND current AS h
+WITH h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; below $tuning.floor for every hit, nothing relevant is stored: no
-// rows.
-WITH collect({n: n, recs: recs, score: score,
-              relevance: 2.0 * coalesce(vector.similarity.cosine(n.embedding, $vector), 0.0)
-                         - 1.0}) AS top
-WHERE any(h IN top WHERE h.relevance >= $tuning.floor)
+// comparable across queries; when no hit reaches $tuning.floor and none holds a rare identifier
+// of the query (the exact channel), nothing relevant is stored: no rows.
+WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
+                                              0.0) - 1.0}) AS top
+WHERE any(h IN top WHERE h.relevance >= $tuning.floor OR any(r IN h.recs WHERE r.ch = 'exact'))
 UNWIND top AS h
 WITH h.n AS n, h.recs AS recs, h.score AS score, h.relevance AS relevance
-SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
+FOREACH (used IN CASE WHEN $stamp THEN [n] ELSE [] END |
+  SET used.access_count = coalesce(used.access_count, 0) + 1, used.last_accessed = $now)
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
        left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project,
        COLLECT {

@@ -1,27 +1,36 @@
 // Hybrid search in one statement: vector index + full-text (BM25) index, filtered to one
 // project's live notes and fused by $fusion: 'linear' adds the vector score scaled from the
-// pool's lowest (0) to its best (1), times $w_vec, to the BM25 score over the best one, times $w_lex; 'rrf'
-// adds weighted reciprocal ranks. The notes written just before and after a found one in its
-// session share its score up to just below it ($session_before, $session_after); the fix of a
-// found note ranks with it ($fix_lift); a note superseded by a live note yields to it
-// ($superseded factor). Stamps access on every returned note.
+// pool's lowest (0) to its best (1), times $w_vec, to the BM25 score over the best one, times
+// $w_lex; 'rrf' adds weighted reciprocal ranks. A note holding a rare identifier of the query
+// word for word adds $w_exact times its exact-match signal (fragments/exact_matches). The notes
+// written just before and after a found one in its session share its score up to just below it
+// ($session_before, $session_after); the fix of a found note ranks with it ($fix_lift); a note
+// superseded by a live note yields to it ($superseded factor), and so does an older hit stating
+// the same thing as a newer one (fragments/current_first); $history turns both round. Stamps
+// access on every returned note when $stamp.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; lex: Lucene query, word tokens in boosted fields ('' = no
-//         lexical part);
+//         lexical part); terms: the query's identifiers, lower-cased; exact: Lucene query,
+//         each term a phrase in content and title ('' = none);
 //         project; excluded: note kinds to leave out; kinds: note kinds to keep or null;
 //         fetch: vector index candidates; lex_fetch: full-text candidates; pool: per-channel list
 //         length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
-//         constants;
+//         constants; w_exact: weight of the exact-match signal; exact_df: most notes a rare
+//         term is held by;
 //         session_after, session_before: share of a found note's score the note written just
 //         after / before it gets (0: off);
 //         fix_lift: least share of a found note's score a note that FIXES it gets (0: off);
-//         k: results; floor: least cosine the best hit must reach; now: datetime.
+//         history: the question asks for an earlier value; same_n, same_cos, same_subject:
+//         how many hits, least mutual cosine and most notes of a shared entity for the
+//         current value first (fragments/current_first);
+//         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
+//         identifier; stamp: count the hits as used (access count, last access); now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
-//          links, link_count; fixes: the found note this one was lifted from as its fix, or null;
-//          session: the found note written next to this one that lifted it most, or null;
-//          links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then FOLLOWS),
-//          link_count: all; best first
+//          links, link_count; channels: vector, lexical, exact; fixes: the found note this one
+//          was lifted from as its fix, or null; session: the found note written next to this
+//          one that lifted it most, or null; links: up to 3 (zk_id, type, direction; typed, then
+//          RELATES_TO, then FOLLOWS), link_count: all; best first
 {{> nearest_in_project
     as: vec
     vector: $vector
@@ -36,7 +45,12 @@ CALL () {
     AND NOT node.note_kind IN $excluded AND ($kinds IS NULL OR node.note_kind IN $kinds)
   RETURN collect({n: node, s: score})[..$pool] AS lex
 }
-WITH vec, lex, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
+{{> exact_matches
+    as: exact
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+      AND ($kinds IS NULL OR n.note_kind IN $kinds)
+    most: $exact_df }}
+WITH vec, lex, exact, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
 UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',
@@ -45,7 +59,10 @@ UNWIND CASE $fusion
   ELSE
     [i IN range(0, size(vec) - 1) | {n: vec[i].n, s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
     [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical'}]
-  END AS part
+  END +
+  // a history question names the later value: its holder is no answer
+  [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $w_exact END * x.s, ch: 'exact'}]
+  AS part
 WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels
 WITH collect({n: n, channels: channels, score: fused}) AS hits
 // the session: the note written just after a found one gets $session_after of its score, the
@@ -83,21 +100,35 @@ UNWIND found + COLLECT {
   } AS h
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session, max(h.score) AS fused
-WITH n, channels, fixes, session, fused * CASE WHEN EXISTS {
-       (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) } THEN $superseded ELSE 1.0
-     END AS score
+// a note superseded by a live note yields to it; asked for history, the successor yields
+WITH n, channels, fixes, session, fused * CASE
+       WHEN NOT $history AND EXISTS { (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) }
+         THEN $superseded
+       WHEN $history AND EXISTS { (n)-[:SUPERSEDES]->(:Note {memory_type: 'permanent'}) }
+         THEN $superseded
+       ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
+WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score}) AS ranked
+{{> current_first
+    as: current
+    hits: ranked
+    head: $same_n
+    same: $same_cos
+    subject: $same_subject }}
+UNWIND current AS h
+WITH h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; below $floor for every hit, nothing relevant is stored: no rows.
-WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score,
-              relevance: 2.0 * coalesce(vector.similarity.cosine(n.embedding, $vector), 0.0)
-                         - 1.0}) AS top
-WHERE any(h IN top WHERE h.relevance >= $floor)
+// comparable across queries; when no hit reaches $floor and none holds a rare identifier of the
+// query (the exact channel), nothing relevant is stored: no rows.
+WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
+                                              0.0) - 1.0}) AS top
+WHERE any(h IN top WHERE h.relevance >= $floor OR 'exact' IN h.channels)
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance
-SET n.access_count = coalesce(n.access_count, 0) + 1, n.last_accessed = $now
+FOREACH (used IN CASE WHEN $stamp THEN [n] ELSE [] END |
+  SET used.access_count = coalesce(used.access_count, 0) + 1, used.last_accessed = $now)
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
        left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project, channels, fixes,
        session,

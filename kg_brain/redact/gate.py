@@ -6,7 +6,11 @@ what makes that a guarantee: a write path added later, a field nobody thought of
 a tombstone's reason, an imported record's tags, a job's error) cannot reach the graph unread.
 Every string under a write's parameters is read, in nested rows and maps too, except the
 identifiers below: they are matched on, and `validate` only lets through ids shaped ZK-<8 hex>
-and project names of letters, digits, '.', '_' and '-'. Vectors (lists of numbers) are skipped.
+and project names of letters, digits, '.', '_' and '-'. Vectors (lists of numbers) are skipped,
+and so are the parameters a statement declares `matched` (kg_brain/store/statement.py): a
+search's query, which the statement matches notes against and never stores (redacted, a query
+holding a secret would search for other words, or for none: the full-text parser refuses the
+marker's brackets).
 """
 
 from __future__ import annotations
@@ -30,10 +34,14 @@ def hide(text: str, mode: Mode) -> tuple[str, list[str]]:
     return cleaned, found
 
 
-def gate(params: dict[str, Any], mode: Mode) -> tuple[dict[str, Any], list[str]]:
-    """A write's parameters with every text value through `hide`, and the kinds found."""
+def gate(params: dict[str, Any], mode: Mode,
+         matched: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[str]]:
+    """A write's parameters with every text value through `hide`, and the kinds found;
+    `matched` names parameters that are only matched on, passed as given."""
     found: list[str] = []
-    return _mapping(params, mode, found), list(dict.fromkeys(found))
+    passed = IDENTIFIERS.union(matched)
+    sent = {k: v if k in passed else _value(v, mode, found) for k, v in params.items()}
+    return sent, list(dict.fromkeys(found))
 
 
 def _mapping(values: dict[str, Any], mode: Mode, found: list[str]) -> dict[str, Any]:

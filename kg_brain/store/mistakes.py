@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, TypedDict
 
-from kg_brain.store.statement import On, write
+from kg_brain.store.statement import On, read
 
 Vector = list[float]
 
@@ -17,7 +16,7 @@ class PastMistakeRow(TypedDict):
     fixes: list[dict[str, Any]]
 
 
-@write("mistakes/preflight_mistakes.cypher")
+@read("mistakes/preflight_mistakes.cypher")
 def preflight_mistakes(on: On, *, project: str, signature: str, vector: Vector, fetch: int,
-                       k: int, exclude: list[str], now: datetime) -> list[PastMistakeRow]:
-    """Signature matches first, then by similarity; stamps access on what it returns."""
+                       k: int, exclude: list[str]) -> list[PastMistakeRow]:
+    """Signature matches first, then by similarity; no access stamp (a check is no use)."""

@@ -47,23 +47,31 @@ class Neighbourhood(TypedDict):
     edges: list[dict[str, Any]]
 
 
-@write("search/search_memory.cypher")
-def search_memory(on: On, *, vector: Vector, lex: str, project: str, excluded: list[str],
-                  kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
-                  rrf_k: float, w_vec: float, w_lex: float, superseded: float,
-                  session_after: float, session_before: float, fix_lift: float,
-                  k: int, floor: float, now: datetime) -> list[SearchHit]:
-    """Vector + full-text fused (linear or reciprocal rank); stamps access on the hits."""
+# The searches write access stamps only: the query's parts are matched on, never stored, so the
+# write gate (kg_brain/redact/gate.py) passes them as given; redacted, a query holding a secret
+# would ask for other words (or for none: the full-text parser refuses the marker's brackets).
 
 
-@write("search/deep_search.cypher")
-def deep_search(on: On, *, vector: Vector, text: str, lex: str, entity_keys: list[str],
-                project: str, excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
-                total: int, ent_cap: int, k: int, now: datetime,
-                tuning: dict[str, float]) -> list[DeepHit]:
-    """Vector, full-text and entity channels fused, a blended hop, then entity bridges and
-    typed links; stamps access on the hits. `tuning`: the statement's constants, read as
-    `$tuning.alpha` (its header names each one)."""
+@write("search/search_memory.cypher", matched=("lex", "terms", "exact"))
+def search_memory(on: On, *, vector: Vector, lex: str, terms: list[str], exact: str,
+                  project: str, excluded: list[str], kinds: list[str] | None, fetch: int,
+                  lex_fetch: int, pool: int, fusion: str, rrf_k: float, w_vec: float,
+                  w_lex: float, w_exact: float, exact_df: int, superseded: float,
+                  session_after: float, session_before: float, fix_lift: float, history: bool,
+                  same_n: int, same_cos: float, same_subject: int, k: int, floor: float,
+                  stamp: bool, now: datetime) -> list[SearchHit]:
+    """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;
+    stamps access on the hits when `stamp`."""
+
+
+@write("search/deep_search.cypher", matched=("text", "lex", "terms", "exact", "entity_keys"))
+def deep_search(on: On, *, vector: Vector, text: str, lex: str, terms: list[str], exact: str,
+                entity_keys: list[str], project: str, excluded: list[str], hops: int, fetch: int,
+                lex_fetch: int, pool: int, total: int, ent_cap: int, k: int, history: bool,
+                stamp: bool, now: datetime, tuning: dict[str, float]) -> list[DeepHit]:
+    """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
+    entity bridges and typed links; stamps access on the hits when `stamp`. `tuning`: the
+    statement's constants, read as `$tuning.alpha` (its header names each one)."""
 
 
 @read("search/related_notes.cypher")

@@ -69,7 +69,7 @@ TOOLS: dict[str, ToolAnnotations] = {
     "distill_to_permanent": ADD, "deep_search": STAMP, "search_memory": STAMP,
     "get_related": READ, "add_memory": ADD, "update_memory": REWRITE,
     "archive_stale_notes": ARCHIVE, "close_session": ADD, "brain_stats": READ,
-    "record_failure": ADD, "record_resolution": ADD, "preflight_check": STAMP,
+    "record_failure": ADD, "record_resolution": ADD, "preflight_check": READ,
     "restore_note": ADD, "decay_report": READ, "consolidate_clusters": REWRITE,
     "recall": READ, "capture_context": ADD, "forget_note": FORGET, "restore_forgotten": ADD,
     "list_notes": READ, "edit_note": REWRITE, "link_notes": LINK, "unlink_notes": ARCHIVE,

@@ -70,8 +70,8 @@ class SessionTools(ToolArea):
         top_k: Annotated[int, Field(ge=1, le=50, description="number of mistakes")] = 5,
     ) -> mistakes.Preflight:
         """Before coding a task: past mistakes most similar to it, each with its verified fix
-        (same failure signature first). Marks them as used (access stamp, which defers their
-        archival): not read-only."""
+        (same failure signature first). Read-only: a check is not a use of the notes (no
+        access stamp)."""
         return self.brain.mistakes.preflight_check(task, self._project(project), top_k)
 
     def record_failure(

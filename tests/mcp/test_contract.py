@@ -106,9 +106,8 @@ def test_read_only_tools_are_the_lookups_that_write_nothing() -> None:
     read_only = {t.name for t in tools if t.annotations.read_only_hint}
     assert read_only == {"open_session", "get_session_context", "get_inbox", "get_related",
                          "brain_stats", "decay_report", "recall", "list_notes",
-                         "note_history"}
-    stamping = {t.name: t for t in tools if t.name in ("search_memory", "deep_search",
-                                                       "preflight_check")}
+                         "note_history", "preflight_check"}  # a check before a task is no use
+    stamping = {t.name: t for t in tools if t.name in ("search_memory", "deep_search")}
     for tool in stamping.values():  # they stamp access on what they return, and say so
         assert not tool.annotations.destructive_hint and not tool.annotations.idempotent_hint
         assert "not read-only" in tool.description, tool.name

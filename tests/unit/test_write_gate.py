@@ -1,5 +1,6 @@
 """The write gate: every write statement's text parameters pass the redaction gate on their way
-to Neo4j, whatever service called them; only validated identifiers and numbers are let through.
+to Neo4j, whatever service called them; only validated identifiers, numbers and the parameters a
+statement declares `matched` (a search's query, never stored) are let through.
 
 Each write statement of the store is run through the real `Tx.run` on a recording transaction
 (no server: what is checked is what would be sent), with a secret in every parameter and in
@@ -78,10 +79,32 @@ def test_every_write_statement_sends_its_text_redacted(name: str) -> None:
     spec: Statement = WRITES[name]
     recorder = Recorder()
     tx = Tx(recorder, Owner(), writable=True)  # type: ignore[arg-type]
-    tx.run(name, spec.mode, secret_params(name))
+    tx.run(name, spec.mode, secret_params(name), spec.changes, spec.matched)
     assert recorder.sent, f"{name} sent nothing"
-    assert not leaks(recorder.sent), f"{name} sent a secret in {leaks(recorder.sent)}"
+    stored = {k: v for k, v in recorder.sent.items() if k not in spec.matched}
+    assert not leaks(stored), f"{name} sent a secret in {leaks(stored)}"
+    assert all(recorder.sent[k] == SECRET for k in spec.matched)  # a query, as asked
     assert set(recorder.sent) >= set(re.findall(r"\$(\w+)", body(name)))
+
+
+_STORING = re.compile(r"\b(?:SET|CREATE|MERGE|REMOVE)\b")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in WRITES.items() if s.matched))
+def test_a_matched_parameter_is_never_stored(name: str) -> None:
+    """What the gate lets through as a query must not reach a clause that writes: no line that
+    sets, creates or merges names it (the searches write access stamps and nothing else)."""
+    spec = WRITES[name]
+    writing = [line for line in body(name).splitlines() if _STORING.search(line)]
+    assert writing, f"{name} declares matched parameters but writes nothing"
+    for line in writing:
+        assert not [p for p in spec.matched if f"${p}" in line], (name, line)
+
+
+def test_only_the_searches_pass_a_query_ungated() -> None:
+    assert {n: s.matched for n, s in WRITES.items() if s.matched} == {
+        "search/search_memory": ("lex", "terms", "exact"),
+        "search/deep_search": ("text", "lex", "terms", "exact", "entity_keys")}
 
 
 def test_the_gate_lets_through_only_validated_identifiers() -> None:

@@ -1,0 +1,144 @@
+"""Ranking evidence beyond the cosine, on the real server and embedder: a rare identifier the
+query names finds the note holding it word for word among look-alikes holding others of its
+form, whatever its cosine; the newer of two notes stating the same value ranks first, and a
+question about the earlier value gets the older one."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from kg_brain.app import Brain
+from kg_brain.db import Database
+from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.models import Hit
+from kg_brain.search import Search
+from tests.support.brains import make_brain
+
+SERVICES = ["loyalty-api", "stock-sync", "price-engine", "shift-planner", "voucher-service",
+            "store-admin", "audit-exporter", "tax-calculator", "kiosk-bridge", "report-builder"]
+
+
+class Days:
+    """A clock one day further at every `next()`: notes get distinct creation times."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def next(self) -> None:
+        self.now += timedelta(days=1)
+
+
+@pytest.fixture
+def days() -> Days:
+    return Days()
+
+
+@pytest.fixture
+def brain(db: Database, embedder: SentenceTransformerEmbedder, days: Days) -> Brain:
+    return make_brain(db, embedder, clock=days)
+
+
+def record(content: str, project: str) -> dict[str, Any]:
+    return {"content": content, "title": content[:60], "project": project}
+
+
+def tickets(brain: Brain, project: str) -> str:
+    """Twenty look-alike tickets of one form around the one asked about; returns its id."""
+    brain.importer.add_many([record(
+        f"PAY-{1500 + 7 * i}: refunds of split tenders in {SERVICES[i % 10]} were rounded per "
+        f"line; the fix lives in {SERVICES[i % 10].replace('-', '_')}/refunds.py.", project)
+        for i in range(20)])
+    return brain.importer.add_many([record(
+        "PAY-1432: refunds of split tenders credited the whole amount to the first card; "
+        "ledger/refunds.py now allocates the refund per tender.", project)])[0]
+
+
+def channels(hit: Hit) -> set[str]:
+    return {f.channel for f in hit.found_by}
+
+
+@pytest.mark.parametrize("query", ["what was PAY-1432 about?", "PAY-1432", "pay-1432 again"])
+def test_the_note_holding_the_asked_identifier_ranks_first_among_lookalikes(
+        brain: Brain, project: str, query: str) -> None:
+    wanted = tickets(brain, project)
+    for hits in (brain.search.search_memory(query, project, top_k=5),
+                 brain.search.deep_search(query, project, top_k=5)):
+        assert hits[0].zk_id == wanted and "exact" in channels(hits[0])
+        assert not [h for h in hits[1:] if "exact" in channels(h)]
+
+
+def test_a_held_identifier_is_relevant_whatever_its_cosine(brain: Brain, project: str) -> None:
+    tickets(brain, project)
+    held = brain.importer.add_many([record(
+        "Rolled back 7c1e9a04bd: it restored the old nginx upstream block.", project)])[0]
+    strict = Search(brain.deps, replace(brain.search.tuning, floor=0.99),
+                    replace(brain.search.deep_tuning, floor=0.99))
+    for hits in (strict.search_memory("7c1e9a04bd", project, top_k=3),
+                 strict.deep_search("7c1e9a04bd", project, top_k=3)):
+        assert hits[0].zk_id == held and hits[0].relevance < 0.99
+        assert strict.relevant(hits[0]) and not strict.relevant(hits[-1])
+    assert strict.search_memory("what was PAY-1999 about?", project) == []  # nobody holds it
+    assert strict.deep_search("5d2f0be1c9", project) == []
+
+
+def test_a_token_many_notes_hold_is_no_evidence(brain: Brain, project: str) -> None:
+    brain.importer.add_many([record(f"{s} logs ERRX-77 when its queue is full.", project)
+                             for s in SERVICES[:brain.search.tuning.exact_df + 1]])
+    hits = brain.search.search_memory("ERRX-77", project)
+    assert hits == [] or not [h for h in hits if "exact" in channels(h)]
+
+
+def test_lucene_syntax_in_an_identifier_is_only_text(brain: Brain, project: str) -> None:
+    held = brain.importer.add_many([record(
+        "The lock at ledger/models.py:212 serialises postings per till.", project)])[0]
+    for query in ("ledger/models.py:212", 'why "ledger/models.py:212"?', "models.py:212]",
+                  "ledger\\models.py:212 OR *"):
+        assert brain.search.search_memory(query, project, top_k=3)[0].zk_id == held, query
+
+
+def write(brain: Brain, days: Days, project: str, contents: list[str]) -> list[str]:
+    """Notes through the bulk import (no link rules: no SUPERSEDES), a day apart."""
+    ids = []
+    for content in contents:
+        ids += brain.importer.add_many([record(content, project)])
+        days.next()
+    return ids
+
+
+def test_the_newer_value_ranks_first_and_a_history_question_gets_the_older(
+        brain: Brain, days: Days, project: str) -> None:
+    old, = write(brain, days, project, [
+        "The ledger API serves on port 8020 in development; set LEDGER_HTTP_PORT to change it."])
+    write(brain, days, project, [
+        f"The {s} API serves on port {8030 + i} in development; set {s.upper().replace('-', '_')}"
+        f"_HTTP_PORT to change it." for i, s in enumerate(SERVICES[:6])])
+    new, = write(brain, days, project, [
+        "LEDGER_HTTP_PORT is now 8025: the ledger API serves there in development (was 8020)."])
+    current = "which port does the ledger API serve on in development?"
+    off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
+                 replace(brain.search.deep_tuning, same_n=0))
+    ranked = [h.zk_id for h in off.search_memory(current, project)]
+    assert ranked.index(old) < ranked.index(new)  # the older note words the question closer
+    for search in (brain.search.search_memory, brain.search.deep_search):
+        ranked = [h.zk_id for h in search(current, project)]
+        assert ranked.index(new) < ranked.index(old)
+        ranked = [h.zk_id for h in search(
+            "which port did the ledger API serve on in development before?", project)]
+        assert ranked.index(old) < ranked.index(new)
+
+
+def test_a_note_on_another_subject_does_not_yield(brain: Brain, days: Days,
+                                                  project: str) -> None:
+    ledger, billing = write(brain, days, project, [
+        "The ledger API serves on port 8020 in development; set LEDGER_HTTP_PORT to change it.",
+        "The billing API serves on port 8040 in development; set BILLING_HTTP_PORT to change "
+        "it."])
+    hits = brain.search.search_memory("which port does the ledger API serve on?", project)
+    assert hits[0].zk_id == ledger and billing in {h.zk_id for h in hits}

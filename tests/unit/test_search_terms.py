@@ -1,0 +1,65 @@
+"""What a search sends the full-text index and the statement from the query's text: words only,
+identifiers as escaped phrases, and whether the question asks for an earlier value."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg_brain.search import HISTORY, MAX_IDENTIFIERS, MAX_QUERY_CHARS, exact_query, identifiers
+from kg_brain.validate import content
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("what was BILL-2207 about?", ["bill-2207"]),
+    ("9e3d1c0ab4", ["9e3d1c0ab4"]),
+    ("cache.redis.max_idle_conns is too low", ["cache.redis.max_idle_conns"]),
+    ("who wrote `worker/queue.py:88`?", ["worker/queue.py:88"]),
+    ("E0277 again, and ERR_SOCKET_TIMEOUT from fetch", ["e0277", "err_socket_timeout"]),
+    ("KAFKA_BOOTSTRAP_SERVERS=broker:9092", ["kafka_bootstrap_servers", "broker:9092"]),
+    ("the getUserById call in error[E0599]", ["getuserbyid", "e0599"]),
+    ("what does shard-balancer do", ["shard-balancer"]),
+])
+def test_identifiers_are_the_tokens_shaped_like_names_and_codes(query: str,
+                                                                expected: list[str]) -> None:
+    assert identifiers(query) == expected
+
+
+@pytest.mark.parametrize("query", [
+    "which port does the billing worker listen on?", "Why did we pick Postgres over SQLite?",
+    "v2 of the S3 uploader", "-- : . _ ?", "AND OR NOT"])
+def test_plain_words_short_tokens_and_punctuation_are_no_identifiers(query: str) -> None:
+    assert identifiers(query) == []
+
+
+def test_identifiers_are_capped_and_deduplicated() -> None:
+    query = " ".join(f"T-{i}0" for i in range(20)) + " T-00 t-00"
+    found = identifiers(query)
+    assert len(found) == MAX_IDENTIFIERS and len(set(found)) == len(found)
+
+
+def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
+    assert exact_query([]) == ""
+    assert exact_query(["ab-12"]) == 'content:("ab-12") title:("ab-12")'
+    assert exact_query(['q"1', "c:\\x1"]) == (
+        'content:("q\\"1" "c:\\\\x1") title:("q\\"1" "c:\\\\x1")')
+
+
+def test_a_query_with_lone_surrogates_can_be_sent() -> None:
+    text = content("ticket \ud800QA-77\udfff", MAX_QUERY_CHARS, "query")
+    assert text.encode("utf-8") and "QA-77" in text
+
+
+@pytest.mark.parametrize(("question", "history"), [
+    ("what did the ingest batch size used to be?", True),
+    ("which Go version did the service start out on?", True),
+    ("what was the lock timeout before we raised it?", True),
+    ("which TLS cipher did we use before the 2.0 release?", True),
+    ("which region was the bucket in originally?", True),
+    ("previously, what did the cron say?", True),
+    ("what's the ingest batch size now?", False),
+    ("how long does the job wait before it retries?", False),
+    ("the migration has to finish before deploys start", False),
+    ("which Go version is the service on?", False),
+])
+def test_a_history_question_is_told_by_its_words(question: str, history: bool) -> None:
+    assert (HISTORY.search(question) is not None) == history
