@@ -5,7 +5,7 @@ Each project of the data (bench/data/coding) is replayed into a fresh project
 update_memory, record_failure, record_resolution, close_session), its look-alike notes in
 sessions of their own between the real sessions, every write dated as an agent makes them
 (minutes apart within a session, hours to days between sessions; bench/coding_lookalikes.py)
-and made in its client session `<project>/<label>`; the evolution queue is drained; then every
+and made in its client session `<project>:<label>`; the evolution queue is drained; then every
 question runs through each method, the numpy fusion baseline reading the notes as stored.
 Metrics per method, overall and per question type (lookup, identifier, current_value, history:
 the old note first, decision, symptom_fix, multi_note): hit@1, MRR, all-needed@3/@5, and how
@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bench.coding_data import QUESTION_TYPES, THREAD_SUFFIX, CodingProject, Question, Step
+from bench.coding_data import (
+    LOOKALIKE_PREFIX,
+    QUESTION_TYPES,
+    THREAD_SUFFIX,
+    CodingProject,
+    Question,
+    Step,
+)
 from bench.coding_lookalikes import dates, lookalikes, schedule
 from bench.common import delete_bench_project
 from bench.ingest import drain_evolution, evolution_jobs, run_evolution
@@ -99,9 +106,16 @@ def write_step(brain: Brain, step: Step, project: str, ids: dict[str, str],
     return False
 
 
+def client_session(project: str, label: str) -> str:
+    """The client session a step is written in, `<project>:<label>`; a look-alike session's
+    label (`~s3`) is spelled `lookalike.s3`, as session ids take letters, digits, '_', '.',
+    ':' and '-' only."""
+    return f"{project}:{label.replace(LOOKALIKE_PREFIX, 'lookalike.')}"
+
+
 def replay(brain: Brain, clock: ReplayClock, steps: list[Step], times: list[datetime],
            project: str) -> Replayed:
-    """Write the steps in order, each at its time, in its client session `<project>/<label>`,
+    """Write the steps in order, each at its time, in its client session (client_session),
     applying the evolution jobs after each write as a scheduler would (in real time: queue
     leases are shared with other processes), then drain what is left."""
     out = Replayed(project)
@@ -109,7 +123,7 @@ def replay(brain: Brain, clock: ReplayClock, steps: list[Step], times: list[date
     for step, at in zip(steps, times, strict=True):
         clock.start(at)
         try:
-            merged = write_step(brain, step, project, out.ids, f"{project}/{step.label}")
+            merged = write_step(brain, step, project, out.ids, client_session(project, step.label))
         finally:
             clock.stop()
         if merged:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.coding import client_session
 from bench.coding_data import (
     DATA_DIR,
     LOOKALIKE_COUNT,
@@ -30,6 +31,7 @@ from bench.coding_data import (
 )
 from bench.coding_lookalikes import dates, lookalikes, render, schedule
 from kg_brain.errors import InvalidInput
+from kg_brain.validate import session_id
 
 PROJECTS = shipped_projects(split="tune")  # sizes and wording are checked on the tuning split
 CHECK = shipped_projects(split="check")
@@ -306,3 +308,9 @@ def test_validation_reports_problems_shortfalls_and_counts(tmp_path: Path) -> No
     raw["lookalikes"]["vocabulary"] = {"person": ["Ines", "Oskar"]}
     path.write_text(json.dumps(raw))
     assert any(line.startswith("problem: only 2 distinct") for line in validate(path, seed=7))
+
+
+def test_every_replayed_step_names_a_client_session_the_tools_accept() -> None:
+    """Look-alike sessions (`~s3`) and real ones (`s3`) are distinct, valid session ids."""
+    ids = {client_session("bench-coding-1a2b-quillpad", label) for label in ("s3", "~s3")}
+    assert len(ids) == 2 and all(session_id(i) == i for i in ids)
