@@ -60,7 +60,7 @@ CHAT = [
     "Lena (8:15 pm on 2 May, 2024): Can't wait for the climbing trip with my sister, we booked "
     "the cabin too!",
     "Lena (5:30 pm on 20 May, 2024): The climbing gym was packed! What did you take from it to "
-    "your own training, Sam?",
+    "your own training, Ravi?",
 ]
 
 
