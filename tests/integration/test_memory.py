@@ -194,7 +194,8 @@ def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
     fresh = iter([existing, unused])
     for where in ("kg_brain.memory.write.new_zk_id", "kg_brain.store.notes.new_zk_id"):
         monkeypatch.setattr(where, lambda: next(fresh))
-    added = brain.writer.add("Rotate the signing key every ninety days via the vault job.", project)
+    added = brain.writer.add("Thumbnails wider than 4,000 pixels are skipped by the resizer.",
+                             project)
     assert added.note.zk_id == unused
     assert brain.reader.get([existing])[0].content.startswith("Cache keys")
 
