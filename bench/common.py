@@ -8,6 +8,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,9 @@ from kg_brain.db import Database
 from kg_brain.settings import Settings, load_settings
 
 BENCH_PREFIX = "bench-"
+# every run that scores a check split appends a line here (record_check_run)
+LEDGER_PATH = "docs/bench/check-ledger.jsonl"
+LEDGER = Path(__file__).resolve().parent.parent / LEDGER_PATH
 
 
 def delete_bench_project(db: Database, project: str) -> int:
@@ -46,11 +50,32 @@ def emit_result(result: dict[str, Any], out: Path, settings: Settings | None = N
 def provenance(settings: Settings) -> dict[str, Any]:
     """The commit of the checkout that ran (and whether it had uncommitted changes), the command
     line and the settings in force; secrets (the fields kept out of repr) are left out."""
-    return {"commit": _git("rev-parse", "HEAD"),
-            "uncommitted_changes": bool(_git("status", "--porcelain", "--untracked-files=no")),
-            "command": command(),
+    return {**_checkout(), "command": command(),
             "settings": {name: value for name, value in settings.model_dump().items()
                          if type(settings).model_fields[name].repr}}
+
+
+def record_check_run(suite: str, split: str, data: list[str], out: Path | None,
+                     ledger: Path = LEDGER) -> dict[str, Any]:
+    """A run that scored a check split says so, whether or not its result is kept: one line
+    appended to the ledger (date, commit, suite, split, the data scored, the command, the
+    result's path or None). docs/BENCHMARKS.md counts each check split's scorings from these
+    lines and the provenance of docs/bench/*.json. Returns the line."""
+    line = {"date": datetime.now(UTC).isoformat(timespec="seconds"), **_checkout(),
+            "suite": suite, "split": split, "data": data, "command": command(),
+            "out": None if out is None else str(out)}
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    with ledger.open("a", encoding="utf-8") as file:
+        file.write(json.dumps(line) + "\n")
+    return line
+
+
+def _checkout() -> dict[str, Any]:
+    """The commit that runs and whether tracked files differ from it (the ledger aside: a run
+    appending to it changes no code)."""
+    changed = _git("status", "--porcelain", "--untracked-files=no", "--", ":/",
+                   f":(top,exclude){LEDGER_PATH}")
+    return {"commit": _git("rev-parse", "HEAD"), "uncommitted_changes": bool(changed)}
 
 
 def command() -> str:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bench import corpus
-from bench.common import emit_result, rss_mb
+from bench.common import emit_result, record_check_run, rss_mb
 from bench.datasets import Corpus, load_locomo, load_musique
 
 RUNTIMES = ("torch", "onnx", "onnx-int8")
@@ -158,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     report = {"texts": {"notes": args.notes, "queries": args.queries}, "rounds": args.rounds,
               "runtimes": {r: summarise(rs, reference) for r, rs in runs.items()},
               "cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2)}
+    if data_args:  # every conversation and question: the check splits too
+        read = [str(p) for p in (args.locomo, *(args.musique or ())) if p is not None]
+        record_check_run("embedding", "all", read, args.out)
     emit_result(report, args.out)
     return 0
 

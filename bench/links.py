@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import BENCH_PREFIX, delete_bench_project, emit_result
+from bench.common import BENCH_PREFIX, delete_bench_project, emit_result, record_check_run
 from kg_brain.app import Brain
 from kg_brain.llm.kinds import infer_kind
 from kg_brain.settings import Settings, load_settings
@@ -199,6 +199,8 @@ def run(settings: Settings, pairs_path: Path, kinds_path: Path, keep: bool = Fal
 
 def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
     result = run(settings, Path(args.pairs), Path(args.kinds), args.keep)
+    record_check_run("links", "all", [Path(args.pairs).name, Path(args.kinds).name],
+                     Path(args.out))  # both halves are scored
     sys.stdout.write(render(result) + "\n\n")
     emit_result(result, Path(args.out))
     return 0

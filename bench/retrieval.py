@@ -25,7 +25,7 @@ from typing import Any
 from bench import coding
 from bench.baselines import Baselines, Fusion
 from bench.coding_data import shipped_projects
-from bench.common import delete_bench_project, provenance
+from bench.common import delete_bench_project, provenance, record_check_run
 from bench.datasets import (
     SPLITS,
     Corpus,
@@ -187,6 +187,10 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
 def cmd_retrieval(args: argparse.Namespace, settings: Settings) -> int:
     result = _run(args, settings)
+    if args.split != "tune":
+        read = sorted(result["projects"]) if args.suite == "coding" else [
+            str(p) for p in (args.data, args.corpus) if p is not None]
+        record_check_run(args.suite, args.split, read, args.out)
     text = coding.report(result) if args.suite == "coding" else report(result)
     sys.stdout.write(text + "\n")
     if args.out:

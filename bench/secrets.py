@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import emit_result
+from bench.common import emit_result, record_check_run
 from kg_brain.redact import redact
-from kg_brain.settings import Settings
+from kg_brain.settings import Settings, load_settings
 
 DATA = Path(__file__).parent / "data" / "secrets.jsonl"
 FRESH = Path(__file__).parent / "data" / "secrets-r3"
@@ -70,7 +70,10 @@ def run() -> dict[str, Any]:
 
 
 def cmd_secrets(args: argparse.Namespace, settings: Settings) -> int:
-    emit_result(run(), args.out, settings)
+    result = run()
+    record_check_run("secrets", "all", [DATA.name, f"{FRESH.name}/check.jsonl"],
+                     args.out)  # both halves of round 2, and round 3's check half
+    emit_result(result, args.out, settings)
     return 0
 
 
@@ -87,8 +90,7 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_options(parser)
-    emit_result(run(), parser.parse_args(argv).out)
-    return 0
+    return cmd_secrets(parser.parse_args(argv), load_settings())
 
 
 if __name__ == "__main__":

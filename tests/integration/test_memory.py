@@ -60,7 +60,7 @@ CHAT = [
     "Lena (8:15 pm on 2 May, 2024): Can't wait for the climbing trip with my sister, we booked "
     "the cabin too!",
     "Lena (5:30 pm on 20 May, 2024): The climbing gym was packed! What did you take from it to "
-    "your own training, Sam?",
+    "your own training, Ravi?",
 ]
 
 
@@ -194,7 +194,8 @@ def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
     fresh = iter([existing, unused])
     for where in ("kg_brain.memory.write.new_zk_id", "kg_brain.store.notes.new_zk_id"):
         monkeypatch.setattr(where, lambda: next(fresh))
-    added = brain.writer.add("Rotate the signing key every ninety days via the vault job.", project)
+    added = brain.writer.add("Thumbnails wider than 4,000 pixels are skipped by the resizer.",
+                             project)
     assert added.note.zk_id == unused
     assert brain.reader.get([existing])[0].content.startswith("Cache keys")
 

@@ -361,7 +361,8 @@ def test_a_symptom_question_gets_the_fix_above_the_mistake_it_words(brain: Brain
     fixed = brain.mistakes.record_resolution(
         failed.zk_id, "Idle connections are now recycled after 300 s and pinged before use, "
         "so the load balancer no longer drops them mid-batch.", project)
-    brain.writer.add("The invoice worker runs the nightly batch at 02:00 UTC.", project)
+    brain.writer.add("The invoice worker posts a summary of the nightly batch to #billing.",
+                     project)
     query = "invoice worker crashed with SSL SYSCALL error EOF detected, what did we do?"
     off = Search(brain.deps, replace(search.tuning, fix_lift=0.0),
                  replace(search.deep_tuning, fix_lift=0.0))

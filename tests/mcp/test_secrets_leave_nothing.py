@@ -61,7 +61,7 @@ TEXTS = [
     f"CI exports AWS_ACCESS_KEY_ID={AWS} before the deploy",
     f"git push https://{GH}@github.com/acme/web.git HEAD:main",
     f"mysql -u root -p{MYSQL} -h db01 shop",
-    f"redis-cli -h cache -a {REDIS} info replication",
+    f"redis-cli -h queue-redis -a {REDIS} LLEN jobs",
     f"htpasswd -nbB metrics {HTPASSWD} >> auth/htpasswd",
     f"the kibana UI: sign in with analyst / {PAIR}",
     f"echo '{GPG}' | gpg --batch --passphrase-fd 0 -d vault.gpg",
@@ -173,10 +173,10 @@ def failing_output() -> str:
 def test_no_secret_reaches_the_model_or_the_store_on_any_write_path(
         llm_brain: Brain, chat: ChatServer, project: str, tmp_path: Path) -> None:
     server: FastMCP = build_server(llm_brain)
-    first = call(server, "add_memory", content="The payments worker retries Stripe webhooks "
-                 f"three times with exponential backoff. {TEXTS[0]}")["zk_id"]
-    second = call(server, "add_memory", content="The payments worker parks Stripe webhooks "
-                  f"after three retries; parked webhooks are replayed. {TEXTS[1]}")
+    first = call(server, "add_memory", content="The search indexer retries failed OpenSearch "
+                 f"bulk writes three times with jitter. {TEXTS[0]}")["zk_id"]
+    second = call(server, "add_memory", content="The search indexer parks failed OpenSearch "
+                  f"bulk writes after three retries; parked writes are replayed. {TEXTS[1]}")
     assert second["evolution_queued"]
     llm_brain.evolution.process(project=project)
     call(server, "edit_note", zk_id=first, title=TEXTS[10], tags=["billing", GH])

@@ -177,15 +177,15 @@ def test_hard_forget_removes_the_title_from_every_copy(db: Database, embedder: E
     brain = Brain(make_settings(kg_brain_project=project, obsidian_vault_path=tmp_path,
                                 obsidian_vault_subfolder="brain"), db=db, embedder=embedder)
     server = build_server(brain)
-    first = call(server, "add_memory", content="The payments worker retries Stripe webhooks "
-                 "three times with exponential backoff before parking them.")["zk_id"]
-    second = call(server, "add_memory", content="The payments worker parks Stripe webhooks "
-                  "after three retries; parked webhooks are replayed from the admin page.")
+    first = call(server, "add_memory", content="The label service asks the carrier API twice "
+                 "for each shipping label before queueing it.")["zk_id"]
+    second = call(server, "add_memory", content="The label service queues a shipping label when "
+                  "the carrier API fails twice; queued labels are retried from the admin page.")
     assert second["evolution_queued"]
     brain.evolution.process(project=project)
     title = second["title"]
     call(server, "update_memory", zk_id=first,  # a revision now keeps the evolved context
-         new_content="The payments worker retries Stripe webhooks four times.")
+         new_content="The label service asks the carrier API four times per label.")
     assert title in stored_text(brain, project)
     brain.mirror.drain()
     call(server, "forget_note", zk_ids=[second["zk_id"]], reason="pasted a secret", hard=True)

@@ -13,7 +13,7 @@ from kg_brain.tools import build_server
 from tests.support.brains import delete_project, make_settings
 from tests.support.mcp import call
 
-NOTE = "The ingest worker retries Neo4j writes three times with exponential backoff."
+NOTE = "The nightly sitemap build skips pages marked noindex in their front matter."
 
 
 def test_jobs_follow_the_window_projects_and_drain_only_their_queue(

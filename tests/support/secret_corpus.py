@@ -225,13 +225,13 @@ def _multi_line(rng: random.Random) -> list[SecretNote]:
                                 "basic_auth_url", "url"))
         account_key = rand(rng, B64, 86) + "=="
         notes.append(SecretNote(
-            "Blob connection string: DefaultEndpointsProtocol=https;AccountName=acmelogs;"
+            "Blob connection string: DefaultEndpointsProtocol=https;AccountName=rptarchive;"
             f"AccountKey={account_key};EndpointSuffix=core.windows.net", account_key,
             "azure_storage_key", "connection_string"))
         sig = rand(rng, B64, 43) + "="
         sas = sig.replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
         notes.append(SecretNote(
-            f"Upload with https://acmelogs.blob.core.windows.net/exports?sv=2022-11-02&ss=b&srt=co"
+            f"Upload with https://rptarchive.blob.core.windows.net/exports?sv=2022-11-02&ss=b&srt=co"
             f"&sp=rwl&se=2025-12-31T00:00:00Z&spr=https&sig={sas}", sas, "azure_sas_token", "url"))
         basic = b64_of(f"deploy:{password}".encode())
         notes.append(SecretNote(f"curl -H 'Authorization: Basic {basic}' https://ci.acme.internal"

@@ -7,11 +7,12 @@ import json
 import subprocess
 import sys
 import types
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from bench.common import command, emit_result
+from bench.common import LEDGER, command, emit_result, record_check_run
 from kg_brain.settings import load_settings
 
 
@@ -38,3 +39,24 @@ def test_a_program_run_as_a_module_records_the_command_that_runs_it_again(
     monkeypatch.setitem(sys.modules, "__main__", main)
     monkeypatch.setattr(sys, "argv", ["/repo/bench/stress.py", "--processes", "1,2"])
     assert command() == "python -m bench.stress --processes 1,2"
+
+
+def test_a_check_run_appends_one_line_to_the_ledger(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/kg-brain", "bench", "retrieval", "--suite",
+                                      "coding", "--split", "check", "--out", "c.json"])
+    ledger = tmp_path / "bench" / "check-ledger.jsonl"
+    first = record_check_run("coding", "check", ["kelpmark", "pebblenest"], Path("c.json"),
+                             ledger)
+    second = record_check_run("secrets", "all", ["secrets.jsonl"], None, ledger)
+    lines = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    assert lines == [first, second]  # appended, the earlier line kept
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent,
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert first["commit"] == head and isinstance(first["uncommitted_changes"], bool)
+    assert (first["suite"], first["split"], first["data"]) == ("coding", "check",
+                                                               ["kelpmark", "pebblenest"])
+    assert first["command"] == "kg-brain bench retrieval --suite coding --split check --out c.json"
+    assert (first["out"], second["out"]) == ("c.json", None)
+    assert abs(datetime.now(UTC) - datetime.fromisoformat(first["date"])) < timedelta(minutes=1)
+    assert LEDGER.parts[-3:] == ("docs", "bench", "check-ledger.jsonl")

@@ -191,14 +191,14 @@ def test_link_decisions_see_the_entities_of_both_sides(
     router: LLMEnricher, server: ChatServer
 ) -> None:
     server.reply({"links": []})
-    note = NoteDraft(title="t", content="The payment worker listens on port 8002.",
-                     entities=["payment worker", "8002"])
-    cand = Candidate(zk_id="ZK-aaaa0001", title="Port", content="The inventory sync listens "
-                     "on port 8001.", note_kind="general", similarity=0.9)
+    note = NoteDraft(title="t", content="The label printer service answers on port 9310.",
+                     entities=["label printer service", "9310"])
+    cand = Candidate(zk_id="ZK-aaaa0001", title="Port", content="The thumbnail worker answers "
+                     "on port 9311.", note_kind="general", similarity=0.9)
     assert router.decide_links(note, [cand]) == []
     sent = json.loads(server.requests[0]["body"]["messages"][1]["content"])
-    assert sent["new_note"]["entities"] == ["payment worker", "8002"]
-    assert sent["candidates"][0]["entities"] == ["inventory sync", "8001"]
+    assert sent["new_note"]["entities"] == ["label printer service", "9310"]
+    assert sent["candidates"][0]["entities"] == ["thumbnail worker", "9311"]
 
 
 # --- failures ----------------------------------------------------------------------------------

@@ -99,7 +99,7 @@ ORDINARY: list[str] = [
     "connect(user=user, password=db_password, host='localhost')",
     "api_key: SecretStr | None = None",
     "PASSWORD_MIN_LENGTH = 12",
-    "DB_PASSWORD_FILE=/run/secrets/db_password",
+    "SMTP_PASSWORD_FILE=/etc/mailer/smtp.pass",
     "Connect with bolt://localhost:7687 and user neo4j; browser at http://localhost:7474/browser",
     "git remote add origin git@github.com:org/repo.git",
     "The auth token expires after 3600 seconds; call refresh_token() before that.",
@@ -220,7 +220,7 @@ def test_the_reported_deploy_note_loses_all_three_credentials() -> None:
 
 
 @pytest.mark.parametrize(("text", "kind"), [
-    ("twilio auth token 5de0dc3c1047fca4944447606febfd0d", "token"),
+    ("Twilio auth token for the SMS sender: 5de0dc3c1047fca4944447606febfd0d", "token"),
     ("Datadog: 0bd8b89e716953dba71478fd865212a2", "api_key"),
     ("Heroku API key is 16fb7378-0962-405d-a35c-500cd7409017", "api_key"),
     ("the db password is Tr0ub4dor&3x", "password"),

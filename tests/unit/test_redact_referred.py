@@ -29,15 +29,15 @@ WIREGUARD = base64.b64encode(bytes(range(7, 39))).decode()
 FIXTURE = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(200, 256))).decode()
 KEPT = [
     "    secretName: web-tls",
-    f"[Peer]\nPublicKey = {WIREGUARD}\nAllowedIPs = 10.0.0.2/32",
+    f"[Peer]\n# backup laptop\nPublicKey = {WIREGUARD}\nPersistentKeepalive = 25",
     "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE4f7Qk9Zt2Lr8Vx3Wb5Nc1Hy6Pj0S\n"
     "Dq7Ue2Rm9Gv4Xa1Kb8Tc3Lw5Yz0Fh6Mn2Jp7Qr9Sx4Vt1Ub3Wc6Ze8Ag==\n-----END PUBLIC KEY-----",
     f'ONE_PIXEL_PNG = "{FIXTURE}"',
     "CLOUDFLARE_ACCOUNT_ID=" + "7c5dae5552338874e5053f2534d2767a",
     "AZURE_TENANT_ID=" + "72f988bf-86f1-41af-91ab-2d7cd011db47",
     "served main.3f9a0b7e1c.js and vendor.8d2c41aa97e3b5f0c1.js",
-    "mysql -u root -p -h db01   # asks for it",
-    "ssh -p 2222 deploy@bastion; docker run -p 8080:80 nginx",
+    "mysql -p -u reporting --host=db02 analytics",
+    "ssh -p 2200 ops@jump-2 && podman run -p 9443:443 caddy",
     "password = getpass.getpass()",
     "the password is in 1Password under Staging",
     "  password:\n    min_length: 12",
@@ -46,7 +46,8 @@ KEPT = [
 
 TELEGRAM = "6021458813:AAF" + "q2Lw9Xk3Nz7Rt5Vb1Mc8Hd4Jp6Sg0Ye2"
 HIDDEN_ROUND_3 = [
-    ("redis-cli -h cache -a 'Gl4cier-Mint' ping", "Gl4cier-Mint", "password"),
+    ("redis-cli --tls -h sessions.internal -a 'Gl4cier-Mint' DBSIZE", "Gl4cier-Mint",
+     "password"),
     ("port 6379\nrequirepass Amber.Fjord.41\n", "Amber.Fjord.41", "password"),
     ("htpasswd -nbB alertmanager Wr3n!Cove >> htpasswd", "Wr3n!Cove", "password"),
     ("htpasswd -b -c .htpasswd ops T0ucan#Bay", "T0ucan#Bay", "password"),
@@ -68,7 +69,7 @@ HIDDEN_ROUND_3 = [
 ]
 KEPT_ROUND_3 = [
     "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
-    f"wg set wg0 peer {WIREGUARD} allowed-ips 10.0.0.7/32",
+    f"wg set wg1 peer {WIREGUARD} remove",
     "minisign -Vm app.tar.gz -P " + base64.b64encode(b"Ed" + bytes(range(60, 100))).decode(),
     f'assert encode(bytes(range(40))) == "{base64.b64encode(bytes(range(40))).decode()}"',
     "SESSION_SECRET=REPLACE_ME",
