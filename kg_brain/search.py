@@ -93,8 +93,10 @@ class Tuning:
     exact_df: int = 3
     # The current value first (fragments/current_first): among the best same_n hits, a note
     # yields to a later one of mutual cosine >= same_cos sharing an entity that at most
-    # same_subject notes mention; a history question turns it round.
-    same_n: int = 10
+    # same_subject notes mention; a history question turns it round. Off (0): it let look-alike
+    # facts about other services written next ("alpha-3", "alpha-4" ... ports, sharing a rare
+    # "/metrics") pass the one asked about (tests/integration/test_session_order.py).
+    same_n: int = 0
     same_cos: float = 0.7
     same_subject: int = 4
 
@@ -129,7 +131,7 @@ class DeepTuning:
     session_before: float = 0.2
     w_exact: float = 4.0  # as Tuning.w_exact, exact_df, same_n, same_cos and same_subject
     exact_df: int = 3
-    same_n: int = 10
+    same_n: int = 0
     same_cos: float = 0.7
     same_subject: int = 4
 
