@@ -146,8 +146,11 @@ for (const action of ["start", "recall", "failure"]) await memory.call(action, {
 await new Promise((resolve) => setTimeout(resolve, 300))
 process.stdout.write(JSON.stringify(logs))
 """
+    # A refused connection answers at once; the long timeouts keep a loaded machine's slow first
+    # fetch from reading as a hung service, which is another warning.
     settings = config(f"http://127.0.0.1:{free_port()}", start=[moved, "-m", "kg_brain.cli",
-                                                              "service", "start"], wired=True)
+                                                              "service", "start"], wired=True,
+                      read_timeout_ms=10_000, write_timeout_ms=10_000)
     done = subprocess.run([node, "--input-type=module", "-e", driver, CONNECTION.as_uri(),
                            json.dumps(settings)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
