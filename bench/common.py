@@ -24,15 +24,16 @@ LEDGER = Path(__file__).resolve().parent.parent / LEDGER_PATH
 
 
 def delete_bench_project(db: Database, project: str) -> int:
-    """Remove a benchmark's own notes, their revisions, entities and queue jobs (projects named
-    bench-* only, never user data), in batches of short write transactions; returns the notes
-    deleted."""
+    """Remove a benchmark's own notes, their revisions, entities, queue jobs and plugin records
+    (projects named bench-* only, never user data), in batches of short write transactions;
+    returns the notes deleted."""
     if not project.startswith(BENCH_PREFIX):
         raise ValueError("only bench-* projects are deleted")
     deleted = 0
     while batch := store.delete_bench_project(db, project=project, batch=5_000)["deleted"]:
         deleted += batch
     store.delete_bench_jobs(db, project=project)
+    store.delete_bench_plugin_records(db, project=project)
     store.delete_bench_entities(db, project=project)
     return deleted
 

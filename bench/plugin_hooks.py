@@ -5,9 +5,10 @@ work) as the in-run floor.
     python -m bench.plugin_hooks [--rounds 40] [--out docs/bench/plugin_hooks.json]
 
 Starts `kg-brain serve --http` on a free port (its model loaded first), seeds a scratch
-`bench-plugin-*` project through the plugin's own endpoint (a handoff, decisions, a failing
-command and its fix), then runs the plugin under Node (bench/plugin_hooks.mjs) calling
-its hooks as OpenCode does. The project is deleted afterwards. Needs Node.js 18+.
+`bench-plugin-*` project through the plugin's own endpoint (decisions, handoffs, a failing
+command fixed in one session and failing again in the next: the one a session holds), then
+runs the plugin under Node (bench/plugin_hooks.mjs) calling its hooks as OpenCode does. The
+project is deleted afterwards. Needs Node.js 18+.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from kg_brain.plugin import SOURCE
 
 DRIVER = Path(__file__).with_name("plugin_hooks.mjs")
 FAILING = "pytest tests/billing -x"
+FAILING_KEY = json.dumps([[";", [["pytest", "tests/billing", "-x"]]]], separators=(",", ":"))
+ERROR = "E   ImportError: cannot import name 'Retry' from billing.http"
 DECISIONS = ["Invoices are stored in cents as integers, never floats.",
              "The ledger API is called through ledger/client.py only, with retries.",
              "Feature flags live in config/flags.toml and are read once at start."]
@@ -56,12 +59,17 @@ def seed(base: str, directory: str, token: str) -> None:
 
     for text in DECISIONS + FACTS:
         post("remember", {"text": text})
-    failure = post("failure", {"command": FAILING, "exit": 1, "output":
-                               "E   ImportError: cannot import name 'Retry' from billing.http"})
-    post("resolution", {"failure_zk_id": failure["zk_id"], "command": FAILING,
-                        "between": ["edited billing/http.py"]})
-    post("close", {"requests": ["Fix the billing tests"], "edited": ["billing/http.py"],
-                   "commands": [f"`{FAILING}` (exit 0)"]})
+    # fixed in one session, failing again at the end of the next: its last run failed and a fix
+    # is known, so a later session holds it once
+    for session, outcome in (("seed-fixed", "passed"), ("seed-failing", None)):
+        post("failure", {"session_id": session, "command": FAILING, "key": FAILING_KEY,
+                         "exit": 1, "output": ERROR, "requests": ["Fix the billing tests"],
+                         "events": [f"ran `{FAILING}` (exit 1)"]})
+        if outcome:
+            post("passed", {"session_id": session, "command": FAILING, "key": FAILING_KEY,
+                            "edited": ["billing/http.py"],
+                            "events": ["edited billing/http.py", f"ran `{FAILING}` (exit 0)"]})
+        post("close", {"session_id": session})
 
 
 def summary(samples: list[dict[str, float]]) -> dict[str, float]:

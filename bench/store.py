@@ -121,6 +121,11 @@ def delete_bench_project(on: On, *, project: str, batch: int) -> Deleted:
     """Up to `batch` notes of a bench-* project removed; refuses any other project."""
 
 
+@write("bench/delete_bench_plugin_records.cypher")
+def delete_bench_plugin_records(on: On, *, project: str) -> Deleted:
+    """A bench-* project's OpenCode plugin records."""
+
+
 @write("bench/delete_bench_jobs.cypher")
 def delete_bench_jobs(on: On, *, project: str) -> Deleted:
     """A bench-* project's queue jobs, done or not."""

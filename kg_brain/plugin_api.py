@@ -5,17 +5,18 @@ Why not MCP JSON-RPC: a plugin hook runs inside a model call, and over streamabl
 needs an MCP session (initialize, its id, an SSE answer) and a `roots/list` round trip before the
 service knows the project. Here one request carries the workspace folder, which names the project
 by the same rule as an MCP root (kg_brain/project.py), its `session_id` the OpenCode session
-whose notes it writes (kg_brain/client_session.py), and the answer is text ready to inject.
-Every action calls the same tool method an MCP client calls (kg_brain/tools/; recall calls the
-search beneath search_memory, without its access stamp), so redaction, validation and budgets
-are the tools' own; the routes sit behind the service's bearer check.
+(a subagent's: its parent's) whose record it reads and brings up to date
+(kg_brain/plugin_session.py) and whose notes it writes (kg_brain/client_session.py), and the
+answer is text ready to inject. Every note is written by the same tool method an MCP client
+calls (kg_brain/tools/; recall calls the search beneath search_memory, without its access stamp),
+so redaction, validation and budgets are the tools' own; the routes sit behind the service's
+bearer check.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,18 @@ from kg_brain import validate
 from kg_brain.client_session import within
 from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
 from kg_brain.llm import SessionDigest
-from kg_brain.models import Hit, NoteView
 from kg_brain.plugin import RECALL_BUDGET_TOKENS
+from kg_brain.plugin_session import Failure, PluginSessions, SessionRecord, shows_error
+from kg_brain.plugin_text import (
+    error_signature,
+    failure_text,
+    fix_text,
+    one_line,
+    render_recall,
+    render_start,
+    render_warning,
+)
 from kg_brain.redact.gate import gate
-from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
 from kg_brain.tools import BrainTools
 from kg_brain.workspace import workspace_project
 
@@ -40,26 +49,13 @@ log = logging.getLogger(__name__)
 PLUGIN_PATH = "/plugin/{action}"
 DEFAULT_BUDGET_TOKENS = 2_000
 RECALL_NOTES = 3  # a few previews: the model recalls the ones it needs
-RECALL_PREVIEW = 240
 MAX_SHOWN = 500
 MAX_QUERY = 2_000
 MAX_OUTPUT_CHARS = 2_000
 MAX_LIST = 30
-KNOWN_FAILURES = 100
-FAILED = "Shell command failed"
-COMMAND_LINE = "$ "
-# An error's own line first ("ImportError: ...", "fatal: ..."), a runner's tally ("1 failed")
-# only when there is none: a tally alone would make every failing test run the same mistake.
-_ERROR_LINES = (re.compile(r"error|exception|not found|denied|cannot|fatal|no such",
-                           re.IGNORECASE), re.compile(r"fail", re.IGNORECASE))
-_SPACE = re.compile(r"\s+")
-WRITES = frozenset({"failure", "resolution", "close", "remember"})  # actions that store text
+MAX_EVENTS = 60
+WRITES = frozenset({"failure", "passed", "close", "remember", "held"})  # store text
 Body = dict[str, Any]
-
-
-def one_line(command: str) -> str:
-    """A command as stored and shown; which runs are equivalent is the plugin's `commandKey`."""
-    return _SPACE.sub(" ", command).strip()
 
 
 def _text(body: Body, key: str, limit: int = MAX_OUTPUT_CHARS) -> str:
@@ -69,11 +65,11 @@ def _text(body: Body, key: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     return value[-limit:]
 
 
-def _texts(body: Body, key: str) -> list[str]:
+def _texts(body: Body, key: str, most: int = MAX_LIST, width: int = 300) -> list[str]:
     value = body.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InvalidInput(f"'{key}' must be a list of strings")
-    return [v[:300] for v in value[-MAX_LIST:]]
+    return [v[:width] for v in value[-most:]]
 
 
 def _budget(body: Body, default: int) -> int:
@@ -93,74 +89,21 @@ def _project(body: Body) -> str:
     return project
 
 
-def error_signature(output: str) -> str:
-    """The output's most telling line: the last one naming an error, else the last line."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    for pattern in _ERROR_LINES:
-        telling = [line for line in lines if pattern.search(line)]
-        if telling:
-            return telling[-1][:500]
-    return (lines or ["(no output)"])[-1][:500]
-
-
-def render_start(ctx: SessionContext, budget_tokens: int) -> str:
-    """The session's start context as a system-prompt section, whole lines within the budget."""
-    lines = [f"# Long-term memory (kg-brain, project {ctx.project})",
-             "Notes by id: call kg-brain recall(zk_ids) for the full text."]
-    for label, handoff in (("Last session's handoff", ctx.last_session),
-                           ("Open thread: continue here", ctx.open_thread)):
-        if handoff is not None:
-            lines += [f"## {label} ({handoff.zk_id})", handoff.content]
-    for label, heads in (("Pinned", ctx.pinned), ("Project context", ctx.project_context),
-                         ("Active decisions", ctx.decisions)):
-        if heads:
-            lines += [f"## {label}"] + [f"- {h.zk_id} {h.title}" for h in heads]
-    if ctx.mistakes:
-        lines.append("## Past mistakes: do not repeat them")
-        for m in ctx.mistakes:
-            fixes = "; ".join(f"fix {f.zk_id} {f.title}" for f in m.fixes) or "no fix yet"
-            lines.append(f"- {m.zk_id} {m.title} ({fixes})")
-    return cut_lines(lines, budget_tokens * CHARS_PER_TOKEN) if len(lines) > 2 else ""
-
-
-def render_recall(hits: list[Hit], budget_tokens: int) -> str:
-    """Short previews of the notes relevant to a user message, whole lines within the budget;
-    empty when not one note fits."""
-    lines = ["# kg-brain: stored notes relevant to this message",
-             "Only previews: call kg-brain recall(zk_ids) for a note's full text."]
-    for hit in hits:
-        preview = _SPACE.sub(" ", hit.preview).strip()
-        if len(preview) > RECALL_PREVIEW:
-            preview = preview[:RECALL_PREVIEW].rsplit(" ", 1)[0] + " ..."
-        lines.append(f"- {hit.zk_id} ({hit.note_kind}, relevance {hit.relevance:.2f}): {preview}")
-    text = cut_lines(lines, budget_tokens * CHARS_PER_TOKEN)
-    return text if text.count("\n") >= 2 else ""
-
-
-def cut_lines(lines: list[str], limit: int) -> str:
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) + 1 > limit:
-            break
-        kept.append(line)
-        used += len(line) + 1
-    return "\n".join(kept)
-
-
-def render_warning(command: str, failure: NoteView, fixes: list[NoteView]) -> str:
-    error = failure.content.strip().splitlines()[-1][:200]
-    parts = [(f"kg-brain: `{one_line(command)[:200]}` failed before in this project "
-              f"({failure.zk_id}: {error}).")]
-    parts += [f"Known fix {f.zk_id}: {f.content[:300]}" for f in fixes[:2]]
-    return "\n".join(parts if fixes else [*parts, "No fix was recorded."])
+def _delta(body: Body) -> Body:
+    """What the plugin saw since it last reported, checked."""
+    return {"requests": _texts(body, "requests"), "edited": _texts(body, "edited"),
+            "events": _texts(body, "events", MAX_EVENTS),
+            "ran": _texts(body, "ran", width=2_000), "held": _texts(body, "held", width=2_000)}
 
 
 class PluginActions:
-    """One method per action, each a tool call with the plugin's arguments."""
+    """One method per action, each a tool call with the plugin's arguments, reading and bringing
+    up to date the OpenCode session's record."""
 
     def __init__(self, tools: BrainTools) -> None:
         self.tools = tools
+        brain = tools.brain
+        self.sessions = PluginSessions(brain.db, brain.deps.clock)
 
     def hidden(self, body: Body) -> Body:
         """A write's body with its secrets hidden as sent (or refused, SECRETS_MODE=reject),
@@ -170,15 +113,36 @@ class PluginActions:
                           self.tools.brain.settings.secrets_mode)
         return body | cleaned
 
+    def record(self, body: Body, project: str) -> SessionRecord:
+        """The session's record with what the plugin reports since its last call merged in; a
+        call naming no session gets a record of its own, never saved."""
+        session = validate.session_id(body.get("session_id"))
+        record = (self.sessions.load(session, project) if session
+                  else SessionRecord(session_id="", project=project))
+        record.merge(_delta(body))
+        return record
+
+    def save(self, record: SessionRecord) -> None:
+        if record.session_id:
+            self.sessions.save(record)
+
     def start(self, body: Body) -> Body:
-        budget = _budget(body, DEFAULT_BUDGET_TOKENS)
-        ctx = self.tools.get_session_context(_project(body))
-        text = render_start(ctx, budget)
-        ids = [h.zk_id for h in (ctx.last_session, ctx.open_thread) if h is not None]
-        ids += [h.zk_id for group in (ctx.pinned, ctx.project_context, ctx.decisions,
-                                      ctx.mistakes) for h in group]
-        return {"project": ctx.project, "text": text, "ids": [i for i in ids if i in text],
-                "known": self.known_failures(ctx.project)}
+        """The start context, fixed for the session (the first call's, every later call of the
+        session gets it again: the prompt cache holds); the commands whose last run failed (a
+        warning where a fix is known: the plugin holds such a command once); the session's open
+        failures (a later run that passes resolves them)."""
+        project = _project(body)
+        record = self.record(body, project)
+        if record.start_text is None:
+            ctx = self.tools.get_session_context(project)
+            record.start_text = render_start(ctx, _budget(body, DEFAULT_BUDGET_TOKENS))
+            shown = [h.zk_id for h in (ctx.last_session, ctx.open_thread) if h is not None]
+            record.start_ids = [i for i in shown if i in record.start_text]  # bodies shown
+            self.save(record)
+        seen = set(record.ran) | set(record.held)
+        return {"project": project, "text": record.start_text, "ids": record.start_ids,
+                "known": {k: w for k, w in self.known_failures(project).items() if k not in seen},
+                "open": {k: f.zk_id for k, f in record.failures.items()}}
 
     def recall(self, body: Body) -> Body:
         """The few notes relevant to a user message (search_memory, each hit relevant on its
@@ -201,59 +165,110 @@ class PluginActions:
                 "ids": [h.zk_id for h in hits[:RECALL_NOTES] if h.zk_id in text]}
 
     def known_failures(self, project: str) -> dict[str, str]:
-        """The commands that failed in this project (the newest mistakes the plugin recorded),
-        each with its warning and known fixes: the plugin matches a bash run against them
-        locally, so a command costs no request and no embedding before it runs."""
-        page = self.tools.list_notes(project, note_kinds=["mistake"], limit=KNOWN_FAILURES)
-        ids = [n.zk_id for n in page.notes if n.preview.startswith(FAILED)]
-        if not ids:
-            return {}
-        failures = self.tools.recall(ids).notes
-        fix_ids = {f.zk_id: [k.zk_id for k in f.links if k.type == "FIXES" and k.direction == "in"]
-                   for f in failures}
-        wanted = sorted({i for found in fix_ids.values() for i in found})
-        fixes = {n.zk_id: n for n in self.tools.recall(wanted).notes} if wanted else {}
+        """The commands (by the plugin's key) whose last run in the project failed with an
+        error: each with a warning naming the known fix, or "" when no fix is known (never
+        held: a hold would teach nothing). Read without an access stamp."""
+        failed = self.sessions.failed(project)
+        reader = self.tools.brain.reader
+        mistakes = {n.zk_id: n for n in reader.found(
+            sorted({m for row in failed for m in row["mistakes"] or []}))}
+        fixes_of = {m.zk_id: [k.zk_id for k in m.links if k.type == "FIXES" and
+                              k.direction == "in"] for m in mistakes.values()}
+        fixes = {n.zk_id: n for n in reader.found(
+            sorted({f for found in fixes_of.values() for f in found}))
+            if n.memory_type != "archived"}
         known: dict[str, str] = {}
-        for failure in failures:
-            command = failure.content.splitlines()[0].split(COMMAND_LINE, 1)[-1]
-            known.setdefault(one_line(command), render_warning(
-                command, failure, [fixes[i] for i in fix_ids[failure.zk_id] if i in fixes]))
+        for row in failed:
+            ids = [m for m in row["mistakes"] or [] if m in mistakes]
+            found = [fixes[f] for m in reversed(ids) for f in fixes_of[m] if f in fixes]
+            known[row["key"]] = render_warning(row["command"], mistakes[ids[-1]], found) \
+                if ids and found else ""
         return known
 
     def failure(self, body: Body) -> Body:
+        """A run that exited non-zero: stored as a mistake only when its output shows an error
+        (kg_brain/plugin_session.py shows_error); then it is open in the session until a run of
+        the same command passes, and the command's last outcome in the project is a failure."""
+        project = _project(body)
+        record = self.record(body, project)
         command, output = _text(body, "command", 1_000), _text(body, "output")
-        status = body.get("exit")
-        content = f"{FAILED} (exit {status}): {COMMAND_LINE}{one_line(command)}" \
-                  f"\n{output.strip()}"
-        recorded = self.tools.record_failure(content, _project(body), error_signature(output))
-        return {"project": recorded.project, "zk_id": recorded.zk_id,
+        key = _text(body, "key", 2_000) or one_line(command)
+        if not shows_error(output):
+            self.save(record)
+            return {"project": project, "zk_id": None, "stored": False}
+        recorded = self.tools.record_failure(failure_text(command, body.get("exit"), output),
+                                             project, error_signature(output))
+        record.failures[key] = Failure(recorded.zk_id, one_line(command)[:300],
+                                       error_signature(output)[:300], len(record.events) - 1)
+        self.sessions.ran(project, key, one_line(command), recorded.zk_id)
+        self.save(record)
+        return {"project": project, "zk_id": recorded.zk_id, "stored": True,
                 "seen_before": [m.zk_id for m in recorded.seen_before]}
 
-    def resolution(self, body: Body) -> Body:
+    def passed(self, body: Body) -> Body:
+        """A run that passed, of a command that failed before (in this session or the last time
+        it ran in the project): its last outcome is a pass (never held again). A failure of this
+        session is resolved: with a fix note linked FIXES when anything was edited, run or said
+        in between (the fix is what changed), without one when nothing was (it passed again)."""
+        project = _project(body)
+        record = self.record(body, project)
         command = one_line(_text(body, "command", 1_000))
-        failed = one_line(_text(body, "failed_command", 1_000)) or command
-        between = _texts(body, "between")
-        after = "it" if failed == command else f"`{failed}`"
-        fix = (f"`{command}` succeeds (exit 0) after {after} had failed. In between: "
-               + ("; ".join(between) if between else "nothing else was run or edited") + ".")
-        done = self.tools.record_resolution(_text(body, "failure_zk_id", 40), fix)
-        return {"project": done.project, "fix_zk_id": done.fix_zk_id}
+        key = _text(body, "key", 2_000) or command
+        failed = record.failures.pop(key, None)
+        fix = None
+        if failed is not None and record.between(failed):
+            fix = self.tools.record_resolution(
+                failed.zk_id, fix_text(command, failed.error, record.between(failed))).fix_zk_id
+        self.sessions.ran(project, key, command, None)
+        self.save(record)
+        return {"project": project, "fix_zk_id": fix}
+
+    def held(self, body: Body) -> Body:
+        """The plugin held a command (its key in `held`): never again in this session."""
+        project = _project(body)
+        self.save(self.record(body, project))
+        return {"project": project}
 
     def close(self, body: Body) -> Body:
-        """The session's handoff: the faithful extract of what it did, or, with an LLM
-        configured, the model's summary of it (the extract again when the model fails)."""
-        requests, edited = _texts(body, "requests"), _texts(body, "edited")
-        commands, failing = _texts(body, "commands"), _texts(body, "open_failures")
-        extract = SessionDigest(
-            objective=requests[0] if requests else "Work in this workspace",
-            completed=[f"edited {f}" for f in edited] + [f"ran {c}" for c in commands] or
-            ["no edits or commands"], blockers=[f"{f} still fails" for f in failing],
-            next_steps=[f"make {f} pass" for f in failing] or
-            ([f"follow up on: {requests[-1]}"] if requests else []))
-        handoff = self.tools.brain.deps.enricher.summarize_session(extract, requests)
-        closed = self.tools.close_session(handoff.objective, handoff.completed, handoff.blockers,
-                                          handoff.next_steps, edited or None, _project(body))
-        return {"project": closed.project, "summary_zk_id": closed.summary_zk_id}
+        """The session's handoff, brought up to date at each idle: written once, then revised in
+        place (a revision), covering everything the session did in every process that served
+        it; the faithful extract or, with an LLM configured, the model's summary of it (the
+        extract again when the model fails). A session with no request of the user (only
+        commands such as /remember) gets none."""
+        project = _project(body)
+        record = self.record(body, project)
+        if not record.requests:
+            self.save(record)
+            return {"project": project, "summary_zk_id": None, "revised": False}
+        handoff = self.tools.brain.deps.enricher.summarize_session(
+            self.extract(record), record.requests)
+        parts = (project, handoff.objective, handoff.completed, handoff.blockers,
+                 handoff.next_steps, record.edited or None)
+        closed = None
+        if record.summary_zk_id and record.thread_zk_id:
+            closed = self.tools.brain.sessions.revise(record.summary_zk_id, record.thread_zk_id,
+                                                      *parts)
+        revised = closed is not None
+        if closed is None:
+            closed = self.tools.close_session(*parts[1:], project=project)
+        record.summary_zk_id, record.thread_zk_id = closed.summary_zk_id, \
+            closed.open_thread_zk_id
+        self.save(record)
+        return {"project": project, "summary_zk_id": closed.summary_zk_id, "revised": revised}
+
+    @staticmethod
+    def extract(record: SessionRecord) -> SessionDigest:
+        """What the session did, as it was: a failure fixed in the session is a command run,
+        never a blocker."""
+        failing = [f"`{f.command}` still fails ({f.zk_id}: {f.error})"
+                   for f in record.failures.values()]
+        commands = record.commands()[-MAX_LIST:]
+        return SessionDigest(
+            objective=record.requests[0],
+            completed=[f"edited {f}" for f in record.edited] + [f"ran {c}" for c in commands]
+            or ["no edits or commands"], blockers=failing,
+            next_steps=[f"make `{f.command}` pass" for f in record.failures.values()] or
+            [f"follow up on: {record.requests[-1]}"])
 
     def remember(self, body: Body) -> Body:
         saved = self.tools.add_memory(_text(body, "text", 20_000), _project(body))
@@ -274,8 +289,8 @@ def _status(exc: BrainError) -> int:
 
 def route(actions: PluginActions) -> Callable[[Request], Awaitable[JSONResponse]]:
     handlers: dict[str, Callable[[Body], Body]] = {
-        "start": actions.start, "failure": actions.failure, "resolution": actions.resolution,
-        "close": actions.close, "remember": actions.remember,
+        "start": actions.start, "failure": actions.failure, "passed": actions.passed,
+        "held": actions.held, "close": actions.close, "remember": actions.remember,
         "dream": actions.dream, "recall": actions.recall}
 
     async def handle(request: Request) -> JSONResponse:

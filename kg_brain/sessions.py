@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from kg_brain import validate
 from kg_brain.db import Tx
 from kg_brain.deps import Deps
+from kg_brain.llm.types import Enrichment
 from kg_brain.memory.text import embed_text, note_row
 from kg_brain.memory.write import Writer
 from kg_brain.models import NoteView, iso
@@ -139,20 +140,11 @@ class Sessions:
         no part in its order (cypher/notes/add_note.cypher)."""
         project = validate.project(project)
         session = validate.session_id(session_id)
-        objective = validate.content(objective, 2_000, "objective")
-        files = key_files or []
-        summary = _section_text(objective, [("Completed", completed), ("Blockers", blockers),
-                                            ("Next steps", next_steps), ("Key files", files)])
-        thread = _section_text(objective, [("Next steps", next_steps), ("Blockers", blockers),
-                                           ("Key files", files)])
-        first_step = next((s.strip() for s in next_steps if s.strip()), objective)
         now = self.deps.clock()
-        rows = [
-            self._contextual_row(summary, f"Session summary: {objective}", project,
-                                 NoteKind.SESSION_SUMMARY, now),
-            self._contextual_row(thread, f"Open thread: {first_step}", project,
-                                 NoteKind.OPEN_THREAD, now),
-        ]
+        rows = [note_row(new_zk_id(), text, project, MemoryType.PERMANENT, kind, False, e,
+                         vector, now)
+                for kind, text, e, vector in self._handoff(project, objective, completed,
+                                                           blockers, next_steps, key_files)]
         if session:
             for row in rows:
                 row["session_id"] = session
@@ -171,18 +163,56 @@ class Sessions:
         return SessionClosed(project=project, summary_zk_id=summary_id,
                              open_thread_zk_id=thread_id, archived_threads=archived)
 
-    def _contextual_row(self, text: str, title: str, project: str, kind: NoteKind,
-                        now: Any) -> dict[str, Any]:
-        """A permanent contextual note with a fixed title (the enricher fills context and
-        terms)."""
+    def revise(self, summary_zk_id: str, thread_zk_id: str, project: str, objective: str,
+               completed: list[str], blockers: list[str], next_steps: list[str],
+               key_files: list[str] | None = None) -> SessionClosed | None:
+        """Rewrite a session's handoff in place (its summary and open thread), each previous
+        version kept as a revision: a session keeps one handoff however often it is brought up
+        to date. None when either note is gone (forgotten) or of another project: the caller writes
+        a new one."""
+        project = validate.project(project)
+        ids = (summary_zk_id, thread_zk_id)
+        found = [notes.note_for_update(self.deps.db, zk_id=validate.zk_id(i)) for i in ids]
+        if any(row is None or row["project"] != project for row in found):
+            return None
+        prepared = self._handoff(project, objective, completed, blockers, next_steps,
+                                 key_files)
+
+        def work(tx: Tx) -> None:
+            for zk_id, (_, text, e, vector) in zip(ids, prepared, strict=True):
+                self.writer.rewrite(tx, zk_id, text, e, vector, "handoff brought up to date")
+
+        self.deps.db.write_tx(work)
+        return SessionClosed(project=project, summary_zk_id=summary_zk_id,
+                             open_thread_zk_id=thread_zk_id, archived_threads=[])
+
+    def _handoff(self, project: str, objective: str, completed: list[str], blockers: list[str],
+                 next_steps: list[str], key_files: list[str] | None,
+                 ) -> list[tuple[NoteKind, str, Enrichment, list[float]]]:
+        """The summary's and the open thread's kind, text, enrichment (fixed titles) and
+        vector."""
+        objective = validate.content(objective, 2_000, "objective")
+        files = key_files or []
+        summary = _section_text(objective, [("Completed", completed), ("Blockers", blockers),
+                                            ("Next steps", next_steps), ("Key files", files)])
+        thread = _section_text(objective, [("Next steps", next_steps), ("Blockers", blockers),
+                                           ("Key files", files)])
+        first_step = next((s.strip() for s in next_steps if s.strip()), objective)
+        return [self._contextual(summary, f"Session summary: {objective}", project,
+                                 NoteKind.SESSION_SUMMARY),
+                self._contextual(thread, f"Open thread: {first_step}", project,
+                                 NoteKind.OPEN_THREAD)]
+
+    def _contextual(self, text: str, title: str, project: str, kind: NoteKind,
+                    ) -> tuple[NoteKind, str, Enrichment, list[float]]:
+        """A contextual note's text, enrichment with a fixed title, and vector."""
         text, _ = self.writer.clean_content(text)
         title, _ = self.writer.clean_content(title)  # titles quote the objective and next step
         title = title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1].rstrip() + "…"
         enrichment = self.deps.enricher.enrich(text, kind.value, project).model_copy(
             update={"title": title})
         vector = self.deps.embedder.encode(embed_text(title, text, enrichment.context))
-        return note_row(new_zk_id(), text, project, MemoryType.PERMANENT, kind, False,
-                        enrichment, vector, now)
+        return kind, text, enrichment, vector
 
     def capture(self, text: str, project: str) -> Captured:
         """Split session text into self-contained statements and keep each as a fleeting note."""

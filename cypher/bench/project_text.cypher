@@ -1,7 +1,8 @@
-// Every stored property of a project's notes, their revisions and links, and of its
-// tombstones (secret-redaction tests search the text for leaked credentials). params: project.
-// returns: kind, props; kind ('note' | 'revision' | 'link' | 'tombstone'), props (map,
-//          embedding removed)
+// Every stored property of a project's notes, their revisions and links, its tombstones and the
+// OpenCode plugin's records (secret-redaction tests search the text for leaked credentials).
+// params: project.
+// returns: kind, props; kind ('note' | 'revision' | 'link' | 'tombstone' | 'plugin'), props
+//          (map, embedding removed)
 MATCH (n:Note {project: $project})
 CALL (n) {
   RETURN 'note' AS kind, properties(n) AS props
@@ -16,3 +17,6 @@ RETURN kind, props {.*, embedding: null} AS props
 UNION ALL
 MATCH (f:Forgotten {project: $project})
 RETURN 'tombstone' AS kind, f {.*, embedding: null} AS props
+UNION ALL
+MATCH (p:PluginSession|CommandRun {project: $project})
+RETURN 'plugin' AS kind, p {.*, embedding: null} AS props

@@ -1,11 +1,17 @@
 // kg-brain memory for OpenCode, without the model having to ask: the project's handoff, decisions
-// and past mistakes in the system context of a session's model calls; a failing bash command
-// recorded as a mistake and the later success of an equivalent command as the fix; a command
-// equivalent to one that failed in an earlier session held once, before it runs, with the warning
-// and the known fix as its output (matched here, against the failed commands the start context
-// listed: no request per command); previews of the stored notes relevant to each user
-// message, in that turn's system context (each note once per session); a handoff written when the session goes idle;
+// and past mistakes in the system context of a session's model calls (fixed for the session, so
+// the prompt cache holds); previews of the stored notes relevant to each user message, in that
+// turn's system context (each note once per session); a failing bash command whose output shows
+// an error recorded as a mistake, and the later pass of an equivalent command after changes as
+// its fix; a command whose last run in the project failed with a known fix held once, before it
+// runs, with the warning and the fix as its output (matched here, against the commands the start
+// answer listed: no request per command); the session's handoff brought up to date at each idle;
 // `/remember <text>` and `/dream [cluster ids]`.
+//
+// This file is the glue between OpenCode's hooks and the service: what a session did is kept on
+// the service per OpenCode session (kg_brain/plugin_session.py), so every process serving the
+// session (`opencode run --continue`, the TUI's server) shares it, and a subagent's session
+// reports into its parent's. Here only what happened since the last report is buffered.
 //
 // Shipped with kg-brain and installed by `kg-brain wire opencode` into .opencode/plugin/ (or the
 // global config's plugin/ folder) with the modules it imports. It talks to the shared kg-brain
@@ -18,32 +24,32 @@ import { Memory, loadConfig } from "./kg-brain-service.mjs"
 
 const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
 const OUTPUT_TAIL = 2000
+const SAID = 300 // characters of the agent's words kept while a failure is open
 const HELD = "kg-brain held this command once, before it ran, so that you read this first: it " +
   "has not run. Apply the fix if it is still needed, then run the command again: it will not " +
   "be held again in this session."
+// OpenCode's title request (its `title` agent): it gets no memory.
+const TITLE_PROMPT = /^You are a title generator/
 
-// What one session did, for the handoff and for matching a success to an earlier failure.
+const report = () => ({ requests: [], edited: [], events: [], ran: [], held: [] })
+
+// One OpenCode session (a subagent's reports into its parent's): what this process learnt from
+// the service and what it saw since its last report.
 class Session {
-  constructor() {
+  constructor(id) {
+    this.id = id
     this.context = null // the start context text; null: fetch it on the next model call
     this.pending = null // the start context's request under way
-    this.ids = new Set() // notes this session has shown or written: never recalled again
-    this.recall = null // this turn's relevant notes: a promise of their text ("" for none)
-    this.requests = []
-    this.edited = new Set()
-    this.events = [] // "edited X", "ran `y` (exit n)", in order
-    this.commands = []
-    this.failures = new Map() // command key -> { zk_id, command, at: index in events }
-    this.known = new Map() // command key -> warning with the known fix, from the start context
-    this.warned = new Set() // command keys held once already in this session
+    this.ids = new Set() // notes this session has shown in full or written: never recalled again
+    this.recalls = new Map() // session id -> this turn's relevant notes (a promise of text)
+    this.known = new Map() // command key -> warning ("" when no fix is known: never held)
+    this.open = new Map() // command key -> mistake id: failures open in this session
     this.ran = new Set() // command keys run in this session: their outcome is known, never held
+    this.warned = new Set() // command keys held once already in this session
+    this.report = report() // what happened since the last report to the service
     this.commandTexts = new Set()
     this.activity = 0
     this.closedAt = 0
-  }
-
-  between(at) {
-    return this.events.slice(at + 1)
   }
 }
 
@@ -88,88 +94,99 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     ?.catch?.(() => {})
   const memory = new Memory(config, directory, log)
   const sessions = new Map()
+  const parents = new Map() // session id -> its parent's id ("" for a session of its own)
   const session = (id) => {
-    if (!sessions.has(id)) sessions.set(id, new Session())
+    if (!sessions.has(id)) sessions.set(id, new Session(id))
     return sessions.get(id)
   }
 
-  // One request per session (again after a write that changes it), begun as soon as the user's
-  // message arrives so that the model call finds it done or nearly.
+  // The session a hook's session reports into: its own, or its parent's for a subagent's.
+  async function root(id) {
+    if (!parents.has(id)) {
+      const found = await client?.session?.get?.({ path: { id } })?.catch?.(() => null)
+      parents.set(id, found?.data?.parentID ?? "")
+    }
+    const parent = parents.get(id)
+    return parent ? root(parent) : session(id)
+  }
+
+  // A write to the service with what the session saw since its last report; kept for the next
+  // one when memory did not answer.
+  async function send(s, action, body) {
+    const sent = s.report
+    s.report = report()
+    const answer = await memory.call(action, { session_id: s.id, ...sent, ...body }, true)
+    if (!answer) for (const [name, values] of Object.entries(sent)) s.report[name].unshift(...values)
+    return answer
+  }
+
+  // One request per session (the service answers every process of the session the same text),
+  // begun as soon as the user's message arrives so that the model call finds it done or nearly.
   function startContext(s) {
     if (s.context === null && !s.pending) {
-      s.pending = memory.call("start", { budget_tokens: config.budget_tokens }).then((found) => {
-        s.pending = null
-        if (!found) return
-        s.context = found.text ?? ""
-        s.known = new Map() // newest first: the newest failure of equivalent ones speaks
-        for (const [command, warning] of Object.entries(found.known ?? {})) {
-          const key = commandKey(command, directory)
-          if (!s.known.has(key)) s.known.set(key, warning)
-        }
-        for (const id of found.ids ?? []) s.ids.add(id)
-      })
+      s.pending = memory.call("start", { session_id: s.id, budget_tokens: config.budget_tokens })
+        .then((found) => {
+          s.pending = null
+          if (!found) return
+          s.context = found.text ?? ""
+          s.known = new Map(Object.entries(found.known ?? {}))
+          s.open = new Map(Object.entries(found.open ?? {}))
+          for (const id of found.ids ?? []) s.ids.add(id)
+        })
     }
     return s.pending
   }
 
-  // Begun when the user's message arrives, after the start context (whose notes it leaves out).
-  function recall(s, text) {
-    s.recall = Promise.resolve(startContext(s)).then(() => memory.call("recall", {
+  // Begun when the user's message arrives, after the start context (whose notes shown in full
+  // it leaves out; one named only by its title can still come with its body).
+  function recall(s, id, text) {
+    s.recalls.set(id, Promise.resolve(startContext(s)).then(() => memory.call("recall", {
       text, budget_tokens: config.recall_budget_tokens, shown: [...s.ids],
     })).then((found) => {
-      for (const id of found?.ids ?? []) s.ids.add(id)
+      for (const shown of found?.ids ?? []) s.ids.add(shown)
       return found?.text ?? ""
-    })
+    }))
   }
 
-  // Before a command equivalent to one that failed in an earlier session runs: the first time in
-  // a session, the command is held (OpenCode turns the error into the tool's result) so that the
-  // model reads the warning and the known fix before anything runs; run again, it goes through.
+  // Before a command whose last run in the project failed and whose fix is known: the first
+  // time in the session, the command is held (OpenCode turns the error into the tool's result)
+  // so that the model reads the warning and the fix before anything runs; run again, it goes.
   function bashStarting(s, args) {
     const key = commandKey(args?.command, directory)
     const warning = s.known.get(key)
     if (!warning || s.ran.has(key) || s.warned.has(key)) return
     s.warned.add(key)
+    s.report.held.push(key)
     throw new Error(`${warning}\n${HELD}`)
   }
 
   async function bashFinished(s, input, output) {
     const command = input.args?.command ?? ""
     const key = commandKey(command, directory)
-    const shown = oneLine(command).slice(0, 200)
     const status = output.metadata?.exit
     s.ran.add(key)
-    s.events.push(`ran \`${shown}\` (exit ${status})`)
-    s.commands.push(`\`${shown}\` (exit ${status})`)
+    s.report.ran.push(key)
+    s.report.events.push(`ran \`${oneLine(command).slice(0, 200)}\` (exit ${status})`)
     if (typeof status === "number" && status !== 0) {
       const text = String(output.metadata?.output ?? output.output ?? "").slice(-OUTPUT_TAIL)
-      const recorded = await memory.call("failure", { command, exit: status, output: text }, true)
-      if (recorded) {
-        s.failures.set(key, { zk_id: recorded.zk_id, command: shown, at: s.events.length - 1 })
+      const recorded = await send(s, "failure", { command, key, exit: status, output: text })
+      if (recorded?.zk_id) {
+        s.open.set(key, recorded.zk_id)
         s.ids.add(recorded.zk_id)
       }
-    } else if (status === 0 && s.failures.has(key)) {
-      const failed = s.failures.get(key)
-      s.failures.delete(key)
-      const fixed = await memory.call("resolution", {
-        failure_zk_id: failed.zk_id, command, failed_command: failed.command,
-        between: s.between(failed.at).slice(0, -1),
-      }, true)
-      if (fixed) {
-        s.ids.add(fixed.fix_zk_id)
-        s.context = null // its mistakes and fixes changed
-      }
+    } else if (status === 0 && (s.open.has(key) || s.known.has(key))) {
+      s.open.delete(key)
+      s.known.delete(key)
+      const passed = await send(s, "passed", { command, key })
+      if (passed?.fix_zk_id) s.ids.add(passed.fix_zk_id)
     }
   }
 
-  async function close(id, s) {
-    if (s.activity === s.closedAt || s.requests.length === 0) return
+  async function close(s) {
+    if (s.activity === s.closedAt) return
     s.closedAt = s.activity
-    const closed = await memory.call("close", {
-      requests: s.requests, edited: [...s.edited], commands: s.commands,
-      open_failures: [...s.failures.values()].map((f) => `\`${f.command}\` (${f.zk_id})`),
-    }, true)
-    if (closed) s.ids.add(closed.summary_zk_id)
+    const closed = await send(s, "close", {})
+    if (closed?.summary_zk_id) s.ids.add(closed.summary_zk_id)
   }
 
   async function command(name, argumentsText, s) {
@@ -179,16 +196,13 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     }
     if (name === "remember") {
       const saved = await memory.call("remember", { text: argumentsText }, true)
-      if (saved) s.context = null
       return saved
         ? `kg-brain stored this in long-term memory as ${saved.zk_id}: ${saved.title}` +
           `${saved.deduplicated ? ", reinforcing a note it already had" : ""}. Confirm briefly.`
         : "kg-brain memory is unavailable or refused the note: it was not stored. Tell the user."
     }
     const chosen = argumentsText.split(/[\s,]+/).filter(Boolean)
-    const report = await memory.call("dream", { apply: chosen }, true)
-    if (report && chosen.length) s.context = null
-    return dreamText(report, chosen)
+    return dreamText(await memory.call("dream", { apply: chosen }, true), chosen)
   }
 
   // `/remember ...` or `/dream ...` sent as a message (`opencode run "/remember ..."` sends it so,
@@ -209,57 +223,63 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     },
     "command.execute.before": async (input, output) => {
       if (!(input.command in COMMANDS)) return
-      const s = session(input.sessionID)
+      const s = await root(input.sessionID)
       const args = unquoted(String(input.arguments ?? "").trim())
       const text = await command(input.command, args, s)
       replaceText(output.parts, text)
       s.commandTexts.add(text) // the plugin's own answer, not a request of the user
     },
     "experimental.chat.system.transform": async (input, output) => {
-      if (!input.sessionID) return
-      const s = session(input.sessionID)
+      if (!input.sessionID || TITLE_PROMPT.test(output.system?.[0] ?? "")) return
+      const s = await root(input.sessionID)
       await startContext(s)
       if (s.context) output.system.push(s.context)
-      const relevant = await s.recall
+      const relevant = await s.recalls.get(input.sessionID)
       if (relevant) output.system.push(relevant)
     },
     "chat.message": async (input, output) => {
       const text = userText(output.parts)
-      const s = session(input.sessionID)
+      const s = await root(input.sessionID)
       if (!text || s.commandTexts.has(text) || await typedCommand(s, output.parts, text)) return
-      s.requests.push(text.slice(0, 300))
+      if (s.id === input.sessionID) s.report.requests.push(text.slice(0, 300)) // not a subagent's
       s.activity += 1
       startContext(s)
-      recall(s, text)
+      recall(s, input.sessionID, text)
     },
     "tool.execute.before": async (input, output) => {
-      if (input.tool === "bash") bashStarting(session(input.sessionID), output.args)
+      if (input.tool === "bash") bashStarting(await root(input.sessionID), output.args)
     },
     "tool.execute.after": async (input, output) => {
-      const s = session(input.sessionID)
+      const s = await root(input.sessionID)
       s.activity += 1
       if (input.tool === "bash") return bashFinished(s, input, output)
       const file = input.args?.filePath ?? input.args?.path
       if (EDIT_TOOLS.has(input.tool) && file) {
-        s.edited.add(file)
-        s.events.push(`edited ${file}`)
+        s.report.edited.push(file)
+        s.report.events.push(`edited ${file}`)
       }
     },
+    // The agent's words while a failure is open: what it says fixed it goes with the fix.
+    "experimental.text.complete": async (input, output) => {
+      const s = await root(input.sessionID)
+      const said = oneLine(output.text).slice(0, SAID)
+      if (s.open.size && said) s.report.events.push(`said: ${said}`)
+    },
     "experimental.session.compacting": async (input, output) => {
-      const s = session(input.sessionID)
-      const open = [...s.failures.values()].map((f) => `\`${f.command}\` (${f.zk_id})`)
+      const s = await root(input.sessionID)
+      const open = [...s.open.values()]
       output.context.push([
         "kg-brain memory of this session (keep these ids; recall(zk_ids) reads them):",
         `- notes: ${[...s.ids].join(", ") || "none"}`,
-        `- requests: ${s.requests.join(" | ") || "none"}`,
-        `- files edited: ${[...s.edited].join(", ") || "none"}`,
         `- still failing: ${open.join(", ") || "nothing"}`,
       ].join("\n"))
     },
     event: async ({ event }) => {
+      const info = event.properties?.info
+      if (event.type === "session.created" && info?.id) parents.set(info.id, info.parentID ?? "")
       if (event.type === "session.idle") {
         const id = event.properties?.sessionID
-        if (id && sessions.has(id)) await close(id, sessions.get(id))
+        if (id && sessions.has(id) && parents.get(id) === "") await close(sessions.get(id))
       }
     },
   }

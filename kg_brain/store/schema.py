@@ -71,6 +71,7 @@ SCHEMA_INDEXES = frozenset({
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
     FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
     "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created",
+    "plugin_session_id", "command_run_key",
 })
 
 
@@ -119,6 +120,16 @@ def create_session_order_index(on: On) -> None:
     """Notes by (client session, creation time): the session order."""
 
 
+@autocommit("schema/create_plugin_session_constraint.cypher")
+def create_plugin_session_constraint(on: On) -> None:
+    """One record per OpenCode session the plugin serves."""
+
+
+@autocommit("schema/create_command_run_index.cypher")
+def create_command_run_index(on: On) -> None:
+    """Commands' last outcomes by project and key."""
+
+
 @autocommit("schema/await_indexes.cypher")
 def await_indexes(on: On) -> None:
     """Until every index is online."""
@@ -127,7 +138,8 @@ def await_indexes(on: On) -> None:
 STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
               create_lease_constraint, create_revision_index, create_entity_constraint,
               create_entity_fulltext_index, create_forgotten_constraint,
-              create_session_order_index)
+              create_session_order_index, create_plugin_session_constraint,
+              create_command_run_index)
 
 
 def bootstrap_schema(db: Database) -> None:

@@ -23,8 +23,8 @@ from tests.support.chat import ChatServer
 
 SESSION = {"requests": ["Fix the failing billing tests", "Also bump the changelog"],
            "edited": ["billing/http.py", "CHANGELOG.md"],
-           "commands": ["`pytest tests/billing` (exit 1)", "`pytest tests/billing` (exit 0)"],
-           "open_failures": []}
+           "events": ["ran `pytest tests/billing` (exit 1)", "edited billing/http.py",
+                      "ran `pytest tests/billing` (exit 0)", "edited CHANGELOG.md"]}
 SUMMARY: dict[str, Any] = {
     "objective": "Repair the billing test suite and note it in the changelog",
     "completed": ["Fixed the Retry import in billing/http.py: tests/billing passes",

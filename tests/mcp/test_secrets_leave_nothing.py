@@ -198,12 +198,13 @@ def test_no_secret_reaches_the_model_or_the_store_on_any_write_path(
 
     folder = tmp_path / project
     client = plugin(llm_brain)
-    failed = post(client, "failure", folder, command=TEXTS[3], output=failing_output(), exit=1)
-    post(client, "resolution", folder, command=TEXTS[3], failure_zk_id=failed["zk_id"],
-         between=[TEXTS[6]])
+    session = {"session_id": f"ses_{project}"}
+    post(client, "failure", folder, command=TEXTS[3], output=failing_output(), exit=1,
+         key=TEXTS[3], requests=TEXTS, events=[f"ran `{TEXTS[3]}` (exit 1)"], **session)
+    post(client, "passed", folder, command=TEXTS[3], key=TEXTS[3], edited=["deploy.sh"],
+         events=[TEXTS[6], f"ran `{TEXTS[3]}` (exit 0)"], **session)
     post(client, "remember", folder, text=ALL)
-    post(client, "close", folder, requests=TEXTS, edited=["deploy.sh"], commands=TEXTS[2:5],
-         open_failures=[TEXTS[3]])
+    post(client, "close", folder, events=TEXTS[2:5], **session)
 
     assert_nothing_sent(chat, {ENRICH_PROMPT, LINKS_PROMPT, SYNTHESIZE_PROMPT, SPLIT_PROMPT,
                                SESSION_PROMPT})

@@ -17,7 +17,7 @@ import pytest
 from kg_brain import machine, plugin
 from kg_brain.errors import InvalidInput
 from kg_brain.localdb import free_port
-from kg_brain.plugin_api import error_signature, one_line, render_start
+from kg_brain.plugin_text import error_signature, one_line, render_start
 from kg_brain.service import log_path
 from kg_brain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
 from kg_brain.settings import Settings
@@ -147,3 +147,12 @@ def test_the_failure_is_matched_on_its_error_line_and_its_command_kept_on_one_li
     assert error_signature("plain\nlast line\n") == "last line"
     assert error_signature("") == "(no output)"
     assert one_line("  pytest   -x\n tests ") == "pytest -x tests"
+
+
+def test_the_open_thread_written_with_the_last_handoff_is_not_repeated() -> None:
+    ctx = context()
+    thread = Handoff(zk_id="ZK-00000002", title="thread", created=None,
+                     content="Objective: ship\nNext steps:\n- port the exporter")
+    assert "ZK-00000002" not in render_start(ctx.model_copy(update={"open_thread": thread}), 2000)
+    older = thread.model_copy(update={"created": "2026-01-01T00:00:00Z"})
+    assert "ZK-00000002" in render_start(ctx.model_copy(update={"open_thread": older}), 2000)
