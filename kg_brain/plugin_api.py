@@ -218,7 +218,8 @@ class PluginActions:
         fix = None
         if failed is not None and record.between(failed):
             fix = self.tools.record_resolution(
-                failed.zk_id, fix_text(command, failed.error, record.between(failed))).fix_zk_id
+                failed.zk_id, fix_text(command, failed.command, failed.error,
+                                      record.between(failed))).fix_zk_id
         self.sessions.ran(project, key, command, None)
         self.save(record)
         return {"project": project, "fix_zk_id": fix}

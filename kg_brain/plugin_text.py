@@ -35,14 +35,18 @@ def error_signature(output: str) -> str:
 
 def failure_text(command: str, status: object, output: str) -> str:
     """A failed run as a mistake: its first line (the headline) names the command and ends on
-    the error line, the output's tail follows."""
+    the error line (a paragraph of its own: the title is its first sentence), the output's tail
+    follows."""
     shown = one_line(command)
-    return (f"`{shown[:COMMAND_IN_TITLE]}` fails: {error_signature(output)}\n"
+    return (f"`{shown[:COMMAND_IN_TITLE]}` fails: {error_signature(output)}\n\n"
             f"$ {shown} (exit {status})\n{output.strip()}")
 
 
-def fix_text(command: str, error: str, between: list[str]) -> str:
-    return (f"`{one_line(command)}` passes after it failed ({error}). What changed in between: "
+def fix_text(command: str, failed: str, error: str, between: list[str]) -> str:
+    """A fix as what changed between a failed run and the pass of an equivalent one."""
+    command = one_line(command)
+    after = "it" if failed == command else f"`{failed}`"
+    return (f"`{command}` passes after {after} failed ({error}). What changed in between: "
             + "; ".join(between) + ".")
 
 

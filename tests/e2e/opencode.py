@@ -88,13 +88,15 @@ def isolated_env(home: Path, extra: dict[str, str]) -> dict[str, str]:
 
 
 def run(workspace: Path, home: Path, message: str, extra_env: dict[str, str],
-        timeout_s: float = 300, plugins: bool = False, command: str | None = None) -> Run:
+        timeout_s: float = 300, plugins: bool = False, command: str | None = None,
+        resume: bool = False) -> Run:
     """`opencode run MESSAGE` in the workspace, without external plugins unless `plugins` (then
     the workspace's and the global config's plugin folders load; npm stays unreachable); with
-    `command`, MESSAGE is the arguments of that slash command."""
+    `command`, MESSAGE is the arguments of that slash command; `resume`: `--continue` the last
+    session."""
     began = time.monotonic()
     pure = [] if plugins else ["--pure"]
-    slash = ["--command", command] if command else []
+    slash = (["--command", command] if command else []) + (["--continue"] if resume else [])
     done = subprocess.run([str(install()), "run", *pure, *slash, "--print-logs", "--log-level",
                            "INFO", message], cwd=workspace, env=isolated_env(home, extra_env),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,

@@ -65,10 +65,11 @@ def bash(command: str) -> Step:
 
 
 def play(model: ScriptedModel, steps: list[Step], workspace: Path, home: Path,
-         env: dict[str, str]) -> tuple[opencode.Run, list[str]]:
+         env: dict[str, str], message: str = "Do the scripted work.",
+         resume: bool = False) -> tuple[opencode.Run, list[str]]:
     model.steps = steps
     model.requests.clear()
-    run = opencode.run(workspace, home, "Do the scripted work.", env, plugins=True)
+    run = opencode.run(workspace, home, message, env, plugins=True, resume=resume)
     assert run.returncode == 0, run.stderr[-4000:]
     results = model.tool_results()
     assert len(results) == len(steps), (results, run.stderr[-4000:])
@@ -138,34 +139,67 @@ def test_plugin_injects_memory_and_records_a_failure_and_its_fix(
         run, first = play(model, [bash(FAILING), bash(REPAIR), bash(EQUIVALENT)], workspace,
                           home, env)
         opening = system_prompt(agent_requests(model)[0])
+        titles = [system_prompt(r) for r in model.requests if not r.get("tools")]
         (workspace / "notes" / "todo.txt").unlink()
-        _, second = play(model, [bash(EQUIVALENT), bash(EQUIVALENT)], workspace, home, env)
+        _, regressed = play(model, [bash(EQUIVALENT), bash("grep -rn nothing-here notes")],
+                            workspace, home, env, "Check the todo list")
+        _, third = play(model, [bash(EQUIVALENT), bash(EQUIVALENT)], workspace, home, env)
 
     assert MEMORY_HEADER in opening and NEXT in opening, plugin_warnings(run)  # (a)
     assert mistake_id in opening and fix_id in opening
-    assert "ship it" in first[2] and "failed before" not in first[0]
+    assert titles and not any(MEMORY_HEADER in t for t in titles)  # the title request: none
+    assert "ship it" in first[2] and "failed" not in first[0].split("\n")[0][:20]
+    assert "failed the last time" not in regressed[0]  # its last run passed: not held
 
     notes = project_notes(db, project)
     mistakes = [n for n in notes if n["note_kind"] == "mistake" and FAILING in n["content"]]
     fixes = [n for n in notes if n["note_kind"] == "fix" and FAILING in n["content"]]
-    assert len(mistakes) == 1 and len(fixes) == 1, notes  # (b)
+    assert len(fixes) == 1 and mistakes, notes  # (b)
+    assert not [n for n in notes if n["note_kind"] == "mistake" and "grep" in n["content"]]
     assert "No such file or directory" in mistakes[0]["content"]
-    assert REPAIR in fixes[0]["content"] and EQUIVALENT in fixes[0]["content"]
+    assert REPAIR in fixes[0]["content"] and FAILING in fixes[0]["content"]
     links = Brain(make_settings(), db=db).reader.get([mistakes[0]["zk_id"]])[0].links
     assert ("FIXES", "in", fixes[0]["zk_id"]) in [(k.type, k.direction, k.zk_id) for k in links]
 
     summaries = [n["content"] for n in notes if n["note_kind"] == "session_summary"]
-    assert len(summaries) == 3, summaries  # the seed's, then one per run
+    assert len(summaries) == 4, summaries  # the seed's, then one per session
     handoff = next(text for text in summaries if REPAIR in text)
-    assert "Do the scripted work" in handoff and FAILING in handoff
-    unsolved = next(text for text in summaries if "still fails" in text)
-    assert EQUIVALENT in unsolved and REPAIR not in unsolved
+    assert "Do the scripted work" in handoff and "still fails" not in handoff
+    unsolved = next(text for text in summaries if "Check the todo list" in text)
+    assert "still fails" in unsolved and "grep" in unsolved and "grep -rn" not in \
+        unsolved.split("Blockers")[-1]
 
-    held, ran = second  # (c): an equivalent command, in a new session
-    assert "failed before" in held and fixes[0]["zk_id"] in held and REPAIR in held
+    held, ran = third  # (c): its last run failed and a fix is known: held once
+    assert "failed the last time" in held and fixes[0]["zk_id"] in held and REPAIR in held
     output = "cat: ./notes/todo.txt: No such file or directory"  # this run's own, not the note's
-    assert "has not run" in held and output not in held
-    assert output in ran and "failed before" not in ran
+    assert "has not run" in held and "(exit 1)" not in held  # its headline ends on the error
+    assert output in ran and "failed the last time" not in ran
+
+
+def test_continued_runs_of_a_session_keep_one_handoff_that_covers_them_all(
+        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database,
+        project: str, tmp_path: Path) -> None:
+    """`opencode run --continue`: a new plugin process serving the same OpenCode session."""
+    mcp_url, env = service
+    home = tmp_path / "home"
+    with scripted_model() as (model, url):
+        workspace = git_workspace(tmp_path, project, url)
+        wire_plugin(workspace, env, home, mcp_url)
+        play(model, [bash(FAILING)], workspace, home, env, "Make the todo list readable")
+        opening = system_prompt(agent_requests(model)[0])
+        play(model, [bash(FAILING), bash(REPAIR), bash(EQUIVALENT)], workspace, home, env,
+             "Now fix it", resume=True)  # the conversation holds the first run's result
+        continued = [system_prompt(r) for r in agent_requests(model)]
+
+    notes = project_notes(db, project)
+    summaries = [n for n in notes if n["note_kind"] == "session_summary"]
+    assert len(summaries) == 1, summaries  # revised, not written again
+    text = summaries[0]["content"]
+    assert "Make the todo list readable" in text and REPAIR in text and "still fails" not in text
+    fixes = [n for n in notes if n["note_kind"] == "fix"]
+    assert len(fixes) == 1 and REPAIR in fixes[0]["content"]  # the fix spans the two runs
+    starts = {p.split(RECALL_HEADER)[0] for p in continued + [opening]}
+    assert len(starts) == 1  # the start context is the session's, unchanged
 
 
 @pytest.mark.parametrize("typed", ["command", "message"])
