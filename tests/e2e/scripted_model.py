@@ -2,7 +2,8 @@
 
 It answers `/v1/chat/completions` with streamed chunks as OpenCode's provider expects. Each turn
 it counts the tool results already in the conversation and asks for the next scripted tool call
-(arguments may be built from earlier results, e.g. the failure id for record_resolution); when
+(arguments may be built from earlier results, e.g. the failure id for record_resolution; a
+subagent's conversation plays a script of its own); when
 the script is done it gives a final answer quoting the last result. A pause holds the answer at
 a point of the run until the test lets it go, so a test can act while OpenCode is mid-session.
 Requests without tools (OpenCode's title generation) get a plain title. Every request body is
@@ -23,7 +24,7 @@ from typing import Any
 from tests.support.loopback import serving
 
 SERVER_PREFIX = "kg-brain_"  # OpenCode names an MCP tool <server>_<tool>
-BUILT_IN = {"bash", "read", "write", "edit"}  # OpenCode's own tools, called by their names
+BUILT_IN = {"bash", "read", "write", "edit", "task"}  # OpenCode's own tools, called by their names
 Args = dict[str, Any] | Callable[[list[Any]], dict[str, Any]]
 PAUSE_S = 600  # a pause never outlasts this, whatever the test does
 
@@ -63,6 +64,9 @@ class ScriptedModel:
 
     def __init__(self) -> None:
         self.steps: list[Step] = []
+        # a conversation whose first user message holds a key plays that key's steps instead (a
+        # subagent's session, prompted by a `task` step)
+        self.scripts: dict[str, list[Step]] = {}
         self.pauses: dict[int, Pause] = {}
         self.requests: list[dict[str, Any]] = []
         self.arrived: list[float] = []  # time.monotonic() of each request, in order
@@ -93,10 +97,13 @@ class ScriptedModel:
             pause.reached.set()
             pause.go.wait(PAUSE_S)
         offered = {t["function"]["name"] for t in body["tools"]}
-        if len(results) >= len(self.steps):
+        first = next((content_text(m["content"]) for m in body["messages"] if m["role"] == "user"),
+                     "")
+        steps = next((s for key, s in self.scripts.items() if key in first), self.steps)
+        if len(results) >= len(steps):
             last = content_text(body["messages"][-1]["content"]) if results else ""
             return {"role": "assistant", "content": f"Done. The memory answered: {last}"}, "stop"
-        step = self.steps[len(results)]
+        step = steps[len(results)]
         name = step.tool if step.tool in BUILT_IN else SERVER_PREFIX + step.tool
         if name not in offered:
             return {"role": "assistant", "content": f"tool {name} was not offered"}, "stop"
