@@ -301,6 +301,11 @@ def summarise(played: list[dict[str, Any]], notes: list[dict[str, Any]], relay: 
                                  "max_live": max(handoffs.values(), default=0),
                                  "live_summaries": sum(handoffs.values())},
         "mistakes_from_searches": search_mistakes,
+        "mistakes": sorted(n["title"] for n in notes if n["note_kind"] == "mistake"),
+        "blockers_in_handoffs": sorted(line.strip("- ") for n in live
+                                       if n["note_kind"] == "session_summary"
+                                       for line in n["content"].splitlines()
+                                       if "still fails" in line),
         "holds": holds,
         "start_context": [{"session": p["session"], "bytes": max(map(len, p["starts"]), default=0),
                            "model_calls": len(p["starts"]),
