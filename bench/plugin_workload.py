@@ -12,8 +12,9 @@ Reports the notes written per kind, live handoffs per OpenCode session, each hol
 context's bytes and how often it changed within a session, OpenCode's title requests carrying
 memory, and each plugin action's latency as the plugin saw it (through a timing relay) beside a
 `/health` round trip through the same relay. `--small` runs the three sessions of the hold path
-(CI runs it as a test). Starts its own `kg-brain serve --http`; the bench-* project is deleted
-afterwards. Needs Node.js and OpenCode (`python -m tests.e2e.opencode` installs it).
+and the subagent's (CI runs it as a test). Starts its own `kg-brain serve --http`; the bench-*
+project is deleted afterwards. Needs Node.js and OpenCode (`python -m tests.e2e.opencode`
+installs it).
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def workload(ws: Path) -> list[Session]:
     ]
 
 
-SMALL = ("money-fix", "regression", "held")
+SMALL = ("money-fix", "regression", "held", "subagent")
 
 
 class Relay:

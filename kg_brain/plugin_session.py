@@ -26,8 +26,8 @@ FAILED_COMMANDS = 100
 # tests/unit/test_plugin_failures.py; its check examples were written after and never tuned on).
 _ERROR = re.compile(
     r"error|exception|traceback|fail|fatal|panic|abort|denied|refused|cannot|can't|could not|"
-    r"couldn't|unable|not found|no such|undefined|unexpected|invalid|timed out|timeout|"
-    r"segmentation fault|killed|usage:|ERR!", re.IGNORECASE)
+    r"couldn't|unable|not found|no such|no module named|undefined|unexpected|invalid|"
+    r"timed out|timeout|segmentation fault|killed|usage:|ERR!", re.IGNORECASE)
 # A diff's own lines (`diff`, `git diff --exit-code`): their text is the files' content.
 _DIFF_START = re.compile(r"^(diff |--- |\+\+\+ |@@ |\d+(,\d+)?[acd]\d+(,\d+)?$)", re.MULTILINE)
 _DIFF_LINE = re.compile(r"^(diff |index |--- |\+\+\+ |@@|[-+<> ]|\\ No newline|\d+(,\d+)?[acd]\d)")

@@ -29,6 +29,7 @@ TUNING = [
     ("python tool.py", "Traceback (most recent call last):\n  File \"tool.py\", line 3\n"
      "KeyError: 'name'", True),
     ("npm test", "npm ERR! code ELIFECYCLE", True),
+    ("python3 -m pyflakes app.py", "/usr/bin/python3: No module named pyflakes", True),
 ]
 CHECK = [
     ("git diff --quiet", "", False),
