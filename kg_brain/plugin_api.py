@@ -19,6 +19,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from threading import Thread
 from typing import Any
 
 import anyio
@@ -130,15 +131,20 @@ class PluginActions:
         """The start context, fixed for the session (the first call's, every later call of the
         session gets it again: the prompt cache holds); the commands whose last run failed (a
         warning where a fix is known: the plugin holds such a command once); the session's open
-        failures (a later run that passes resolves them)."""
+        failures (a later run that passes resolves them). It reports nothing: the record is
+        read, and only the start context is written to it."""
         project = _project(body)
-        record = self.record(body, project)
+        session = validate.session_id(body.get("session_id"))
+        record = (self.sessions.load(session, project) if session
+                  else SessionRecord(session_id="", project=project))
         if record.start_text is None:
             ctx = self.tools.get_session_context(project)
             record.start_text = render_start(ctx, _budget(body, DEFAULT_BUDGET_TOKENS))
             shown = [h.zk_id for h in (ctx.last_session, ctx.open_thread) if h is not None]
             record.start_ids = [i for i in shown if i in record.start_text]  # bodies shown
-            self.save(record)
+            if record.session_id:  # kept after answering: the model call waits for no write
+                Thread(target=self.sessions.save, args=(record, ("start_text", "start_ids")),
+                       daemon=True).start()
         seen = set(record.ran) | set(record.held)
         return {"project": project, "text": record.start_text, "ids": record.start_ids,
                 "known": {k: w for k, w in self.known_failures(project).items() if k not in seen},
@@ -208,15 +214,16 @@ class PluginActions:
     def passed(self, body: Body) -> Body:
         """A run that passed, of a command that failed before (in this session or the last time
         it ran in the project): its last outcome is a pass (never held again). A failure of this
-        session is resolved: with a fix note linked FIXES when anything was edited, run or said
-        in between (the fix is what changed), without one when nothing was (it passed again)."""
+        session is resolved: with a fix note linked FIXES when a file was edited, another command
+        run or the agent said what fixed it in between (the fix is what happened), without one
+        when nothing was (it passed again)."""
         project = _project(body)
         record = self.record(body, project)
         command = one_line(_text(body, "command", 1_000))
         key = _text(body, "key", 2_000) or command
         failed = record.failures.pop(key, None)
         fix = None
-        if failed is not None and record.between(failed):
+        if failed is not None and record.changed(failed):
             fix = self.tools.record_resolution(
                 failed.zk_id, fix_text(command, failed.command, failed.error,
                                       record.between(failed))).fix_zk_id

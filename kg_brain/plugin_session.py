@@ -28,6 +28,9 @@ _ERROR = re.compile(
     r"error|exception|traceback|fail|fatal|panic|abort|denied|refused|cannot|can't|could not|"
     r"couldn't|unable|not found|no such|no module named|undefined|unexpected|invalid|"
     r"timed out|timeout|segmentation fault|killed|usage:|ERR!", re.IGNORECASE)
+# The agent's words that say what fixed a failure (its other words change nothing).
+_SAYS_FIX = re.compile(r"\b(fix|fixed|fixes|fixing|caused by|because|the problem was|resolved)\b",
+                       re.IGNORECASE)
 # A diff's own lines (`diff`, `git diff --exit-code`): their text is the files' content.
 _DIFF_START = re.compile(r"^(diff |--- |\+\+\+ |@@ |\d+(,\d+)?[acd]\d+(,\d+)?$)", re.MULTILINE)
 _DIFF_LINE = re.compile(r"^(diff |index |--- |\+\+\+ |@@|[-+<> ]|\\ No newline|\d+(,\d+)?[acd]\d)")
@@ -89,16 +92,25 @@ class SessionRecord:
         """What happened after the failure and before the run that passed (the last event)."""
         return self.events[failure.at + 1:-1]
 
+    def changed(self, failure: Failure) -> bool:
+        """Whether anything that can fix a failure happened since it: a file edited, another
+        command run, or the agent saying what fixed it."""
+        return any(not e.startswith("said: ") or _SAYS_FIX.search(e)
+                   for e in self.between(failure))
+
     def state(self) -> dict[str, Any]:
+        """The record as properties; a field not set yet is left out (never erases a value a
+        concurrent save wrote)."""
         keys = list(self.failures)
-        return {"requests": self.requests, "edited": self.edited, "events": self.events,
-                "ran": self.ran, "held": self.held, "fail_keys": keys,
-                "fail_ids": [self.failures[k].zk_id for k in keys],
-                "fail_commands": [self.failures[k].command for k in keys],
-                "fail_errors": [self.failures[k].error for k in keys],
-                "fail_at": [self.failures[k].at for k in keys],
-                "start_text": self.start_text, "start_ids": self.start_ids,
-                "summary_zk_id": self.summary_zk_id, "thread_zk_id": self.thread_zk_id}
+        state = {"requests": self.requests, "edited": self.edited, "events": self.events,
+                 "ran": self.ran, "held": self.held, "fail_keys": keys,
+                 "fail_ids": [self.failures[k].zk_id for k in keys],
+                 "fail_commands": [self.failures[k].command for k in keys],
+                 "fail_errors": [self.failures[k].error for k in keys],
+                 "fail_at": [self.failures[k].at for k in keys],
+                 "start_text": self.start_text, "start_ids": self.start_ids,
+                 "summary_zk_id": self.summary_zk_id, "thread_zk_id": self.thread_zk_id}
+        return {k: v for k, v in state.items() if v is not None}
 
     @classmethod
     def of(cls, session_id: str, project: str, state: dict[str, Any] | None) -> SessionRecord:
@@ -124,9 +136,14 @@ class PluginSessions:
         row = statements.session_state(self.db, session_id=session_id)
         return SessionRecord.of(session_id, project, row["state"] if row else None)
 
-    def save(self, record: SessionRecord) -> None:
+    def save(self, record: SessionRecord, fields: tuple[str, ...] = ()) -> None:
+        """The record, or only its `fields` (the others as stored: a concurrent save of the
+        session keeps what it wrote)."""
+        state = record.state()
+        if fields:
+            state = {k: v for k, v in state.items() if k in fields}
         statements.save_session(self.db, session_id=record.session_id, project=record.project,
-                                state=record.state(), now=self.clock())
+                                state=state, now=self.clock())
 
     def ran(self, project: str, key: str, command: str, mistake: str | None) -> None:
         """The command's last run: failed with the `mistake` stored, or passed (None)."""
