@@ -31,7 +31,8 @@ SOURCE = Path(__file__).with_name("opencode") / "kg-brain.js"
 COMMANDS = SOURCE.with_name("kg-brain-commands.mjs")  # which bash runs are equivalent
 CONNECTION = SOURCE.with_name("kg-brain-service.mjs")  # settings, requests, starting the service
 CONFIG_FILE = "kg-brain.json"
-USER_KEYS = ("budget_tokens", "recall_budget_tokens", "read_timeout_ms", "write_timeout_ms")
+USER_KEYS = ("budget_tokens", "recall_budget_tokens", "read_timeout_ms", "write_timeout_ms",
+             "capture_commands")
 RECALL_BUDGET_TOKENS = 600  # the relevant notes added for one user message
 
 

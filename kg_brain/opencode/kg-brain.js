@@ -93,6 +93,9 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
   const log = (level, message) => client?.app?.log?.({ body: { service: "kg-brain", level, message } })
     ?.catch?.(() => {})
   const memory = new Memory(config, directory, log)
+  // `"capture_commands": false` in the workspace's kg-brain.json: no bash command, output or
+  // outcome leaves the session (no mistakes, fixes or holds; the handoff lists no commands).
+  const capture = config.capture_commands !== false
   const sessions = new Map()
   const parents = new Map() // session id -> its parent's id ("" for a session of its own)
   const session = (id) => {
@@ -152,6 +155,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
   // time in the session, the command is held (OpenCode turns the error into the tool's result)
   // so that the model reads the warning and the fix before anything runs; run again, it goes.
   function bashStarting(s, args) {
+    if (!capture) return
     const key = commandKey(args?.command, directory)
     const warning = s.known.get(key)
     if (!warning || s.ran.has(key) || s.warned.has(key)) return
@@ -161,6 +165,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
   }
 
   async function bashFinished(s, input, output) {
+    if (!capture) return
     const command = input.args?.command ?? ""
     const key = commandKey(command, directory)
     const status = output.metadata?.exit
