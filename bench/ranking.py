@@ -21,6 +21,7 @@ import numpy as np
 from bench import store
 from bench.coding import must_yield
 from bench.coding_data import CodingProject
+from bench.datasets import Corpus, TurnKey
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
 from kg_brain.search import HISTORY, Tuning, identifiers, lucene_query
@@ -28,6 +29,7 @@ from kg_brain.vocab import HANDOFF_KINDS
 
 FIELDS = ("content", "title", "keywords", "context")
 ABSENT = "absent"  # the kind of a question about nothing stored
+CHAT = "chat"  # the kind of a question of a conversation (LoCoMo): scored by recall@10
 LEX_LIMIT = 5_000  # full-text candidates per field: every match of a project beside others
 
 
@@ -127,6 +129,20 @@ def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,
                          pairs))
     asked += [ask(db, embedder, notes, project, text, ABSENT, False, set(), [])
               for text in data.absent]
+    return notes, asked
+
+
+def chat_signals(db: Database, embedder: Embedder, corpus: Corpus, project: str,
+                 ids: dict[TurnKey, str]) -> tuple[Notes, list[Asked]]:
+    """A written LoCoMo-format conversation's notes and the signals of each question that has
+    evidence among them (its kind: "chat")."""
+    notes = read_notes(db, project)
+    at = {z: i for i, z in enumerate(notes.ids)}
+    asked = []
+    for q in corpus.questions:
+        expected = {at[ids[k]] for k in q.evidence if k in ids and ids[k] in at}
+        if expected:
+            asked.append(ask(db, embedder, notes, project, q.text, CHAT, False, expected, []))
     return notes, asked
 
 
@@ -272,6 +288,8 @@ def score(notes: Notes, asked: list[Asked], t: Tuning) -> list[tuple[str, dict[s
         out.append((q.kind, {"hit@1": 100.0 * (first == 0),
                              "mrr": 0.0 if first is None else 1.0 / (first + 1),
                              "all@3": 100.0 * q.expected.issubset(ranked[:3]),
+                             "recall@10": 100.0 * len(q.expected.intersection(ranked[:10]))
+                             / len(q.expected),
                              "right": 100.0 * (first == 0 and not wrong)}))
     return out
 
@@ -281,7 +299,7 @@ def by_kind(rows: list[tuple[str, dict[str, float]]]) -> dict[str, Any]:
     groups: dict[str, list[dict[str, float]]] = defaultdict(list)
     for kind, m in rows:
         groups[kind].append(m)
-        if kind != ABSENT:
+        if kind not in (ABSENT, CHAT):
             groups["overall"].append(m)
     return {k: {m: round(float(np.mean([x[m] for x in v])), 3) for m in v[0]} | {"n": len(v)}
             for k, v in groups.items()}
