@@ -51,17 +51,20 @@ MAX_RELATED = 100
 class Tuning:
     """search_memory's constants, measured with `kg-brain bench retrieval` (the bench module).
 
-    The ranking weights marked "fitted" are refitted by `python -m bench.fit_ranking MANIFEST`
-    (bench/fit_ranking.py: coordinate ascent on a numpy mirror of search_memory.cypher over the
-    coding tuning split's stored notes, the variant chosen by leave-one-project-out)."""
+    The ranking weights marked "fitted" are refitted by `python -m bench.fit_ranking MANIFEST
+    --locomo MANIFEST --data FILE` (bench/fit_ranking.py: coordinate ascent on a numpy mirror
+    of search_memory.cypher over the stored notes of the coding tuning projects and the LoCoMo
+    tuning conversations, each suite weighing alike, the variant chosen by leave-one-project-out
+    on the coding projects: the channel weights; the others kept the values the coding set
+    alone was fitted to)."""
 
     fetch: int = 100  # vector index candidates (the index cannot filter by project); cost ~ k
     lex_fetch: int = 250  # full-text candidates
-    pool: int = 40  # per-channel ranked list fed to fusion (fitted)
+    pool: int = 20  # per-channel ranked list fed to fusion (fitted)
     fusion: Literal["linear", "rrf"] = "linear"
     rrf_k: float = 8.0  # small k: the top ranks of each channel dominate (LoCoMo: +2 overall)
     w_vec: float = 1.0  # the scale the other weights are read against
-    w_lex: float = 0.75  # fitted
+    w_lex: float = 1.0  # fitted
     # A note superseded by a live note yields to it (score times `superseded`, fitted) when
     # that note was found scoring at least supersede_share (fitted) of its own score: a
     # SUPERSEDES link to a note the query does not reach is weak evidence (the write path links
@@ -71,10 +74,11 @@ class Tuning:
     # The vector score runs from 0 at the pool's lowest cosine, or vec_span (fitted) below its
     # best when that is lower: among close cosines, the lexical channel decides more.
     vec_span: float = 0.2
-    # Full-text field boosts beside content's 1 (fielded_query), fitted (title); keywords and
-    # context were fitted to 0 (an enriched title and keywords repeat the content, an evolved
-    # context is other notes' words).
-    lex_title: float = 2.0
+    # Full-text field boosts beside content's 1 (fielded_query), fitted: the coding set alone
+    # wanted the title at 2, with the LoCoMo conversations 0.25 (a turn's title is its first
+    # words); keywords and context at 0 (an enriched title and keywords repeat the content, an
+    # evolved context is other notes' words).
+    lex_title: float = 0.25
     lex_keywords: float = 0.0
     lex_context: float = 0.0
     # Least cosine a hit must reach, else "nothing relevant stored" (a hit holding a rare
@@ -97,7 +101,7 @@ class Tuning:
     # and counts as relevant whatever its cosine; a term more than exact_df notes hold is no
     # rare token. Both fitted.
     w_exact: float = 4.0
-    exact_df: int = 3
+    exact_df: int = 5
     # The current value first (fragments/current_first): among the best same_n hits, a note
     # yields to a later one of mutual cosine >= same_cos, a cosine to the query at most
     # same_reach below its own, sharing an entity that at most same_subject notes mention
@@ -132,7 +136,7 @@ class DeepTuning:
     expand_n: int = 5
     nb_limit: int = 3
     w_vec: float = 1.0
-    w_lex: float = 0.75  # as Tuning.w_lex (fitted for search_memory)
+    w_lex: float = 1.0  # as Tuning.w_lex (fitted for search_memory)
     w_ent: float = 0.2
     w_bridge: float = 0.1
     w_fix: float = 0.3
@@ -146,7 +150,7 @@ class DeepTuning:
     session_after: float = 0.5  # as Tuning.session_after, from the notes of every hop
     session_before: float = 0.2
     w_exact: float = 4.0  # as Tuning.w_exact, exact_df, same_n, same_cos and same_subject
-    exact_df: int = 3
+    exact_df: int = 5
     same_n: int = 3
     same_cos: float = 0.6
     same_reach: float = 0.15

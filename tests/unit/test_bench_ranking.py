@@ -16,14 +16,14 @@ FIELDS = ("content", "title", "keywords", "context")
 
 def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[assignment]
           entities: list[dict[str, int]] | None = None, vectors: np.ndarray | None = None,
-          texts: list[str] | None = None) -> Notes:
+          texts: list[str] | None = None, kinds: dict[str, str] | None = None) -> Notes:
     ids = [f"n{i:02d}" for i in range(count)]
     return Notes(ids=ids, kinds=np.asarray(["general"] * count),
                  created=np.arange(count, dtype=np.float64),
                  vectors=np.eye(count) if vectors is None else vectors,
                  follows=np.zeros((0, 2), dtype=np.int64), fixes=np.zeros((0, 2), dtype=np.int64),
                  supersedes=np.asarray(supersedes, dtype=np.int64).reshape(-1, 2),
-                 entities=entities or [{} for _ in ids], entity_kinds={},
+                 entities=entities or [{} for _ in ids], entity_kinds=kinds or {},
                  texts=texts or [""] * count, order=np.arange(count))
 
 
@@ -49,7 +49,8 @@ def test_a_superseded_note_yields_only_to_a_successor_the_query_reaches() -> Non
 
 def test_a_hit_holding_the_asked_identifier_does_not_yield_to_a_later_look_alike() -> None:
     same = np.ones((3, 3)) / np.sqrt(3)  # identical vectors: mutual cosine 1
-    pool = notes(3, vectors=same, entities=[{"prometheus": 2}, {"prometheus": 2}, {}])
+    pool = notes(3, vectors=same, entities=[{"prometheus": 2}, {"prometheus": 2}, {}],
+                 kinds={"prometheus": "tool"})
     q = asked([0.6, 0.55, 0.0], {0}, holders=[[True, False, False]])
     t = replace(Tuning(), same_n=3, w_exact=0.0)
     assert rank(pool, q, t)[0] == 0
