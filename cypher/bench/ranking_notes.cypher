@@ -1,10 +1,11 @@
 // Every live note of a project with what search_memory's ranking reads of it (bench/ranking.py
 // mirrors that ranking in numpy to fit its constants); read only. params: project.
-// returns: zk_id, title, content, note_kind, created (epoch seconds), embedding, follows (the
-//          notes it FOLLOWS: written just before it in its session), fixes (the notes it
-//          FIXES), supersedes (the live notes it SUPERSEDES), entities (keys of the entities it
-//          MENTIONS), entity_notes (how many notes mention each, in the same order),
-//          entity_kinds (the kind of each, in the same order)
+// returns: zk_id, title, content, note_kind, created, embedding, follows, fixes, supersedes,
+//          entities, entity_notes, entity_kinds; created: epoch seconds; follows: the notes
+//          it FOLLOWS (written just before it in its session); fixes: the notes it FIXES;
+//          supersedes: the live notes it SUPERSEDES; entities: keys of the entities it
+//          MENTIONS; entity_notes, entity_kinds: how many notes mention each and its kind, in
+//          the same order
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE n.embedding IS NOT NULL
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
