@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     fitted = fit(projects + chat, VARIANTS[chosen], start)
     result |= {"chosen": chosen, "fitted": by_kind(evaluate(projects + chat, fitted)),
                "objective": objective(evaluate(projects + chat, fitted)),
-               "tuning": {k: v for k, v in asdict(fitted).items() if k in GRID}}
+               "constants": {k: v for k, v in asdict(fitted).items() if k in GRID}}
     if args.out:
         emit_result(result, args.out, settings)
     else:
