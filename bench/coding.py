@@ -15,10 +15,12 @@ other.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from bench.coding_data import (
@@ -208,20 +210,30 @@ def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally:
 
 def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Method],
                clock: ReplayClock, run_id: str, count: int, seed: int,
-               keep: bool) -> dict[str, Any]:
-    """Replay and question every project; the bench projects are deleted unless `keep`."""
+               keep: bool, reuse: Path | None = None) -> dict[str, Any]:
+    """Replay and question every project; the bench projects are deleted unless `keep`.
+    `reuse`: a manifest of replayed projects (name -> project, note ids); a project it lists is
+    questioned as stored, one it lacks is replayed, kept and added to it."""
     tally = Tally.of(list(calls))
     stats: dict[str, Any] = {}
+    manifest = json.loads(reuse.read_text(encoding="utf-8")) if reuse and reuse.exists() else {}
     for data in projects:
         project = f"bench-coding-{run_id}-{data.name}"
         steps = schedule(data.notes, lookalikes(data, count, seed), seed)
-        times = dates(steps, datetime.fromisoformat(data.start), seed)
+        stored = manifest.get(data.name)
         try:
-            written = replay(brain, clock, steps, times, project)
+            if stored:
+                written = Replayed(stored["project"], dict(stored["ids"]))
+            else:
+                written = replay(brain, clock, steps,
+                                 dates(steps, datetime.fromisoformat(data.start), seed), project)
             ask(data, written, calls, tally)
         finally:
-            if not keep:
+            if not (keep or reuse):
                 delete_bench_project(brain.db, project)
+        if reuse and not stored:
+            manifest[data.name] = {"project": written.project, "ids": written.ids}
+            reuse.write_text(json.dumps(manifest), encoding="utf-8")
         real = sum(len(s.stored_keys()) for s in data.notes)
         stats[data.name] = written.stats(real, sum(len(s.stored_keys()) for s in steps) - real)
         log.info("%s: %s", data.name, stats[data.name])

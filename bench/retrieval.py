@@ -50,15 +50,16 @@ Scored = dict[str, list[tuple[str, dict[str, float | None]]]]
 def run_corpora(brain: Brain, calls: dict[str, Method], corpora: list[Corpus], keep: bool,
                 with_reply: bool, reuse: Path | None = None,
                 write_path: str = "import") -> dict[str, Any]:
-    """`reuse`: a manifest of written projects; read if it lists this write path (nothing is
-    written), else appended to after writing (projects kept), so tuning trials skip the writes."""
+    """`reuse`: a manifest of written projects; the corpora it lists for this write path are
+    read as stored (nothing is written), the others written, kept and appended to it before
+    they are questioned, so tuning trials and a failed run skip the writes."""
     run_id = uuid.uuid4().hex[:8]
     scored: Scored = {m: [] for m in calls}
     latencies: dict[str, list[float]] = {m: [] for m in calls}
     written = _read_manifest(reuse, write_path, len(corpora))
     timings = []
     for number, corpus in enumerate(corpora):
-        if written:
+        if number < len(written):
             project, ids = written[number]
         else:
             project = f"bench-{run_id}-{write_path}-{number}"
@@ -67,13 +68,13 @@ def run_corpora(brain: Brain, calls: dict[str, Method], corpora: list[Corpus], k
             timings.append({"project": project, "notes": len(set(ids.values())),
                             "write_s": round(time.monotonic() - began, 1)})
             log.info("corpus %d: %s", number, timings[-1])
+            if reuse:
+                _append_manifest(reuse, write_path, project, ids)
         try:
             _ask(corpus, ids, project, calls, scored, latencies)
         finally:
             if not (keep or reuse):
                 delete_bench_project(brain.db, project)
-        if reuse and not written:
-            _append_manifest(reuse, write_path, project, ids)
     return {"methods": {m: summarise(scored[m]) | {"latency_ms": latency(latencies[m])}
                         for m in calls},
             "write_path": write_path, "writes": timings}
@@ -85,7 +86,7 @@ def _read_manifest(path: Path | None, write_path: str,
         return []
     entries = [e for e in json.loads(path.read_text(encoding="utf-8"))
                if e.get("write_path", "import") == write_path]
-    if entries and len(entries) != count:
+    if len(entries) > count:
         raise SystemExit(f"{path}: {len(entries)} {write_path} projects, the data has {count}")
     return [(e["project"], {(s, t): z for s, t, z in e["ids"]}) for e in entries]
 
@@ -174,7 +175,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
             projects = shipped_projects(args.projects,
                                         None if args.split == "all" else args.split)
             return coding.run_coding(brain, projects, calls, clock, uuid.uuid4().hex[:8],
-                                     args.lookalikes, args.seed, args.keep) | meta | {
+                                     args.lookalikes, args.seed, args.keep, args.reuse) | meta | {
                 "lookalikes_per_project": args.lookalikes, "seed": args.seed}
         corpora = _corpora(args)
         paths = list(WRITE_PATHS) if args.write_path == "both" else [args.write_path]
@@ -221,8 +222,8 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--tuning", nargs="*", default=[], metavar="KEY=VALUE")
     p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
     p.add_argument("--reuse", type=Path, metavar="MANIFEST",
-                   help="locomo/musique: reuse the projects listed in MANIFEST (written if "
-                        "missing)")
+                   help="reuse the projects listed in MANIFEST (written, kept and listed "
+                        "there if missing)")
     p.add_argument("--no-reply-context", action="store_true",
                    help="import turns without the turn they answer in their context")
     p.set_defaults(handler=cmd_retrieval)

@@ -223,3 +223,28 @@ def delete_bench_entities(on: On, *, project: str) -> Deleted:
 @read("bench/load_notes.cypher")
 def load_notes(on: On, *, project: str) -> list[LoadNote]:
     """Every note of a project: id and text."""
+
+
+class RankingNote(TypedDict):
+    zk_id: str
+    title: str
+    content: str
+    note_kind: str
+    created: int
+    embedding: list[float]
+    follows: list[str]
+    fixes: list[str]
+    supersedes: list[str]
+    entities: list[str]
+    entity_notes: list[int]
+    entity_kinds: list[str]
+
+
+@read("bench/ranking_notes.cypher")
+def ranking_notes(on: On, *, project: str) -> list[RankingNote]:
+    """A project's live notes with the links and entities search_memory's ranking reads."""
+
+
+@read("bench/ranking_lexical.cypher")
+def ranking_lexical(on: On, *, lex: str, limit: int, project: str) -> list[RawHit]:
+    """The note index's BM25 scores of a project's live notes for one Lucene query."""

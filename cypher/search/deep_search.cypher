@@ -32,9 +32,11 @@
 //         w_link: channel weights; exact_df: most notes a rare term is held by; decay: weight
 //         of the blended hop; session_after, session_before: share of a found note's score
 //         the note written just after / before it gets; superseded: factor on superseded
-//         notes; fix_lift: least share of a found note's score a note that FIXES it gets
-//         (0: off); same_n, same_cos, same_subject: the current value first; floor: least
-//         cosine the best hit must reach unless a hit holds a rare identifier.
+//         notes; supersede_share: least share of their score their successor must score;
+//         vec_span: least cosine span the vector score is spread over; fix_lift: least
+//         share of a found note's score a note that FIXES it gets (0: off); same_n, same_cos,
+//         same_reach, same_subject: the current value first; floor: least cosine the best
+//         hit must reach unless a hit holds a rare identifier.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links,
 //          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
 //          FOLLOWS), link_count: all; best first
@@ -78,7 +80,9 @@ CALL (named, total) {
   WITH n, sum(w) AS s, collect(e.name)[0] AS via ORDER BY s DESC LIMIT $pool
   RETURN collect({n: n, s: s, via: via}) AS ent
 }
-WITH total, vec, lex, exact, ent, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
+WITH total, vec, lex, exact, ent, CASE WHEN vec[-1].s < vec[0].s - $tuning.vec_span
+                                       THEN vec[-1].s ELSE vec[0].s - $tuning.vec_span END AS vlow
+WITH total, vec, lex, exact, ent, vlow, vec[0].s - vlow AS vspan
 WITH [x IN vec | {n: x.n,
                   s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
                   hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
@@ -179,12 +183,20 @@ UNWIND found + COLLECT {
                                 ent: null}]} AS lifted
   } AS h
 WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, max(h.s) AS fused
-// a note superseded by a live note yields to it; asked for history, the successor yields
-WITH n, recs, fused * CASE
-       WHEN NOT $history AND EXISTS { (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) }
-         THEN $tuning.superseded
-       WHEN $history AND EXISTS { (n)-[:SUPERSEDES]->(:Note {memory_type: 'permanent'}) }
-         THEN $tuning.superseded
+WITH collect({n: n, recs: recs, s: fused}) AS hits
+// a note superseded by a live note yields to it when that note was found scoring at least
+// $tuning.supersede_share of its score (as search_memory); asked for history, the successor
+UNWIND hits AS h
+WITH hits, h, h.n AS n
+WITH hits, h, n, CASE WHEN $history
+       THEN COLLECT { MATCH (n)-[:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
+                      RETURN o.zk_id }
+       ELSE COLLECT { MATCH (n)<-[:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
+                      RETURN o.zk_id } END AS other
+WITH n, h.recs AS recs, h.s * CASE
+       WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
+              CASE WHEN x.n.zk_id IN other AND x.s > b THEN x.s ELSE b END)
+            >= $tuning.supersede_share * h.s THEN $tuning.superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
 WITH collect({n: n, recs: recs, score: score}) AS ranked
@@ -193,6 +205,7 @@ WITH collect({n: n, recs: recs, score: score}) AS ranked
     hits: ranked
     head: $tuning.same_n
     same: $tuning.same_cos
+    reach: $tuning.same_reach
     subject: $tuning.same_subject }}
 UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id

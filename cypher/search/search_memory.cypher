@@ -21,9 +21,10 @@
 //         session_after, session_before: share of a found note's score the note written just
 //         after / before it gets (0: off);
 //         fix_lift: least share of a found note's score a note that FIXES it gets (0: off);
-//         history: the question asks for an earlier value; same_n, same_cos, same_subject:
-//         how many hits, least mutual cosine and most notes of a shared entity for the
-//         current value first (fragments/current_first);
+//         history: the question asks for an earlier value; same_n, same_cos, same_reach,
+//         same_subject: how many hits, least mutual cosine, most a later note's cosine to the
+//         query may be below and most notes of a shared entity for the current value first
+//         (fragments/current_first);
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
 //         identifier; stamp: count the hits as used (access count, last access); now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
@@ -50,7 +51,11 @@ CALL () {
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND ($kinds IS NULL OR n.note_kind IN $kinds)
     most: $exact_df }}
-WITH vec, lex, exact, vec[-1].s AS vlow, vec[0].s - vec[-1].s AS vspan
+// the vector score runs from 0 at the pool's lowest cosine, or $vec_span below its best if
+// that is lower, to 1 at its best
+WITH vec, lex, exact, CASE WHEN vec[-1].s < vec[0].s - $vec_span THEN vec[-1].s
+                           ELSE vec[0].s - $vec_span END AS vlow
+WITH vec, lex, exact, vlow, vec[0].s - vlow AS vspan
 UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',
@@ -100,12 +105,21 @@ UNWIND found + COLLECT {
   } AS h
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session, max(h.score) AS fused
-// a note superseded by a live note yields to it; asked for history, the successor yields
-WITH n, channels, fixes, session, fused * CASE
-       WHEN NOT $history AND EXISTS { (n)<-[:SUPERSEDES]-(:Note {memory_type: 'permanent'}) }
-         THEN $superseded
-       WHEN $history AND EXISTS { (n)-[:SUPERSEDES]->(:Note {memory_type: 'permanent'}) }
-         THEN $superseded
+WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: fused}) AS hits
+// a note superseded by a live note yields to it ($superseded factor) when that note was found
+// scoring at least $supersede_share of its score (0: whenever it exists); asked for history,
+// the successor yields to the note it superseded
+UNWIND hits AS h
+WITH hits, h, h.n AS n
+WITH hits, h, n, CASE WHEN $history
+       THEN COLLECT { MATCH (n)-[:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
+                      RETURN o.zk_id }
+       ELSE COLLECT { MATCH (n)<-[:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
+                      RETURN o.zk_id } END AS other
+WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.score * CASE
+       WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
+              CASE WHEN x.n.zk_id IN other AND x.score > b THEN x.score ELSE b END)
+            >= $supersede_share * h.score THEN $superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
 WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score}) AS ranked
@@ -114,6 +128,7 @@ WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: s
     hits: ranked
     head: $same_n
     same: $same_cos
+    reach: $same_reach
     subject: $same_subject }}
 UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id

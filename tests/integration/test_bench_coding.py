@@ -3,9 +3,11 @@ path, the questions through every method, the bench project removed afterwards."
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 
 from bench.baselines import Baselines, Fusion
 from bench.coding import (
@@ -106,3 +108,23 @@ def test_coding_suite_scores_every_method_and_cleans_up(
     assert sweep[0]["floor"] == 0.0 and sweep[-1]["absent_nothing"] >= sweep[0]["absent_nothing"]
     assert "fusion" in result["methods"] and "floor_sweep" not in result["methods"]["fusion"]
     assert not project_vectors(db, project=stats["project"])
+
+
+def test_a_coding_manifest_is_questioned_again_without_writing(
+        db: Database, embedder: SentenceTransformerEmbedder, tmp_path: Path) -> None:
+    data, manifest = _small(), tmp_path / "manifest.json"
+    brain, clock = _brain(db, embedder)
+    calls = {"fusion": build(brain.search, brain.search, Baselines(brain.deps),
+                             Fusion(brain.deps), hops=2, depth=10)["fusion"]}
+    first = run_coding(brain, [data], calls, clock, uuid.uuid4().hex[:8], LOOKALIKES, seed=3,
+                       keep=False, reuse=manifest)
+    written = json.loads(manifest.read_text())["harborline"]
+    try:
+        assert first["projects"]["harborline"]["write_s"] > 0
+        again = run_coding(brain, [data], calls, clock, uuid.uuid4().hex[:8], LOOKALIKES,
+                           seed=3, keep=False, reuse=manifest)
+        assert again["projects"]["harborline"]["project"] == written["project"]
+        assert again["projects"]["harborline"]["write_s"] == 0.0  # read, not replayed
+        assert again["methods"]["fusion"]["overall"] == first["methods"]["fusion"]["overall"]
+    finally:
+        delete_bench_project(db, written["project"])

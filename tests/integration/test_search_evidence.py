@@ -122,11 +122,11 @@ def test_the_newer_value_ranks_first_and_a_history_question_gets_the_older(
     new, = write(brain, days, project, [
         "LEDGER_HTTP_PORT is now 8025: the ledger API serves there in development (was 8020)."])
     current = "which port does the ledger API serve on in development?"
-    ranked = [h.zk_id for h in brain.search.search_memory(current, project)]
+    off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
+                 replace(brain.search.deep_tuning, same_n=0))
+    ranked = [h.zk_id for h in off.search_memory(current, project)]
     assert ranked.index(old) < ranked.index(new)  # the older note words the question closer
-    on = Search(brain.deps, replace(brain.search.tuning, same_n=10),  # the rule is off by default
-                replace(brain.search.deep_tuning, same_n=10))
-    for search in (on.search_memory, on.deep_search):
+    for search in (brain.search.search_memory, brain.search.deep_search):
         ranked = [h.zk_id for h in search(current, project)]
         assert ranked.index(new) < ranked.index(old)
         ranked = [h.zk_id for h in search(

@@ -1,0 +1,183 @@
+"""`python -m bench.fit_ranking MANIFEST`: fit search_memory's ranking constants on the tuning
+splits (the coding set, and LoCoMo with `--locomo`).
+
+MANIFEST lists the coding tuning projects as written by
+`kg-brain bench retrieval --suite coding --split tune --reuse MANIFEST`; `--locomo` names the
+LoCoMo tuning conversations written through add_memory the same way. Their signals are read
+once (bench/ranking.py; cached in `--cache`, `--chat-cache`), then the constants of
+kg_brain/search.py Tuning named in GRID are searched by coordinate ascent on the numpy mirror
+of the statement. The objective gives each suite the same weight: for the coding set the mean
+over question kinds of the share answered right (the expected note first with no outdated
+note above its successor nor a mistake above its fix; every needed note in the top 3 for
+multi-note questions) plus a hundredth of the MRR to break ties, for LoCoMo the evidence
+recall@10. Which constants are fitted (a VARIANT) is chosen by leave-one-project-out on the
+coding projects: each variant is fitted on all of them but one (and the chat suite) and
+scored on that one, in turn; the best wins and is refitted on everything. The result (the
+constants, per-kind figures of the defaults and of the fit, in-sample and left out) is printed
+or saved with `--out`; the constants go into Tuning by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import pickle
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.coding_data import shipped_projects
+from bench.common import emit_result
+from bench.datasets import load_locomo, split_corpora
+from bench.ranking import ABSENT, CHAT, Asked, Notes, by_kind, chat_signals, score, signals
+from kg_brain.app import Brain
+from kg_brain.search import Tuning
+from kg_brain.settings import Settings, load_settings
+
+log = logging.getLogger(__name__)
+Project = tuple[Notes, list[Asked]]
+GRID: dict[str, list[Any]] = {
+    "w_lex": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0],
+    "lex_title": [0.0, 0.25, 0.5, 1.0, 2.0],
+    "lex_keywords": [0.0, 0.25, 0.5, 1.0],
+    "lex_context": [0.0, 0.25, 0.5],
+    "w_exact": [0.0, 0.5, 1.0, 2.0, 4.0, 8.0],
+    "exact_df": [1, 2, 3, 5, 8],
+    "pool": [20, 40, 80],
+    "superseded": [0.3, 0.45, 0.6, 0.8, 1.0],
+    "supersede_share": [0.0, 0.5, 0.7, 0.8, 0.9, 1.0],
+    "vec_span": [0.0, 0.2, 0.3, 0.5, 1.0],
+    "fix_lift": [0.0, 0.9, 1.01, 1.2],
+    "session_after": [0.0, 0.2, 0.35, 0.5, 0.7],
+    "session_before": [0.0, 0.1, 0.2, 0.3],
+}
+VARIANTS = {
+    "channels": ["w_lex", "lex_title", "lex_keywords", "lex_context", "w_exact", "exact_df",
+                 "pool"],
+    "all": list(GRID),
+}
+PASSES = 2
+
+
+def objective(rows: list[tuple[str, dict[str, float]]]) -> float:
+    """The coding questions' mean over kinds and the chat questions' recall@10, each suite
+    counting alike."""
+    kinds = by_kind([r for r in rows if r[0] != CHAT])
+    means = [m["all@3" if k == "multi_note" else "right"] + m["mrr"]
+             for k, m in kinds.items() if k not in ("overall", ABSENT)]
+    chat = [m["recall@10"] for k, m in rows if k == CHAT]
+    suites = ([float(np.mean(means))] if means else []) + ([float(np.mean(chat))] if chat else [])
+    return float(np.mean(suites)) if suites else 0.0
+
+
+def evaluate(projects: list[Project], t: Tuning) -> list[tuple[str, dict[str, float]]]:
+    return [row for notes, asked in projects for row in score(notes, asked, t)]
+
+
+def fit(projects: list[Project], names: list[str], start: Tuning) -> Tuning:
+    """Coordinate ascent over GRID for the constants `names`, from `start`."""
+    best, value = start, objective(evaluate(projects, start))
+    for _ in range(PASSES):
+        moved = False
+        for name in names:
+            for candidate in GRID[name]:
+                if candidate == getattr(best, name):
+                    continue
+                trial = replace(best, **{name: candidate})
+                got = objective(evaluate(projects, trial))
+                if got > value + 1e-9:
+                    best, value, moved = trial, got, True
+        if not moved:
+            break
+    return best
+
+
+def leave_one_out(projects: list[Project], chat: list[Project], names: list[str],
+                  start: Tuning) -> list[tuple[str, dict[str, float]]]:
+    """Each coding project scored under constants fitted on the others and the chat suite."""
+    rows = []
+    for i, held in enumerate(projects):
+        fitted = fit(projects[:i] + projects[i + 1:] + chat, names, start)
+        rows += evaluate([held], fitted)
+    return rows
+
+
+def _cached(cache: Path | None, read: Callable[[Brain], list[Project]],
+            settings: Settings) -> list[Project]:
+    if cache and cache.exists():
+        cached: list[Project] = pickle.loads(cache.read_bytes())  # this program's own file
+        return cached
+    brain = Brain(settings)
+    try:
+        projects = read(brain)
+    finally:
+        brain.close()
+    if cache:
+        cache.write_bytes(pickle.dumps(projects))
+    return projects
+
+
+def load(manifest: Path, cache: Path | None, settings: Settings) -> list[Project]:
+    """The coding tuning projects' signals."""
+    written = json.loads(manifest.read_text(encoding="utf-8"))
+    return _cached(cache, lambda brain: [
+        signals(brain.db, brain.deps.embedder, data, written[data.name]["project"],
+                written[data.name]["ids"]) for data in shipped_projects(sorted(written), "tune")],
+        settings)
+
+
+def load_chat(manifest: Path, data: Path, cache: Path | None,
+              settings: Settings) -> list[Project]:
+    """The LoCoMo tuning conversations' signals, as written through add_memory."""
+    entries = [e for e in json.loads(manifest.read_text(encoding="utf-8"))
+               if e["write_path"] == "add"]
+    corpora = split_corpora(load_locomo(data), "tune", False)
+    return _cached(cache, lambda brain: [
+        chat_signals(brain.db, brain.deps.embedder, corpus, e["project"],
+                     {(s, t): z for s, t, z in e["ids"]})
+        for corpus, e in zip(corpora, entries, strict=True)], settings)
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    p = argparse.ArgumentParser(prog="python -m bench.fit_ranking", description=__doc__)
+    p.add_argument("manifest", type=Path, help="coding tuning projects written with --reuse")
+    p.add_argument("--cache", type=Path, help="signals cache (read if present, else written)")
+    p.add_argument("--locomo", type=Path, metavar="MANIFEST",
+                   help="the LoCoMo tuning conversations written through add_memory with "
+                        "`bench retrieval --suite locomo --split tune --write-path add --reuse`")
+    p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
+    p.add_argument("--chat-cache", type=Path, help="their signals cache")
+    p.add_argument("--out", type=Path, help="write the result JSON here")
+    args = p.parse_args(argv)
+    settings = load_settings()
+    projects = load(args.manifest, args.cache, settings)
+    chat = load_chat(args.locomo, args.data, args.chat_cache, settings) if args.locomo else []
+    start = Tuning()
+    result: dict[str, Any] = {"defaults": by_kind(evaluate(projects + chat, start)),
+                              "variants": {}}
+    for variant, names in VARIANTS.items():
+        left_out = leave_one_out(projects, chat, names, start)
+        result["variants"][variant] = {"left_out": by_kind(left_out),
+                                       "objective": objective(left_out)}
+        log.info("%s: left-out objective %.2f", variant, objective(left_out))
+    chosen = max(result["variants"], key=lambda v: result["variants"][v]["objective"])
+    fitted = fit(projects + chat, VARIANTS[chosen], start)
+    result |= {"chosen": chosen, "fitted": by_kind(evaluate(projects + chat, fitted)),
+               "objective": objective(evaluate(projects + chat, fitted)),
+               "constants": {k: v for k, v in asdict(fitted).items() if k in GRID}}
+    if args.out:
+        emit_result(result, args.out, settings)
+    else:
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""search_memory's ranking mirrored in numpy, over signals read once from stored notes.
+
+`signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
+note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and
+for each question its cosine to every note, the note index's BM25 score of every note per field
+(the index's own scores, one field at a time: Lucene sums a boosted disjunction's clauses) and
+which notes hold each identifier of the query. `rank` then scores a question as
+cypher/search/search_memory.cypher does for a given Tuning, in microseconds instead of a
+round trip, so bench/fit_ranking.py can search the constants. The mirror leaves out what only
+moves rows across the relevance floor; the floor is measured through Neo4j.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bench import store
+from bench.coding import must_yield
+from bench.coding_data import CodingProject
+from bench.datasets import Corpus, TurnKey
+from kg_brain.db import Database
+from kg_brain.embed import Embedder
+from kg_brain.search import HISTORY, Tuning, identifiers, lucene_query
+from kg_brain.vocab import HANDOFF_KINDS
+
+FIELDS = ("content", "title", "keywords", "context")
+ABSENT = "absent"  # the kind of a question about nothing stored
+CHAT = "chat"  # the kind of a question of a conversation (LoCoMo): scored by recall@10
+LEX_LIMIT = 5_000  # full-text candidates per field: every match of a project beside others
+
+
+@dataclass
+class Notes:
+    """One project's live notes: ids, kinds, creation times, unit embeddings, links as index
+    pairs (later, earlier) for FOLLOWS, (fix, mistake) for FIXES, (new, old) for SUPERSEDES,
+    and the entities (with how many notes mention each) each note mentions."""
+
+    ids: list[str]
+    kinds: np.ndarray
+    created: np.ndarray
+    vectors: np.ndarray
+    follows: np.ndarray
+    fixes: np.ndarray
+    supersedes: np.ndarray
+    entities: list[dict[str, int]]
+    entity_kinds: dict[str, str]
+    texts: list[str]
+    order: np.ndarray  # each note's place among the ids sorted: ties go to the smaller id
+
+
+@dataclass
+class Asked:
+    """One question over a project's notes: the signals per note and what it expects."""
+
+    kind: str
+    contextual: bool
+    history: bool
+    cosine: np.ndarray
+    lexical: dict[str, np.ndarray]
+    holders: np.ndarray  # terms x notes: the note holds the identifier word for word
+    expected: set[int]
+    pairs: list[tuple[int, int]]
+
+
+def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
+    got = [(at[r["zk_id"]], at[o]) for r in rows for o in r[field]  # type: ignore[literal-required]
+           if o in at]
+    pairs: np.ndarray = np.asarray(got, dtype=np.int64).reshape(-1, 2)
+    return pairs
+
+
+def read_notes(db: Database, project: str) -> Notes:
+    rows = store.ranking_notes(db, project=project)
+    at = {r["zk_id"]: i for i, r in enumerate(rows)}
+    vectors = np.asarray([r["embedding"] for r in rows], dtype=np.float64)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return Notes(ids=[r["zk_id"] for r in rows], kinds=np.asarray([r["note_kind"] for r in rows]),
+                 created=np.asarray([r["created"] for r in rows], dtype=np.float64),
+                 vectors=vectors, follows=_pairs(rows, "follows", at),
+                 fixes=_pairs(rows, "fixes", at), supersedes=_pairs(rows, "supersedes", at),
+                 entities=[dict(zip(r["entities"], r["entity_notes"], strict=True))
+                           for r in rows],
+                 entity_kinds={e: k for r in rows
+                               for e, k in zip(r["entities"], r["entity_kinds"], strict=True)},
+                 texts=[f"{r['title']}\n{r['content']}".lower() for r in rows],
+                 order=np.argsort(np.argsort([r["zk_id"] for r in rows])))
+
+
+def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str, kind: str,
+        contextual: bool, expected: set[int], pairs: list[tuple[int, int]]) -> Asked:
+    """The signals of one question over `notes` (one embedding, one query per field)."""
+    size = len(notes.ids)
+    at = {z: i for i, z in enumerate(notes.ids)}
+    words = lucene_query(text)
+    lexical = {}
+    for name in FIELDS:
+        scores = np.zeros(size)
+        if words:
+            for row in store.ranking_lexical(db, lex=f"{name}:({words})", limit=LEX_LIMIT,
+                                             project=project):
+                if row["zk_id"] in at:
+                    scores[at[row["zk_id"]]] = row["score"]
+        lexical[name] = scores
+    terms = identifiers(text)
+    holders = np.asarray([[t in body for body in notes.texts] for t in terms],
+                         dtype=bool).reshape(len(terms), size)
+    vector = np.asarray(embedder.encode(text), dtype=np.float64)
+    return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
+                 cosine=notes.vectors @ (vector / np.linalg.norm(vector)), lexical=lexical,
+                 holders=holders, expected=expected, pairs=pairs)
+
+
+def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,
+            ids: dict[str, str]) -> tuple[Notes, list[Asked]]:
+    """A written coding project's notes and the signals of each of its questions."""
+    notes = read_notes(db, project)
+    at = {z: i for i, z in enumerate(notes.ids)}
+    steps = {k: s for s in data.notes for k in s.stored_keys()}
+    asked = []
+    for q in data.questions:
+        expected = {at[ids[k]] for k in q.expected if ids[k] in at}
+        pairs = [(at[ids[b]], at[ids[w]]) for b, w in must_yield(q, steps)
+                 if ids[b] in at and ids[w] in at]
+        asked.append(ask(db, embedder, notes, project, q.text, q.type, q.contextual, expected,
+                         pairs))
+    asked += [ask(db, embedder, notes, project, text, ABSENT, False, set(), [])
+              for text in data.absent]
+    return notes, asked
+
+
+def chat_signals(db: Database, embedder: Embedder, corpus: Corpus, project: str,
+                 ids: dict[TurnKey, str]) -> tuple[Notes, list[Asked]]:
+    """A written LoCoMo-format conversation's notes and the signals of each question that has
+    evidence among them (its kind: "chat")."""
+    notes = read_notes(db, project)
+    at = {z: i for i, z in enumerate(notes.ids)}
+    asked = []
+    for q in corpus.questions:
+        expected = {at[ids[k]] for k in q.evidence if k in ids and ids[k] in at}
+        if expected:
+            asked.append(ask(db, embedder, notes, project, q.text, CHAT, False, expected, []))
+    return notes, asked
+
+
+def _top(score: np.ndarray, keep: np.ndarray, size: int, order: np.ndarray) -> np.ndarray:
+    """Indexes of the best `size` kept notes, best first, ties by id (`order`: each note's
+    place among the ids sorted)."""
+    idx = np.flatnonzero(keep)
+    best: np.ndarray = idx[np.lexsort((order[idx], -score[idx]))][:size]
+    return best
+
+
+def _lift(score: np.ndarray, found: np.ndarray, edges: np.ndarray, keep: np.ndarray,
+          after: float, before: float) -> np.ndarray:
+    """The session step: a note FOLLOWS-adjacent to a found one gains `after` (written after
+    it) or `before` of its score, never past 0.99 of the best lifter's score."""
+    lift = np.zeros_like(score)
+    ceiling = np.full_like(score, -np.inf)
+    for src, dst, share in ((edges[:, 1], edges[:, 0], after), (edges[:, 0], edges[:, 1], before)):
+        on = found[src] & keep[dst]
+        if share > 0 and on.any():
+            np.add.at(lift, dst[on], share * score[src[on]])
+            np.maximum.at(ceiling, dst[on], 0.99 * score[src[on]])
+    grow = np.isfinite(ceiling) & (score < ceiling)
+    out = score.copy()
+    out[grow] = np.minimum(score[grow] + lift[grow], ceiling[grow])
+    return out
+
+
+def _yield(score: np.ndarray, found: np.ndarray, pairs: np.ndarray, t: Tuning) -> np.ndarray:
+    """A note superseded by a live note (`pairs`: yielding, successor) takes the `superseded`
+    factor when its successor was found scoring at least supersede_share of its own score."""
+    best = np.zeros_like(score)
+    on = found[pairs[:, 1]]
+    np.maximum.at(best, pairs[on, 0], score[pairs[on, 1]])
+    yields: np.ndarray = np.zeros(len(score), dtype=bool)
+    yields[pairs[:, 0]] = True
+    if t.supersede_share > 0:
+        yields &= best >= t.supersede_share * score
+    out: np.ndarray = np.where(yields, score * t.superseded, score)
+    return out
+
+
+def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
+    """The note indexes search_memory answers for `q` under `t`, best first."""
+    keep = np.ones(len(notes.ids), dtype=bool) if q.contextual else ~np.isin(
+        notes.kinds, [x.value for x in HANDOFF_KINDS])
+    score = np.zeros(len(notes.ids))
+    vec = _top(q.cosine, keep, t.pool, notes.order)
+    low = min(q.cosine[vec[-1]], q.cosine[vec[0]] - t.vec_span) if vec.size else 0.0
+    span = q.cosine[vec[0]] - low if vec.size else 0.0
+    score[vec] += t.w_vec * ((q.cosine[vec] - low) / span if span > 0 else 1.0)
+    found: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
+    found[vec] = True
+    boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
+              "context": t.lex_context}
+    lexical = sum(b * q.lexical[f] for f, b in boosts.items() if b > 0)
+    lex = _top(lexical, keep & (lexical > 0), t.pool, notes.order)
+    if lex.size:
+        score[lex] += t.w_lex * lexical[lex] / lexical[lex[0]]
+        found[lex] = True
+    exact = _exact(q, keep, t)
+    score += (0.0 if q.history else t.w_exact) * exact
+    found |= exact > 0
+    score = _lift(score, found, notes.follows, keep, t.session_after, t.session_before)
+    found |= score > 0
+    if t.fix_lift > 0 and notes.fixes.size:
+        on = found[notes.fixes[:, 1]] & keep[notes.fixes[:, 0]]
+        fixed = score.copy()
+        np.maximum.at(fixed, notes.fixes[on, 0], t.fix_lift * score[notes.fixes[on, 1]])
+        score = fixed
+        found |= score > 0
+    score = _yield(score, found, notes.supersedes[:, ::-1] if not q.history
+                   else notes.supersedes, t)
+    ranked = _top(score, found, len(notes.ids), notes.order)
+    if t.same_n > 0:
+        score = current_first(notes, q, ranked, score, t)
+        ranked = _top(score, found, len(notes.ids), notes.order)
+    top = ranked[:k]
+    if not ((q.cosine[top] >= t.floor).any() or (exact[top] > 0).any()):
+        return []  # nothing relevant stored
+    return [int(i) for i in top]
+
+
+def _exact(q: Asked, keep: np.ndarray, t: Tuning) -> np.ndarray:
+    """fragments/exact_matches: per note, 1/(holders) summed over the query's identifiers
+    that it holds and at most exact_df notes hold."""
+    if not q.holders.size:
+        return np.zeros(len(keep))
+    held = q.holders & keep
+    counts = held.sum(axis=1)
+    rare = (counts > 0) & (counts <= t.exact_df)
+    signal: np.ndarray = (held[rare] / counts[rare, None]).sum(axis=0)
+    return signal
+
+
+def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
+                  t: Tuning) -> np.ndarray:
+    """fragments/current_first: among the best same_n hits a note yields to each one of the
+    same subject written later (earlier for a history question), at most same_reach less
+    close to the query, that holds every identifier of the query it holds."""
+    head = ranked[:t.same_n]
+    fixes = {(int(a), int(b)) for a, b in notes.fixes}
+    out = score.copy()
+    for a in head:
+        if notes.kinds[a] == "mistake":
+            continue
+        later = [b for b in head if b != a and notes.kinds[b] != "mistake"
+                 and (notes.created[b] < notes.created[a] if q.history
+                      else notes.created[b] > notes.created[a])
+                 and q.cosine[b] >= q.cosine[a] - t.same_reach
+                 and same_subject(notes, int(a), int(b), t)
+                 and not (q.holders[:, a] & ~q.holders[:, b]).any()
+                 and (a, b) not in fixes and (b, a) not in fixes]
+        if later:
+            cap = 0.99 ** len(later) * max(score[b] for b in later)
+            out[a] = min(score[a], cap)
+    return out
+
+
+def same_subject(notes: Notes, a: int, b: int, t: Tuning) -> bool:
+    """Two notes state the same subject: mutual cosine >= same_cos and an entity both mention
+    that at most same_subject notes mention, not a person, a name or a date."""
+    if float(notes.vectors[a] @ notes.vectors[b]) < t.same_cos:
+        return False
+    shared = notes.entities[a].keys() & notes.entities[b].keys()
+    return any(notes.entities[a][e] <= t.same_subject
+               and notes.entity_kinds[e] not in ("person", "proper_noun", "date") for e in shared)
+
+
+def score(notes: Notes, asked: list[Asked], t: Tuning) -> list[tuple[str, dict[str, float]]]:
+    """(question kind, hit@1, MRR, all@3, right: hit@1 with no outdated note or mistake above
+    the note that replaces or fixes it) of each question under `t`; (absent, nothing: 100
+    when answered with nothing) of each question about nothing stored."""
+    out = []
+    for q in asked:
+        ranked = rank(notes, q, t)
+        if q.kind == ABSENT:
+            out.append((ABSENT, {"nothing": 100.0 * (not ranked)}))
+            continue
+        first = next((i for i, x in enumerate(ranked) if x in q.expected), None)
+        wrong = any(w in ranked and (b not in ranked or ranked.index(w) < ranked.index(b))
+                    for b, w in q.pairs)
+        out.append((q.kind, {"hit@1": 100.0 * (first == 0),
+                             "mrr": 0.0 if first is None else 1.0 / (first + 1),
+                             "all@3": 100.0 * q.expected.issubset(ranked[:3]),
+                             "recall@10": 100.0 * len(q.expected.intersection(ranked[:10]))
+                             / len(q.expected),
+                             "right": 100.0 * (first == 0 and not wrong)}))
+    return out
+
+
+def by_kind(rows: list[tuple[str, dict[str, float]]]) -> dict[str, Any]:
+    """Mean of each metric per question kind and overall."""
+    groups: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for kind, m in rows:
+        groups[kind].append(m)
+        if kind not in (ABSENT, CHAT):
+            groups["overall"].append(m)
+    return {k: {m: round(float(np.mean([x[m] for x in v])), 3) for m in v[0]} | {"n": len(v)}
+            for k, v in groups.items()}

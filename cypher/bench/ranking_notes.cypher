@@ -1,0 +1,23 @@
+// Every live note of a project with what search_memory's ranking reads of it (bench/ranking.py
+// mirrors that ranking in numpy to fit its constants); read only. params: project.
+// returns: zk_id, title, content, note_kind, created, embedding, follows, fixes, supersedes,
+//          entities, entity_notes, entity_kinds; created: epoch seconds; follows: the notes
+//          it FOLLOWS (written just before it in its session); fixes: the notes it FIXES;
+//          supersedes: the live notes it SUPERSEDES; entities: keys of the entities it
+//          MENTIONS; entity_notes, entity_kinds: how many notes mention each and its kind, in
+//          the same order
+MATCH (n:Note {project: $project, memory_type: 'permanent'})
+WHERE n.embedding IS NOT NULL
+RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
+       n.note_kind AS note_kind, n.created.epochSeconds AS created, n.embedding AS embedding,
+       COLLECT { MATCH (n)-[:FOLLOWS]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id }
+         AS follows,
+       COLLECT { MATCH (n)-[:FIXES]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id } AS fixes,
+       COLLECT { MATCH (n)-[:SUPERSEDES]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id }
+         AS supersedes,
+       COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.key ORDER BY e.key } AS entities,
+       COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.notes ORDER BY e.key }
+         AS entity_notes,
+       COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.kind ORDER BY e.key }
+         AS entity_kinds
+ORDER BY zk_id

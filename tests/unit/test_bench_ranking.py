@@ -1,0 +1,68 @@
+"""The numpy mirror of search_memory's ranking (bench/ranking.py) on notes whose signals are
+set by hand."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from bench.fit_ranking import fit, objective
+from bench.ranking import Asked, Notes, rank, score
+from kg_brain.search import Tuning
+
+FIELDS = ("content", "title", "keywords", "context")
+
+
+def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[assignment]
+          entities: list[dict[str, int]] | None = None, vectors: np.ndarray | None = None,
+          texts: list[str] | None = None, kinds: dict[str, str] | None = None) -> Notes:
+    ids = [f"n{i:02d}" for i in range(count)]
+    return Notes(ids=ids, kinds=np.asarray(["general"] * count),
+                 created=np.arange(count, dtype=np.float64),
+                 vectors=np.eye(count) if vectors is None else vectors,
+                 follows=np.zeros((0, 2), dtype=np.int64), fixes=np.zeros((0, 2), dtype=np.int64),
+                 supersedes=np.asarray(supersedes, dtype=np.int64).reshape(-1, 2),
+                 entities=entities or [{} for _ in ids], entity_kinds=kinds or {},
+                 texts=texts or [""] * count, order=np.arange(count))
+
+
+def asked(cosine: list[float], expected: set[int], holders: list[list[bool]] | None = None,
+          lexical: list[float] | None = None) -> Asked:
+    size = len(cosine)
+    lex = {f: np.zeros(size) for f in FIELDS}
+    if lexical:
+        lex["content"] = np.asarray(lexical)
+    return Asked(kind="lookup", contextual=False, history=False, cosine=np.asarray(cosine),
+                 lexical=lex, holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
+                 expected=expected, pairs=[])
+
+
+def test_a_superseded_note_yields_only_to_a_successor_the_query_reaches() -> None:
+    # note 0 is superseded by note 2; the query is about note 0, note 2 scores low
+    pool = notes(4, supersedes=[(2, 0)])
+    q = asked([0.8, 0.75, 0.1, 0.0], {0})
+    always = replace(Tuning(), supersede_share=0.0, same_n=0)
+    assert rank(pool, q, always)[0] == 1
+    assert rank(pool, q, replace(always, supersede_share=0.5))[0] == 0
+
+
+def test_a_hit_holding_the_asked_identifier_does_not_yield_to_a_later_look_alike() -> None:
+    same = np.ones((3, 3)) / np.sqrt(3)  # identical vectors: mutual cosine 1
+    pool = notes(3, vectors=same, entities=[{"prometheus": 2}, {"prometheus": 2}, {}],
+                 kinds={"prometheus": "tool"})
+    q = asked([0.6, 0.55, 0.0], {0}, holders=[[True, False, False]])
+    t = replace(Tuning(), same_n=3, w_exact=0.0)
+    assert rank(pool, q, t)[0] == 0
+    both = asked([0.6, 0.55, 0.0], {0}, holders=[[True, True, False]])
+    assert rank(pool, both, t)[0] == 1  # both hold it: the later states the current value
+
+
+def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
+    pool = notes(3)
+    q = asked([0.5, 0.6, 0.0], {0}, lexical=[9.0, 1.0, 0.0])
+    start = replace(Tuning(), w_lex=0.0, same_n=0)
+    assert score(pool, [q], start)[0][1]["hit@1"] == 0.0
+    fitted = fit([(pool, [q])], ["w_lex"], start)
+    assert fitted.w_lex > 0 and objective(score(pool, [q], fitted)) > objective(
+        score(pool, [q], start))
