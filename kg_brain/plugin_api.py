@@ -4,7 +4,7 @@ body, answering JSON.
 Why not MCP JSON-RPC: a plugin hook runs inside a model call, and over streamable HTTP each call
 needs an MCP session (initialize, its id, an SSE answer) and a `roots/list` round trip before the
 service knows the project. Here one request carries the workspace folder, which names the project
-by the same rule as an MCP root (kg_brain/project.py), its `session_id` the OpenCode session
+by the same rule as an MCP root (kg_brain/workspace.py), its `session_id` the OpenCode session
 whose notes it writes (kg_brain/client_session.py), and the answer is text ready to inject.
 Every action calls the same tool method an MCP client calls (kg_brain/tools/; recall calls the
 search beneath search_memory, without its access stamp), so redaction, validation and budgets
@@ -31,10 +31,11 @@ from kg_brain.errors import BrainError, InvalidInput, StoreUnavailable
 from kg_brain.llm import SessionDigest
 from kg_brain.models import Hit, NoteView
 from kg_brain.plugin import RECALL_BUDGET_TOKENS
+from kg_brain.project import claimer
 from kg_brain.redact.gate import gate
 from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
 from kg_brain.tools import BrainTools
-from kg_brain.workspace import workspace_project
+from kg_brain.workspace import Identity, workspace_identity
 
 log = logging.getLogger(__name__)
 PLUGIN_PATH = "/plugin/{action}"
@@ -83,14 +84,14 @@ def _budget(body: Body, default: int) -> int:
     return budget
 
 
-def _project(body: Body) -> str:
+def _workspace(body: Body) -> Identity:
     folder = body.get("directory")
     if not isinstance(folder, str) or not folder.strip():
         raise InvalidInput("'directory' (the workspace folder) is required")
-    project = workspace_project(Path(folder))
-    if project is None:
+    identity = workspace_identity(Path(folder))
+    if identity is None:
         raise InvalidInput(f"no project can be named after {folder!r}")
-    return project
+    return identity
 
 
 def error_signature(output: str) -> str:
@@ -162,6 +163,10 @@ class PluginActions:
     def __init__(self, tools: BrainTools) -> None:
         self.tools = tools
 
+    def _project(self, body: Body) -> str:
+        """The project of the workspace folder the body names, by the rule of an MCP root."""
+        return claimer(self.tools.brain.projects)(_workspace(body))
+
     def hidden(self, body: Body) -> Body:
         """A write's body with its secrets hidden as sent (or refused, SECRETS_MODE=reject),
         before any of it is cut to size or put on one line: the tools hide them again, but a
@@ -172,7 +177,7 @@ class PluginActions:
 
     def start(self, body: Body) -> Body:
         budget = _budget(body, DEFAULT_BUDGET_TOKENS)
-        ctx = self.tools.get_session_context(_project(body))
+        ctx = self.tools.get_session_context(self._project(body))
         text = render_start(ctx, budget)
         ids = [h.zk_id for h in (ctx.last_session, ctx.open_thread) if h is not None]
         ids += [h.zk_id for group in (ctx.pinned, ctx.project_context, ctx.decisions,
@@ -188,7 +193,7 @@ class PluginActions:
         shown = body.get("shown") or []
         if not isinstance(shown, list) or not all(isinstance(i, str) for i in shown):
             raise InvalidInput("'shown' must be a list of note ids")
-        project = _project(body)
+        project = self._project(body)
         if not message.strip():
             return {"project": project, "text": "", "ids": []}
         skip = set(shown[-MAX_SHOWN:])
@@ -225,7 +230,7 @@ class PluginActions:
         status = body.get("exit")
         content = f"{FAILED} (exit {status}): {COMMAND_LINE}{one_line(command)}" \
                   f"\n{output.strip()}"
-        recorded = self.tools.record_failure(content, _project(body), error_signature(output))
+        recorded = self.tools.record_failure(content, self._project(body), error_signature(output))
         return {"project": recorded.project, "zk_id": recorded.zk_id,
                 "seen_before": [m.zk_id for m in recorded.seen_before]}
 
@@ -252,18 +257,18 @@ class PluginActions:
             ([f"follow up on: {requests[-1]}"] if requests else []))
         handoff = self.tools.brain.deps.enricher.summarize_session(extract, requests)
         closed = self.tools.close_session(handoff.objective, handoff.completed, handoff.blockers,
-                                          handoff.next_steps, edited or None, _project(body))
+                                          handoff.next_steps, edited or None, self._project(body))
         return {"project": closed.project, "summary_zk_id": closed.summary_zk_id}
 
     def remember(self, body: Body) -> Body:
-        saved = self.tools.add_memory(_text(body, "text", 20_000), _project(body))
+        saved = self.tools.add_memory(_text(body, "text", 20_000), self._project(body))
         return {"project": saved.project, "zk_id": saved.zk_id, "title": saved.title,
                 "deduplicated": saved.deduplicated}
 
     def dream(self, body: Body) -> Body:
         """Without `apply`: the clusters a consolidation would merge; with it, merge those."""
         chosen = _texts(body, "apply")
-        report = self.tools.consolidate_clusters(_project(body), dry_run=not chosen,
+        report = self.tools.consolidate_clusters(self._project(body), dry_run=not chosen,
                                                  selected_cluster_ids=chosen or None)
         return report.model_dump(mode="json")
 

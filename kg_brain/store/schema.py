@@ -70,7 +70,8 @@ SCHEMA_INDEXES = frozenset({
     "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
     FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
-    "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created",
+    "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created", "project_id",
+    "project_key",
 })
 
 
@@ -119,6 +120,16 @@ def create_session_order_index(on: On) -> None:
     """Notes by (client session, creation time): the session order."""
 
 
+@autocommit("schema/create_project_id_constraint.cypher")
+def create_project_id_constraint(on: On) -> None:
+    """One Project node per workspace identity."""
+
+
+@autocommit("schema/create_project_key_constraint.cypher")
+def create_project_key_constraint(on: On) -> None:
+    """One workspace identity per project key."""
+
+
 @autocommit("schema/await_indexes.cypher")
 def await_indexes(on: On) -> None:
     """Until every index is online."""
@@ -127,7 +138,8 @@ def await_indexes(on: On) -> None:
 STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
               create_lease_constraint, create_revision_index, create_entity_constraint,
               create_entity_fulltext_index, create_forgotten_constraint,
-              create_session_order_index)
+              create_session_order_index, create_project_id_constraint,
+              create_project_key_constraint)
 
 
 def bootstrap_schema(db: Database) -> None:
