@@ -4,10 +4,11 @@ keys (rename, merge, split, the migration from folder names).
 Notes carry their project as a key (`project` on every note, entity and job, what every
 statement filters on). A workspace identity (kg_brain/workspace.py: a repository's root commit,
 a folder's path) is a `(:Project {id, key, name})` node: the first time an identity is seen it
-takes its readable name as key when no other project holds that name (no identity, no note),
-else the name and the first hex digits of its id (`api-3f2a9c1d`), so two repositories called
-`api` are filed, and shown, apart. Later calls find the key by the id, whatever the folder is
-called now. A move is undone by the reverse move of the same notes: `Journal` keeps them.
+takes its readable name as key when no other identity holds that name, else the name and the
+first hex digits of its id (`api-3f2a9c1d`), so two repositories called `api` are filed, and
+shown, apart. Notes already under the name (written before identities, or with an explicit
+project) are the first claimer's: a store keeps working as it was until `kg-brain migrate
+projects` sorts it. Later calls find the key by the id, whatever the folder is called now. A move is undone by the reverse move of the same notes: `Journal` keeps them.
 """
 
 from __future__ import annotations
@@ -68,8 +69,6 @@ class Projects:
                 return adopted["key"]
         name = validate.project(name)
         for key in candidates(id, name):
-            if statements.key_in_use(self.db, key=key)["used"]:
-                continue
             try:
                 return self._create(id, key, name)
             except Conflict:  # another identity took the key meanwhile

@@ -17,10 +17,6 @@ class Found(TypedDict):
     name: str | None
 
 
-class Used(TypedDict):
-    used: bool
-
-
 class ProjectRow(TypedDict):
     key: str
     name: str | None
@@ -57,11 +53,6 @@ def find_project(on: On, *, id: str) -> Found | None:
 @write("projects/adopt_project.cypher")
 def adopt_project(on: On, *, id: str, before: str) -> Key | None:
     """The project of the identity a repository had before its first commit, now its own."""
-
-
-@read("projects/key_in_use.cypher")
-def key_in_use(on: On, *, key: str) -> Used:
-    """Whether an identity or any note holds `key`."""
 
 
 @write("projects/create_project.cypher")
