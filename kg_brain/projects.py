@@ -8,7 +8,8 @@ takes its readable name as key when no other identity holds that name, else the 
 first hex digits of its id (`api-3f2a9c1d`), so two repositories called `api` are filed, and
 shown, apart. Notes already under the name (written before identities, or with an explicit
 project) are the first claimer's: a store keeps working as it was until `kg-brain migrate
-projects` sorts it. Later calls find the key by the id, whatever the folder is called now. A move is undone by the reverse move of the same notes: `Journal` keeps them.
+projects` sorts it. Later calls find the key by the id, whatever the folder is called now.
+A move is undone by the reverse move of the same notes: `Journal` keeps them.
 """
 
 from __future__ import annotations
