@@ -22,7 +22,7 @@ from kg_brain.clock import Clock
 from kg_brain.db import Database
 from kg_brain.errors import Conflict, InvalidInput, NotFound
 from kg_brain.store import projects as statements
-from kg_brain.store.projects import ProjectNode, ProjectRow
+from kg_brain.store.projects import Holdings, ProjectNode, ProjectRow
 
 MOVE_BATCH = 2000
 SHORT_ID = 8
@@ -88,6 +88,10 @@ class Projects:
 
     def listing(self) -> list[ProjectRow]:
         return statements.list_projects(self.db)
+
+    def holdings(self, keys: list[str]) -> Holdings:
+        """What the projects hold, to compare before and after a change."""
+        return statements.project_counts(self.db, keys=keys)
 
     def snapshot(self) -> Journal:
         """A journal to record a change in, holding the Project nodes as they are."""

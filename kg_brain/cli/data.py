@@ -1,5 +1,6 @@
 """`kg-brain` commands for looking at, moving and caring for the memory: export/import,
-MEMORY.md, migrations, schema check, seeding and the Obsidian mirror (browse: browse.py)."""
+MEMORY.md, migrations, schema check, seeding and the Obsidian mirror (browse: browse.py;
+projects: projects.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from kg_brain import validate
 from kg_brain.app import Brain
 from kg_brain.cli.browse import add_parser as add_browse_parser
 from kg_brain.cli.demo import seed_notes
+from kg_brain.cli.projects import cmd_migrate_projects
+from kg_brain.cli.projects import register as register_projects
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
 from kg_brain.store import admin, views
@@ -133,6 +136,8 @@ def cmd_import_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 # --- migrations and schema health ------------------------------------------------------------
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
+    if args.migration == "projects":
+        return cmd_migrate_projects(args, settings)
     project = validate.project(args.project) if args.project else None
     if args.migration == "graph":
         with _brain(settings) as brain:
@@ -215,6 +220,7 @@ def cmd_mirror(args: argparse.Namespace, settings: Settings) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_browse_parser(sub)
+    register_projects(sub)
     p = sub.add_parser("export", help="back up notes, links and revisions as JSON Lines")
     p.add_argument("path", help="output file ('-' for stdout)")
     p.add_argument("--project", action="append", default=[], help="only this project (repeat)")
@@ -238,9 +244,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("migrate", help="schema conformance migrations and the graph upgrade "
                        "(dry run by default)")
-    p.add_argument("migration", choices=["memory-schema", "note-kind", "memory-type", "graph"])
+    p.add_argument("migration", choices=["memory-schema", "note-kind", "memory-type", "graph",
+                                         "projects"])
     p.add_argument("--apply", action="store_true", help="apply (after writing a backup)")
     p.add_argument("--project", help="only this project")
+    p.add_argument("--scan", action="append", default=[], help="projects: also the git "
+                   "checkouts under this folder (repeat), beside the working directory's")
+    p.add_argument("--undo", help="projects: play back the journal an --apply printed")
     p.add_argument("--backup-dir", default="backups")
     p.set_defaults(handler=cmd_migrate)
 

@@ -41,6 +41,14 @@ class Moved(TypedDict):
     zk_ids: list[str]
 
 
+class Holdings(TypedDict):
+    notes: int
+    forgotten: int
+    links: int
+    revisions: int
+    mentions: int
+
+
 class Projects(TypedDict):
     projects: int
 
@@ -95,3 +103,8 @@ def restore_project_nodes(on: On, *, rows: list[ProjectNode], dropped: list[str]
 @write("projects/retarget_project.cypher")
 def retarget_project(on: On, *, source: str, target: str) -> Projects:
     """The identities of `source` filed under `target`."""
+
+
+@read("projects/project_counts.cypher")
+def project_counts(on: On, *, keys: list[str]) -> Holdings:
+    """What the projects hold: notes, tombstones, links, revisions, mentions."""

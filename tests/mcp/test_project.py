@@ -1,6 +1,6 @@
 """Project identity when the agent does not name one: the client's roots, then what the request
 names, then the setting, then the server's repository, then 'general'. Roots are asked once per
-MCP session. Workspaces are real git repositories (tests/support/git.py); identity itself is
+MCP session. Workspaces are real git repositories (bench/repos.py); identity itself is
 tested in tests/unit/test_workspace_identity.py, its agreement across every path in
 tests/mcp/test_project_identity.py."""
 
@@ -20,6 +20,7 @@ from fastmcp.exceptions import ToolError
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import Root
 
+from bench.repos import repository
 from kg_brain import project as project_module
 from kg_brain.app import Brain
 from kg_brain.localdb import free_port
@@ -27,7 +28,6 @@ from kg_brain.project import claimer, project_from_roots, resolve_project
 from kg_brain.wire import workspace_url
 from tests.mcp.test_http import http_server
 from tests.support.brains import make_settings
-from tests.support.git import repository
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
 

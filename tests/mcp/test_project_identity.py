@@ -15,13 +15,13 @@ from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StreamableHttpTransport
 
 from bench.cold_start import StdioSession
+from bench.repos import clone, repository, worktree
 from kg_brain.app import Brain
 from kg_brain.localdb import free_port
 from kg_brain.wire import workspace_url
 from tests.mcp.test_http import http_server
 from tests.mcp.test_relay import MCP, relay_env
 from tests.support.brains import make_settings
-from tests.support.git import clone, repository, worktree
 from tests.support.mcp import server_env
 from tests.support.neo4j import ServerUnderTest
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench.repos import clone, git, repository, worktree
 from kg_brain.workspace import Identity, client_identity, client_url, workspace_identity
 from tests.support.brains import make_settings
-from tests.support.git import clone, git, repository, worktree
 
 
 def identity(folder: Path) -> Identity:

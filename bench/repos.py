@@ -1,5 +1,5 @@
-"""Real git repositories for identity tests: the `git` binary in temporary folders, never a
-faked `.git`."""
+"""Real git repositories for the project identity tests and bench: the `git` binary in
+temporary folders, never a faked `.git`."""
 
 from __future__ import annotations
 
