@@ -50,8 +50,8 @@ def layout(base: Path, prefix: str, repos: int) -> dict[str, Path]:
     return folders
 
 
-def fill(brain: Brain, project: str, notes: int, seed: int) -> None:
-    """Synthetic notes with links, mentions and revisions."""
+def fill(brain: Brain, project: str, notes: int, seed: int) -> int:
+    """Synthetic notes with links, mentions and revisions; returns how many."""
     now = brain.clock()
     ids = populate(brain.db, project, notes, now, seed)
     rng = np.random.default_rng(seed)
@@ -59,11 +59,16 @@ def fill(brain: Brain, project: str, notes: int, seed: int) -> None:
         {"key": f"entity-{k}", "name": f"Entity {k}", "kind": "service"}
         for k in rng.choice(VOCABULARY, size=MENTIONS, replace=False)]} for i in ids]
     for start in range(0, len(rows), 1000):
-        brain.db.write_tx(lambda tx, b=rows[start:start + 1000]: replace_mentions(
-            tx, rows=b, now=now))
+        mention(brain, rows[start:start + 1000])
     kept = [{"note": i, "version": 1, "props": {"zk_id": i, "version": 1,
              "content": "an earlier version"}, "temporal": []} for i in ids[::10]]
     brain.db.write_tx(lambda tx: restore_revisions(tx, rows=kept))
+    return len(ids)
+
+
+def mention(brain: Brain, rows: list[dict[str, Any]]) -> None:
+    now = brain.clock()
+    brain.db.write_tx(lambda tx: replace_mentions(tx, rows=rows, now=now))
 
 
 def per_key(brain: Brain, keys: list[str]) -> dict[str, int]:

@@ -18,6 +18,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from bench.repos import git, repository
 from kg_brain.errors import InvalidInput
 from kg_brain.machine import launched_command
 from kg_brain.settings import load_settings
@@ -126,14 +127,15 @@ def test_wire_prints_kg_brains_own_lines_only(neo4j_server: ServerUnderTest, tmp
     assert lines and [line for line in lines if not OWN_LOG_LINE.match(line)] == []
 
 
-def test_a_workspace_url_names_the_workspaces_project(tmp_path: Path) -> None:
+def test_a_workspace_url_names_the_workspaces_repository(tmp_path: Path) -> None:
+    (repository(tmp_path / "alpha proj") / "src").mkdir()
     inside = tmp_path / "alpha proj" / "src"
-    inside.mkdir(parents=True)
-    (tmp_path / "alpha proj" / ".git").mkdir()
+    root = git(inside, "rev-list", "--max-parents=0", "HEAD")
     settings = make_settings(kg_brain_project=None, kg_brain_tools="core")
-    assert workspace_url(settings, URL, inside) == URL + "?project=alpha-proj&tools=core"
+    named = f"repo=git%3A{root}&name=alpha-proj&tools=core"
+    assert workspace_url(settings, URL, inside) == f"{URL}?{named}"
     assert workspace_url(settings, URL + "?project=old&tools=full&x=1", inside) == \
-        URL + "?x=1&project=alpha-proj&tools=core"
+        f"{URL}?x=1&{named}"
     assert workspace_url(make_settings(kg_brain_project="billing"), URL, inside) == \
         URL + "?project=billing&tools=full"
 
