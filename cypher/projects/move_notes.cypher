@@ -5,8 +5,10 @@
 // params: zk_ids; source; target; now.
 // returns: zk_ids; the notes moved
 UNWIND $zk_ids AS id
-MATCH (n {zk_id: id, project: $source})
-WHERE n:Note OR n:Forgotten
+OPTIONAL MATCH (live:Note {zk_id: id})
+OPTIONAL MATCH (gone:Forgotten {zk_id: id})
+WITH coalesce(live, gone) AS n
+WHERE n IS NOT NULL AND n.project = $source
 SET n.project = $target
 WITH n, CASE WHEN n.memory_type = 'archived' THEN 0 ELSE 1 END AS live
 CALL (n, live) {
@@ -19,8 +21,10 @@ CALL (n, live) {
   WITH e WHERE NOT EXISTS { (e)<-[:MENTIONS]-() }
   DELETE e
 }
-CALL (n) {
-  MATCH (j:Job {zk_id: n.zk_id, project: $source})
+WITH collect(n.zk_id) AS moved
+CALL (moved) {
+  MATCH (j:Job {project: $source})
+  WHERE j.zk_id IN moved
   SET j.project = $target
 }
-RETURN collect(n.zk_id) AS zk_ids
+RETURN moved AS zk_ids
