@@ -170,7 +170,7 @@ def test_wiring_creates_a_missing_file_where_the_client_reads_it(
     assert write_entry(path, client, client_entry(make_settings(), client, URL),
                        tmp_path / "backups") is None
     assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"].startswith(
-        URL + "?project=")
+        (URL + "?repo=", URL + "?project="))  # the working directory's workspace, or the setting
 
 
 def test_a_config_with_comments_is_left_alone(tmp_path: Path) -> None:
