@@ -216,6 +216,12 @@ class Brain:
             self._on_close.append(stop)
             return True
 
+    def __enter__(self) -> Brain:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def close(self) -> None:
         with self._guard:
             self.stopping.set()

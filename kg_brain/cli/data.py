@@ -35,15 +35,6 @@ def _out(text: str) -> None:
 
 
 @contextmanager
-def _brain(settings: Settings) -> Iterator[Brain]:
-    brain = Brain(settings)
-    try:
-        yield brain
-    finally:
-        brain.close()
-
-
-@contextmanager
 def _bars(totals: dict[str, int] | None = None) -> Iterator[Callable[[str, int], None]]:
     """Progress bars on stderr, one per phase, created on first use."""
     bars: dict[str, tqdm[Any]] = {}
@@ -77,7 +68,7 @@ def _atomic_write(path: Path, write: Callable[[Any], Any]) -> Any:
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
     projects = [validate.project(p) for p in args.project] or None
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         totals = sum(int(r["notes"]) for r in admin.note_counts(brain.db)
                      if projects is None or r["project"] in projects)
         with _bars({"notes": totals, "links and revisions": totals}) as bar:
@@ -94,7 +85,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
     is_backup, records = read_file(Path(args.path))
-    with _brain(settings) as brain, _bars() as bar:
+    with Brain(settings) as brain, _bars() as bar:
         if is_backup:
             counts = restore_records(brain.db, records, args.as_project, progress=bar)
             _out(f"restored {counts.notes} notes, {counts.links} links, {counts.revisions} "
@@ -113,7 +104,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 # --- MEMORY.md -------------------------------------------------------------------------------
 def cmd_export_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         text = export_memory_md(brain.db, args.project, brain.clock())
     if args.out:
         _atomic_write(Path(args.out), lambda fh: fh.write(text))
@@ -126,7 +117,7 @@ def cmd_export_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_import_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 
     text = Path(args.path).read_text(encoding="utf-8")
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         report = import_memory_md(brain.writer, text, validate.project(args.project))
     _out(f"added {len(report.added)}, matched existing {len(report.deduplicated)}, "
          f"already in the graph {len(report.known)}, ignored lines {report.ignored_lines}")
@@ -140,12 +131,12 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
         return cmd_migrate_projects(args, settings)
     project = validate.project(args.project) if args.project else None
     if args.migration == "graph":
-        with _brain(settings) as brain:
+        with Brain(settings) as brain:
             graph = upgrade_graph(brain.deps, brain.clock(), apply=args.apply, project=project,
                                   backup_dir=Path(args.backup_dir))
         _graph_report(graph, settings.link_top_k)
         return 0
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         report = migrate(brain.db, args.migration, brain.clock(), apply=args.apply,
                          project=project, backup_dir=Path(args.backup_dir))
     for c in report.changes:
@@ -180,7 +171,7 @@ def _graph_report(r: GraphReport, keep: int) -> None:
 def cmd_check_schema(args: argparse.Namespace, settings: Settings) -> int:
 
     project = validate.project(args.project) if args.project else None
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         violations = check_schema(brain.db, project)
     for v in violations:
         _out(f"{v.zk_id} ({v.project}): {'; '.join(v.problems)}")
@@ -196,7 +187,7 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
     is_backup, records = read_file(Path(args.path))
     if is_backup:
         raise InvalidInput(f"{args.path} is a backup; use `kg-brain import`")
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         for result in seed_notes(brain.writer, records):
             verb = "matched" if result.deduplicated else "added"
             _out(f"{verb} {result.note.zk_id} ({result.note.project}): {result.note.title}")
@@ -206,7 +197,7 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_mirror(args: argparse.Namespace, settings: Settings) -> int:
 
     project = validate.project(args.project) if args.project else None
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         mirror = brain.mirror
         if not mirror.enabled:
             raise InvalidInput("the mirror is off: set OBSIDIAN_API_KEY or OBSIDIAN_VAULT_PATH")

@@ -19,8 +19,6 @@ import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,15 +155,6 @@ def apply_plan(brain: Brain, plan: Plan, backups: Path) -> tuple[Path, Path, Hol
     return backup, _keep(journal, backups, "projects-undo"), before, projects.holdings(keys)
 
 
-@contextmanager
-def _brain(settings: Settings) -> Iterator[Brain]:
-    brain = Brain(settings)
-    try:
-        yield brain
-    finally:
-        brain.close()
-
-
 def _undo(brain: Brain, path: str) -> int:
     journal = Journal.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
     moved = brain.projects.undo(journal)
@@ -174,7 +163,7 @@ def _undo(brain: Brain, path: str) -> int:
 
 
 def cmd_migrate_projects(args: argparse.Namespace, settings: Settings) -> int:
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         if args.undo:
             return _undo(brain, args.undo)
         began = time.monotonic()
@@ -193,7 +182,7 @@ def cmd_migrate_projects(args: argparse.Namespace, settings: Settings) -> int:
 
 # --- kg-brain project ------------------------------------------------------------------------
 def cmd_project(args: argparse.Namespace, settings: Settings) -> int:
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         projects = brain.projects
         if args.action == "list":
             for r in projects.listing():
