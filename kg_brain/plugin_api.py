@@ -35,7 +35,7 @@ from kg_brain.project import claimer
 from kg_brain.redact.gate import gate
 from kg_brain.sessions import CHARS_PER_TOKEN, SessionContext
 from kg_brain.tools import BrainTools
-from kg_brain.workspace import Identity, workspace_identity
+from kg_brain.workspace import Identities, Identity
 
 log = logging.getLogger(__name__)
 PLUGIN_PATH = "/plugin/{action}"
@@ -84,11 +84,11 @@ def _budget(body: Body, default: int) -> int:
     return budget
 
 
-def _workspace(body: Body) -> Identity:
+def _workspace(body: Body, identities: Identities) -> Identity:
     folder = body.get("directory")
     if not isinstance(folder, str) or not folder.strip():
         raise InvalidInput("'directory' (the workspace folder) is required")
-    identity = workspace_identity(Path(folder))
+    identity = identities.of(Path(folder))
     if identity is None:
         raise InvalidInput(f"no project can be named after {folder!r}")
     return identity
@@ -162,10 +162,11 @@ class PluginActions:
 
     def __init__(self, tools: BrainTools) -> None:
         self.tools = tools
+        self.identities = Identities()
 
     def _project(self, body: Body) -> str:
         """The project of the workspace folder the body names, by the rule of an MCP root."""
-        return claimer(self.tools.brain.projects)(_workspace(body))
+        return claimer(self.tools.brain.projects)(_workspace(body, self.identities))
 
     def hidden(self, body: Body) -> Body:
         """A write's body with its secrets hidden as sent (or refused, SECRETS_MODE=reject),

@@ -22,6 +22,7 @@ import hashlib
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -124,6 +125,27 @@ def workspace_identity(folder: Path) -> Identity | None:
         return repository_identity(root)
     name = slug(folder.name)
     return Identity(_hashed("path", str(folder)), name) if name else None
+
+
+class Identities:
+    """Workspace identities remembered for `ttl_s` seconds: the OpenCode plugin names its folder
+    on every hook, and finding an identity runs git three times (about 10-20 ms). A first commit
+    or a new remote shows within that time."""
+
+    def __init__(self, ttl_s: float = 60.0, size: int = 1024) -> None:
+        self.ttl_s, self.size = ttl_s, size
+        self.known: dict[Path, tuple[float, Identity | None]] = {}
+
+    def of(self, folder: Path) -> Identity | None:
+        now = time.monotonic()
+        hit = self.known.get(folder)
+        if hit is not None and now - hit[0] < self.ttl_s:
+            return hit[1]
+        found = workspace_identity(folder)
+        if len(self.known) >= self.size:
+            self.known.clear()
+        self.known[folder] = (now, found)
+        return found
 
 
 def server_identity(settings: Settings, cwd: Path | None = None) -> str | Identity:

@@ -7,7 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.repos import clone, git, repository, worktree
-from kg_brain.workspace import Identity, client_identity, client_url, workspace_identity
+from kg_brain.workspace import (
+    Identities,
+    Identity,
+    client_identity,
+    client_url,
+    workspace_identity,
+)
 from tests.support.brains import make_settings
 
 
@@ -83,3 +89,16 @@ def test_a_wired_url_names_the_repository_the_same_in_every_clone(tmp_path: Path
     named = client_url(url, client_identity(make_settings(kg_brain_project="billing"), main),
                        "core")
     assert "project=billing" in named and "repo=" not in named
+
+
+def test_identities_are_remembered_for_their_time_to_live(tmp_path: Path) -> None:
+    empty = repository(tmp_path / "fresh", commits=0)
+    remembered, fresh = Identities(ttl_s=60), Identities(ttl_s=0)
+    before = remembered.of(empty)
+    assert before is not None and fresh.of(empty) == before
+    (empty / "a.txt").write_text("a", encoding="utf-8")
+    git(empty, "add", ".")
+    git(empty, "commit", "-q", "-m", "first")
+    assert remembered.of(empty) == before  # within its time to live
+    after = fresh.of(empty)
+    assert after is not None and after.before == before.id
