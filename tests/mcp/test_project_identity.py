@@ -15,7 +15,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StreamableHttpTransport
 
 from bench.cold_start import StdioSession
-from bench.repos import clone, repository, worktree
+from bench.repos import clone, git, repository, worktree
 from kg_brain.app import Brain
 from kg_brain.localdb import free_port
 from kg_brain.wire import workspace_url
@@ -141,3 +141,13 @@ def listed(transport: Any) -> tuple[str, set[str]]:
             return str(page["project"]), {str(n["title"]) for n in page["notes"]}
 
     return anyio.run(run)
+
+
+def test_a_repository_keeps_its_notes_through_its_first_commit(
+        server: FastMCP, project: str, tmp_path: Path) -> None:
+    fresh = repository(tmp_path / f"{project}-new", commits=0)
+    key, seen = write_and_list(server, fresh, facts("epsilon"))
+    git(fresh, "commit", "-q", "--allow-empty", "-m", "first")
+    assert write_and_list(server, fresh, []) == (key, seen)
+    later = clone(fresh, tmp_path / f"{project}-new-copy")  # has the commit: same project
+    assert write_and_list(server, later, []) == (key, titles("epsilon"))
