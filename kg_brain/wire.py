@@ -34,7 +34,7 @@ from kg_brain.errors import InvalidInput
 from kg_brain.private import ensure_token, token_file
 from kg_brain.relay import TOOLS_OPTION
 from kg_brain.settings import TOOL_PROFILES, Settings
-from kg_brain.workspace import client_identity, client_url
+from kg_brain.workspace import Identity, client_identity, client_url
 
 SERVER_NAME = "kg-brain"
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
@@ -168,6 +168,16 @@ def token_hint(settings: Settings, client: ClientFormat) -> str:
             "file itself).\n")
 
 
+def url_hint(settings: Settings, cwd: Path | None = None) -> str:
+    """A wired URL names the repository by its root commit; before the first commit it can only
+    name this machine's folder, which a teammate's clone does not share."""
+    named = client_identity(settings, cwd)
+    if isinstance(named, Identity) and not named.id.startswith("git:"):
+        return ("The URL names this folder (it is not a repository with commits): wire again "
+                "after the first commit before committing the file.\n")
+    return ""
+
+
 def workspace_url(settings: Settings, url: str, cwd: Path | None = None,
                   global_config: bool = False) -> str:
     """The service's URL naming the tool profile and, unless global, the workspace at `cwd`
@@ -245,7 +255,8 @@ def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
     if args.tools:
         settings = settings.model_copy(update={"kg_brain_tools": args.tools})
     path = config_path(settings, args.client, args.global_config)
-    hint = token_hint(settings, CLIENTS[args.client]) if args.url else ""
+    hint = "" if not args.url else token_hint(settings, CLIENTS[args.client]) + (
+        "" if args.global_config else url_hint(settings))
     launcher = None if args.url or args.global_config else machine.write_launcher()
     backup = write_entry(path, args.client,
                          client_entry(settings, args.client, args.url, args.global_config),

@@ -22,7 +22,14 @@ from bench.repos import git, repository
 from kg_brain.errors import InvalidInput
 from kg_brain.machine import launched_command
 from kg_brain.settings import load_settings
-from kg_brain.wire import client_entry, config_path, server_command, workspace_url, write_entry
+from kg_brain.wire import (
+    client_entry,
+    config_path,
+    server_command,
+    url_hint,
+    workspace_url,
+    write_entry,
+)
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
@@ -125,6 +132,13 @@ def test_wire_prints_kg_brains_own_lines_only(neo4j_server: ServerUnderTest, tmp
     assert f"Embedding model ready: {runtime}" in done.stdout
     lines = done.stderr.splitlines()
     assert lines and [line for line in lines if not OWN_LOG_LINE.match(line)] == []
+
+
+def test_wiring_a_url_before_the_first_commit_says_to_wire_again(tmp_path: Path) -> None:
+    settings = make_settings(kg_brain_project=None)
+    fresh = repository(tmp_path / "fresh", commits=0)
+    assert "wire again after the first commit" in url_hint(settings, fresh)
+    assert url_hint(settings, repository(tmp_path / "done")) == ""
 
 
 def test_a_workspace_url_names_the_workspaces_repository(tmp_path: Path) -> None:
