@@ -129,9 +129,12 @@ def _counts(label: str, held: Holdings) -> str:
     return f"{label}: " + ", ".join(f"{k} {v}" for k, v in held.items())
 
 
-def _journal_path(folder: Path, what: str) -> Path:
+def _journal_path(folder: Path, what: str, suffix: str = ".json") -> Path:
+    """A new file in `folder` that only the user may read (a backup holds the notes)."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return folder / f"{time.strftime('%Y%m%dT%H%M%S')}-{what}.json"
+    path = folder / f"{time.strftime('%Y%m%dT%H%M%S')}-{what}{suffix}"
+    path.touch(mode=0o600)
+    return path
 
 
 def _keep(journal: Journal, folder: Path, what: str) -> Path:
@@ -143,7 +146,7 @@ def _keep(journal: Journal, folder: Path, what: str) -> Path:
 def apply_plan(brain: Brain, plan: Plan, backups: Path) -> tuple[Path, Path, Holdings, Holdings]:
     """Backup, the binds and merges, the journal; returns (backup, journal, before, after)."""
     projects, keys = brain.projects, plan.keys()
-    backup = _journal_path(backups, "projects").with_suffix(".jsonl")
+    backup = _journal_path(backups, "projects", ".jsonl")
     with backup.open("w", encoding="utf-8") as fh:
         write_jsonl(export_records(brain.db, keys, now=brain.clock()), fh)
     before = projects.holdings(keys)
