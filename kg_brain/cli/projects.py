@@ -28,11 +28,18 @@ from kg_brain.projects import Journal, Projects, candidates
 from kg_brain.settings import Settings
 from kg_brain.store.projects import Holdings
 from kg_brain.views.backup import export_records, write_jsonl
-from kg_brain.workspace import Identity, repository_identity, slug, workspace_identity
+from kg_brain.workspace import (
+    Identity,
+    git_root,
+    repository_identity,
+    slug,
+    workspace_identity,
+)
 
 JOURNALS = "project-journals"
 SKIP = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox"})
 SCAN_DEPTH = 4
+SHOWN = 20  # unclaimed projects named in the plan
 
 
 def _out(text: str) -> None:
@@ -59,8 +66,10 @@ class Plan:
         return sorted({k for pair in self.merges for k in pair} | {k for _, k in self.binds})
 
 
-def checkouts(folders: list[Path], depth: int = SCAN_DEPTH) -> list[Checkout]:
-    """The git checkouts at and under `folders` (worktrees too: `.git` may be a file)."""
+def checkouts(folders: list[Path], here: Path | None = None,
+              depth: int = SCAN_DEPTH) -> list[Checkout]:
+    """The git checkouts at and under `folders` (worktrees too: `.git` may be a file), and the
+    one holding `here`."""
     found: dict[Path, Checkout] = {}
 
     def visit(folder: Path, left: int) -> None:
@@ -76,6 +85,9 @@ def checkouts(folders: list[Path], depth: int = SCAN_DEPTH) -> list[Checkout]:
             for child in children:
                 visit(child, left - 1)
 
+    root = git_root(here.resolve()) if here else None
+    if root is not None:
+        visit(root, 0)
     for folder in folders:
         visit(folder.resolve(), depth)
     return list(found.values())
@@ -120,9 +132,12 @@ def show_plan(plan: Plan) -> None:
              + ", ".join(str(c.root) for c in group) + f". Left as it is: give its notes to "
              f"one with `kg-brain project claim {old} --path DIR`, move some to another with "
              f"`kg-brain project split {old} --into KEY --matching TEXT`")
-    for old in plan.unclaimed:
-        _out(f"no checkout found for {old}: left as it is (--scan the folder holding it, or "
-             f"`kg-brain project claim {old} --path DIR`)")
+    if plan.unclaimed:
+        shown = ", ".join(plan.unclaimed[:SHOWN]) + (
+            f" and {len(plan.unclaimed) - SHOWN} more" if len(plan.unclaimed) > SHOWN else "")
+        _out(f"no checkout found for {len(plan.unclaimed)} project(s), left as they are: "
+             f"{shown} (--scan the folders holding them, or `kg-brain project claim KEY "
+             "--path DIR`)")
 
 
 def _counts(label: str, held: Holdings) -> str:
@@ -170,7 +185,7 @@ def cmd_migrate_projects(args: argparse.Namespace, settings: Settings) -> int:
         if args.undo:
             return _undo(brain, args.undo)
         began = time.monotonic()
-        plan = plan_migration(brain.projects, checkouts([Path.cwd(), *map(Path, args.scan)]))
+        plan = plan_migration(brain.projects, checkouts(list(map(Path, args.scan)), Path.cwd()))
         show_plan(plan)
         if not args.apply:
             _out(f"dry run: {len(plan.binds)} repositories, {len(plan.merges)} merge(s); add "
