@@ -38,6 +38,7 @@ from kg_brain.memory.reading import NoteReader
 from kg_brain.memory.revisions import Revisions
 from kg_brain.memory.write import Writer
 from kg_brain.mistakes import Mistakes
+from kg_brain.projects import Projects
 from kg_brain.search import Search
 from kg_brain.sessions import Sessions
 from kg_brain.settings import Settings
@@ -198,6 +199,11 @@ class Brain:
         return self._once("browsing", lambda: Browsing(self.deps))
 
     @property
+    def projects(self) -> Projects:
+        """Needs the database only: resolving a call's project never loads the model."""
+        return self._once("projects", lambda: Projects(self.db, self.clock))
+
+    @property
     def stats(self) -> Stats:
         return self._once("stats", lambda: Stats(self.deps))
 
@@ -209,6 +215,12 @@ class Brain:
                 return False
             self._on_close.append(stop)
             return True
+
+    def __enter__(self) -> Brain:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def close(self) -> None:
         with self._guard:

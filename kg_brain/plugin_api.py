@@ -4,7 +4,7 @@ body, answering JSON.
 Why not MCP JSON-RPC: a plugin hook runs inside a model call, and over streamable HTTP each call
 needs an MCP session (initialize, its id, an SSE answer) and a `roots/list` round trip before the
 service knows the project. Here one request carries the workspace folder, which names the project
-by the same rule as an MCP root (kg_brain/project.py), its `session_id` the OpenCode session
+by the same rule as an MCP root (kg_brain/workspace.py), its `session_id` the OpenCode session
 (a subagent's: its parent's) whose record it reads and brings up to date
 (kg_brain/plugin_session.py) and whose notes it writes (kg_brain/client_session.py), and the
 answer is text ready to inject. Every note is written by the same tool method an MCP client
@@ -42,9 +42,10 @@ from kg_brain.plugin_text import (
     render_start,
     render_warning,
 )
+from kg_brain.project import claimer
 from kg_brain.redact.gate import gate
 from kg_brain.tools import BrainTools
-from kg_brain.workspace import workspace_project
+from kg_brain.workspace import Identities, Identity
 
 log = logging.getLogger(__name__)
 PLUGIN_PATH = "/plugin/{action}"
@@ -80,14 +81,14 @@ def _budget(body: Body, default: int) -> int:
     return budget
 
 
-def _project(body: Body) -> str:
+def _workspace(body: Body, identities: Identities) -> Identity:
     folder = body.get("directory")
     if not isinstance(folder, str) or not folder.strip():
         raise InvalidInput("'directory' (the workspace folder) is required")
-    project = workspace_project(Path(folder))
-    if project is None:
+    identity = identities.of(Path(folder))
+    if identity is None:
         raise InvalidInput(f"no project can be named after {folder!r}")
-    return project
+    return identity
 
 
 def _delta(body: Body) -> Body:
@@ -105,6 +106,11 @@ class PluginActions:
         self.tools = tools
         brain = tools.brain
         self.sessions = PluginSessions(brain.db, brain.deps.clock)
+        self.identities = Identities()
+
+    def _project(self, body: Body) -> str:
+        """The project of the workspace folder the body names, by the rule of an MCP root."""
+        return claimer(self.tools.brain.projects)(_workspace(body, self.identities))
 
     def hidden(self, body: Body) -> Body:
         """A write's body with its secrets hidden as sent (or refused, SECRETS_MODE=reject),
@@ -133,7 +139,7 @@ class PluginActions:
         warning where a fix is known: the plugin holds such a command once); the session's open
         failures (a later run that passes resolves them). It reports nothing: the record is
         read, and only the start context is written to it."""
-        project = _project(body)
+        project = self._project(body)
         session = validate.session_id(body.get("session_id"))
         record = (self.sessions.load(session, project) if session
                   else SessionRecord(session_id="", project=project))
@@ -158,7 +164,7 @@ class PluginActions:
         shown = body.get("shown") or []
         if not isinstance(shown, list) or not all(isinstance(i, str) for i in shown):
             raise InvalidInput("'shown' must be a list of note ids")
-        project = _project(body)
+        project = self._project(body)
         if not message.strip():
             return {"project": project, "text": "", "ids": []}
         skip = set(shown[-MAX_SHOWN:])
@@ -195,7 +201,7 @@ class PluginActions:
         """A run that exited non-zero: stored as a mistake only when its output shows an error
         (kg_brain/plugin_session.py shows_error); then it is open in the session until a run of
         the same command passes, and the command's last outcome in the project is a failure."""
-        project = _project(body)
+        project = self._project(body)
         record = self.record(body, project)
         command, output = _text(body, "command", 1_000), _text(body, "output")
         key = _text(body, "key", 2_000) or one_line(command)
@@ -217,7 +223,7 @@ class PluginActions:
         session is resolved: with a fix note linked FIXES when a file was edited, another command
         run or the agent said what fixed it in between (the fix is what happened), without one
         when nothing was (it passed again)."""
-        project = _project(body)
+        project = self._project(body)
         record = self.record(body, project)
         command = one_line(_text(body, "command", 1_000))
         key = _text(body, "key", 2_000) or command
@@ -233,7 +239,7 @@ class PluginActions:
 
     def held(self, body: Body) -> Body:
         """The plugin held a command (its key in `held`): never again in this session."""
-        project = _project(body)
+        project = self._project(body)
         self.save(self.record(body, project))
         return {"project": project}
 
@@ -243,7 +249,7 @@ class PluginActions:
         it; the faithful extract or, with an LLM configured, the model's summary of it (the
         extract again when the model fails). A session with no request of the user (only
         commands such as /remember) gets none."""
-        project = _project(body)
+        project = self._project(body)
         record = self.record(body, project)
         if not record.requests:
             self.save(record)
@@ -279,14 +285,14 @@ class PluginActions:
             [f"follow up on: {record.requests[-1]}"])
 
     def remember(self, body: Body) -> Body:
-        saved = self.tools.add_memory(_text(body, "text", 20_000), _project(body))
+        saved = self.tools.add_memory(_text(body, "text", 20_000), self._project(body))
         return {"project": saved.project, "zk_id": saved.zk_id, "title": saved.title,
                 "deduplicated": saved.deduplicated}
 
     def dream(self, body: Body) -> Body:
         """Without `apply`: the clusters a consolidation would merge; with it, merge those."""
         chosen = _texts(body, "apply")
-        report = self.tools.consolidate_clusters(_project(body), dry_run=not chosen,
+        report = self.tools.consolidate_clusters(self._project(body), dry_run=not chosen,
                                                  selected_cluster_ids=chosen or None)
         return report.model_dump(mode="json")
 

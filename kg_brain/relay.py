@@ -15,7 +15,8 @@ Neo4j), the window is served in-process as `kg-brain serve` would, and a service
 the background (KG_BRAIN_SERVICE_START), detached so that it outlives this window
 (kg_brain/service.py), for the next window to find warm.
 
-Every request names the window's project and tool profile in the URL (kg_brain/workspace.py),
+Every request names the window's workspace (its repository's identity and name, or
+KG_BRAIN_PROJECT) and tool profile in the URL (kg_brain/workspace.py),
 so the service files calls under it even when the client offers no roots, and lists the tools
 this window was wired with; and the window itself in a header, one id per relay process, whose
 notes form one session order. When the service goes away under a
@@ -40,7 +41,7 @@ from urllib.parse import urlsplit
 from kg_brain import service
 from kg_brain.private import service_token
 from kg_brain.settings import Settings
-from kg_brain.workspace import SESSION_HEADER, client_url, default_project
+from kg_brain.workspace import SESSION_HEADER, client_identity, client_url
 
 log = logging.getLogger(__name__)
 MCP_COMMAND = "mcp"
@@ -296,7 +297,7 @@ def forward(settings: Settings) -> int | None:
         return None
     found = probe(settings)
     if found is not None and serves_this_window(found, settings):
-        url = client_url(service_url(settings), default_project(settings),
+        url = client_url(service_url(settings), client_identity(settings),
                          settings.kg_brain_tools)
         log.info("forwarding to the shared kg-brain service at %s", url)
         return Relay(settings, url, sys.stdout.buffer).run(sys.stdin.buffer)

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from kg_brain.app import Brain
 from kg_brain.errors import BrainError
-from kg_brain.project import resolve_project
+from kg_brain.project import claimer, resolve_project
 
 F = TypeVar("F", bound=Callable[..., Any])
 NOTE_URI = "kg-brain://note/{zk_id}"
@@ -93,7 +93,8 @@ def register(mcp: FastMCP, brain: Brain) -> None:
 
     @domain_errors(ResourceError)
     def project(name: str) -> str:
-        return brain.browsing.overview(resolve_project(brain.settings, name)).model_dump_json()
+        return brain.browsing.overview(
+            resolve_project(brain.settings, name, claimer(brain.projects))).model_dump_json()
 
     mcp.resource(NOTE_URI, name="note", mime_type="application/json",
                  description="one note in full: content, context, links, entities")(note)

@@ -26,6 +26,7 @@ from kg_brain.errors import BrainError, SetupError
 from kg_brain.guard import http_middleware
 from kg_brain.maintenance import SessionScheduler, start_in_background
 from kg_brain.private import tighten_install
+from kg_brain.project import SpawnedIn
 from kg_brain.relay import HEALTH_PATH, health
 from kg_brain.service import (
     START_LOCK_OPTION,
@@ -126,6 +127,7 @@ def serve(settings: Settings, brain: Brain, mcp: Any, http: bool = False,
         if http:
             _serve_http(settings, brain, mcp, host, port, start_lock)
         else:
+            mcp.add_middleware(SpawnedIn(settings))
             mcp.add_middleware(SessionScheduler(brain))
             mcp.run("stdio", show_banner=False)
     except KeyboardInterrupt:
@@ -195,9 +197,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http", action="store_true",
                         help="streamable HTTP instead of stdio (default 127.0.0.1:8765/mcp). One "
                              "server serves every workspace: a call without `project` goes to "
-                             "the client's workspace (its first MCP root, named after the git "
-                             "root holding it), else KG_BRAIN_PROJECT, else the git root of the "
-                             "server's working directory, else 'general'")
+                             "the client's workspace (its first MCP root, named by the "
+                             "repository holding it), else what its URL names, else "
+                             "KG_BRAIN_PROJECT, else the repository of the server's working "
+                             "directory, else 'general'")
     parser.add_argument("--host", help="HTTP bind address (KG_BRAIN_HTTP_HOST); beyond loopback "
                                        "list the names clients use in "
                                        "KG_BRAIN_HTTP_ALLOWED_HOSTS")

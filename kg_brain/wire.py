@@ -5,11 +5,11 @@ The entry runs `kg-brain mcp` (stdio: a light relay to the warm shared service,
 kg_brain/relay.py) with this installation's Python, so it works from a wheel as from a checkout: a
 workspace's entry through the launcher in kg-brain's user folder (kg_brain/machine.py), written
 here, so that the file holds nothing of this machine; a `--global` entry names the interpreter. With
-`--url` it points the client at a running `kg-brain serve --http`, naming the workspace's project
-in the URL (`?project=`, kg_brain/workspace.py) so that calls land there even from clients that
-offer no MCP roots (the 2026-07-28 protocol has none); a `--global` entry names none. The
-entry also names the client's tool profile (kg_brain/profiles.py): an argument of the stdio
-command, a query parameter of the URL.
+`--url` it points the client at a running `kg-brain serve --http`, naming the workspace in the
+URL (`?repo=&name=`, the repository's identity, kg_brain/workspace.py) so that calls land in its
+project even from clients that offer no MCP roots (the 2026-07-28 protocol has none); a
+`--global` entry names none. The entry also names the client's tool profile
+(kg_brain/profiles.py): an argument of the stdio command, a query parameter of the URL.
 The rest of the file is kept as it was and the previous version is saved in the state folder
 (`wire-backups/`), never next to the file: a workspace's file sits in the user's repository.
 A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
@@ -34,7 +34,7 @@ from kg_brain.errors import InvalidInput
 from kg_brain.private import ensure_token, token_file
 from kg_brain.relay import TOOLS_OPTION
 from kg_brain.settings import TOOL_PROFILES, Settings
-from kg_brain.workspace import client_url, default_project
+from kg_brain.workspace import Identity, client_identity, client_url
 
 SERVER_NAME = "kg-brain"
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
@@ -168,12 +168,23 @@ def token_hint(settings: Settings, client: ClientFormat) -> str:
             "file itself).\n")
 
 
+def url_hint(settings: Settings, cwd: Path | None = None) -> str:
+    """A wired URL names the repository by its root commit; before the first commit it can only
+    name this machine's folder, which a teammate's clone does not share."""
+    named = client_identity(settings, cwd)
+    if isinstance(named, Identity) and not named.id.startswith("git:"):
+        return ("The URL names this folder (it is not a repository with commits): wire again "
+                "after the first commit before committing the file.\n")
+    return ""
+
+
 def workspace_url(settings: Settings, url: str, cwd: Path | None = None,
                   global_config: bool = False) -> str:
-    """The service's URL naming the tool profile and, unless global, the project of the
-    workspace at `cwd` (the working directory)."""
-    project = None if global_config else default_project(settings, cwd)
-    return client_url(url, project, settings.kg_brain_tools)
+    """The service's URL naming the tool profile and, unless global, the workspace at `cwd`
+    (the working directory): its repository's root commit and name, the same in every clone
+    (a folder outside git: a hash of its path), or KG_BRAIN_PROJECT."""
+    named = None if global_config else client_identity(settings, cwd)
+    return client_url(url, named, settings.kg_brain_tools)
 
 
 def client_entry(settings: Settings, name: str, url: str | None,
@@ -244,7 +255,8 @@ def cmd_wire(args: argparse.Namespace, settings: Settings) -> int:
     if args.tools:
         settings = settings.model_copy(update={"kg_brain_tools": args.tools})
     path = config_path(settings, args.client, args.global_config)
-    hint = token_hint(settings, CLIENTS[args.client]) if args.url else ""
+    hint = "" if not args.url else token_hint(settings, CLIENTS[args.client]) + (
+        "" if args.global_config else url_hint(settings))
     launcher = None if args.url or args.global_config else machine.write_launcher()
     backup = write_entry(path, args.client,
                          client_entry(settings, args.client, args.url, args.global_config),

@@ -1,5 +1,6 @@
 """`kg-brain` commands for looking at, moving and caring for the memory: export/import,
-MEMORY.md, migrations, schema check, seeding and the Obsidian mirror (browse: browse.py)."""
+MEMORY.md, migrations, schema check, seeding and the Obsidian mirror (browse: browse.py;
+projects: projects.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from kg_brain import validate
 from kg_brain.app import Brain
 from kg_brain.cli.browse import add_parser as add_browse_parser
 from kg_brain.cli.demo import seed_notes
+from kg_brain.cli.projects import cmd_migrate_projects
+from kg_brain.cli.projects import register as register_projects
 from kg_brain.errors import InvalidInput
 from kg_brain.settings import Settings
 from kg_brain.store import admin, views
@@ -29,15 +32,6 @@ from kg_brain.views.upgrade import GraphReport, upgrade_graph
 
 def _out(text: str) -> None:
     sys.stdout.write(text + "\n")
-
-
-@contextmanager
-def _brain(settings: Settings) -> Iterator[Brain]:
-    brain = Brain(settings)
-    try:
-        yield brain
-    finally:
-        brain.close()
 
 
 @contextmanager
@@ -74,7 +68,7 @@ def _atomic_write(path: Path, write: Callable[[Any], Any]) -> Any:
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
     projects = [validate.project(p) for p in args.project] or None
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         totals = sum(int(r["notes"]) for r in admin.note_counts(brain.db)
                      if projects is None or r["project"] in projects)
         with _bars({"notes": totals, "links and revisions": totals}) as bar:
@@ -91,7 +85,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
     is_backup, records = read_file(Path(args.path))
-    with _brain(settings) as brain, _bars() as bar:
+    with Brain(settings) as brain, _bars() as bar:
         if is_backup:
             counts = restore_records(brain.db, records, args.as_project, progress=bar)
             _out(f"restored {counts.notes} notes, {counts.links} links, {counts.revisions} "
@@ -110,7 +104,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 # --- MEMORY.md -------------------------------------------------------------------------------
 def cmd_export_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         text = export_memory_md(brain.db, args.project, brain.clock())
     if args.out:
         _atomic_write(Path(args.out), lambda fh: fh.write(text))
@@ -123,7 +117,7 @@ def cmd_export_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_import_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 
     text = Path(args.path).read_text(encoding="utf-8")
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         report = import_memory_md(brain.writer, text, validate.project(args.project))
     _out(f"added {len(report.added)}, matched existing {len(report.deduplicated)}, "
          f"already in the graph {len(report.known)}, ignored lines {report.ignored_lines}")
@@ -133,14 +127,16 @@ def cmd_import_memory_md(args: argparse.Namespace, settings: Settings) -> int:
 # --- migrations and schema health ------------------------------------------------------------
 def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
+    if args.migration == "projects":
+        return cmd_migrate_projects(args, settings)
     project = validate.project(args.project) if args.project else None
     if args.migration == "graph":
-        with _brain(settings) as brain:
+        with Brain(settings) as brain:
             graph = upgrade_graph(brain.deps, brain.clock(), apply=args.apply, project=project,
                                   backup_dir=Path(args.backup_dir))
         _graph_report(graph, settings.link_top_k)
         return 0
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         report = migrate(brain.db, args.migration, brain.clock(), apply=args.apply,
                          project=project, backup_dir=Path(args.backup_dir))
     for c in report.changes:
@@ -175,7 +171,7 @@ def _graph_report(r: GraphReport, keep: int) -> None:
 def cmd_check_schema(args: argparse.Namespace, settings: Settings) -> int:
 
     project = validate.project(args.project) if args.project else None
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         violations = check_schema(brain.db, project)
     for v in violations:
         _out(f"{v.zk_id} ({v.project}): {'; '.join(v.problems)}")
@@ -191,7 +187,7 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
     is_backup, records = read_file(Path(args.path))
     if is_backup:
         raise InvalidInput(f"{args.path} is a backup; use `kg-brain import`")
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         for result in seed_notes(brain.writer, records):
             verb = "matched" if result.deduplicated else "added"
             _out(f"{verb} {result.note.zk_id} ({result.note.project}): {result.note.title}")
@@ -201,7 +197,7 @@ def cmd_seed(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_mirror(args: argparse.Namespace, settings: Settings) -> int:
 
     project = validate.project(args.project) if args.project else None
-    with _brain(settings) as brain:
+    with Brain(settings) as brain:
         mirror = brain.mirror
         if not mirror.enabled:
             raise InvalidInput("the mirror is off: set OBSIDIAN_API_KEY or OBSIDIAN_VAULT_PATH")
@@ -215,6 +211,7 @@ def cmd_mirror(args: argparse.Namespace, settings: Settings) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_browse_parser(sub)
+    register_projects(sub)
     p = sub.add_parser("export", help="back up notes, links and revisions as JSON Lines")
     p.add_argument("path", help="output file ('-' for stdout)")
     p.add_argument("--project", action="append", default=[], help="only this project (repeat)")
@@ -238,9 +235,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("migrate", help="schema conformance migrations and the graph upgrade "
                        "(dry run by default)")
-    p.add_argument("migration", choices=["memory-schema", "note-kind", "memory-type", "graph"])
+    p.add_argument("migration", choices=["memory-schema", "note-kind", "memory-type", "graph",
+                                         "projects"])
     p.add_argument("--apply", action="store_true", help="apply (after writing a backup)")
     p.add_argument("--project", help="only this project")
+    p.add_argument("--scan", action="append", default=[], help="projects: also the git "
+                   "checkouts under this folder (repeat), beside the working directory's")
+    p.add_argument("--undo", help="projects: play back the journal an --apply printed")
     p.add_argument("--backup-dir", default="backups")
     p.set_defaults(handler=cmd_migrate)
 

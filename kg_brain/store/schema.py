@@ -71,7 +71,7 @@ SCHEMA_INDEXES = frozenset({
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
     FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
     "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created",
-    "plugin_session_id", "command_run_key",
+    "plugin_session_id", "command_run_key", "project_id", "project_key",
 })
 
 
@@ -130,6 +130,16 @@ def create_command_run_index(on: On) -> None:
     """Commands' last outcomes by project and key."""
 
 
+@autocommit("schema/create_project_id_constraint.cypher")
+def create_project_id_constraint(on: On) -> None:
+    """One Project node per workspace identity."""
+
+
+@autocommit("schema/create_project_key_constraint.cypher")
+def create_project_key_constraint(on: On) -> None:
+    """One workspace identity per project key."""
+
+
 @autocommit("schema/await_indexes.cypher")
 def await_indexes(on: On) -> None:
     """Until every index is online."""
@@ -139,7 +149,8 @@ STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
               create_lease_constraint, create_revision_index, create_entity_constraint,
               create_entity_fulltext_index, create_forgotten_constraint,
               create_session_order_index, create_plugin_session_constraint,
-              create_command_run_index)
+              create_command_run_index, create_project_id_constraint,
+              create_project_key_constraint)
 
 
 def bootstrap_schema(db: Database) -> None:

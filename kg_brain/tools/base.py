@@ -11,7 +11,7 @@ from pydantic import Field
 
 from kg_brain import client_session
 from kg_brain.app import Brain
-from kg_brain.project import resolve_project
+from kg_brain.project import claimer, resolve_project
 
 ALL_PROJECTS = "*"
 
@@ -21,8 +21,8 @@ LinkTypeName = Literal["RELATES_TO", "SUPPORTS", "EXTENDS", "CONTRADICTS", "CAUS
                        "SUPERSEDES", "PART_OF", "FOLLOWS"]
 MemoryTypeName = Literal["permanent", "fleeting", "archived"]
 ProjectArg = Annotated[str | None, Field(
-    description="project name; omit for this workspace's project (the client's workspace, else "
-                "KG_BRAIN_PROJECT, else the server's git root, else 'general')")]
+    description="project name; omit for this workspace's project (the repository of the "
+                "client's workspace, else KG_BRAIN_PROJECT, else the server's, else 'general')")]
 ScopeArg = Annotated[str | None, Field(
     description="project name, '*' for all projects; omit for this workspace's project")]
 ZkId = Annotated[str, Field(description="note id, ZK- followed by 8 hex digits")]
@@ -58,7 +58,7 @@ class ToolArea:
         self.brain = brain
 
     def _project(self, given: str | None) -> str:
-        return resolve_project(self.brain.settings, given)
+        return resolve_project(self.brain.settings, given, claimer(self.brain.projects))
 
     @staticmethod
     def _session() -> str | None:

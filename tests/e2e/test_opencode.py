@@ -111,8 +111,9 @@ def test_two_opencode_workspaces_on_one_http_server_get_two_projects(
             workspace = git_workspace(tmp_path / "workspaces", name, url)
             wire(workspace, env, tmp_path / "home", "--url", mcp_url)
             wired = (workspace / "opencode.json").read_text()
-            assert json.loads(wired)["mcp"]["kg-brain"]["url"] == \
-                f"{mcp_url}?project={name}&tools=full"
+            named = json.loads(wired)["mcp"]["kg-brain"]["url"]  # the repository, no path
+            assert named.startswith(f"{mcp_url}?repo=gitdir%3A") and \
+                named.endswith(f"&name={name}&tools=full") and str(tmp_path) not in named
             token = tmp_path / "kg-data" / "state" / "token"  # made by the service, referenced
             assert f"{{file:{token}}}" in wired and token.read_text().strip() not in wired
             _, seen[name] = run_script(model, [

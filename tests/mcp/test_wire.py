@@ -18,10 +18,18 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from bench.repos import git, repository
 from kg_brain.errors import InvalidInput
 from kg_brain.machine import launched_command
 from kg_brain.settings import load_settings
-from kg_brain.wire import client_entry, config_path, server_command, workspace_url, write_entry
+from kg_brain.wire import (
+    client_entry,
+    config_path,
+    server_command,
+    url_hint,
+    workspace_url,
+    write_entry,
+)
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
@@ -126,14 +134,22 @@ def test_wire_prints_kg_brains_own_lines_only(neo4j_server: ServerUnderTest, tmp
     assert lines and [line for line in lines if not OWN_LOG_LINE.match(line)] == []
 
 
-def test_a_workspace_url_names_the_workspaces_project(tmp_path: Path) -> None:
+def test_wiring_a_url_before_the_first_commit_says_to_wire_again(tmp_path: Path) -> None:
+    settings = make_settings(kg_brain_project=None)
+    fresh = repository(tmp_path / "fresh", commits=0)
+    assert "wire again after the first commit" in url_hint(settings, fresh)
+    assert url_hint(settings, repository(tmp_path / "done")) == ""
+
+
+def test_a_workspace_url_names_the_workspaces_repository(tmp_path: Path) -> None:
+    (repository(tmp_path / "alpha proj") / "src").mkdir()
     inside = tmp_path / "alpha proj" / "src"
-    inside.mkdir(parents=True)
-    (tmp_path / "alpha proj" / ".git").mkdir()
+    root = git(inside, "rev-list", "--max-parents=0", "HEAD")
     settings = make_settings(kg_brain_project=None, kg_brain_tools="core")
-    assert workspace_url(settings, URL, inside) == URL + "?project=alpha-proj&tools=core"
+    named = f"repo=git%3A{root}&name=alpha-proj&tools=core"
+    assert workspace_url(settings, URL, inside) == f"{URL}?{named}"
     assert workspace_url(settings, URL + "?project=old&tools=full&x=1", inside) == \
-        URL + "?x=1&project=alpha-proj&tools=core"
+        f"{URL}?x=1&{named}"
     assert workspace_url(make_settings(kg_brain_project="billing"), URL, inside) == \
         URL + "?project=billing&tools=full"
 
@@ -168,7 +184,7 @@ def test_wiring_creates_a_missing_file_where_the_client_reads_it(
     assert write_entry(path, client, client_entry(make_settings(), client, URL),
                        tmp_path / "backups") is None
     assert json.loads(path.read_text())[SECTION[client]]["kg-brain"]["url"].startswith(
-        URL + "?project=")
+        (URL + "?repo=", URL + "?project="))  # the working directory's workspace, or the setting
 
 
 def test_a_config_with_comments_is_left_alone(tmp_path: Path) -> None:
