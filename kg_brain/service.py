@@ -13,11 +13,17 @@ exclusive flock) without waiting, and a starter that finds it taken, or the port
 listening, starts nothing. The service it starts inherits the lock and lets it go once it listens
 (or when it exits), so no second start slips in while the first is loading. The port is the
 arbiter beyond that (a `kg-brain serve --http` run by hand takes no lock): a service binds it
-before anything else, and one that cannot exits at once. The service writes `service.pid` only
-once it listens and removes it when it stops, `kg-brain service stop` signals it, and with
+before anything else, and one that cannot exits at once with PORT_HELD (a user unit does not
+restart it for that). The service writes `service.pid` only once it listens and removes it when
+it stops, `kg-brain service stop` signals it, and with
 KG_BRAIN_SERVICE_IDLE_S set it stops itself once no request has been in flight for that long (an
-open window keeps a stream open, so it counts as activity). Standard library only: the relay
-imports this module.
+open window keeps a stream open, so it counts as activity).
+
+This machine's clients (the relay, the OpenCode plugin) reach it through `service.sock`, a Unix
+socket in the state folder (0700), never through the port: any account can listen on a free
+port, only this user can reach into that folder, so the token they send goes to this user's
+service and nobody else. The port serves what is wired with `--url`. Standard library only (and
+kg_brain/private.py): the relay imports this module.
 """
 
 from __future__ import annotations
@@ -32,15 +38,21 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from kg_brain.errors import SetupError
+from kg_brain.private import private_dir
 from kg_brain.settings import Settings
 
 log = logging.getLogger(__name__)
 PID_FILE = "service.pid"
 LOG_FILE = "service.log"
 LOCK_FILE = "service.lock"
+SOCKET_FILE = "service.sock"  # where this machine's clients reach the service
+PORT_HELD = 98  # the exit status of a service whose port another process holds (EADDRINUSE's errno)
 SERVE = ["-m", "kg_brain.cli", "serve", "--http"]
 START_LOCK_OPTION = "--start-lock-fd"  # the inherited start lock, let go once the service listens
 # The launcher starts the service and exits, so the service is reparented away from the window;
@@ -53,10 +65,12 @@ STOP_WAIT_S = 30.0
 
 
 def state_folder(settings: Settings) -> Path:
-    """The state folder, private to the user (it also holds the service's token)."""
-    folder = settings.state_dir
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return folder
+    """The state folder, private to the user (it holds the service's token and socket)."""
+    return private_dir(settings.state_dir)
+
+
+def socket_path(settings: Settings) -> Path:
+    return settings.state_dir / SOCKET_FILE
 
 
 def log_path(settings: Settings) -> Path:
@@ -72,11 +86,8 @@ def spawn(settings: Settings) -> bool:
     """Start `kg-brain serve --http` detached from this process (see the module docstring),
     unless another start is under way or a service listens already; True when this call
     started one. Returns once the launcher has exited, not once the service answers."""
-    folder = state_folder(settings)
-    with open(folder / LOCK_FILE, "ab") as lock:
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+    with start_lock(settings) as lock:
+        if lock is None:
             log.info("the shared kg-brain service is being started by another client")
             return False
         if listening(settings):
@@ -86,9 +97,10 @@ def spawn(settings: Settings) -> bool:
             os.chmod(out.name, 0o600)
             fd = str(lock.fileno())
             subprocess.run([sys.executable, "-c", LAUNCHER, fd, *serve_command(),
-                            START_LOCK_OPTION, fd], cwd=folder, stdin=subprocess.DEVNULL,
+                            START_LOCK_OPTION, fd], stdin=subprocess.DEVNULL,
                            stdout=out, stderr=out, pass_fds=(lock.fileno(),),
-                           start_new_session=True, check=False, timeout=30)
+                           start_new_session=True, check=False, timeout=30,
+                           cwd=settings.state_dir)
     log.info("started the shared kg-brain service in the background (log: %s)",
              log_path(settings))
     return True
@@ -125,6 +137,43 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def bind_socket(settings: Settings) -> socket.socket:
+    """The service's Unix socket, bound once it holds the port (so a socket left by a service
+    that died is its to replace): in the private state folder, itself 0600."""
+    path = socket_path(settings)
+    state_folder(settings)
+    if path.is_socket():
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        os.chmod(path, 0o600)
+        sock.listen(BACKLOG)
+    except OSError as exc:
+        sock.close()
+        raise SetupError(f"cannot listen on {path} ({exc}): set KG_BRAIN_DATA_DIR to a shorter "
+                         "path (a Unix socket's path has at most 107 bytes)") from None
+    return sock
+
+
+@contextmanager
+def start_lock(settings: Settings) -> Iterator[IO[bytes] | None]:
+    """The start lock, taken without waiting; None when another client holds it."""
+    with open(state_folder(settings) / LOCK_FILE, "ab") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield None
+            return
+        yield lock
+
+
+def starting(settings: Settings) -> bool:
+    """Whether another client is starting the service now (it holds the start lock)."""
+    with start_lock(settings) as lock:
+        return lock is None
+
+
 def release_start_lock(fd: int | None) -> None:
     """The service listens: let other clients start one again (they will find it instead)."""
     if fd is not None:
@@ -144,8 +193,10 @@ def write_pid(settings: Settings, port: int) -> Path:
 
 
 def remove_pid(settings: Settings) -> None:
-    """Remove the pid file if it is still this process's (a newer service may have replaced it)."""
+    """Remove the pid file and the socket if they are still this process's (a newer service may
+    have replaced them)."""
     if read_pid(settings).get("pid") == os.getpid():
+        socket_path(settings).unlink(missing_ok=True)
         (settings.state_dir / PID_FILE).unlink(missing_ok=True)
 
 
