@@ -181,7 +181,7 @@ class Relay:
         generation = self.generation
         try:
             self._send(message)
-        except (ConnectionRefusedError, SessionLost) as exc:
+        except (ConnectionRefusedError, FileNotFoundError, SessionLost) as exc:  # never sent
             if message is self.opened or not self.reopen(generation):
                 self._fail(message, exc)
                 return

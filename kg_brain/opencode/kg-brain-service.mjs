@@ -67,6 +67,7 @@ export class Memory {
     this.log = log
     this.warned = false
     this.started = false // a start was launched and the service has not answered since
+    this.starting = false // that start's command still runs: a refused call is no news
     this.down = false // timed out: no call waits for it until its /health answers
     this.recheckMs = 0
   }
@@ -149,7 +150,7 @@ export class Memory {
   failed(error, timeout) {
     if (error?.name === "TimeoutError") return this.trip(timeout)
     const code = error?.cause?.code ?? error?.code
-    if (REFUSED.has(code) && this.start()) return
+    if (REFUSED.has(code) && (this.starting || this.start())) return
     this.warn(`${this.where()} did not answer (${code ?? error?.name ?? error})`)
   }
 
@@ -183,11 +184,13 @@ export class Memory {
 
   // Nothing listens: start the shared service once (`kg-brain service start`: one service
   // however many clients start it, logging to the service log). True when a start was launched;
-  // a start command that cannot run (an interpreter moved or missing) is one warning.
+  // a start command that cannot run (an interpreter moved or missing) is one warning, and so is
+  // a port held by a program that is not kg-brain (the start's status says so).
   start() {
     const [command, ...args] = this.config.start ?? []
     if (this.started || !command) return false
     this.started = true
+    this.starting = true
     const env = { ...process.env }
     for (const [name, value] of Object.entries(this.config.start_env ?? {})) {
       env[name] = expand(value)
@@ -195,11 +198,15 @@ export class Memory {
     const out = this.openLog()
     try {
       const child = spawn(command, args, { detached: true, stdio: ["ignore", out, out], env })
-      child.on("error", (failure) => this.warn(`could not start the kg-brain service (` +
-        `${command}: ${failure.code ?? failure}); run \`kg-brain wire opencode\` on this machine`))
+      child.on("error", (failure) => {
+        this.starting = false
+        this.warn(`could not start the kg-brain service (${command}: ${failure.code ?? failure}` +
+          "); run `kg-brain wire opencode` on this machine")
+      })
       child.on("spawn", () => this.log("info", `kg-brain: starting the shared service ` +
         `(${command} ${args.join(" ")}; log: ${this.config.log_file || "none"})`))
       child.on("exit", (status) => {
+        this.starting = false
         if (status === PORT_HELD) this.warn(`port ${new URL(this.config.url).port} is held by ` +
           "a program that is not your kg-brain service: it was sent nothing, and memory is off " +
           `(see ${this.config.log_file || "`kg-brain service start`"})`)
