@@ -19,8 +19,8 @@ it stops, `kg-brain service stop` signals it, and with
 KG_BRAIN_SERVICE_IDLE_S set it stops itself once no request has been in flight for that long (an
 open window keeps a stream open, so it counts as activity).
 
-This machine's clients (the relay, the OpenCode plugin) reach it through `service.sock`, a Unix
-socket in the state folder (0700), never through the port: any account can listen on a free
+This machine's clients (the relay, the OpenCode plugin) reach it through `service-<port>.sock`, a
+Unix socket in the state folder (0700), never through the port: any account can listen on a free
 port, only this user can reach into that folder, so the token they send goes to this user's
 service and nobody else. The port serves what is wired with `--url`. Standard library only (and
 kg_brain/private.py): the relay imports this module.
@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 PID_FILE = "service.pid"
 LOG_FILE = "service.log"
 LOCK_FILE = "service.lock"
-SOCKET_FILE = "service.sock"  # where this machine's clients reach the service
+SOCKET_FILE = "service-{port}.sock"  # where this machine's clients reach the port's service
 PORT_HELD = 98  # the exit status of a service whose port another process holds (EADDRINUSE's errno)
 SERVE = ["-m", "kg_brain.cli", "serve", "--http"]
 START_LOCK_OPTION = "--start-lock-fd"  # the inherited start lock, let go once the service listens
@@ -69,8 +69,9 @@ def state_folder(settings: Settings) -> Path:
     return private_dir(settings.state_dir)
 
 
-def socket_path(settings: Settings) -> Path:
-    return settings.state_dir / SOCKET_FILE
+def socket_path(settings: Settings, port: int | None = None) -> Path:
+    """The socket of the service on `port` (default: the settings' port)."""
+    return settings.state_dir / SOCKET_FILE.format(port=port or settings.kg_brain_http_port)
 
 
 def log_path(settings: Settings) -> Path:
@@ -137,10 +138,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def bind_socket(settings: Settings) -> socket.socket:
-    """The service's Unix socket, bound once it holds the port (so a socket left by a service
-    that died is its to replace): in the private state folder, itself 0600."""
-    path = socket_path(settings)
+def bind_socket(settings: Settings, port: int) -> socket.socket:
+    """The Unix socket of the service on `port`, bound once it holds the port (so a socket left
+    by a service that died is its to replace): in the private state folder, itself 0600."""
+    path = socket_path(settings, port)
     state_folder(settings)
     if path.is_socket():
         path.unlink()
@@ -195,8 +196,9 @@ def write_pid(settings: Settings, port: int) -> Path:
 def remove_pid(settings: Settings) -> None:
     """Remove the pid file and the socket if they are still this process's (a newer service may
     have replaced them)."""
-    if read_pid(settings).get("pid") == os.getpid():
-        socket_path(settings).unlink(missing_ok=True)
+    recorded = read_pid(settings)
+    if recorded.get("pid") == os.getpid():
+        socket_path(settings, recorded.get("port")).unlink(missing_ok=True)
         (settings.state_dir / PID_FILE).unlink(missing_ok=True)
 
 

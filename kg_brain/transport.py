@@ -147,7 +147,7 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
         raise PortHeld(f"cannot listen on {host}:{port} ({exc.strerror}): another kg-brain "
                        "service (or another program) holds it; this one does not start") \
             from None
-    local = bind_socket(settings)  # this machine's clients: kg_brain/service.py
+    local = bind_socket(settings, port)  # this machine's clients: kg_brain/service.py
     write_pid(settings, port)
     release_start_lock(start_lock)
     middleware = [*http_middleware(settings, host, port), *lifecycle_middleware(settings)]

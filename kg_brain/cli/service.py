@@ -52,7 +52,8 @@ def cmd_service(args: argparse.Namespace, settings: Settings) -> int:
     pid = running_pid(settings)
     if args.action == "status":
         _out(json.dumps({"running": pid is not None, "pid": pid, "url": service_url(settings),
-                         "log": str(log_path(settings))}, indent=2))
+                         "socket": str(socket_path(settings)), "log": str(log_path(settings))},
+                        indent=2))
         return 0 if pid is not None else 1
     if args.action == "stop":
         if pid is None:

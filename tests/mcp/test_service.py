@@ -166,9 +166,9 @@ def test_clients_racing_to_start_the_service_start_one_that_logs_and_keeps_its_p
         "pid": pid, "port": int(env["KG_BRAIN_HTTP_PORT"])}
     assert os.readlink(f"/proc/{pid}/fd/2") == str(state / "service.log")
     # its clients' way in: a socket only this user can reach
-    assert stat.S_ISSOCK((state / "service.sock").stat().st_mode)
+    way_in = state / f"service-{env['KG_BRAIN_HTTP_PORT']}.sock"
+    assert stat.S_ISSOCK(way_in.stat().st_mode) and stat.S_IMODE(way_in.stat().st_mode) == 0o600
     assert stat.S_IMODE(state.stat().st_mode) == 0o700
-    assert stat.S_IMODE((state / "service.sock").stat().st_mode) == 0o600
 
 
 def test_a_service_started_beside_a_running_one_stops_before_touching_its_pid_file(
