@@ -233,7 +233,7 @@ class Relay:
         found = probe(self.settings)
         if found is not None:
             return serves_this_window(found, self.settings)
-        if not self.settings.kg_brain_service_start:
+        if not self.settings.kg_brain_service_start or service.port_held(self.settings):
             return False
         service.spawn(self.settings)
         return wait_for_service(self.settings)
@@ -323,7 +323,7 @@ def forward(settings: Settings) -> int | None:
                          settings.kg_brain_tools)
         log.info("forwarding to the shared kg-brain service at %s", url)
         return Relay(settings, url, sys.stdout.buffer).run(sys.stdin.buffer)
-    if found is None and service.listening(settings) and not service.starting(settings):
+    if found is None and service.port_held(settings):
         log.warning("port %d is held by a program that is not your kg-brain service (none "
                     "answers at %s): it is sent nothing; serving this window in-process",
                     settings.kg_brain_http_port, service.socket_path(settings))

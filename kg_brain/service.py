@@ -169,10 +169,13 @@ def start_lock(settings: Settings) -> Iterator[IO[bytes] | None]:
         yield lock
 
 
-def starting(settings: Settings) -> bool:
-    """Whether another client is starting the service now (it holds the start lock)."""
+def port_held(settings: Settings) -> bool:
+    """Something accepts on the port and no client is starting the service (none holds the start
+    lock): asked when none answers at the socket, another program holds the port."""
+    if not listening(settings):
+        return False
     with start_lock(settings) as lock:
-        return lock is None
+        return lock is not None
 
 
 def release_start_lock(fd: int | None) -> None:

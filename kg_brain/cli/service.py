@@ -16,13 +16,12 @@ from kg_brain.relay import probe, serves_this_window, service_url, wait_for_serv
 from kg_brain.service import (
     PORT_HELD,
     alive,
-    listening,
     log_path,
+    port_held,
     read_pid,
     serve_command,
     socket_path,
     spawn,
-    starting,
     stop,
 )
 from kg_brain.settings import Settings, load_settings, user_config_file
@@ -67,7 +66,7 @@ def cmd_service(args: argparse.Namespace, settings: Settings) -> int:
     if pid is not None:
         _out(f"already running (pid {pid}) at {service_url(settings)}")
         return 0
-    if listening(settings) and not starting(settings):
+    if port_held(settings):
         _out(f"port {settings.kg_brain_http_port} is held by a program that is not your "
              f"kg-brain service (none answers at {socket_path(settings)}): nothing is sent to "
              "it and no service starts; free the port or set KG_BRAIN_HTTP_PORT")

@@ -165,7 +165,8 @@ process.stdout.write(JSON.stringify(logs))
     assert f"{moved}: ENOENT" in logs[0]["message"]
 
 
-# Calls three actions, waits for the start the first launched to end, calls once more.
+# Calls three actions, waits for a warning (at most argv[3] ms: the start the first call
+# launched ends with one when the port is held), calls once more.
 CALLS = """
 const { Memory } = await import(process.argv[1])
 const logs = []
@@ -173,7 +174,10 @@ const memory = new Memory(JSON.parse(process.argv[2]), "/tmp/ws", (level, messag
   logs.push({ level, message }))
 const answers = []
 for (const action of ["start", "recall", "failure"]) answers.push(await memory.call(action, {}))
-await new Promise((resolve) => setTimeout(resolve, Number(process.argv[3])))
+const until = Date.now() + Number(process.argv[3])
+while (Date.now() < until && !logs.some((entry) => entry.level === "warn")) {
+  await new Promise((resolve) => setTimeout(resolve, 100))
+}
 answers.push(await memory.call("recall", {}))
 process.stdout.write(JSON.stringify({ answers, logs }))
 """
@@ -198,7 +202,7 @@ def test_a_stand_in_on_the_port_receives_no_token_and_the_plugin_warns_once(
     with imitation(health) as (port, seen):
         settings = machine_settings(tmp_path, int(port))
         done = subprocess.run([node, "--input-type=module", "-e", CALLS, CONNECTION.as_uri(),
-                               json.dumps(settings), "4000"],
+                               json.dumps(settings), "30000"],
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     token = Path(settings["token_file"]).read_text().strip()
