@@ -127,8 +127,10 @@ export class Memory {
             status: reply.statusCode, data })
         })
       })
-      const timer = setTimeout(() => request.destroy(Object.assign(
-        new Error(`no answer within ${timeout} ms`), { name: "TimeoutError" })), timeout)
+      const timer = setTimeout(() => { // rejects itself: Bun's destroy(error) emits no error
+        reject(Object.assign(new Error(`no answer within ${timeout} ms`), { name: "TimeoutError" }))
+        request.destroy()
+      }, timeout)
       timer.unref?.()
       request.on("error", (error) => {
         clearTimeout(timer)
