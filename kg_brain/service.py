@@ -98,10 +98,10 @@ def spawn(settings: Settings) -> bool:
             os.chmod(out.name, 0o600)
             fd = str(lock.fileno())
             subprocess.run([sys.executable, "-c", LAUNCHER, fd, *serve_command(),
-                            START_LOCK_OPTION, fd], stdin=subprocess.DEVNULL,
-                           stdout=out, stderr=out, pass_fds=(lock.fileno(),),
-                           start_new_session=True, check=False, timeout=30,
-                           cwd=settings.state_dir)
+                            START_LOCK_OPTION, fd], cwd=settings.state_dir,
+                           stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                           pass_fds=(lock.fileno(),), start_new_session=True, check=False,
+                           timeout=30)
     log.info("started the shared kg-brain service in the background (log: %s)",
              log_path(settings))
     return True
@@ -170,9 +170,13 @@ def start_lock(settings: Settings) -> Iterator[IO[bytes] | None]:
 
 
 def port_held(settings: Settings) -> bool:
-    """Something accepts on the port and no client is starting the service (none holds the start
-    lock): asked when none answers at the socket, another program holds the port."""
-    if not listening(settings):
+    """Something accepts on the port, yet no service of this user is recorded on it (a busy one
+    that did not answer in time is) and no client is starting one (none holds the start lock):
+    asked when none answers at the socket, another program holds the port."""
+    recorded = read_pid(settings)
+    pid = recorded.get("pid")
+    if not listening(settings) or (recorded.get("port") == settings.kg_brain_http_port
+                                   and isinstance(pid, int) and alive(pid)):
         return False
     with start_lock(settings) as lock:
         return lock is not None
