@@ -201,12 +201,15 @@ def write_pid(settings: Settings, port: int) -> Path:
 
 
 def remove_pid(settings: Settings) -> None:
-    """Remove the pid file and the socket if they are still this process's (a newer service may
-    have replaced them)."""
-    recorded = read_pid(settings)
-    if recorded.get("pid") == os.getpid():
-        socket_path(settings, recorded.get("port")).unlink(missing_ok=True)
+    """Remove the pid file if it is still this process's (a newer service may have replaced it)."""
+    if read_pid(settings).get("pid") == os.getpid():
         (settings.state_dir / PID_FILE).unlink(missing_ok=True)
+
+
+def remove_socket(settings: Settings, port: int) -> None:
+    """The service on `port` stopped: its socket goes (only a service holding the port binds
+    that socket, so it is still this one's, whatever the pid file says now)."""
+    socket_path(settings, port).unlink(missing_ok=True)
 
 
 def read_pid(settings: Settings) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from kg_brain.service import (
     bind_socket,
     release_start_lock,
     remove_pid,
+    remove_socket,
     write_pid,
 )
 from kg_brain.settings import Settings
@@ -163,6 +164,7 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
         mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
                 middleware=middleware, sockets=[sock, local])
     finally:
+        remove_socket(settings, port)
         remove_pid(settings)
 
 

@@ -101,6 +101,7 @@ def test_the_service_a_window_starts_is_detached_and_outlives_it(
     stopped = kg(env, "service", "stop")
     assert stopped.returncode == 0 and f"stopped (pid {pid})" in stopped.stdout
     assert gone(pid) and not (state / "service.pid").exists()
+    assert list(state.glob("*.sock")) == []  # its socket went with it
     assert "not running" in kg(env, "service", "stop").stdout
 
 
