@@ -28,3 +28,7 @@ class ProviderError(BrainError):
 
 class SetupError(BrainError):
     """The machine lacks something needed to provision a component (Java, Maven...)."""
+
+
+class PortHeld(SetupError):
+    """The shared service's port is held by another process: this service does not start."""

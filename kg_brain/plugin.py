@@ -8,7 +8,8 @@ folder, holds what is the same on every machine, so a workspace's can be committ
 of the start context and of the notes recalled for each user message (a budget the user changed
 there is kept) and, wired with `--url`, that service's address (never started by the plugin).
 This machine's part, in kg-brain's user folder (kg_brain/machine.py), holds the shared service's
-address, its token file, the command that starts it when nothing answers (`kg-brain service
+address and its Unix socket (the only way the plugin reaches it: kg_brain/service.py), its token
+file, the command that starts it when nothing answers (`kg-brain service
 start`, through the start lock) and the log that command writes to.
 """
 
@@ -23,8 +24,9 @@ from urllib.parse import urlsplit
 
 from kg_brain import machine
 from kg_brain.errors import InvalidInput
+from kg_brain.private import token_file
 from kg_brain.relay import service_url
-from kg_brain.service import log_path
+from kg_brain.service import log_path, socket_path
 from kg_brain.settings import Settings
 
 SOURCE = Path(__file__).with_name("opencode") / "kg-brain.js"
@@ -53,15 +55,17 @@ def service_base(settings: Settings, url: str | None) -> str:
 
 def plugin_config(settings: Settings, url: str | None) -> dict[str, Any]:
     """The workspace's settings: nothing of this machine. A `--url` service is never started."""
-    named = {"url": service_base(settings, url), "start": []} if url else {}
+    named = {"url": service_base(settings, url), "socket": "", "start": []} if url else {}
     return {**named, "budget_tokens": settings.session_context_tokens,
             "recall_budget_tokens": RECALL_BUDGET_TOKENS}
 
 
 def machine_config(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
     """This machine's settings. `env`: what the started service needs to reach Neo4j (secrets
-    as `{env:NAME}`), its port and its data folder (where its token is)."""
-    return {"url": service_base(settings, None), "token_file": str(settings.state_dir / "token"),
+    by reference: `{env:NAME}` or a file's path), its port and its data folder (where its token
+    and socket are)."""
+    return {"url": service_base(settings, None), "socket": str(socket_path(settings)),
+            "token_file": str(token_file(settings)),
             "start": [sys.executable, "-m", "kg_brain.cli", "service", "start"],
             "start_env": {**env, "KG_BRAIN_HTTP_PORT": str(settings.kg_brain_http_port),
                           "KG_BRAIN_DATA_DIR": str(settings.kg_brain_data_dir)},

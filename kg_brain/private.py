@@ -1,5 +1,6 @@
 """Files only the user can read: memory holds a user's projects, decisions and incidents, and
-the state folder holds the HTTP service's access token.
+the state folder holds the HTTP service's access token, its socket and the Neo4j password that
+global wiring refers to.
 
 The folders kg-brain keeps (KG_BRAIN_DATA_DIR, with the local Neo4j and the state folder, and
 KG_BRAIN_CACHE_DIR) are 0700 and their files 0600 (0700 for executables). A folder is made
@@ -24,6 +25,7 @@ log = logging.getLogger(__name__)
 UMASK = 0o077
 OTHERS = 0o077  # the group and other permission bits
 TOKEN_FILE = "token"
+PASSWORD_FILE = "neo4j-password"
 
 
 def private_dir(path: Path) -> Path:
@@ -114,3 +116,15 @@ def ensure_token(settings: Settings) -> str:
     finally:
         draft.unlink()
     return ensure_token(settings)
+
+
+def keep_password(settings: Settings, password: str) -> Path:
+    """The Neo4j password in a file only the user can read, for configuration files to name
+    (NEO4J_PASSWORD_FILE) instead of holding it; replaced whole, never seen half-written."""
+    path = private_dir(settings.state_dir) / PASSWORD_FILE
+    draft = path.with_name(f".{PASSWORD_FILE}.{os.getpid()}.{threading.get_ident()}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(password)
+    draft.replace(path)
+    return path

@@ -10,10 +10,13 @@ project) reach the client and its answers go back: every window keeps its own pr
 the standard library only (plus the settings), never torch, onnxruntime, the neo4j driver or an
 MCP library, so a window starts in a fraction of a second with a few tens of megabytes.
 
-When no service answers on 127.0.0.1:KG_BRAIN_HTTP_PORT (or one answers that uses another
-Neo4j), the window is served in-process as `kg-brain serve` would, and a service is started in
-the background (KG_BRAIN_SERVICE_START), detached so that it outlives this window
-(kg_brain/service.py), for the next window to find warm.
+The relay reaches the service only through its Unix socket in the private state folder
+(kg_brain/service.py), never through the port, so the token it sends reaches this user's service
+whatever else listens on the port. When no service answers there (or one answers that uses
+another Neo4j), the window is served in-process as `kg-brain serve` would, and a service is
+started in the background (KG_BRAIN_SERVICE_START), detached so that it outlives this window,
+for the next window to find warm; unless the port is held by a program that is not this user's
+service: then that program is sent nothing, one warning says so, and none is started.
 
 Every request names the window's workspace (its repository's identity and name, or
 KG_BRAIN_PROJECT) and tool profile in the URL (kg_brain/workspace.py),
@@ -31,6 +34,7 @@ import http.client
 import json
 import logging
 import os
+import socket
 import sys
 import threading
 import time
@@ -77,10 +81,29 @@ def auth_headers(settings: Settings) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
+class SocketConnection(http.client.HTTPConnection):
+    """HTTP over the service's Unix socket, naming the service's address as `Host` (what its
+    Host check expects)."""
+
+    def __init__(self, settings: Settings, timeout: float | None) -> None:
+        super().__init__(service.client_host(settings), settings.kg_brain_http_port,
+                         timeout=timeout)
+        self.socket_path = str(service.socket_path(settings))
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.socket_path)
+        except OSError:
+            sock.close()
+            raise
+        self.sock = sock
+
+
 def probe(settings: Settings) -> dict[str, Any] | None:
-    """What answers `/health` on the service's port; None when nothing listens there."""
-    parts = urlsplit(service_url(settings))
-    conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=PROBE_TIMEOUT_S)
+    """What answers `/health` at the service's socket; None when nothing listens there."""
+    conn = SocketConnection(settings, PROBE_TIMEOUT_S)
     try:
         conn.request("GET", HEALTH_PATH, headers=auth_headers(settings))
         reply = conn.getresponse()
@@ -120,7 +143,6 @@ class Relay:
     def __init__(self, settings: Settings, url: str, out: IO[bytes]) -> None:
         parts = urlsplit(url)
         self.settings = settings
-        self.host, self.port = parts.hostname or "", parts.port
         self.path = parts.path + (f"?{parts.query}" if parts.query else "")
         # one id for the window's life, also across the MCP sessions opened on a new service:
         # the notes it writes form one session order (kg_brain/client_session.py)
@@ -152,7 +174,7 @@ class Relay:
         return 0
 
     def _connection(self, timeout: float | None) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        return SocketConnection(self.settings, timeout)
 
     def post(self, message: Any) -> None:
         """Send one message; if the service never got it because it went away, send it again
@@ -160,7 +182,7 @@ class Relay:
         generation = self.generation
         try:
             self._send(message)
-        except (ConnectionRefusedError, SessionLost) as exc:
+        except (ConnectionRefusedError, FileNotFoundError, SessionLost) as exc:  # never sent
             if message is self.opened or not self.reopen(generation):
                 self._fail(message, exc)
                 return
@@ -203,8 +225,8 @@ class Relay:
                 log.warning("could not open a session on the new service: %s", exc)
                 return False
             self.generation += 1
-        log.info("the kg-brain service went away: continuing on the one now at %s:%s",
-                 self.host, self.port)
+        log.info("the kg-brain service went away: continuing on the one now at %s",
+                 service.socket_path(self.settings))
         threading.Thread(target=self.listen, daemon=True).start()
         return True
 
@@ -212,7 +234,7 @@ class Relay:
         found = probe(self.settings)
         if found is not None:
             return serves_this_window(found, self.settings)
-        if not self.settings.kg_brain_service_start:
+        if not self.settings.kg_brain_service_start or service.port_held(self.settings):
             return False
         service.spawn(self.settings)
         return wait_for_service(self.settings)
@@ -285,9 +307,10 @@ class Relay:
         if isinstance(message, dict) and "id" in message and "method" in message:
             self._emit(json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": {
                 "code": -32000,
-                "message": f"The shared kg-brain service at {self.host}:{self.port} did not "
-                           f"answer ({exc}). Start it with `kg-brain service start`, or restart "
-                           "this window to be served in-process."}}).encode())
+                "message": f"The shared kg-brain service at "
+                           f"{service.socket_path(self.settings)} did not answer ({exc}). "
+                           "Start it with `kg-brain service start`, or restart this window to "
+                           "be served in-process."}}).encode())
 
 
 def forward(settings: Settings) -> int | None:
@@ -301,7 +324,11 @@ def forward(settings: Settings) -> int | None:
                          settings.kg_brain_tools)
         log.info("forwarding to the shared kg-brain service at %s", url)
         return Relay(settings, url, sys.stdout.buffer).run(sys.stdin.buffer)
-    if found is None and settings.kg_brain_service_start:
+    if found is None and service.port_held(settings):
+        log.warning("port %d is held by a program that is not your kg-brain service (none "
+                    "answers at %s): it is sent nothing; serving this window in-process",
+                    settings.kg_brain_http_port, service.socket_path(settings))
+    elif found is None and settings.kg_brain_service_start:
         service.spawn(settings)
     elif found is not None:
         log.info("the service on port %d is not this window's (%s); serving in-process",

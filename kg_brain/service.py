@@ -13,11 +13,17 @@ exclusive flock) without waiting, and a starter that finds it taken, or the port
 listening, starts nothing. The service it starts inherits the lock and lets it go once it listens
 (or when it exits), so no second start slips in while the first is loading. The port is the
 arbiter beyond that (a `kg-brain serve --http` run by hand takes no lock): a service binds it
-before anything else, and one that cannot exits at once. The service writes `service.pid` only
-once it listens and removes it when it stops, `kg-brain service stop` signals it, and with
+before anything else, and one that cannot exits at once with PORT_HELD (a user unit does not
+restart it for that). The service writes `service.pid` only once it listens and removes it when
+it stops, `kg-brain service stop` signals it, and with
 KG_BRAIN_SERVICE_IDLE_S set it stops itself once no request has been in flight for that long (an
-open window keeps a stream open, so it counts as activity). Standard library only: the relay
-imports this module.
+open window keeps a stream open, so it counts as activity).
+
+This machine's clients (the relay, the OpenCode plugin) reach it through `service-<port>.sock`, a
+Unix socket in the state folder (0700), never through the port: any account can listen on a free
+port, only this user can reach into that folder, so the token they send goes to this user's
+service and nobody else. The port serves what is wired with `--url`. Standard library only (and
+kg_brain/private.py): the relay imports this module.
 """
 
 from __future__ import annotations
@@ -32,15 +38,21 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from kg_brain.errors import SetupError
+from kg_brain.private import private_dir
 from kg_brain.settings import Settings
 
 log = logging.getLogger(__name__)
 PID_FILE = "service.pid"
 LOG_FILE = "service.log"
 LOCK_FILE = "service.lock"
+SOCKET_FILE = "service-{port}.sock"  # where this machine's clients reach the port's service
+PORT_HELD = 98  # the exit status of a service whose port another process holds (EADDRINUSE's errno)
 SERVE = ["-m", "kg_brain.cli", "serve", "--http"]
 START_LOCK_OPTION = "--start-lock-fd"  # the inherited start lock, let go once the service listens
 # The launcher starts the service and exits, so the service is reparented away from the window;
@@ -53,10 +65,13 @@ STOP_WAIT_S = 30.0
 
 
 def state_folder(settings: Settings) -> Path:
-    """The state folder, private to the user (it also holds the service's token)."""
-    folder = settings.state_dir
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return folder
+    """The state folder, private to the user (it holds the service's token and socket)."""
+    return private_dir(settings.state_dir)
+
+
+def socket_path(settings: Settings, port: int | None = None) -> Path:
+    """The socket of the service on `port` (default: the settings' port)."""
+    return settings.state_dir / SOCKET_FILE.format(port=port or settings.kg_brain_http_port)
 
 
 def log_path(settings: Settings) -> Path:
@@ -72,11 +87,8 @@ def spawn(settings: Settings) -> bool:
     """Start `kg-brain serve --http` detached from this process (see the module docstring),
     unless another start is under way or a service listens already; True when this call
     started one. Returns once the launcher has exited, not once the service answers."""
-    folder = state_folder(settings)
-    with open(folder / LOCK_FILE, "ab") as lock:
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+    with start_lock(settings) as lock:
+        if lock is None:
             log.info("the shared kg-brain service is being started by another client")
             return False
         if listening(settings):
@@ -86,9 +98,10 @@ def spawn(settings: Settings) -> bool:
             os.chmod(out.name, 0o600)
             fd = str(lock.fileno())
             subprocess.run([sys.executable, "-c", LAUNCHER, fd, *serve_command(),
-                            START_LOCK_OPTION, fd], cwd=folder, stdin=subprocess.DEVNULL,
-                           stdout=out, stderr=out, pass_fds=(lock.fileno(),),
-                           start_new_session=True, check=False, timeout=30)
+                            START_LOCK_OPTION, fd], cwd=settings.state_dir,
+                           stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                           pass_fds=(lock.fileno(),), start_new_session=True, check=False,
+                           timeout=30)
     log.info("started the shared kg-brain service in the background (log: %s)",
              log_path(settings))
     return True
@@ -125,6 +138,50 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def bind_socket(settings: Settings, port: int) -> socket.socket:
+    """The Unix socket of the service on `port`, bound once it holds the port (so a socket left
+    by a service that died is its to replace): in the private state folder, itself 0600."""
+    path = socket_path(settings, port)
+    state_folder(settings)
+    if path.is_socket():
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        os.chmod(path, 0o600)
+        sock.listen(BACKLOG)
+    except OSError as exc:
+        sock.close()
+        raise SetupError(f"cannot listen on {path} ({exc}): set KG_BRAIN_DATA_DIR to a shorter "
+                         "path (a Unix socket's path has at most 107 bytes)") from None
+    return sock
+
+
+@contextmanager
+def start_lock(settings: Settings) -> Iterator[IO[bytes] | None]:
+    """The start lock, taken without waiting; None when another client holds it."""
+    with open(state_folder(settings) / LOCK_FILE, "ab") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield None
+            return
+        yield lock
+
+
+def port_held(settings: Settings) -> bool:
+    """Something accepts on the port, yet no service of this user is recorded on it (a busy one
+    that did not answer in time is) and no client is starting one (none holds the start lock):
+    asked when none answers at the socket, another program holds the port."""
+    recorded = read_pid(settings)
+    pid = recorded.get("pid")
+    if not listening(settings) or (recorded.get("port") == settings.kg_brain_http_port
+                                   and isinstance(pid, int) and alive(pid)):
+        return False
+    with start_lock(settings) as lock:
+        return lock is not None
+
+
 def release_start_lock(fd: int | None) -> None:
     """The service listens: let other clients start one again (they will find it instead)."""
     if fd is not None:
@@ -147,6 +204,12 @@ def remove_pid(settings: Settings) -> None:
     """Remove the pid file if it is still this process's (a newer service may have replaced it)."""
     if read_pid(settings).get("pid") == os.getpid():
         (settings.state_dir / PID_FILE).unlink(missing_ok=True)
+
+
+def remove_socket(settings: Settings, port: int) -> None:
+    """The service on `port` stopped: its socket goes (only a service holding the port binds
+    that socket, so it is still this one's, whatever the pid file says now)."""
+    socket_path(settings, port).unlink(missing_ok=True)
 
 
 def read_pid(settings: Settings) -> dict[str, Any]:

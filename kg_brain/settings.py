@@ -85,6 +85,9 @@ class Settings(BaseSettings):
     neo4j_uri: str | None = Field(None, description="Bolt/neo4j URI; unset = local server")
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = Field(None, repr=False)
+    neo4j_password_file: Path | None = Field(None, description=(
+        "a file holding the Neo4j password, read when NEO4J_PASSWORD is unset (what "
+        "`kg-brain wire --global` names instead of writing the password)"))
     neo4j_database: str = "neo4j"
     neo4j_timeout_s: float = Field(10.0, gt=0, description="connect/acquire/query timeout")
     neo4j_version: str = Field("[5.26.0,5.27.0)", description="Maven version range, local server")
@@ -223,6 +226,17 @@ class Settings(BaseSettings):
         if self.kg_brain_http_auth == "none" and self.kg_brain_http_token:
             raise ValueError("KG_BRAIN_HTTP_AUTH=none and KG_BRAIN_HTTP_TOKEN contradict each "
                              "other: unset one")
+        return self
+
+    @model_validator(mode="after")
+    def _password_from_file(self) -> Settings:
+        if self.neo4j_password is None and self.neo4j_password_file is not None:
+            path = self.neo4j_password_file.expanduser()
+            try:
+                self.neo4j_password = path.read_text(encoding="utf-8").rstrip("\r\n")
+            except OSError as exc:
+                raise ValueError(f"NEO4J_PASSWORD_FILE {path} cannot be read ({exc.strerror})") \
+                    from None
         return self
 
     @field_validator("neo4j_uri")

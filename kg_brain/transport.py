@@ -22,19 +22,22 @@ from starlette.responses import JSONResponse
 
 from kg_brain import plugin_api
 from kg_brain.app import Brain, interrupt_on_sigterm
-from kg_brain.errors import BrainError, SetupError
+from kg_brain.errors import BrainError, PortHeld
 from kg_brain.guard import http_middleware
 from kg_brain.maintenance import SessionScheduler, start_in_background
 from kg_brain.private import tighten_install
 from kg_brain.project import SpawnedIn
 from kg_brain.relay import HEALTH_PATH, health
 from kg_brain.service import (
+    PORT_HELD,
     START_LOCK_OPTION,
     Activity,
     Idleness,
     bind,
+    bind_socket,
     release_start_lock,
     remove_pid,
+    remove_socket,
     write_pid,
 )
 from kg_brain.settings import Settings
@@ -144,9 +147,10 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
     try:
         sock = bind(host, port)
     except OSError as exc:
-        raise SetupError(f"cannot listen on {host}:{port} ({exc.strerror}): another kg-brain "
-                         "service (or another program) holds it; this one does not start") \
+        raise PortHeld(f"cannot listen on {host}:{port} ({exc.strerror}): another kg-brain "
+                       "service (or another program) holds it; this one does not start") \
             from None
+    local = bind_socket(settings, port)  # this machine's clients: kg_brain/service.py
     write_pid(settings, port)
     release_start_lock(start_lock)
     middleware = [*http_middleware(settings, host, port), *lifecycle_middleware(settings)]
@@ -160,8 +164,9 @@ def _serve_http(settings: Settings, brain: Brain, mcp: Any, host: str | None,
     start_in_background(brain)  # from the start: a client may write without listing tools
     try:
         mcp.run("http", show_banner=False, host=host, port=port, path=HTTP_PATH,
-                middleware=middleware, sockets=[sock])
+                middleware=middleware, sockets=[sock, local])
     finally:
+        remove_socket(settings, port)
         remove_pid(settings)
 
 
@@ -180,6 +185,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     try:
         return serve(settings, brain, build_server(brain), args.http, args.host, args.port,
                      args.start_lock_fd)
+    except PortHeld as exc:  # its own status: a user unit does not restart it for this
+        sys.stderr.write(f"kg-brain: {exc}\n")
+        return PORT_HELD
     finally:
         brain.close()
 

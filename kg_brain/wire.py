@@ -12,10 +12,11 @@ project even from clients that offer no MCP roots (the 2026-07-28 protocol has n
 (kg_brain/profiles.py): an argument of the stdio command, a query parameter of the URL.
 The rest of the file is kept as it was and the previous version is saved in the state folder
 (`wire-backups/`), never next to the file: a workspace's file sits in the user's repository.
-A project file may be committed, so it references secrets (the Neo4j password, the HTTP token)
-through the client's own file or environment syntax instead of holding them. For a stdio entry
-it then loads the embedding model once (fetching and building it on the first use of the cache),
-so the client's first tool call does not wait for it.
+No file written here holds a secret: a project file (it may be committed) references the Neo4j
+password and the HTTP token through the client's own file or environment syntax, a global one
+names the files they are kept in (NEO4J_PASSWORD_FILE, 0600 in the private state folder).
+For a stdio entry it then loads the embedding model once (fetching and building it on the first
+use of the cache), so the client's first tool call does not wait for it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 
 from kg_brain import machine, plugin
 from kg_brain.errors import InvalidInput
-from kg_brain.private import ensure_token, token_file
+from kg_brain.private import ensure_token, keep_password, token_file
 from kg_brain.relay import TOOLS_OPTION
 from kg_brain.settings import TOOL_PROFILES, Settings
 from kg_brain.workspace import Identity, client_identity, client_url
@@ -39,6 +40,7 @@ from kg_brain.workspace import Identity, client_identity, client_url
 SERVER_NAME = "kg-brain"
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 PASSWORD = "NEO4J_PASSWORD"
+PASSWORD_FILE = "NEO4J_PASSWORD_FILE"
 TOKEN = "KG_BRAIN_HTTP_TOKEN"
 BACKUPS = "wire-backups"
 
@@ -122,16 +124,22 @@ def protocol_file() -> Path:
     return packaged if packaged.is_file() else Path(__file__).resolve().parent.parent / "AGENTS.md"
 
 
-def server_environment(settings: Settings, client: ClientFormat, literal: bool) -> dict[str, str]:
-    """Connection settings the spawned server needs when Neo4j is not the local default."""
+def server_environment(settings: Settings, client: ClientFormat,
+                       global_config: bool) -> dict[str, str]:
+    """Connection settings the spawned server needs when Neo4j is not the local default, the
+    password by reference: a project file names the variable in the client's syntax (the
+    client's environment holds it); a global entry names the file it is kept in (the user's
+    NEO4J_PASSWORD_FILE, else one written here in the private state folder)."""
     if not settings.neo4j_uri:
         return {}
     env = {"NEO4J_URI": settings.neo4j_uri, "NEO4J_USER": settings.neo4j_user,
            "NEO4J_DATABASE": settings.neo4j_database}
-    if settings.neo4j_password:
-        env[PASSWORD] = (settings.neo4j_password if literal
-                         else client.env_ref.format(name=PASSWORD))
-    return env
+    if not settings.neo4j_password:
+        return env
+    if not global_config:
+        return {**env, PASSWORD: client.env_ref.format(name=PASSWORD)}
+    kept = settings.neo4j_password_file or keep_password(settings, settings.neo4j_password)
+    return {**env, PASSWORD_FILE: str(kept)}
 
 
 def remote_headers(settings: Settings, client: ClientFormat) -> dict[str, str]:

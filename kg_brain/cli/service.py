@@ -13,7 +13,17 @@ from pathlib import Path
 
 from kg_brain.errors import BrainError
 from kg_brain.relay import probe, serves_this_window, service_url, wait_for_service
-from kg_brain.service import alive, log_path, read_pid, serve_command, spawn, stop
+from kg_brain.service import (
+    PORT_HELD,
+    alive,
+    log_path,
+    port_held,
+    read_pid,
+    serve_command,
+    socket_path,
+    spawn,
+    stop,
+)
 from kg_brain.settings import Settings, load_settings, user_config_file
 
 UNIT = "kg-brain.service"
@@ -41,7 +51,8 @@ def cmd_service(args: argparse.Namespace, settings: Settings) -> int:
     pid = running_pid(settings)
     if args.action == "status":
         _out(json.dumps({"running": pid is not None, "pid": pid, "url": service_url(settings),
-                         "log": str(log_path(settings))}, indent=2))
+                         "socket": str(socket_path(settings)), "log": str(log_path(settings))},
+                        indent=2))
         return 0 if pid is not None else 1
     if args.action == "stop":
         if pid is None:
@@ -55,6 +66,11 @@ def cmd_service(args: argparse.Namespace, settings: Settings) -> int:
     if pid is not None:
         _out(f"already running (pid {pid}) at {service_url(settings)}")
         return 0
+    if port_held(settings):
+        _out(f"port {settings.kg_brain_http_port} is held by a program that is not your "
+             f"kg-brain service (none answers at {socket_path(settings)}): nothing is sent to "
+             "it and no service starts; free the port or set KG_BRAIN_HTTP_PORT")
+        return PORT_HELD
     spawn(settings)
     if not wait_for_service(settings):
         _out(f"the service did not answer; see {log_path(settings)}")
@@ -65,14 +81,19 @@ def cmd_service(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def systemd_unit() -> str:
+    """Restarted after a failure, but not when another process holds the port (PORT_HELD), and
+    at most 5 times in 10 minutes."""
     command = " ".join(serve_command())
     return ("[Unit]\nDescription=kg-brain shared MCP service\n"
-            "After=network.target\n\n[Service]\nType=simple\n"
-            f"ExecStart={command}\nRestart=on-failure\nRestartSec=5\n\n"
+            "After=network.target\nStartLimitIntervalSec=600\nStartLimitBurst=5\n\n"
+            f"[Service]\nType=simple\nExecStart={command}\nRestart=on-failure\nRestartSec=5\n"
+            f"RestartPreventExitStatus={PORT_HELD}\n\n"
             "[Install]\nWantedBy=default.target\n")
 
 
 def launchd_agent(settings: Settings) -> str:
+    """Started at login and again only when it crashed (launchd has no status to spare, so an
+    exit, PORT_HELD included, is final)."""
     args = "".join(f"    <string>{part}</string>\n" for part in serve_command())
     log = log_path(settings)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -81,7 +102,7 @@ def launchd_agent(settings: Settings) -> str:
             f"  <key>Label</key><string>{AGENT}</string>\n"
             f"  <key>ProgramArguments</key>\n  <array>\n{args}  </array>\n"
             "  <key>RunAtLoad</key><true/>\n  <key>KeepAlive</key><dict>"
-            "<key>SuccessfulExit</key><false/></dict>\n"
+            "<key>Crashed</key><true/></dict>\n"
             f"  <key>StandardOutPath</key><string>{log}</string>\n"
             f"  <key>StandardErrorPath</key><string>{log}</string>\n</dict>\n</plist>\n")
 

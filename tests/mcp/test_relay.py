@@ -4,6 +4,7 @@ served in-process when none does."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,12 @@ from pathlib import Path
 from bench.cold_start import StdioSession
 from bench.common import rss_mb
 from kg_brain.localdb import free_port
+from kg_brain.private import ensure_token
+from kg_brain.settings import load_settings
 from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server
 from tests.mcp.test_stdio import workspace
+from tests.support.loopback import imitation
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
 
@@ -118,17 +122,45 @@ def test_the_relay_path_imports_no_model_driver_or_mcp_library() -> None:
 
 
 
-def test_a_window_refused_by_the_service_is_served_in_process(
+def test_a_window_beside_the_service_of_another_data_folder_sends_it_nothing(
         neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
-    """A service started with another token (another data folder) answers 401: the window says
-    so and is served in-process, never forwarded."""
+    """A service started with another data folder (another token, another socket) holds the
+    port: the window says so once and is served in-process, never forwarded."""
     port = free_port()
     here = workspace(tmp_path, project)
+    service_log = tmp_path / "service.log"
     with http_server(relay_env(neo4j_server, port, tmp_path / "service"), "127.0.0.1", port,
-                     tmp_path):
+                     tmp_path, service_log):
         with window(relay_env(neo4j_server, port, tmp_path / "window"), here) as refused:
             refused.initialize()
             saved = refused.call_tool("add_memory", {"content": NOTE})["result"]
             log = refused.close()
     assert saved["structuredContent"]["project"] == project
-    assert "{'status': 401}" in log and "forwarding" not in log, log
+    assert f"port {port} is held by a program that is not your kg-brain service" in log, log
+    assert "forwarding" not in log
+    served = service_log.read_text()  # its one refusal: the fixture's readiness probe
+    assert "/health" not in served and "refused POST" not in served, served
+
+
+def test_a_stand_in_on_the_port_that_answers_as_kg_brain_receives_no_token(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    """Something other than this user's service listens on the port and answers /health as
+    kg-brain would: the relay, holding the token, sends it nothing, warns once and serves the
+    window in-process; it starts no service either (that one could not bind the port)."""
+    data = tmp_path / "data"
+    env = {**relay_env(neo4j_server, 0, data), "KG_BRAIN_SERVICE_START": "true"}
+    token = ensure_token(load_settings(_env_file=None, kg_brain_data_dir=data))
+    health = {"service": "kg-brain", "neo4j_uri": env["NEO4J_URI"], "pid": 1}
+    with imitation(health) as (port, seen):
+        env["KG_BRAIN_HTTP_PORT"] = str(port)
+        with window(env, workspace(tmp_path, project)) as win:
+            win.initialize()
+            saved = win.call_tool("add_memory", {"content": NOTE})["result"]
+            log = win.close()
+    assert saved["structuredContent"]["project"] == project  # served in-process
+    assert not any("authorization" in request or token in json.dumps(request)
+                   for request in seen), seen
+    warnings = [line for line in log.splitlines() if " WARNING " in line]
+    assert len(warnings) == 1 and f"port {port} is held by a program that is not your " \
+        "kg-brain service" in warnings[0], log
+    assert not (data / "state" / "service.log").exists()  # no service was started

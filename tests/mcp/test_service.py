@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -17,8 +18,10 @@ import httpx
 import pytest
 
 from kg_brain.localdb import free_port
+from kg_brain.service import PORT_HELD
 from tests.mcp.test_relay import NOTE, followed, relay_env, saved_id, window
 from tests.mcp.test_stdio import workspace
+from tests.support.loopback import imitation
 from tests.support.mcp import REPO, bearer
 from tests.support.neo4j import ServerUnderTest
 
@@ -98,6 +101,7 @@ def test_the_service_a_window_starts_is_detached_and_outlives_it(
     stopped = kg(env, "service", "stop")
     assert stopped.returncode == 0 and f"stopped (pid {pid})" in stopped.stdout
     assert gone(pid) and not (state / "service.pid").exists()
+    assert list(state.glob("*.sock")) == []  # its socket went with it
     assert "not running" in kg(env, "service", "stop").stdout
 
 
@@ -162,6 +166,10 @@ def test_clients_racing_to_start_the_service_start_one_that_logs_and_keeps_its_p
     assert json.loads((state / "service.pid").read_text()) == {
         "pid": pid, "port": int(env["KG_BRAIN_HTTP_PORT"])}
     assert os.readlink(f"/proc/{pid}/fd/2") == str(state / "service.log")
+    # its clients' way in: a socket only this user can reach
+    way_in = state / f"service-{env['KG_BRAIN_HTTP_PORT']}.sock"
+    assert stat.S_ISSOCK(way_in.stat().st_mode) and stat.S_IMODE(way_in.stat().st_mode) == 0o600
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700
 
 
 def test_a_service_started_beside_a_running_one_stops_before_touching_its_pid_file(
@@ -171,7 +179,7 @@ def test_a_service_started_beside_a_running_one_stops_before_touching_its_pid_fi
     pid_file = tmp_path / "data" / "state" / "service.pid"
     recorded = pid_file.read_text()
     second = kg(env, "serve", "--http", timeout=120)
-    assert second.returncode == 2 and "cannot listen on" in second.stderr
+    assert second.returncode == PORT_HELD and "cannot listen on" in second.stderr
     assert "In each workspace" not in second.stdout  # it stopped before serving anything
     assert pid_file.read_text() == recorded and service_pid(env) == pid
 
@@ -185,6 +193,9 @@ def test_install_writes_a_user_unit_whose_command_serves(
     assert "systemctl --user enable --now kg-brain.service" in done.stdout
     lines = dict(line.split("=", 1) for line in unit.read_text().splitlines() if "=" in line)
     assert lines["WantedBy"] == "default.target" and lines["Restart"] == "on-failure"
+    # never restarted while another process holds the port, nor more than 5 times in 10 min
+    assert lines["RestartPreventExitStatus"] == str(PORT_HELD)
+    assert (lines["StartLimitIntervalSec"], lines["StartLimitBurst"]) == ("600", "5")
     proc = subprocess.Popen(lines["ExecStart"].split(), env=env, cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -196,3 +207,14 @@ def test_install_writes_a_user_unit_whose_command_serves(
     plist = tmp_path / "Library" / "LaunchAgents" / "dev.kg-brain.service.plist"
     assert agent.returncode == 0 and f"launchctl load -w {plist}" in agent.stdout
     assert "<string>serve</string>" in plist.read_text()
+    assert "<key>KeepAlive</key><dict><key>Crashed</key><true/></dict>" in plist.read_text()
+
+
+def test_a_start_beside_a_program_holding_the_port_says_so_and_starts_nothing(
+        env: dict[str, str], tmp_path: Path) -> None:
+    with imitation({"service": "kg-brain", "neo4j_uri": env["NEO4J_URI"], "pid": 1}) as (
+            port, seen):
+        done = kg({**env, "KG_BRAIN_HTTP_PORT": str(port)}, "service", "start", timeout=60)
+    assert done.returncode == PORT_HELD, done
+    assert f"port {port} is held by a program that is not your kg-brain service" in done.stdout
+    assert seen == [] and not (tmp_path / "data" / "state" / "service.log").exists()

@@ -196,14 +196,46 @@ def test_a_config_with_comments_is_left_alone(tmp_path: Path) -> None:
     assert path.read_text() == '{ // mine\n "theme": "x" }'
 
 
-def test_a_project_file_references_the_password_in_the_clients_syntax() -> None:
-    settings = make_settings(neo4j_uri="bolt://db:7687", neo4j_password="s3cret")
+def test_a_project_file_references_the_password_in_the_clients_syntax(tmp_path: Path) -> None:
+    settings = make_settings(neo4j_uri="bolt://db:7687", neo4j_password="s3cret",
+                             kg_brain_data_dir=tmp_path / "data")
     refs = {c: client_entry(settings, c, None)["environment" if c == "opencode" else "env"]
             ["NEO4J_PASSWORD"] for c in ("opencode", "claude", "cursor")}
     assert refs == {"opencode": "{env:NEO4J_PASSWORD}", "claude": "${NEO4J_PASSWORD}",
                     "cursor": "${env:NEO4J_PASSWORD}"}
-    assert client_entry(settings, "opencode", None, global_config=True)["environment"][
-        "NEO4J_PASSWORD"] == "s3cret"
+
+
+def test_global_wiring_names_the_file_the_password_is_kept_in(
+        neo4j_server: ServerUnderTest, project: str, tmp_path: Path) -> None:
+    """`wire opencode --global` against a Neo4j of its own: neither the entry nor the plugin's
+    settings hold the password; they name a 0600 file in the private state folder, and the
+    entry serves with nothing else."""
+    password = neo4j_server.conn.password or ""
+    oc = tmp_path / "oc" / "opencode.json"
+    env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"),
+                     XDG_CONFIG_HOME=str(tmp_path / "config"), OPENCODE_GLOBAL_CONFIG=str(oc))
+    subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--global"],
+                   cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=True)
+    kept = tmp_path / "data" / "state" / "neo4j-password"
+    written = [oc, oc.parent / "kg-brain.json",
+               tmp_path / "config" / "kg-brain" / "opencode-plugin.json"]
+    assert password and all(password not in path.read_text() for path in written)
+    entry = json.loads(oc.read_text())["mcp"]["kg-brain"]
+    assert entry["environment"]["NEO4J_PASSWORD_FILE"] == str(kept)
+    start_env = json.loads(written[2].read_text())["start_env"]
+    assert start_env["NEO4J_PASSWORD_FILE"] == str(kept) and "NEO4J_PASSWORD" not in start_env
+    assert kept.read_text() == password and stat.S_IMODE(kept.stat().st_mode) == 0o600
+    (tmp_path / project / ".git").mkdir(parents=True)
+    served = {k: v for k, v in env.items() if k != "NEO4J_PASSWORD"} | entry["environment"]
+    transport = StdioTransport(entry["command"][0], entry["command"][1:], env=served,
+                               cwd=str(tmp_path / project))
+
+    async def add() -> str:
+        async with Client(transport) as client:
+            saved = await client.call_tool("add_memory", {"content": "Global entries name files."})
+            return str(saved.structured_content["project"])
+
+    assert anyio.run(add) == project
 
 
 def test_claude_codes_user_scope_is_left_to_its_own_command() -> None:

@@ -1,13 +1,18 @@
 """Stand-in servers on 127.0.0.1 for a block: an HTTP server (a scripted model, an Obsidian REST
-API), and a port that accepts and never answers (a hung service)."""
+API), a port that accepts and never answers (a hung service), and an imitation of the kg-brain
+service that keeps the headers of every request it gets (on a port or a Unix socket)."""
 
 from __future__ import annotations
 
+import json
 import socket
+import socketserver
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
 
 
 @contextmanager
@@ -48,3 +53,51 @@ def hung() -> Iterator[int]:
         listener.close()
         for conn in held:
             conn.close()
+
+
+class UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+
+@contextmanager
+def imitation(health: dict[str, Any], path: Path | None = None
+              ) -> Iterator[tuple[int | str, list[dict[str, str]]]]:
+    """An HTTP server that answers `/health` with `health` (what kg-brain's says) and every
+    other request `200 {}`, keeping each request's line and headers (header names in lower
+    case) in the list it yields beside its port, or at the Unix socket `path` when given."""
+    seen: list[dict[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def answer(self) -> None:
+            seen.append({"request": self.requestline,
+                         **{k.lower(): v for k, v in self.headers.items()}})
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = json.dumps(health if self.path == "/health" else {}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            self.answer()
+
+        def do_POST(self) -> None:
+            self.answer()
+
+        def do_DELETE(self) -> None:
+            self.answer()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server: socketserver.TCPServer = UnixHTTPServer(str(path), Handler) if path else \
+        ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield (str(path) if path else server.server_address[1]), seen
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,7 +1,8 @@
 """How the OpenCode plugin reaches the service (kg_brain/opencode/kg-brain-service.mjs, run under
-Node against stand-ins on 127.0.0.1): a service that accepts and does not answer costs one read
-timeout and one warning, then no call waits until its /health answers again; a start command
-that cannot run is one warning, never an exception; a start's output goes to the service log."""
+Node against stand-ins on 127.0.0.1 and on the service's socket): a service that accepts and
+does not answer costs one read timeout and one warning, then no call waits until its /health
+answers again; a start command that cannot run is one warning, never an exception; a start's
+output goes to the service log; the token goes to the service's socket, never to the port."""
 
 from __future__ import annotations
 
@@ -17,8 +18,13 @@ from typing import Any
 
 import pytest
 
+from kg_brain import plugin
 from kg_brain.localdb import free_port
 from kg_brain.plugin import CONNECTION
+from kg_brain.private import ensure_token
+from kg_brain.settings import load_settings
+from tests.support.loopback import imitation
+from tests.support.mcp import REPO
 
 READ_TIMEOUT_MS = 400
 # Calls a hung service, lets the test turn it into one that answers, waits past a /health
@@ -157,3 +163,75 @@ process.stdout.write(JSON.stringify(logs))
     logs = json.loads(done.stdout)
     assert [entry["level"] for entry in logs] == ["warn"], logs
     assert f"{moved}: ENOENT" in logs[0]["message"]
+
+
+# Calls three actions, waits for a warning (at most argv[3] ms: the start the first call
+# launched ends with one when the port is held), calls once more.
+CALLS = """
+const { Memory } = await import(process.argv[1])
+const logs = []
+const memory = new Memory(JSON.parse(process.argv[2]), "/tmp/ws", (level, message) =>
+  logs.push({ level, message }))
+const answers = []
+for (const action of ["start", "recall", "failure"]) answers.push(await memory.call(action, {}))
+const until = Date.now() + Number(process.argv[3])
+while (Date.now() < until && !logs.some((entry) => entry.level === "warn")) {
+  await new Promise((resolve) => setTimeout(resolve, 100))
+}
+answers.push(await memory.call("recall", {}))
+process.stdout.write(JSON.stringify({ answers, logs }))
+"""
+
+
+def machine_settings(tmp_path: Path, port: int) -> dict[str, Any]:
+    """What `kg-brain wire opencode` writes for this machine (kg_brain/plugin.py), a token in
+    its token file."""
+    settings = load_settings(_env_file=None, kg_brain_data_dir=tmp_path / "data",
+                             kg_brain_http_port=port)
+    ensure_token(settings)
+    return {**plugin.machine_config(settings, {"PYTHONPATH": str(REPO)}), "wired": True,
+            "read_timeout_ms": 3000}
+
+
+def test_a_stand_in_on_the_port_receives_no_token_and_the_plugin_warns_once(
+        node: str, tmp_path: Path) -> None:
+    """Another program holds the service's port and answers as kg-brain would: the plugin calls
+    the service's socket (nothing there), starts the service once (`kg-brain service start`
+    finds the port held and says so) and warns once; the program on the port gets no token."""
+    health = {"service": "kg-brain", "neo4j_uri": None, "pid": 1}
+    with imitation(health) as (port, seen):
+        settings = machine_settings(tmp_path, int(port))
+        done = subprocess.run([node, "--input-type=module", "-e", CALLS, CONNECTION.as_uri(),
+                               json.dumps(settings), "30000"],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    token = Path(settings["token_file"]).read_text().strip()
+    assert not any("authorization" in request or token in json.dumps(request)
+                   for request in seen), seen
+    found = json.loads(done.stdout)
+    assert found["answers"] == [None] * 4
+    warnings = [entry["message"] for entry in found["logs"] if entry["level"] == "warn"]
+    assert len(warnings) == 1, found["logs"]
+    assert f"port {port} is held by a program that is not your kg-brain service" in warnings[0]
+    assert "held by a program that is not your kg-brain service" in \
+        Path(settings["log_file"]).read_text()
+
+
+def test_the_plugin_sends_its_token_to_the_service_socket_only(
+        node: str, tmp_path: Path) -> None:
+    """The service's socket gets every request, with the token and the service's address as
+    its Host; a program on the port gets none."""
+    with imitation({}) as (port, on_port):
+        settings = machine_settings(tmp_path, int(port))
+        with imitation({}, Path(settings["socket"])) as (_, on_socket):
+            done = subprocess.run([node, "--input-type=module", "-e", CALLS, CONNECTION.as_uri(),
+                                   json.dumps(settings), "0"],
+                                  capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"answers": [{}] * 4, "logs": []}
+    token = Path(settings["token_file"]).read_text().strip()
+    assert [request["request"] for request in on_socket] == [
+        f"POST /plugin/{action} HTTP/1.1" for action in ("start", "recall", "failure", "recall")]
+    assert all(request["authorization"] == f"Bearer {token}"
+               and request["host"] == f"127.0.0.1:{port}" for request in on_socket)
+    assert on_port == []
