@@ -1,119 +1,68 @@
-"""Every table in docs/BENCHMARKS.md that names a result JSON shows what today's code makes of it.
+"""Every figure in docs/BENCHMARKS.md and README.md is the one JSON key it names.
 
-A table's JSON files are those its section heading names (`### Scale (scale.json)`) and every
-`docs/bench/<path>.json` named in the text between the previous table or heading and the table
-(code blocks aside: their commands write results, they do not name a table's).
-Each must exist, carry the provenance a current bench program writes (a commit of this history,
-a command the current command line or bench module accepts, settings and tuning with today's
-names; a `<name>-before.json` is an earlier commit's run kept beside today's for a comparison,
-so its tuning may have an earlier set of keys), and every number in the table's cells (the first
-column is a label) must be a number of those files, as the table rounds it (a fraction may be
-shown as a percentage), or a number of the tables `kg-brain bench report` renders from them.
+The convention: a `<!-- figures ... -->` comment right below a table or a paragraph (a blank
+line between is allowed) names, for each figure above it, the key of `docs/bench/*.json` it
+shows, as `file.json:dotted.path` (a list item by its index). Its first line may name a
+default file, used by keys that name none:
+
+    <!-- figures locomo-check-add-e97c00a-before.json
+    row search_memory, today = methods.search_memory
+    col recall@10 = overall.recall@10
+    "search_memory 64.2" = methods.search_memory.overall.recall@10
+    -->
+
+- Table: `row LABEL = KEY` and `col LABEL = KEY`. A cell's key is the row's and the column's
+  joined by a dot, or, when one of them holds `{row}` or `{col}`, that one with the other put
+  in its place (`col check, today = links.json:halves.check.links.{row}`). Keys separated by
+  `, ` are several figures of one cell, in the order the cell shows them (a cell may show the
+  first ones only). `cell ROW | COL = KEY` gives one cell its key outright; `col LABEL = -`
+  marks a column of targets or settings, not figures. Labels are the cells' text without `**`;
+  a row label of several columns joins them with ` | ` (`row today | search_memory = ...`);
+  a header that repeats takes its `col` lines in order. Every number of a body cell (text in
+  backticks aside) needs a key: a table that measures nothing says
+  `<!-- figures: none (why) -->` instead, and a table without a comment fails.
+- Prose: `"QUOTE" = KEY, KEY...`: QUOTE is text of the paragraph above, and its last numbers
+  are the figures of those keys (a metric's name such as recall@10 is no figure). Change the
+  figure in the text and the quote is no longer found; change both and the key disagrees.
+- A figure worked from others is keys (or numbers) joined by ` + `, ` - ` or ` / `, worked
+  from the left: `100 - methods.vector.by_type.symptom_fix.inverted`, `a.p50_ms / b.p50_ms`.
+
+A number matches its key as the doc rounds it (half-up or as Python formats; a worked figure
+may be one off in its last decimal), and a fraction may be shown as a percentage. Every file
+named must exist and carry the provenance a current bench program writes (a commit of this
+history, a command the current command line or bench module accepts, settings and tuning with
+today's names); a result an earlier commit wrote is named `<name>-<commit>-before.json` after
+the commit its provenance records (its tuning may have an earlier set of keys), and the text
+quoting it says which commit that is.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import re
 import shlex
 import subprocess
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench import report
 from kg_brain.cli.commands import build_parser
 from kg_brain.search import DeepTuning, Tuning
 from kg_brain.settings import Settings
+from tests.support.figures import (
+    RESULTS,
+    Figures,
+    blocks,
+    doc_problems,
+    numbers,
+    result,
+    shown,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "BENCHMARKS.md"
-RESULTS = ROOT / "docs" / "bench"
-_NAMED = re.compile(r"docs/bench/([\w./-]+\.json)")
-_HEADING_JSON = re.compile(r"\(([\w.-]+\.json)[;)]")
-_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
-_QUOTED = re.compile(r"`[^`]*`")
-
-
-@dataclass(frozen=True)
-class Table:
-    line: int
-    rows: list[str]
-    results: tuple[str, ...]
-
-
-def tables(text: str) -> list[Table]:
-    """The doc's tables, each with the result files its heading and caption name."""
-    found, caption, heading, fenced = [], [], "", False
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("```"):
-            fenced = not fenced  # commands in a code block reproduce results, they name none
-        elif fenced:
-            pass
-        elif line.startswith("#"):
-            heading, caption = line, []
-        elif line.startswith("|"):
-            start = i
-            while i < len(lines) and lines[i].startswith("|"):
-                i += 1
-            named = _HEADING_JSON.findall(heading) + _NAMED.findall("\n".join(caption))
-            found.append(Table(start + 1, lines[start:i], tuple(dict.fromkeys(named))))
-            caption = []
-            continue
-        else:
-            caption.append(line)
-        i += 1
-    return found
-
-
-def numbers(text: str) -> list[str]:
-    return [n.replace(",", "") for n in _NUMBER.findall(_QUOTED.sub("", text))]
-
-
-def cell_numbers(table: Table) -> list[str]:
-    """Numbers of the body rows, label column and quoted text left out."""
-    cells = [c for row in table.rows[2:] for c in row.strip().strip("|").split("|")[1:]]
-    return [n for c in cells for n in numbers(c)]
-
-
-def leaves(value: Any) -> list[float]:
-    if isinstance(value, bool):
-        return []
-    if isinstance(value, (int, float)):
-        return [float(value)]
-    if isinstance(value, dict):
-        return [x for v in value.values() for x in leaves(v)]
-    if isinstance(value, list):
-        return [x for v in value for x in leaves(v)]
-    return []
-
-
-def rendered(path: Path, result: dict[str, Any]) -> set[str]:
-    """The numbers of the tables the current report renders from this result, if it can."""
-    if "sizes" in result:
-        text = report.scale_tables(result)
-    elif result.get("suite") == "coding":
-        text = report.coding_tables(result)
-    elif "methods" in result:
-        text = report.retrieval_tables(result)
-    elif result.get("benchmark") == "projects":
-        text = report.projects_table(result)
-    else:
-        return set()
-    return set(numbers(text))
-
-
-def shown(number: str, values: list[float], rendered_numbers: set[str]) -> bool:
-    if number in rendered_numbers:
-        return True
-    places = len(number.partition(".")[2])
-    return any(f"{x:.{places}f}" == number or f"{100 * x:.{places}f}" == number for x in values)
+DOCS = ("docs/BENCHMARKS.md", "README.md")
 
 
 def provenance_problems(result: dict[str, Any], before: bool = False) -> list[str]:
@@ -164,32 +113,116 @@ def command_problems(command: str) -> list[str]:
     return [f"{module} has no option {', '.join(gone)} today"] if gone else []
 
 
-TABLES = [t for t in tables(DOC.read_text(encoding="utf-8")) if t.results]
+def name_problems(name: str, result: dict[str, Any]) -> list[str]:
+    """A `-before.json` names the commit that wrote it."""
+    commit = str((result.get("provenance") or {}).get("commit") or "")[:7]
+    if name.endswith("-before.json") and f"-{commit}-before.json" not in name:
+        return [f"{name} was written at {commit or 'no commit'}: "
+                f"name it <name>-{commit}-before.json"]
+    return []
 
 
-def test_the_doc_has_tables_that_name_their_results() -> None:
-    assert TABLES
+def named(texts: list[str]) -> list[str]:
+    seen: set[str] = set()
+    for text in texts:
+        doc_problems(text, seen)
+    return sorted(seen)
 
 
-@pytest.mark.parametrize("table", TABLES, ids=lambda t: f"line{t.line}")
-def test_a_table_shows_what_todays_code_makes_of_its_results(table: Table) -> None:
-    values: list[float] = []
-    from_report: set[str] = set()
-    for name in table.results:
-        path = RESULTS / name
-        assert path.is_file(), f"BENCHMARKS.md line {table.line}: {name} does not exist"
-        result = json.loads(path.read_text(encoding="utf-8"))
-        before = name.endswith("-before.json")
-        assert provenance_problems(result, before) == [], f"line {table.line}: {name}"
-        values += leaves(result)
-        from_report |= rendered(path, result)
-    missing = [n for n in cell_numbers(table) if not shown(n, values, from_report)]
-    assert missing == [], (f"BENCHMARKS.md line {table.line}: figures in no number of "
-                           f"{', '.join(table.results)}")
+TEXTS = {doc: (ROOT / doc).read_text(encoding="utf-8") for doc in DOCS}
+NAMED = named(list(TEXTS.values()))
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_figure_is_the_key_its_comment_names(doc: str) -> None:
+    assert doc_problems(TEXTS[doc]) == []
+
+
+@pytest.mark.parametrize("name", NAMED)
+def test_a_named_result_is_one_a_current_bench_program_writes(name: str) -> None:
+    assert (RESULTS / name).is_file(), f"{name} does not exist"
+    problems = provenance_problems(result(name), name.endswith("-before.json"))
+    assert problems + name_problems(name, result(name)) == []
+
+
+def test_the_docs_map_their_figures() -> None:
+    found = [f for text in TEXTS.values() for f in blocks(text)[0]]
+    assert sum(f.is_table and not f.none for f in found) >= 10
+    assert sum(len(f.quotes) for f in found) >= 20
+
+
+def _swapped(text: str, figures: Figures) -> str | None:
+    """The doc with the figures of two rows of the table swapped, their labels kept."""
+    lines = text.splitlines()
+    start = figures.line - 1
+    while lines[start] != figures.block[0]:
+        start -= 1
+    body = range(start + 2, start + len(figures.block))
+    cells = {n: lines[n].strip().strip("|").split("|") for n in body}
+    width = max([r.count(" | ") + 1 for r in figures.rows] or [1])
+    for a in body:
+        for b in body:
+            if a < b and numbers(" ".join(cells[a][width:])) != numbers(" ".join(cells[b][width:])):
+                lines[a] = "|".join(["", *cells[a][:width], *cells[b][width:], ""])
+                lines[b] = "|".join(["", *cells[b][:width], *cells[a][width:], ""])
+                return "\n".join(lines)
+    return None
+
+
+MAPPED = [(doc, f) for doc, text in TEXTS.items() for f in blocks(text)[0] if not f.none]
+TABLES = [(doc, f) for doc, f in MAPPED if f.is_table and _swapped(TEXTS[doc], f)]
+QUOTES = [(doc, f.line, quote) for doc, f in MAPPED for quote, _ in f.quotes[:1]]
+
+
+@pytest.mark.parametrize(("doc", "figures"), TABLES, ids=lambda x: getattr(x, "line", x))
+def test_a_swapped_row_fails(doc: str, figures: Figures) -> None:
+    planted = _swapped(TEXTS[doc], figures)
+    assert planted is not None
+    assert any(f"line {figures.line}, table row" in p for p in doc_problems(planted))
+
+
+def _planted(text: str, line: int, quote: str, wrong: str) -> str:
+    """The doc with `quote` made `wrong` in the paragraph above the comment at `line`."""
+    lines = text.splitlines()
+    start = line - 1
+    while start > 0 and not lines[start - 1].strip():
+        start -= 1
+    end = start
+    while start > 0 and lines[start - 1].strip():
+        start -= 1
+    pattern = r"\s+".join(re.escape(word) for word in quote.split(" "))
+    above = re.sub(pattern, wrong, "\n".join(lines[start:end]), count=1)
+    return "\n".join([*lines[:start], above, *lines[end:]])
+
+
+@pytest.mark.parametrize(("doc", "line", "quote"), QUOTES)
+def test_a_wrong_prose_figure_fails(doc: str, line: int, quote: str) -> None:
+    figure = re.findall(r"\d[\d,]*(?:\.\d+)?", quote)[-1]
+    at = quote.rindex(figure)
+    wrong = f"{quote[:at]}{float(figure.replace(',', '')) + 1.3:.1f}{quote[at + len(figure):]}"
+    planted = _planted(TEXTS[doc], line, quote, wrong)
+    assert planted != TEXTS[doc]
+    assert any(repr(quote) in p for p in doc_problems(planted))
+    both = planted.replace(f'"{quote}" =', f'"{wrong}" =', 1)
+    assert any(f"{wrong!r}: " in p and " is not " in p for p in doc_problems(both))
+
+
+def test_a_figure_without_a_key_or_with_another_keys_value_fails() -> None:
+    doc = ("| method | recall@10 | MRR |\n|---|---|---|\n| search_memory | 64.2 | 0.417 |\n"
+           "\n<!-- figures locomo-check-add-e97c00a-before.json\n"
+           "row search_memory = methods.search_memory\ncol recall@10 = overall.recall@10\n-->\n")
+    assert any("0.417 has no key" in p for p in doc_problems(doc))
+    assert doc_problems(doc.replace("0.417", "")) == []
+    assert any(" is not " in p for p in doc_problems(doc.replace("64.2 | 0.417", "63.6 |")))
+    assert "no <!-- figures" in doc_problems(doc.split("\n\n")[0] + "\n")[0]
+    assert doc_problems(doc.replace("locomo-check-add-e97c00a", "x-e97c00a")) != []
+    assert shown("82.0", 0.82) and shown("82.0", 82.04) and shown("64.2", 64.25)
+    assert not shown("82.0", 81.9) and not shown("2", 2.6, tolerance=True)
+    assert shown("2.5", 2.56, tolerance=True) and not shown("2.5", 2.56)
 
 
 def test_the_checks_fail_on_a_stale_result() -> None:
-    """Guards for the test itself: a result from old code, a gone option, a number not there."""
+    """Guards for the test itself: a result from old code, a gone option, a misnamed before."""
     old = {"tuning": {"v_floor": 0.2}, "provenance": {
         "commit": "0" * 40, "command": "kg-brain bench retrieval --no-such-option",
         "settings": {"retired_knob": 0.92}}}
@@ -204,9 +237,5 @@ def test_the_checks_fail_on_a_stale_result() -> None:
     assert "no option --gone" in command_problems("python -m bench.stress --gone 1")[0]
     assert "no bench program" in command_problems("python -m bench.no_such_program")[0]
     assert "not a bench program" in command_problems("python -m json.tool")[0]
-    table = tables("### Retrieval (x.json)\n\n```\nrun --out docs/bench/y.json\n```\n\n"
-                   "| method | hit@1 |\n|---|---|\n| vector | 82.0 |\n")
-    assert table[0].results == ("x.json",)
-    assert cell_numbers(table[0]) == ["82.0"]
-    assert shown("82.0", [0.82], set()) and shown("82.0", [82.04], set())
-    assert not shown("82.0", [81.9], set())
+    assert name_problems("x-before.json", {"provenance": {"commit": "abcdef0" + "1" * 33}})
+    assert name_problems("x-abcdef0-before.json", {"provenance": {"commit": "abcdef0"}}) == []
