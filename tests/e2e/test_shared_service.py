@@ -5,6 +5,7 @@ service at the end."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -52,7 +53,7 @@ def test_the_second_run_forwards_to_the_service_the_first_started(
         (added,) = [parsed(t) for t in model.tool_results()]
         wait_for(lambda: service_pid(env) is not None, WAIT_S)
         pid = service_pid(env)
-        assert f"/mcp?project={project}" not in service_log(tmp_path)  # run 1: in-process
+        assert f"&name={project}&" not in service_log(tmp_path)  # run 1: in-process
         model.steps = [Step("search_memory", {"query": QUERY})]
         second = opencode.run(workspace, home, "Look it up.", env)
         assert second.returncode == 0, second.stderr[-3000:]
@@ -61,8 +62,10 @@ def test_the_second_run_forwards_to_the_service_the_first_started(
     assert added["project"] == found["project"] == project
     assert found["hits"][0]["zk_id"] == added["zk_id"]
     assert service_pid(env) == pid  # alive after both runs ended
-    # the relay names the window's project and the tool profile its entry was wired with
-    assert f'"POST /mcp?project={project}&tools=full HTTP/1.1" 200' in service_log(tmp_path)
+    # the relay names the window's repository (its identity and readable name) and the tool
+    # profile its entry was wired with
+    assert re.search(rf'"POST /mcp\?repo=[^&"]+&name={project}&tools=full HTTP/1.1" 200',
+                     service_log(tmp_path))
 
 
 def test_a_run_forwarded_to_the_service_carries_on_after_the_run_that_started_it_exits(
