@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.repos import repository, worktree
 from kg_brain.localdb import free_port
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, wire_patient
@@ -73,8 +74,13 @@ def test_a_run_forwarded_to_the_service_carries_on_after_the_run_that_started_it
     homes = [tmp_path / "home-1", tmp_path / "home-2"]
     with scripted_model() as (model_1, url_1), scripted_model() as (model_2, url_2), \
             ThreadPoolExecutor(2) as pool:
-        spaces = [git_workspace(tmp_path / "one", project, url_1),
-                  git_workspace(tmp_path / "two", project, url_2)]
+        # two windows on one repository: its folder and a worktree of it (a project follows
+        # the repository), each with its own scripted model
+        one = repository(tmp_path / "one" / project)
+        opencode.write_json(one / "opencode.json", opencode.provider_config(url_1))
+        two = worktree(one, tmp_path / "two" / project)
+        opencode.write_json(two / "opencode.json", opencode.provider_config(url_2))
+        spaces = [one, two]
         for space, home in zip(spaces, homes, strict=True):
             wire_patient(space, env, home)
         model_1.steps = [Step("add_memory", {"content": FACT})]
@@ -103,5 +109,6 @@ def test_a_run_forwarded_to_the_service_carries_on_after_the_run_that_started_it
     assert found["hits"][0]["zk_id"] == added["zk_id"]
     assert found_later["hits"][0]["zk_id"] == later["zk_id"]
     assert service_pid(env) == pid  # the service run 1 started served run 2 to its end
-    assert service_log(tmp_path).count(
-        f'"POST /mcp?project={project}&tools=full HTTP/1.1" 200') >= 3
+    assert len(re.findall(
+        rf'"POST /mcp\?repo=[^&"]+&name={project}&tools=full HTTP/1.1" 200',
+        service_log(tmp_path))) >= 3
