@@ -24,13 +24,14 @@ from bench.coding_data import CodingProject
 from bench.datasets import Corpus, TurnKey
 from kg_brain.db import Database
 from kg_brain.embed import Embedder
-from kg_brain.search import HISTORY, Tuning, identifiers, lucene_query
+from kg_brain.search import HISTORY, Tuning, identifiers, lucene_query, names
 from kg_brain.vocab import HANDOFF_KINDS
 
 FIELDS = ("content", "title", "keywords", "context")
 ABSENT = "absent"  # the kind of a question about nothing stored
 CHAT = "chat"  # the kind of a question of a conversation (LoCoMo): scored by recall@10
 LEX_LIMIT = 5_000  # full-text candidates per field: every match of a project beside others
+FIX_TIE = 0.01  # share of a lifted fix's own score added to its lift (search_memory.cypher)
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Notes:
     vectors: np.ndarray
     follows: np.ndarray
     fixes: np.ndarray
+    fix_weights: np.ndarray  # each FIXES link's weight, in the order of `fixes`
     supersedes: np.ndarray
     entities: list[dict[str, int]]
     entity_kinds: dict[str, str]
@@ -64,6 +66,7 @@ class Asked:
     holders: np.ndarray  # terms x notes: the note holds the identifier word for word
     expected: set[int]
     pairs: list[tuple[int, int]]
+    named: bool = False  # the query names what it asks for (kg_brain.search.names)
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -81,7 +84,11 @@ def read_notes(db: Database, project: str) -> Notes:
     return Notes(ids=[r["zk_id"] for r in rows], kinds=np.asarray([r["note_kind"] for r in rows]),
                  created=np.asarray([r["created"] for r in rows], dtype=np.float64),
                  vectors=vectors, follows=_pairs(rows, "follows", at),
-                 fixes=_pairs(rows, "fixes", at), supersedes=_pairs(rows, "supersedes", at),
+                 fixes=_pairs(rows, "fixes", at),
+                 fix_weights=np.asarray([w for r in rows
+                                         for o, w in zip(r["fixes"], r["fix_weights"], strict=True)
+                                         if o in at], dtype=np.float64),
+                 supersedes=_pairs(rows, "supersedes", at),
                  entities=[dict(zip(r["entities"], r["entity_notes"], strict=True))
                            for r in rows],
                  entity_kinds={e: k for r in rows
@@ -111,7 +118,7 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), lexical=lexical,
-                 holders=holders, expected=expected, pairs=pairs)
+                 holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
 
 
 def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,
@@ -171,6 +178,23 @@ def _lift(score: np.ndarray, found: np.ndarray, edges: np.ndarray, keep: np.ndar
     return out
 
 
+def _fix(notes: Notes, q: Asked, score: np.ndarray, found: np.ndarray, keep: np.ndarray,
+         t: Tuning) -> np.ndarray:
+    """A note that FIXES a found mistake scores at least fix_lift of the mistake's score plus
+    FIX_TIE of its own (several fixes of one mistake keep their own order), or just below the
+    mistake (0.99) when the query names what it asks for and the mistake holds an identifier
+    of it the fix lacks."""
+    fix, mistake = notes.fixes[:, 0], notes.fixes[:, 1]
+    on = found[mistake] & keep[fix] & (notes.kinds[mistake] == "mistake")
+    lacks = (q.holders[:, mistake] & ~q.holders[:, fix]).any(axis=0) if q.named \
+        else np.zeros(len(fix), dtype=bool)
+    share = np.where(lacks, 0.99, t.fix_lift * notes.fix_weights)
+    lifted = np.full_like(score, -np.inf)
+    np.maximum.at(lifted, fix[on], share[on] * score[mistake[on]])
+    out: np.ndarray = np.maximum(score, lifted + FIX_TIE * score)
+    return out
+
+
 def _yield(score: np.ndarray, found: np.ndarray, pairs: np.ndarray, t: Tuning) -> np.ndarray:
     """A note superseded by a live note (`pairs`: yielding, successor) takes the `superseded`
     factor when its successor was found scoring at least supersede_share of its own score."""
@@ -200,19 +224,18 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
               "context": t.lex_context}
     lexical = sum(b * q.lexical[f] for f, b in boosts.items() if b > 0)
     lex = _top(lexical, keep & (lexical > 0), t.pool, notes.order)
+    strong: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
     if lex.size:
         score[lex] += t.w_lex * lexical[lex] / lexical[lex[0]]
         found[lex] = True
+        strong[lex] = lexical[lex] >= t.lex_floor
     exact = _exact(q, keep, t)
     score += (0.0 if q.history else t.w_exact) * exact
     found |= exact > 0
     score = _lift(score, found, notes.follows, keep, t.session_after, t.session_before)
     found |= score > 0
     if t.fix_lift > 0 and notes.fixes.size:
-        on = found[notes.fixes[:, 1]] & keep[notes.fixes[:, 0]]
-        fixed = score.copy()
-        np.maximum.at(fixed, notes.fixes[on, 0], t.fix_lift * score[notes.fixes[on, 1]])
-        score = fixed
+        score = _fix(notes, q, score, found, keep, t)
         found |= score > 0
     score = _yield(score, found, notes.supersedes[:, ::-1] if not q.history
                    else notes.supersedes, t)
@@ -221,7 +244,7 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
         score = current_first(notes, q, ranked, score, t)
         ranked = _top(score, found, len(notes.ids), notes.order)
     top = ranked[:k]
-    if not ((q.cosine[top] >= t.floor).any() or (exact[top] > 0).any()):
+    if not ((q.cosine[top] >= t.floor).any() or (exact[top] > 0).any() or strong[top].any()):
         return []  # nothing relevant stored
     return [int(i) for i in top]
 

@@ -234,6 +234,7 @@ class RankingNote(TypedDict):
     embedding: list[float]
     follows: list[str]
     fixes: list[str]
+    fix_weights: list[float]
     supersedes: list[str]
     entities: list[str]
     entity_notes: list[int]

@@ -33,6 +33,11 @@ _EDGES = re.compile(r"^\W+|\W+$")
 _IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
 IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
 MAX_IDENTIFIERS = 8
+# A query of identifiers and at most this many other words names what it asks for ("GLS-233",
+# "what was CHI-561 about?"): the note holding the identifier answers it, not the fix of that
+# note. Chosen on the coding tuning split: such questions have 0-8 other words, symptoms that
+# quote an identifier 5-18.
+NAMING_WORDS = 4
 # A question asking for an earlier value: the old note of a subject ranks first, not the
 # newest. Chosen on the coding tuning split's history and current-value questions: "before"
 # asks for history when a time or change follows it ("before we went to 60", "before the 3.12
@@ -87,6 +92,9 @@ class Tuning:
     # with nothing (through the mirror: 0.40 79%, 0.41 84% for 2.9 points of hit@1 against
     # 0.35's 61%); one of the 50 MuSiQue tuning questions has no passage that close.
     floor: float = 0.41
+    # ... or a lexical score (the note index's BM25 over the boosted fields) of at least
+    # lex_floor: the query's rarest words, several of them, held by the note (fitted).
+    lex_floor: float = 8.0
     # A note that FIXES a found note scores at least this share of the found note's score
     # (0: off): a symptom question words the failure, and the fix is what it asks for. Fitted:
     # just above the mistake.
@@ -210,6 +218,13 @@ def identifiers(text: str) -> list[str]:
     return list(seen)[:MAX_IDENTIFIERS]
 
 
+def names(text: str, terms: list[str]) -> bool:
+    """Whether the query names what it asks for: it holds an identifier (`terms`) and at most
+    NAMING_WORDS words outside its identifiers."""
+    return bool(terms) and len([w for w in lucene_query(text).split()
+                                if not any(w in t for t in terms)]) <= NAMING_WORDS
+
+
 def exact_query(terms: list[str]) -> str:
     """The note index's query for `terms`: each a quoted phrase (only a backslash and a quote
     are special inside one, both escaped) in the content and title fields; the index's own
@@ -311,9 +326,9 @@ class Search:
             w_exact=t.w_exact, exact_df=t.exact_df, superseded=t.superseded,
             supersede_share=t.supersede_share, vec_span=t.vec_span,
             session_after=t.session_after, session_before=t.session_before,
-            fix_lift=t.fix_lift, same_n=t.same_n, same_cos=t.same_cos,
-            same_reach=t.same_reach,
-            same_subject=t.same_subject, k=k, floor=t.floor)
+            fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
+            same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject, k=k,
+            floor=t.floor, lex_floor=t.lex_floor)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,
@@ -336,7 +351,9 @@ class Search:
 
     def relevant(self, hit: Hit) -> bool:
         """Whether a hit passes the relevance floor on its own: its cosine reaches
-        Tuning.floor, or it holds a rare identifier of the query (the exact channel)."""
+        Tuning.floor, or it holds a rare identifier of the query (the exact channel). The
+        lexical floor (Tuning.lex_floor) lets search_memory answer; it is not read here, so
+        what is recalled unasked stays close in meaning."""
         return hit.relevance >= self.tuning.floor or any(
             f.channel == "exact" for f in hit.found_by)
 

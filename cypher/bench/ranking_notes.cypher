@@ -1,8 +1,9 @@
 // Every live note of a project with what search_memory's ranking reads of it (bench/ranking.py
 // mirrors that ranking in numpy to fit its constants); read only. params: project.
-// returns: zk_id, title, content, note_kind, created, embedding, follows, fixes, supersedes,
-//          entities, entity_notes, entity_kinds; created: epoch seconds; follows: the notes
-//          it FOLLOWS (written just before it in its session); fixes: the notes it FIXES;
+// returns: zk_id, title, content, note_kind, created, embedding, follows, fixes, fix_weights,
+//          supersedes, entities, entity_notes, entity_kinds; created: epoch seconds; follows:
+//          the notes it FOLLOWS (written just before it in its session); fixes: the notes it
+//          FIXES, fix_weights: those links' weights (1 when unset), in the same order;
 //          supersedes: the live notes it SUPERSEDES; entities: keys of the entities it
 //          MENTIONS; entity_notes, entity_kinds: how many notes mention each and its kind, in
 //          the same order
@@ -12,7 +13,10 @@ RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
        n.note_kind AS note_kind, n.created.epochSeconds AS created, n.embedding AS embedding,
        COLLECT { MATCH (n)-[:FOLLOWS]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id }
          AS follows,
-       COLLECT { MATCH (n)-[:FIXES]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id } AS fixes,
+       COLLECT { MATCH (n)-[:FIXES]->(m:Note {memory_type: 'permanent'})
+                 RETURN m.zk_id ORDER BY m.zk_id } AS fixes,
+       COLLECT { MATCH (n)-[r:FIXES]->(m:Note {memory_type: 'permanent'})
+                 RETURN coalesce(r.weight, 1.0) ORDER BY m.zk_id } AS fix_weights,
        COLLECT { MATCH (n)-[:SUPERSEDES]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id }
          AS supersedes,
        COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.key ORDER BY e.key } AS entities,

@@ -20,13 +20,14 @@
 //         term is held by;
 //         session_after, session_before: share of a found note's score the note written just
 //         after / before it gets (0: off);
-//         fix_lift: least share of a found note's score a note that FIXES it gets (0: off);
+//         fix_lift: least share of a found mistake's score a note that FIXES it gets, times
+//         the link's weight (0: off); named: the query names what it asks for;
 //         history: the question asks for an earlier value; same_n, same_cos, same_reach,
 //         same_subject: how many hits, least mutual cosine, most a later note's cosine to the
 //         query may be below and most notes of a shared entity for the current value first
 //         (fragments/current_first);
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
-//         identifier; stamp: count the hits as used (access count, last access); now: datetime.
+//         identifier or has a lexical score of at least lex_floor; stamp: count the hits as used (access count, last access); now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
 //          links, link_count; channels: vector, lexical, exact; fixes: the found note this one
 //          was lifted from as its fix, or null; session: the found note written next to this
@@ -60,16 +61,17 @@ UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',
                  s: $w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END}] +
-    [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s, ch: 'lexical'}]
+    [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s, ch: 'lexical', lex: x.s}]
   ELSE
     [i IN range(0, size(vec) - 1) | {n: vec[i].n, s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
-    [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical'}]
+    [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical',
+                                     lex: lex[i].s}]
   END +
   // a history question names the later value: its holder is no answer
   [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $w_exact END * x.s, ch: 'exact'}]
   AS part
-WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels
-WITH collect({n: n, channels: channels, score: fused}) AS hits
+WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels, max(part.lex) AS lex
+WITH collect({n: n, channels: channels, score: fused, lex: lex}) AS hits
 // the session: the note written just after a found one gets $session_after of its score, the
 // one written just before it $session_before (a note FOLLOWS the one written before it), but
 // never more than just below the note that lifts it (0.99 of its score): a look-alike written
@@ -87,25 +89,42 @@ UNWIND hits + COLLECT {
 WITH h ORDER BY coalesce(h.near, 0.0) DESC
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      sum(h.score) AS own, sum(coalesce(h.near, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling,
-     collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS via
-WITH n, channels,
+     collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS via, max(h.lex) AS lex
+WITH n, channels, lex,
      CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
           WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
      CASE WHEN ceiling IS NOT NULL AND own < ceiling THEN via END AS session
-WITH collect({n: n, channels: channels, fixes: null, session: session, score: fused}) AS found
-// a note that FIXES a found one scores at least $fix_lift times that one's score: a symptom
-// question words the failure, its answer is the fix ($fix_lift 0: off)
+WITH collect({n: n, channels: channels, fixes: null, session: session, score: fused, lex: lex})
+     AS found
+// a note that FIXES a found mistake scores at least $fix_lift times the mistake's score times
+// the link's weight (a fix the write path inferred weighs less than one recorded as the
+// resolution), plus 0.01 of its own (the fixes of one mistake keep their own order): a
+// symptom question words the failure, its answer is the fix ($fix_lift 0: off). A query that
+// names what it asks for ($named: an identifier and few other words) asks for the note holding
+// it: the fix lacking that identifier stays just below the mistake (0.99).
 UNWIND found + COLLECT {
     UNWIND CASE WHEN $fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.score AS s
-    MATCH (f:Note)-[:FIXES]->(m)
+    WHERE m.note_kind = 'mistake'
+    MATCH (f:Note)-[r:FIXES]->(m)
     WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
       AND ($kinds IS NULL OR f.note_kind IN $kinds)
-    RETURN {n: f, channels: [], fixes: m.zk_id, session: null, score: $fix_lift * s} AS lifted
+    RETURN {n: f, channels: [], fixes: m.zk_id, session: null, lifted: s * CASE
+              WHEN $named AND any(t IN $terms WHERE (toLower(m.content) CONTAINS t
+                                                     OR toLower(coalesce(m.title, '')) CONTAINS t)
+                                                AND NOT (toLower(f.content) CONTAINS t
+                                                         OR toLower(coalesce(f.title, ''))
+                                                            CONTAINS t))
+              THEN 0.99 ELSE $fix_lift * coalesce(r.weight, 1.0) END} AS lifted
   } AS h
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
-     collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session, max(h.score) AS fused
-WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: fused}) AS hits
+     collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session,
+     coalesce(max(h.score), 0.0) AS own, max(h.lifted) AS lifted, max(h.lex) AS lex
+WITH n, channels, fixes, session, lex,
+     CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
+          ELSE lifted + 0.01 * own END AS fused
+WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: fused, lex: lex})
+     AS hits
 // a note superseded by a live note yields to it ($superseded factor) when that note was found
 // scoring at least $supersede_share of its score (0: whenever it exists); asked for history,
 // the successor yields to the note it superseded
@@ -116,13 +135,15 @@ WITH hits, h, n, CASE WHEN $history
                       RETURN o.zk_id }
        ELSE COLLECT { MATCH (n)<-[:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
                       RETURN o.zk_id } END AS other
-WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.score * CASE
+WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.lex AS lex,
+     h.score * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
               CASE WHEN x.n.zk_id IN other AND x.score > b THEN x.score ELSE b END)
             >= $supersede_share * h.score THEN $superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
-WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score}) AS ranked
+WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score, lex: lex})
+     AS ranked
 {{> current_first
     as: current
     hits: ranked
@@ -134,11 +155,13 @@ UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; when no hit reaches $floor and none holds a rare identifier of the
-// query (the exact channel), nothing relevant is stored: no rows.
+// comparable across queries; when no hit reaches $floor, none holds a rare identifier of the
+// query (the exact channel) and none has a lexical score of at least $lex_floor, nothing
+// relevant is stored: no rows.
 WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
                                               0.0) - 1.0}) AS top
-WHERE any(h IN top WHERE h.relevance >= $floor OR 'exact' IN h.channels)
+WHERE any(h IN top WHERE h.relevance >= $floor OR 'exact' IN h.channels
+                         OR coalesce(h.lex, 0.0) >= $lex_floor)
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance

@@ -58,9 +58,9 @@ def search_memory(on: On, *, vector: Vector, lex: str, terms: list[str], exact: 
                   lex_fetch: int, pool: int, fusion: str, rrf_k: float, w_vec: float,
                   w_lex: float, w_exact: float, exact_df: int, superseded: float,
                   supersede_share: float, vec_span: float, session_after: float,
-                  session_before: float, fix_lift: float, history: bool,
+                  session_before: float, fix_lift: float, history: bool, named: bool,
                   same_n: int, same_cos: float, same_reach: float, same_subject: int, k: int,
-                  floor: float,
+                  floor: float, lex_floor: float,
                   stamp: bool, now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;
     stamps access on the hits when `stamp`."""
