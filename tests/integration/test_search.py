@@ -372,3 +372,49 @@ def test_a_symptom_question_gets_the_fix_above_the_mistake_it_words(brain: Brain
         assert ranked[:2] == [fixed.fix_zk_id, failed.zk_id]
         assert any(f.channel == "link" and f.relationship == "FIXES" and f.via == failed.zk_id
                    for f in _found(hits, fixed.fix_zk_id))
+
+
+def test_the_recorded_fix_ranks_above_one_the_write_path_inferred(brain: Brain, search: Search,
+                                                                  project: str) -> None:
+    failed = brain.mistakes.record_failure(
+        "The label printer job died: ZPL buffer overflow while printing 400 labels at once.",
+        project)
+    fixed = brain.mistakes.record_resolution(
+        failed.zk_id, "Batches of 50 labels per job keep the printer's buffer from overflowing.",
+        project)
+    inferred = brain.writer.add("Label jobs retry twice when the printer answers busy.",
+                                project, note_kind="fix").note.zk_id
+    brain.db.write_tx(lambda tx: brain.writer.link(tx, inferred, failed.zk_id, LinkType.FIXES,
+                                                   "resolves this problem", weight=0.6,
+                                                   origin="auto"))
+    ranked = [h.zk_id for h in search.search_memory(
+        "label printer job died with a ZPL buffer overflow", project)]
+    assert ranked[:2] == [fixed.fix_zk_id, failed.zk_id]
+    assert ranked.index(failed.zk_id) < ranked.index(inferred)
+
+
+def test_a_query_naming_an_identifier_gets_the_note_holding_it_above_its_fix(
+        brain: Brain, search: Search, project: str) -> None:
+    failed = brain.mistakes.record_failure(
+        "Incident OPS-4821: the nightly backup stalled for three hours on the archive volume.",
+        project)
+    fixed = brain.mistakes.record_resolution(
+        failed.zk_id, "Backups write to the fast volume first and are moved to the archive "
+        "volume afterwards.", project)
+    for query in ("OPS-4821", "what was OPS-4821 about?"):
+        ranked = [h.zk_id for h in search.search_memory(query, project)]
+        assert ranked[:2] == [failed.zk_id, fixed.fix_zk_id]
+    symptom = "the nightly backup stalled for hours on the archive volume during OPS-4821, " \
+              "what did we change?"
+    assert search.search_memory(symptom, project)[0].zk_id == fixed.fix_zk_id
+
+
+def test_lexical_evidence_counts_as_relevant(brain: Brain, search: Search,
+                                             project: str) -> None:
+    ids = seed(brain, project)
+    query = "exponential backoff transaction functions"
+    no_cosine = replace(search.tuning, floor=1.01)  # no cosine reaches it
+    assert Search(brain.deps, replace(no_cosine, lex_floor=1000.0)).search_memory(
+        query, project) == []
+    hits = Search(brain.deps, replace(no_cosine, lex_floor=1.0)).search_memory(query, project)
+    assert hits[0].zk_id == ids["retry"]
