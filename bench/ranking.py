@@ -181,14 +181,15 @@ def _lift(score: np.ndarray, found: np.ndarray, edges: np.ndarray, keep: np.ndar
 def _fix(notes: Notes, q: Asked, score: np.ndarray, found: np.ndarray, keep: np.ndarray,
          t: Tuning) -> np.ndarray:
     """A note that FIXES a found mistake scores at least fix_lift of the mistake's score plus
-    FIX_TIE of its own (several fixes of one mistake keep their own order), or just below the
-    mistake (0.99) when the query names what it asks for and the mistake holds an identifier
-    of it the fix lacks."""
+    FIX_TIE of its own (several fixes of one mistake keep their own order), times the FIXES
+    link's weight; at most just below the mistake (0.99) when the query names what it asks for
+    and the mistake holds an identifier of it the fix lacks."""
     fix, mistake = notes.fixes[:, 0], notes.fixes[:, 1]
     on = found[mistake] & keep[fix] & (notes.kinds[mistake] == "mistake")
     lacks = (q.holders[:, mistake] & ~q.holders[:, fix]).any(axis=0) if q.named \
         else np.zeros(len(fix), dtype=bool)
-    share = np.where(lacks, 0.99, t.fix_lift * notes.fix_weights)
+    share = t.fix_lift * notes.fix_weights
+    share = np.where(lacks, np.minimum(share, 0.99), share)
     lifted = np.full_like(score, -np.inf)
     np.maximum.at(lifted, fix[on], share[on] * score[mistake[on]])
     out: np.ndarray = np.maximum(score, lifted + FIX_TIE * score)

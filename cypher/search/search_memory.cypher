@@ -101,7 +101,7 @@ WITH collect({n: n, channels: channels, fixes: null, session: session, score: fu
 // resolution), plus 0.01 of its own (the fixes of one mistake keep their own order): a
 // symptom question words the failure, its answer is the fix ($fix_lift 0: off). A query that
 // names what it asks for ($named: an identifier and few other words) asks for the note holding
-// it: the fix lacking that identifier stays just below the mistake (0.99).
+// it: the fix lacking that identifier stays below the mistake (at most 0.99 of its score).
 UNWIND found + COLLECT {
     UNWIND CASE WHEN $fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.score AS s
@@ -109,13 +109,14 @@ UNWIND found + COLLECT {
     MATCH (f:Note)-[r:FIXES]->(m)
     WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
       AND ($kinds IS NULL OR f.note_kind IN $kinds)
+    WITH f, m, s, $fix_lift * coalesce(r.weight, 1.0) AS share
     RETURN {n: f, channels: [], fixes: m.zk_id, session: null, lifted: s * CASE
-              WHEN $named AND any(t IN $terms WHERE (toLower(m.content) CONTAINS t
-                                                     OR toLower(coalesce(m.title, '')) CONTAINS t)
-                                                AND NOT (toLower(f.content) CONTAINS t
-                                                         OR toLower(coalesce(f.title, ''))
-                                                            CONTAINS t))
-              THEN 0.99 ELSE $fix_lift * coalesce(r.weight, 1.0) END} AS lifted
+              WHEN share > 0.99 AND $named
+                   AND any(t IN $terms WHERE (toLower(m.content) CONTAINS t
+                                              OR toLower(coalesce(m.title, '')) CONTAINS t)
+                                         AND NOT (toLower(f.content) CONTAINS t
+                                                  OR toLower(coalesce(f.title, '')) CONTAINS t))
+              THEN 0.99 ELSE share END} AS lifted
   } AS h
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session,

@@ -16,12 +16,16 @@ FIELDS = ("content", "title", "keywords", "context")
 
 def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[assignment]
           entities: list[dict[str, int]] | None = None, vectors: np.ndarray | None = None,
-          texts: list[str] | None = None, kinds: dict[str, str] | None = None) -> Notes:
+          texts: list[str] | None = None, kinds: dict[str, str] | None = None,
+          note_kinds: list[str] | None = None,
+          fixes: list[tuple[int, int, float]] = ()) -> Notes:  # type: ignore[assignment]
     ids = [f"n{i:02d}" for i in range(count)]
-    return Notes(ids=ids, kinds=np.asarray(["general"] * count),
+    return Notes(ids=ids, kinds=np.asarray(note_kinds or ["general"] * count),
                  created=np.arange(count, dtype=np.float64),
                  vectors=np.eye(count) if vectors is None else vectors,
-                 follows=np.zeros((0, 2), dtype=np.int64), fixes=np.zeros((0, 2), dtype=np.int64),
+                 follows=np.zeros((0, 2), dtype=np.int64),
+                 fixes=np.asarray([f[:2] for f in fixes], dtype=np.int64).reshape(-1, 2),
+                 fix_weights=np.asarray([f[2] for f in fixes], dtype=np.float64),
                  supersedes=np.asarray(supersedes, dtype=np.int64).reshape(-1, 2),
                  entities=entities or [{} for _ in ids], entity_kinds=kinds or {},
                  texts=texts or [""] * count, order=np.arange(count))
@@ -45,6 +49,20 @@ def test_a_superseded_note_yields_only_to_a_successor_the_query_reaches() -> Non
     always = replace(Tuning(), supersede_share=0.0, same_n=0)
     assert rank(pool, q, always)[0] == 1
     assert rank(pool, q, replace(always, supersede_share=0.5))[0] == 0
+
+
+def test_a_fix_ranks_by_its_link_weight_and_yields_to_the_mistake_a_query_names() -> None:
+    # note 0 is the mistake; note 1 its recorded fix (weight 1), note 2 an inferred one (0.6)
+    pool = notes(4, note_kinds=["mistake", "fix", "fix", "general"],
+                 fixes=[(1, 0, 1.0), (2, 0, 0.6)])
+    t = replace(Tuning(), same_n=0, session_after=0.0, session_before=0.0)
+    q = asked([0.8, 0.1, 0.3, 0.0], {1})
+    assert rank(pool, q, t)[:3] == [1, 0, 2]
+    named = asked([0.8, 0.1, 0.3, 0.0], {0}, holders=[[True, False, False, False]])
+    named.named = True
+    assert rank(pool, named, t)[:2] == [0, 1]
+    named.named = False  # a symptom quoting the identifier still gets the fix first
+    assert rank(pool, named, t)[:2] == [1, 0]
 
 
 def test_a_hit_holding_the_asked_identifier_does_not_yield_to_a_later_look_alike() -> None:
