@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from kg_brain.search import HISTORY, MAX_IDENTIFIERS, MAX_QUERY_CHARS, exact_query, identifiers
+from kg_brain.search import (
+    HISTORY,
+    MAX_IDENTIFIERS,
+    MAX_QUERY_CHARS,
+    exact_query,
+    identifiers,
+    names,
+)
 from kg_brain.validate import content
 
 
@@ -63,3 +70,15 @@ def test_a_query_with_lone_surrogates_can_be_sent() -> None:
 ])
 def test_a_history_question_is_told_by_its_words(question: str, history: bool) -> None:
     assert (HISTORY.search(question) is not None) == history
+
+
+@pytest.mark.parametrize(("query", "named"), [
+    ("OPS-4821", True),
+    ("what was TKT-901 about?", True),
+    ("nginx.conf:41", True),
+    ("the bundled app dies on start: require() of ES Module left-pad-esm not supported", False),
+    ("what was the incident about?", False),  # no identifier
+])
+def test_a_query_names_what_it_asks_for_with_an_identifier_and_few_other_words(
+        query: str, named: bool) -> None:
+    assert names(query, identifiers(query)) is named
