@@ -14,6 +14,16 @@ chat, logs, URLs, CI files) as two files decided before either was written: chec
 then tune.jsonl; each 80 secrets and 80 look-alikes (public keys, hashes, ids, placeholders,
 documented example keys). Round 3's rules were chosen on tune.jsonl alone.
 
+bench/data/secrets-r4/ is the fourth round: frames written fresh before any of its tuning, two
+or more a kind (password flags and positional passwords of many command-line tools, tokens in
+URL paths and queries, chat login pairs, config files of many formats, CI files; public keys,
+hashes, ids, placeholders, documented example keys, base64 fixtures), each kind's frames split
+into the halves by random.Random(44), values drawn by random.Random(404); check.jsonl was
+committed before tuning began.
+
+`--split tune` scores the tuning halves only (where rules are chosen); `--split all`, the
+default, scores every half and records the check halves' scoring in the ledger.
+
 A secret counts as hidden when its value no longer appears in the redacted text; a harmless
 item counts as changed when the text comes back different in any way.
 """
@@ -31,7 +41,8 @@ from kg_brain.redact import redact
 from kg_brain.settings import Settings, load_settings
 
 DATA = Path(__file__).parent / "data" / "secrets.jsonl"
-FRESH = Path(__file__).parent / "data" / "secrets-r3"
+ROUNDS = {"round_3": Path(__file__).parent / "data" / "secrets-r3",
+          "round_4": Path(__file__).parent / "data" / "secrets-r4"}
 HALVES = ("tune", "check")
 
 
@@ -56,28 +67,38 @@ def judge(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run() -> dict[str, Any]:
-    items = load()
-    fresh = {half: load(FRESH / f"{half}.jsonl") for half in HALVES}
+def run(split: str = "all") -> dict[str, Any]:
+    """Every half of every round (`split` "all"), or the tuning halves only ("tune")."""
+    halves = HALVES if split == "all" else ("tune",)
+    items = [i for i in load() if i["half"] in halves]
+    fresh = {(name, half): load(folder / f"{half}.jsonl")
+             for name, folder in ROUNDS.items() for half in halves}
     began = time.perf_counter()
-    halves = {half: judge([i for i in items if i["half"] == half]) for half in HALVES}
-    round_3 = {half: judge(fresh[half]) for half in HALVES}
+    result: dict[str, Any] = {half: judge([i for i in items if i["half"] == half])
+                              for half in halves}
+    for name, folder in ROUNDS.items():
+        result[name] = {"data": f"{folder.name}/",
+                        **{half: judge(fresh[name, half]) for half in halves}}
     judged = len(items) + sum(map(len, fresh.values()))
     per_item_ms = 1000 * (time.perf_counter() - began) / (2 * judged)  # redact runs twice
-    return {"benchmark": "secrets", "data": str(DATA.name), "items": len(items),
-            "redact_ms_per_item": round(per_item_ms, 3), **halves,
-            "round_3": {"data": f"{FRESH.name}/", **round_3}}
+    return {"benchmark": "secrets", "data": str(DATA.name), "split": split, "items": len(items),
+            "redact_ms_per_item": round(per_item_ms, 3), **result}
 
 
 def cmd_secrets(args: argparse.Namespace, settings: Settings) -> int:
-    result = run()
-    record_check_run("secrets", "all", [DATA.name, f"{FRESH.name}/check.jsonl"],
-                     args.out)  # both halves of round 2, and round 3's check half
+    result = run(args.split)
+    if args.split == "all":  # round 2's check half and each later round's check.jsonl
+        record_check_run("secrets", "all", [DATA.name, *(f"{folder.name}/check.jsonl"
+                                                         for folder in ROUNDS.values())],
+                         args.out)
     emit_result(result, args.out, settings)
     return 0
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split", choices=("tune", "all"), default="all",
+                        help="tune: the tuning halves only; all: every half (the check halves "
+                             "are recorded in the ledger)")
     parser.add_argument("--out", type=Path, default=Path("docs/bench/secrets.json"))
 
 

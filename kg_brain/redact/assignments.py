@@ -1,5 +1,6 @@
-"""Labelled secrets: `password=`/`token:`/`"api_key": "..."` assignments and the data of
-Kubernetes Secret manifests.
+"""Labelled secrets: `password=`/`token:`/`"api_key": "..."`/`config['SECRET_KEY'] = ...`
+assignments, XML elements and Terraform variables named for a secret, and the data of Kubernetes
+Secret manifests.
 
 An assignment only counts when its value is a literal: variable references, calls, placeholders
 and type annotations are code, not secrets, and ordinary notes must come back byte-identical.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kg_brain.redact.marks import is_placeholder, mark, splice
+from kg_brain.redact.marks import is_placeholder, is_public, mark, splice
 
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
@@ -22,10 +23,16 @@ _ASSIGNMENT = re.compile(
     r"(?<![\w.\-])(?P<key>[\w.\-]{0,40}?(?i:passwd|password|passphrase|pwd|secret(?:[_\-]?key)?|"
     r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|"
     # PASS and AUTH as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH
-    r"(?<=[_\-.])(?:pass|auth)(?![A-Za-z0-9])))(?P<kq>[\"']?)"
+    r"(?<=[_\-.])(?:pass|auth)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))"
+    # the key's closing quote, and a subscript's bracket: app.config['SECRET_KEY'] = '...'
+    r"(?P<kq>[\"']?\]?)"
     r"(?P<sep>[ \t]*(?<![=!<>])[:=](?!=)[ \t]*)"
     r"(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"'`,;&)\]}]+))"
 )
+# a Terraform variable named for a secret, and its default value
+_VARIABLE = re.compile(r"\bvariable\s+\"(?P<key>[\w\-]*(?i:passw(?:or)?d|passphrase|secret|token|"
+                       r"api[_\-]?key|private[_\-]?key)[\w\-]*)\"\s*\{[^{}]*?\bdefault\s*=\s*"
+                       r"(?P<q>\")(?P<qval>[^\"\n]*)\"")
 # an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>
 _ELEMENT = re.compile(r"<(?P<key>[\w.:\-]{0,40}?(?i:passw(?:or)?d|passphrase|secret|token|"
                       r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})>"
@@ -51,6 +58,8 @@ def hide_assignments(text: str, found: list[str]) -> str:
     and quotes kept."""
     if "</" in text:
         text = _ELEMENT.sub(lambda m: _hide_assignment(m, found, "="), text)
+    if "variable" in text:
+        text = _VARIABLE.sub(lambda m: _hide_assignment(m, found, "="), text)
     return _ASSIGNMENT.sub(lambda m: _hide_assignment(m, found), text)
 
 
@@ -117,7 +126,7 @@ def _kind_of(key: str) -> str:
 def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
     """Whether an assigned value is a real literal rather than code, a type or a template."""
     value = value.rstrip(".") if not quoted else value
-    if is_placeholder(value) or value.lower().startswith(_REFERENCE_START):
+    if is_placeholder(value) or is_public(value) or value.lower().startswith(_REFERENCE_START):
         return False
     if _NOT_A_CREDENTIAL.fullmatch(value):
         return False

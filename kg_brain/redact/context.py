@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from kg_brain.redact.entropy import entropy, inside, joined_words, url_spans, word_length
-from kg_brain.redact.marks import is_placeholder, mark
+from kg_brain.redact.marks import is_placeholder, is_public, mark
 
 _WORD_KINDS = (("passw", "password"), ("pwd", "password"), ("passphrase", "password"),
                ("token", "token"), ("key", "api_key"), ("secret", "secret"), ("cred", "secret"))
@@ -87,7 +87,9 @@ def _generated(value: str) -> bool:
     date, expression or reference."""
     if len(value) < 8 or value.startswith(_NOT_A_VALUE) or "://" in value or "REDACTED" in value:
         return False
-    if "=" in value.rstrip("=") or is_placeholder(value) or _EMAIL.fullmatch(value):
+    if "=" in value.rstrip("=") or is_placeholder(value) or is_public(value):
+        return False
+    if _EMAIL.fullmatch(value):
         return False  # mean=0.0 is an expression: base64 pads only at the end
     bare = value.rstrip("=")
     has_digit = _DIGIT.search(bare) is not None

@@ -3,13 +3,15 @@ strings: a base64/alphanumeric run of 32+ characters with upper case, lower case
 high Shannon entropy for its length and no run that reads as a word.
 
 What keeps ordinary data out: a URL or a certificate or public key block around it, an IPFS
-content id, a digest algorithm in front of it (sha256:, sha512-, h1:, base64,), a public key
-or password hash it belongs to (ssh-ed25519, a WireGuard peer, a JWK's public members, a
-captcha's site key), words joined by - or _ (a test or model name), a placeholder or a
-documented example, a line that calls it a fixture, sample or test vector, base64 that
-decodes to text, to a known file, to a public key's layout or to counting bytes (sample
-data), and an id, hash, nonce or cursor introducing it. Hex is never hidden here: commit ids,
-digests and checksums are hex too (context.py hides hex that a secret word names).
+content id, a digest algorithm in front of it (sha256:, sha512-, h1:, base64,, pin-sha256=),
+a public key or password hash it belongs to (ssh-ed25519, a WireGuard peer, "the public key
+is", a JWK's public members, a captcha's site key, a crypt(3) hash's `$6$salt$`), the rest of a
+public token (pk.eyJ...), words joined by - or _ (a test or model name), a placeholder or a
+documented example, a line that calls it a fixture, sample or test vector, a test function's
+first lines, base64 that decodes to text, to a known file, to a public key's layout or to
+counting bytes (sample data), and an id, hash, nonce, cursor or address introducing it. Hex
+is never hidden here: commit ids, digests and checksums are hex too (context.py hides hex that a
+secret word names).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import math
 import re
 from collections import Counter
 
-from kg_brain.redact.marks import is_placeholder, mark
+from kg_brain.redact.marks import is_placeholder, is_public, mark
 
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_~\-])[A-Za-z0-9+/_~\-]{32,}={0,2}"
                         r"(?![A-Za-z0-9+/_~\-=])")
@@ -31,19 +33,26 @@ _SEPARATOR = re.compile(r"[_\-.]")
 _WORD = re.compile(r"[a-z]{3,}|[A-Z][a-z]{2,}|[A-Z]{3,}")
 _PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s\"'<>`]+")
-_DIGEST_BEFORE = re.compile(r"(?i)\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+|base64)[:,=-]\Z")
+_DIGEST_BEFORE = re.compile(r"(?i)\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+|base64)"
+                            r"(?:[:,=-][\"']?|//)\Z")  # pin-sha256="...", sha256//...
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d*|md5|blake2b?)-")
 _EXPLAINED_BEFORE = re.compile(  # "request id: ...", "nonce=...", "ssh-ed25519 ...", "$2b$12$..."
     r"(?i)(?:\b(?:[ug]?ids?|nonce|salt|iv|etag|digest|hash|checksum|fingerprint|integrity|"
     r"cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+|peer|site[ _\-]?key)\b|_ids?\b|"
+    r"(?:\b|_)(?:address|wallet)\b|"
     # a public key, also as a name's last word (MINISIGN_PUBKEY); a JWK's public members
-    r"(?:\b|_)(?:public[ _\-]?key|pubkey)\b|[\"'][nexy][\"']|"
+    r"(?:\b|_)(?:public[ _\-]?key|pubkey)(?:\s+(?:is|was))?\b|[\"'][nexy][\"']|"
+    # inside a crypt(3) hash: $6$salt$..., $2b$12$...
     r"(?-i:[a-z]Id)|\$)"
     r"[\s\"'`:=(]*\Z")
+_WORD_BEFORE = re.compile(r"[\w.\-]+\Z")
+_CRYPT_HASH = re.compile(r"\$\w{1,10}\$[^\s\"']*\Z")  # inside $6$salt$hash, $2b$12$...
 # the line calls it sample data: a test fixture, a sample, a test vector
 _SAMPLE_LINE = re.compile(r"(?i)(?<![a-z])(?:fixtures?|samples?|dummy|fake|examples?|"
                           r"test[ _\-]?vectors?)(?![a-z])")
-_PUBLIC_PREFIX = ("pk_live_", "pk_test_")  # Stripe's publishable keys: public by design
+# the lines above are a test's: def test_..., it("...", @Test, func TestX
+_TEST_ABOVE = re.compile(r"(?m)^[ \t]*(?:(?:async[ \t]+)?def[ \t]+test_?\w*\(|(?:it|test)\([\"'`]|"
+                         r"@Test\b|func[ \t]+Test\w*\()[^\n]*\n(?:[^\n]*\n){0,2}[^\n]*\Z")
 # certificates and public keys: public by design, and as random as any key
 _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY(?: BLOCK)?|CERTIFICATE"
                            r"(?: REQUEST)?)-----.*?(?:-----END [A-Z0-9 ]+-----|\Z)", re.S)
@@ -113,14 +122,24 @@ def _explained(value: str, text: str, start: int, urls: list[tuple[int, int]]) -
     encoded sample data, or introduced as an id, hash, nonce or cursor."""
     if inside(urls, start) or _DIGEST_PREFIX.match(value) or _CONTENT_ID.fullmatch(value):
         return True
-    if value.startswith(_PUBLIC_PREFIX) or is_placeholder(value):
+    if is_public(value) or is_placeholder(value):
         return True
     before = text[max(0, start - 40):start]
     if _DIGEST_BEFORE.search(before) or _EXPLAINED_BEFORE.search(before):
         return True
-    end = text.find("\n", start)
-    line = text[text.rfind("\n", 0, start) + 1:end if end >= 0 else len(text)]
-    return _SAMPLE_LINE.search(line) is not None or _decodes_to_data(value)
+    # its line, within 200 characters either side (a long line is not read whole per value)
+    near, far = max(0, start - 200), min(len(text), start + len(value) + 200)
+    line_start = text.rfind("\n", near, start) + 1 or near
+    end = text.find("\n", start, far)
+    word = _WORD_BEFORE.search(text, line_start, start)
+    if is_public(text[word.start() if word else start:start] + value):
+        return True  # the rest of a public token: pk.eyJ...
+    if _CRYPT_HASH.search(text, line_start, start):
+        return True
+    line = text[line_start:end if end >= 0 else far]
+    if _SAMPLE_LINE.search(line) or _TEST_ABOVE.search(text, max(0, start - 160), start):
+        return True
+    return _decodes_to_data(value)
 
 
 def _decodes_to_data(value: str) -> bool:

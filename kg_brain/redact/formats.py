@@ -135,10 +135,16 @@ FORMATS: tuple[Format, ...] = (
     _f("age_secret_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b", "age-secret-key-"),
     # a token in a URL's path, named by the segment before it (Mattermost /hooks/<id>, IFTTT
     # /with/key/<key>, Zapier /hooks/catch/<n>/<id>/): letters with digits, 16 or more
-    _f("url_token", r"(?i)://[^\s/]+/(?:[^\s/?#]+/)*?(?:hooks?|webhooks?|key|token|secret)/"
+    _f("url_token", r"(?i)://[^\s/]+/(?:[^\s/?#]+/)*?(?:[\w\-]*hooks?|key|token|secret)/"
                     r"(?:[a-z]+/|\d+/){0,2}(?P<secret>(?=[A-Za-z_\-]{0,200}\d)"
                     r"(?=[\d_\-]{0,200}[A-Za-z])[A-Za-z0-9_\-]{16,})(?=[/?#\s\"'`]|$)",
        "hook", "/key/", "/token/", "/secret/"),
+    # a key in a URL's query, under a name services give API keys (OpenWeather's appid=,
+    # Pushover's token=): letters with digits, 16 or more
+    _f("url_token", r"(?i)[?&](?:appid|app_?key|api_?key|apikey|access_?token|auth_?token|token|"
+                    r"key|client_secret|secret)=(?P<secret>(?=[A-Za-z_\-]{0,200}\d)"
+                    r"(?=[\d_\-]{0,200}[A-Za-z])[A-Za-z0-9_\-.~]{16,})(?=[&#\s\"'`]|$)",
+       "appid=", "key=", "token=", "secret="),
 )
 
 

@@ -18,6 +18,11 @@ _PRONOUN = re.compile(r"(?:your|my|some)[-_ ]")
 _FILL_IN = re.compile(r"(?:replace|change|fill|insert|put|set|update)[-_. ]?(?:me|this|it|in|here)")
 # the documentation's own sample values: AWS's AKIAIOSFODNN7EXAMPLE and .../bPxRfiCYEXAMPLEKEY
 _DOCUMENTED = ("EXAMPLE", "EXAMPLEKEY")
+# published keys of local emulators: Azurite's devstoreaccount1 account key
+_PUBLISHED = frozenset({"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr"
+                        "/KBHBeksoGMGw=="})
+# public by design: Stripe's publishable keys, Mapbox's public tokens
+_PUBLIC_PREFIX = ("pk_live_", "pk_test_", "pk.eyJ")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # a value that names itself: "fal-ai-api-key", "add_bos_token", "challengePassword"
 _SELF_NAMED = re.compile(r"(?:[a-z]+[_\-. ])*(?:key|token|secret|passw(?:or)?d|credentials?|"
@@ -41,10 +46,15 @@ def is_placeholder(value: str) -> bool:
     v = value.strip().lower()
     if not v or v in _PLACEHOLDERS or "redacted" in v or v.endswith(("...", "\u2026")):
         return True  # "hf_...": an example cut short
-    if value.strip().endswith(_DOCUMENTED) or _FILL_IN.fullmatch(v):
+    if value.strip().endswith(_DOCUMENTED) or value.strip() in _PUBLISHED or _FILL_IN.fullmatch(v):
         return True
     if "***" in v or ("xxxx" in v and 3 * v.count("x") >= len(v)):
         return True  # masked: "hf_***", "sk-xxxx"; not a random value with four x in it
     if _TEMPLATE.fullmatch(v) or _SELF_NAMED.fullmatch(_CAMEL.sub("_", value.strip()).lower()):
         return True
     return bool(_PRONOUN.match(v))
+
+
+def is_public(value: str) -> bool:
+    """A key that is public by design (a publishable key, a map's public token)."""
+    return value.startswith(_PUBLIC_PREFIX)

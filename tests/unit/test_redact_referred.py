@@ -83,13 +83,63 @@ KEPT_ROUND_3 = [
 ]
 
 
-@pytest.mark.parametrize(("text", "secret", "kind"), HIDDEN + HIDDEN_ROUND_3)
+HIDDEN_ROUND_4 = [
+    ("racadm -r bmc3 -u root -p Gr4nite!Peak getsysinfo", "Gr4nite!Peak", "password"),
+    ("wfreerdp /u:ops /p:Sl8te#Harbor /v:10.1.1.5", "Sl8te#Harbor", "password"),
+    ("plink -ssh -pw Mo0nlit-Fern ops@10.2.2.2 uptime", "Mo0nlit-Fern", "password"),
+    ("lftp -u ftpuser,Ch3rry+Bark ftp://ftp.example.net", "Ch3rry+Bark", "password"),
+    ("net use \\\\nas\\backup Qu1ll-Orbit /user:WORKGROUP\\bk", "Qu1ll-Orbit", "password"),
+    ("sqlplus -s scott/T1ger_Lake@//orahost:1521/XEPDB1 @report.sql", "T1ger_Lake", "password"),
+    ("impdp system/Wh4le-Song directory=DP dumpfile=x.dmp", "Wh4le-Song", "password"),
+    ("mc alias set s3 https://s3.example.net minio aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7d",
+     "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7d", "password"),
+    ('echo "ci:Lumen#2291" | chpasswd', "Lumen#2291", "password"),
+    ('# userlist.txt\n"stats" "Brass9Otter"', "Brass9Otter", "password"),
+    ("the box is up, log in as builder:Fj7k2Lq9x once it boots", "Fj7k2Lq9x", "password"),
+    ("password on the lab switch is now Sw1tchy!", "Sw1tchy!", "password"),
+    ("ldapwhoami -x -D uid=ana,ou=people,dc=ex,dc=org -w '@nother0ne'", "@nother0ne", "password"),
+    ('variable "api_token" {\n  default   = "Tk9f8g7h6j5k4l3m2n1p"\n  sensitive = true\n}',
+     "Tk9f8g7h6j5k4l3m2n1p", "token"),
+    ("settings['API_KEY'] = 'f3a9c2e1d4b5a6978877665544332211'",
+     "f3a9c2e1d4b5a6978877665544332211", "api_key"),
+    ("SSHPASS='Pine4pple!' sshpass -e ssh ops@h", "Pine4pple!", "password"),
+    ("curl -X POST https://ci.example.net/deploy_hooks/a7f3c91e2b4d6f8a0c1e3b5d",
+     "a7f3c91e2b4d6f8a0c1e3b5d", "url_token"),
+    ("GET /data?lat=59.9&lon=10.7&appid=9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+     "9f8e7d6c5b4a39281706f5e4d3c2b1a0", "url_token"),
+]
+KEPT_ROUND_4 = [
+    "mkdir -p src/app1 && docker run -p 8080:80 nginx",
+    "built with golang:1.22-bookworm as builder:v2",
+    "log in as admin:admin is disabled",
+    "the password at the front desk is written on the card",
+    'variable "db_password" {\n  type      = string\n  sensitive = true\n}',
+    "settings['API_KEY'] = os.environ['API_KEY']",
+    "https://docs.example.com/webhooks/setting-up-your-first-webhook",
+    "https://example.com/list?page=2&key=created_at&order=desc",
+    "our deposit address is bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh",
+    "payout_wallet: 7Xq2Lm9Pk4Rt8Vw3Zb6Nc1Hd5Jf0Sg2Ye7Uo4Ai9Ku3E",
+    "ops:$y$j9T$F5Jx5fExrKuPp53xLKQ..1$X3DX6M94c7o.9agCG9G317fhZg9SqC.5i5rd.RhAtQ7:19000::::::",
+    "var map = 'pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJja3Z6In0.Zx1Yw2Vu3Ts4Rq5Po6Nm7L'",
+    'def test_parse():\n    raw = "q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJ"\n'
+    "    assert parse(raw)",
+    "the node's public key was Zk3pQ8mN2vR7xT4wY9bC1dF6gH0jK5lL3nM8pQ2rS4t=",
+    "Public-Key-Pins: pin-sha256='d6qzRu9zOECb90Uez27xWltNsj0e1Md7GkYYkVoZWmM='",
+    "UseDevelopmentStorage: AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz"
+    "4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    "sqlplus / as sysdba",
+    "net use Z: \\\\fs01\\share /persistent:yes",
+    "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256",
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), HIDDEN + HIDDEN_ROUND_3 + HIDDEN_ROUND_4)
 def test_referred_secret_is_hidden(text: str, secret: str, kind: str) -> None:
     cleaned, found = redact(text)
     assert secret not in cleaned and kind in found
 
 
-@pytest.mark.parametrize("text", KEPT + KEPT_ROUND_3)
+@pytest.mark.parametrize("text", KEPT + KEPT_ROUND_3 + KEPT_ROUND_4)
 def test_public_value_comes_back_unchanged(text: str) -> None:
     assert redact(text) == (text, [])
 
