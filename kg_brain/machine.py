@@ -18,11 +18,14 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from kg_brain.settings import user_config_file
 
+# the command line's module: what the launcher and the plugin's start command run
+COMMAND_MODULE = "kg_brain.cli"
 LAUNCHER = Path("bin") / "kg-brain"
 PLUGIN_SETTINGS = "opencode-plugin.json"
 # The launcher by the rule above, in the shell every client can spawn; `$@`: the arguments after
@@ -39,15 +42,46 @@ def launched_command(args: list[str]) -> list[str]:
     return ["sh", "-c", RUN_LAUNCHER, "kg-brain", *args]
 
 
+def launcher_script() -> str:
+    return ("#!/bin/sh\n# Written by `kg-brain wire`: workspace entries run kg-brain through "
+            "this file.\n"
+            f"exec {shlex.quote(sys.executable)} -m {COMMAND_MODULE} \"$@\"\n")
+
+
+def start_command() -> list[str]:
+    """What the OpenCode plugin runs to start the shared service."""
+    return [sys.executable, "-m", COMMAND_MODULE, "service", "start"]
+
+
 def write_launcher() -> Path:
     """The launcher for this installation's interpreter (replacing an older one)."""
     path = user_folder() / LAUNCHER
     path.parent.mkdir(parents=True, exist_ok=True)
-    script = ("#!/bin/sh\n# Written by `kg-brain wire`: workspace entries run kg-brain through "
-              "this file.\n"
-              f"exec {shlex.quote(sys.executable)} -m kg_brain.cli \"$@\"\n")
-    _replace(path, script, 0o755)
+    _replace(path, launcher_script(), 0o755)
     return path
+
+
+def refresh() -> list[Path]:
+    """After an upgrade that moved the command line's module, this machine's files still name
+    the old one: rewrite the launcher and the plugin's start command where they run this
+    installation's interpreter with another module. Files of another installation are left as
+    wired, and a missing file stays missing. Returns the files rewritten."""
+    rewritten = []
+    launcher = user_folder() / LAUNCHER
+    ours = f"exec {shlex.quote(sys.executable)} -m "
+    with suppress(OSError):
+        text = launcher.read_text(encoding="utf-8")
+        if ours in text and text != launcher_script():
+            _replace(launcher, launcher_script(), 0o755)
+            rewritten.append(launcher)
+    path = user_folder() / PLUGIN_SETTINGS
+    with suppress(OSError, ValueError):
+        found = json.loads(path.read_text(encoding="utf-8"))
+        start = found.get("start") if isinstance(found, dict) else None
+        if isinstance(start, list) and start[:1] == [sys.executable] and start != start_command():
+            write_plugin_settings({**found, "start": start_command()})
+            rewritten.append(path)
+    return rewritten
 
 
 def write_plugin_settings(settings: dict[str, Any]) -> Path:

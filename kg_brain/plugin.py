@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -66,7 +65,7 @@ def machine_config(settings: Settings, env: dict[str, str]) -> dict[str, Any]:
     and socket are)."""
     return {"url": service_base(settings, None), "socket": str(socket_path(settings)),
             "token_file": str(token_file(settings)),
-            "start": [sys.executable, "-m", "kg_brain.cli", "service", "start"],
+            "start": machine.start_command(),
             "start_env": {**env, "KG_BRAIN_HTTP_PORT": str(settings.kg_brain_http_port),
                           "KG_BRAIN_DATA_DIR": str(settings.kg_brain_data_dir)},
             "log_file": str(log_path(settings))}

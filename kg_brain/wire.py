@@ -104,7 +104,7 @@ def server_command(tools: str) -> list[str]:
     """This installation's interpreter running `kg-brain mcp` (a light relay to the shared
     service when it runs, else the server in-process) with the tool profile: no path into a
     checkout."""
-    return [sys.executable, "-m", "kg_brain.cli", *mcp_arguments(tools)]
+    return [sys.executable, "-m", machine.COMMAND_MODULE, *mcp_arguments(tools)]
 
 
 def mcp_arguments(tools: str) -> list[str]:

@@ -49,6 +49,9 @@ def mcp(verbose: bool = False, tools: str | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    from kg_brain.machine import refresh
+    for path in refresh():
+        sys.stderr.write(f"kg-brain: {path} named an older module path; rewritten\n")
     options = mcp_options(args)
     if options is not None:
         return mcp(*options)

@@ -58,6 +58,45 @@ def test_install_copies_the_plugin_and_keeps_how_to_reach_and_start_the_service_
     assert here["log_file"] == str(tmp_path / "data" / "state" / "service.log")
 
 
+def test_an_upgrade_that_moved_the_command_module_heals_this_installations_machine_files(
+        tmp_path: Path, machine_folder: Path) -> None:
+    settings = make_settings(kg_brain_http_port=9911, kg_brain_data_dir=tmp_path / "data")
+    assert machine.refresh() == []  # never wired: nothing written
+    assert not machine_folder.exists()
+    launcher = machine.write_launcher()
+    plugin.install(settings, None, False, {}, cwd=tmp_path / "ws")
+    settings_file = machine_folder / machine.PLUGIN_SETTINGS
+    assert machine.refresh() == []  # current files are left alone
+    wired = json.loads(settings_file.read_text())
+    launcher.write_text(machine.launcher_script().replace(
+        machine.COMMAND_MODULE, "kg_brain.old_cli"))
+    settings_file.write_text(json.dumps(
+        {**wired, "start": [sys.executable, "-m", "kg_brain.old_cli", "service", "start"]}))
+
+    assert machine.refresh() == [launcher, settings_file]
+    assert launcher.read_text() == machine.launcher_script()
+    assert os.access(launcher, os.X_OK)
+    assert json.loads(settings_file.read_text()) == wired  # only the start command changed
+
+
+def test_the_machine_files_of_another_installation_are_left_as_wired(
+        tmp_path: Path, machine_folder: Path) -> None:
+    plugin.install(make_settings(kg_brain_data_dir=tmp_path / "data"), None, False, {},
+                   cwd=tmp_path / "ws")
+    launcher = machine_folder / machine.LAUNCHER
+    launcher.parent.mkdir(parents=True, exist_ok=True)
+    other = "#!/bin/sh\nexec /opt/other/bin/python -m kg_brain.old_cli \"$@\"\n"
+    launcher.write_text(other)
+    settings_file = machine_folder / machine.PLUGIN_SETTINGS
+    found = json.loads(settings_file.read_text())
+    elsewhere = {**found, "start": ["/opt/other/bin/python", "-m", "kg_brain.old_cli"]}
+    settings_file.write_text(json.dumps(elsewhere))
+
+    assert machine.refresh() == []
+    assert launcher.read_text() == other
+    assert json.loads(settings_file.read_text()) == elsewhere
+
+
 def test_two_machines_write_the_same_workspace_files(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """What wiring writes into a workspace is the same whoever wires it where: a teammate's
