@@ -1,23 +1,33 @@
-"""`kg-brain bench scale`: write and read paths at growing corpus sizes, one project per size.
+"""`kg-brain bench scale`: one database grown to 10k, 30k and 100k notes across many projects of
+uneven sizes, and at each size the searches and writes timed beside their floors.
 
-Each corpus is built from realistic synthetic notes through the real bulk import, timed against
-raw batched embedding in the same run. A local server's resident memory and its database size on
-disk are taken next (it is restarted for that). After --warmup-seconds of untimed searches, so
-the restarted server is measured in its steady state, it times add_memory (heuristic
-enricher), search_memory and deep_search (total and database time), one raw
-`db.index.vector.queryNodes` call, get_related depth 2 and an archive dry run; at the end, the
-MCP server's cold start and resident memory. Numbers are printed and saved as JSON.
+    kg-brain bench scale [--notes 10000,30000,100000] [--projects 24] [--queries 60]
+                         [--configured] [--out docs/bench/scale.json]
+
+The bench starts a private Neo4j (LocalNeo4j in a temporary home on free ports) and stops it at
+the end, unless --configured names the configured server (then its own bench-scale-* projects
+are deleted afterwards). One project holds half the notes, the rest shrink geometrically (most
+of them small: an exact scan answers their vector channel, bench/scale_build.py). The database
+grows from one size to the next: most notes come through the bulk import (its rate beside the
+embedding runtime's raw batched rate on the same texts, measured just before and just after it),
+a share through add_memory in client sessions, as an agent writes them (entities, typed links,
+FOLLOWS, evolution jobs queued; those adds are timed). Then, after --warmup-seconds of untimed
+calls, each query is run in turn as every call being compared, so the machine's load falls on
+all of them alike: one embedding, one raw vector index query, one raw full-text query (the
+floors), search_memory and deep_search (total, and database time alone) in the largest project
+and in one of the others. Ratios are taken to the floors of the same run; the machine's load
+average is recorded before and after each size.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
-import json
+import logging
 import os
 import random
-import statistics
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -25,20 +35,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from bench import corpus, store
-from bench.cold_start import measure_once
-from bench.common import delete_bench_project, rss_mb
+from bench.common import delete_bench_project, emit_result
+from bench.scale_build import Layout, grow, latency_stats, seconds
 from kg_brain.app import Brain
 from kg_brain.db import Database, Mode
-from kg_brain.localdb import docker_engine_available, local_server
-from kg_brain.memory.text import embed_text
-from kg_brain.search import Search
+from kg_brain.localdb import LocalNeo4j, free_port
+from kg_brain.search import Search, lucene_query
 from kg_brain.settings import Settings
 from kg_brain.vocab import VECTOR_INDEX
 
-WARMUP_ADDS = 20
 WARMUP_QUERIES = 30
 
 
@@ -62,91 +68,76 @@ class TimedDatabase:
             self.last_s = time.perf_counter() - began
 
 
-def latency_stats(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50_ms": round(statistics.median(ordered) * 1000, 2), "p95_ms": round(p95 * 1000, 2),
-            "n": len(ordered)}
+def load_avg() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
-def seconds(fn: Callable[[], Any]) -> float:
-    began = time.perf_counter()
-    fn()
-    return time.perf_counter() - began
+class Reads:
+    """Every call compared, for one query at a time: the floors, then each search in the
+    largest project and in another one (database time from TimedDatabase)."""
+
+    def __init__(self, brain: Brain, layout: Layout) -> None:
+        self.brain = brain
+        self.layout = layout
+        self.timed = TimedDatabase(brain.db)
+        self.search = Search(replace(brain.deps, db=self.timed))  # type: ignore[arg-type]
+        self.samples: dict[str, list[float]] = {}
+
+    def _keep(self, key: str, value: float) -> None:
+        self.samples.setdefault(key, []).append(value)
+
+    def one(self, query: str, other: str) -> None:
+        brain = self.brain
+        vector: list[list[float]] = []
+        self._keep("embedding", seconds(lambda: vector.append(brain.embedder.encode(query))))
+        self._keep("raw_vector_query", seconds(lambda: store.raw_vector_query(
+            brain.db, index=VECTOR_INDEX, k=10, vector=vector[0])))
+        self._keep("raw_fulltext_query", seconds(lambda: store.raw_fulltext_query(
+            brain.db, lex=lucene_query(query), k=10)))
+        search = self.search
+        for where, project in (("largest", self.layout.largest), ("other", other)):
+            for name, call in (
+                    ("search_memory", lambda p=project: search.search_memory(query, p, top_k=10)),
+                    ("deep_search", lambda p=project: search.deep_search(query, p, hops=2,
+                                                                          top_k=10))):
+                self._keep(f"{name}.{where}.total", seconds(call))
+                self._keep(f"{name}.{where}.db", self.timed.last_s)
+
+    def run(self, queries: list[str], others: list[str]) -> None:
+        for query, other in zip(queries, itertools.cycle(others)):
+            self.one(query, other)
+
+    def warm(self, queries: list[str], others: list[str], duration_s: float) -> None:
+        """Untimed calls for `duration_s`: query planning, the server's JIT compiler and the
+        first page loads are not timed."""
+        deadline = time.monotonic() + duration_s
+        for query, other in zip(itertools.cycle(queries), itertools.cycle(others)):
+            if time.monotonic() > deadline:
+                break
+            self.one(query, other)
+        self.samples.clear()
+
+    def result(self) -> dict[str, Any]:
+        stats = {key: latency_stats(values) for key, values in self.samples.items()}
+        out: dict[str, Any] = {"floor": {key: stats[key] for key in (
+            "embedding", "raw_vector_query", "raw_fulltext_query")}}
+        for name in ("search_memory", "deep_search"):
+            out[name] = {where: {part: stats[f"{name}.{where}.{part}"] for part in ("total", "db")}
+                         for where in ("largest", "other")}
+        return out
 
 
-def measure_import(brain: Brain, size: int, project: str) -> dict[str, Any]:
-    """Raw batched embedding is timed on a sample of the same notes twice: on their content,
-    and on the text the import embeds for each (title + content + context, about twice as
-    long); the import ratio is taken against the latter, the same work done bare."""
-    records = list(corpus.notes(size, project))
-    sample = records[: min(size, 2000)]
-    brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
-    content_s = seconds(lambda: brain.embedder.encode_many([r["content"] for r in sample]))
-    rows = [brain.importer.import_row(r) for r in sample]
-    texts = [embed_text(r["title"], r["content"], r["context"]) for r in rows]
-    embed_s = seconds(lambda: brain.embedder.encode_many(texts))
-    with tqdm(total=size, desc=f"import {size}", file=sys.stderr, unit="note") as bar:
-        import_s = seconds(lambda: brain.importer.add_many(records, progress=bar.update))
-    raw_rate = len(sample) / embed_s
-    import_rate = size / import_s
-    return {"embedding_runtime": brain.embedder.runtime,
-            "raw_embedding_content_notes_per_s": round(len(sample) / content_s, 1),
-            "raw_embedding_notes_per_s": round(raw_rate, 1),
-            "bulk_import_notes_per_s": round(import_rate, 1),
-            "import_to_raw_ratio": round(import_rate / raw_rate, 3)}
-
-
-def warm_up(brain: Brain, project: str, queries: list[str], duration_s: float) -> None:
-    """Untimed searches for `duration_s`: a freshly restarted server answers 1.5-2x slower after a
-    few dozen calls than once its JIT compiler has seen thousands."""
-    search = brain.search
-    deadline = time.monotonic() + duration_s
-    for query in itertools.cycle(queries):
-        if time.monotonic() > deadline:
-            return
-        search.search_memory(query, project, top_k=10)
-        search.deep_search(query, project, hops=2, top_k=10)
-
-
-def measure_adds(brain: Brain, size: int, project: str, adds: int) -> dict[str, Any]:
-    """add_memory with the heuristic enricher; the first WARMUP_ADDS calls are not timed."""
-    writer = brain.writer
-    fresh = [r["content"] + f" (case {i})" for i, r in
-             enumerate(corpus.notes(WARMUP_ADDS + adds, project, seed=size + 99))]
-    for text in fresh[:WARMUP_ADDS]:
-        writer.add(text, project)
-    add_lat = [seconds(lambda t=t: writer.add(t, project)) for t in fresh[WARMUP_ADDS:]]
-    return {"add_memory": latency_stats(add_lat)}
-
-
-def measure_reads(brain: Brain, project: str, queries: list[str],
-                  warmup: list[str]) -> dict[str, Any]:
-    """Each call is warmed up on other queries first, so query planning, the JIT compiler of
-    a freshly restarted server and the first page loads are not timed."""
-    timed = TimedDatabase(brain.db)
-    search = Search(replace(brain.deps, db=timed))  # type: ignore[arg-type]
-    result: dict[str, Any] = {}
-    for name, call in (("search_memory", lambda q: search.search_memory(q, project, top_k=10)),
-                       ("deep_search", lambda q: search.deep_search(q, project, hops=2, top_k=10))):
-        for q in warmup:
-            call(q)
-        total, db_time = [], []
-        for q in queries:
-            total.append(seconds(lambda q=q, call=call: call(q)))
-            db_time.append(timed.last_s)
-        result[name] = {"total": latency_stats(total), "db": latency_stats(db_time)}
-    def raw_query(vector: list[float]) -> float:
-        return seconds(lambda: store.raw_vector_query(brain.db, index=VECTOR_INDEX, k=10,
-                                                      vector=vector))
-
-    for v in brain.embedder.encode_many(warmup):
-        raw_query(v)
-    raw = [raw_query(v) for v in brain.embedder.encode_many(queries)]
-    result["raw_vector_query"] = latency_stats(raw)
-    result["deep_to_raw_ratio"] = round(result["deep_search"]["db"]["p50_ms"]
-                                        / max(result["raw_vector_query"]["p50_ms"], 1e-6), 2)
-    return result
+def ratios(entry: dict[str, Any]) -> dict[str, float]:
+    """Each p50 over its floor's p50: database time of a search over one raw vector query, an
+    add over one embedding plus one raw vector query (the least a write can do)."""
+    floor = entry["floor"]
+    raw = max(floor["raw_vector_query"]["p50_ms"], 1e-6)
+    out = {f"{name}_{where}": round(entry[name][where]["db"]["p50_ms"] / raw, 2)
+           for name in ("search_memory", "deep_search") for where in ("largest", "other")}
+    write_floor = floor["embedding"]["p50_ms"] + floor["raw_vector_query"]["p50_ms"]
+    for where, stats in entry["add_memory"].items():
+        out[f"add_memory_{where}"] = round(stats["p50_ms"] / write_floor, 2)
+    return out
 
 
 def measure_graph(brain: Brain, project: str, samples: int) -> dict[str, Any]:
@@ -160,72 +151,87 @@ def measure_graph(brain: Brain, project: str, samples: int) -> dict[str, Any]:
             "archive_dry_run": latency_stats(archive)}
 
 
-def _footprint(settings: Settings) -> dict[str, Any] | None:
-    """The local server's resident memory, then the bytes on disk of its `neo4j` database:
-    store files (records and indexes) and transaction logs (preallocated, rotated, pruned)
-    apart. The server is restarted in between: Community Edition has no checkpoint procedure,
-    and until a checkpoint the store files lag behind the data. None for a server the bench
-    does not manage."""
-    if settings.neo4j_uri or docker_engine_available():
-        return None
-    server = local_server(settings)
-    pid = server.running_pid()
-    rss = rss_mb(pid) if pid is not None else None
-    if server.stop():
-        server.start()
-    data = server.home / "data"
-
-    def size(root: Path) -> int:
-        return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
-
-    return {"store_bytes": size(data / "databases" / "neo4j"),
-            "transaction_log_bytes": size(data / "transactions" / "neo4j"),
-            "neo4j_rss_mb": rss}
-
-
-def run(brain: Brain, sizes: list[int], queries: int, adds: int, keep: bool,
+def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: float,
         warmup_s: float) -> dict[str, Any]:
+    """Grow one database through `sizes` and measure at each; returns the result (the layout's
+    projects are left in place: the caller deletes them or drops the server)."""
+    layout = Layout(f"bench-scale-{uuid.uuid4().hex[:6]}", projects)
     qs = corpus.queries(queries)
     warmup = corpus.queries(WARMUP_QUERIES, seed=5)
-    results: dict[str, Any] = {"sizes": {}, "machine": {"cpus": os.cpu_count()}}
-    for size in sizes:
-        project = f"bench-scale-{size}-{uuid.uuid4().hex[:6]}"
-        entry = measure_import(brain, size, project)
-        entry["footprint"] = _footprint(brain.settings)  # restarts a local server
-        warm_up(brain, project, warmup, warmup_s)
-        entry.update(measure_adds(brain, size, project, adds))
-        entry.update(measure_reads(brain, project, qs, warmup))
-        entry.update(measure_graph(brain, project, min(queries, 50)))
+    results: dict[str, Any] = {"layout": {"projects": projects, "add_share": add_share},
+                               "sizes": {}, "machine": {"cpus": os.cpu_count()}}
+    for stage, size in enumerate(sizes):
+        before = load_avg()
+        entry: dict[str, Any] = grow(brain, layout, size, add_share, stage)
+        entry["graph"] = dict(store.graph_counts(brain.db, prefix=layout.prefix))
+        entry["project_notes"] = dict(layout.have)
+        reads = Reads(brain, layout)
+        reads.warm(warmup, layout.others, warmup_s)
+        reads.run(qs, layout.others)
+        entry.update(reads.result())
+        entry["ratios"] = ratios(entry)
+        entry.update(measure_graph(brain, layout.largest, min(queries, 30)))
+        entry["load_avg_1m"] = {"before": before, "after": load_avg()}
         results["sizes"][str(size)] = entry
-        sys.stderr.write(json.dumps({size: entry}) + "\n")
-        if not keep:
-            delete_bench_project(brain.db, project)
-    results["cold_start"] = measure_once({**os.environ, "SCHEDULER_IN_SERVER": "false"},
-                                         Path.cwd())
-    results["machine"]["load_avg_1m"] = round(os.getloadavg()[0], 2)
+        sys.stderr.write(f"{size} notes: {entry['ratios']} load {entry['load_avg_1m']}\n")
+    results["projects"] = layout.names
     return results
 
 
+def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) -> dict[str, Any]:
+    """A private server on free ports in a temporary home, stopped (and its data dropped) at
+    the end, whatever happens."""
+    with tempfile.TemporaryDirectory(prefix="kg-scale-") as tmp:
+        server = LocalNeo4j(home=Path(tmp) / "neo4j", bolt_port=free_port(),
+                            http_port=free_port(), heap="2g", pagecache="1g")
+        conn = server.start(timeout_s=300)
+        try:
+            private = settings.model_copy(update={
+                "neo4j_uri": conn.uri, "neo4j_password": conn.password,
+                "scheduler_in_server": False, "obsidian_api_key": None,
+                "obsidian_vault_path": Path(tmp) / "vault"})
+            brain = Brain(private)
+            try:
+                return {**run_it(brain), "server": "private Neo4j 5.26, heap 2g, page cache 1g"}
+            finally:
+                brain.close()
+        finally:
+            server.stop()
+
+
 def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
-    brain = Brain(settings)
-    try:
-        sizes = [int(s) for s in args.notes.split(",") if s.strip()]
-        result = run(brain, sizes, args.queries, args.adds, args.keep, args.warmup_seconds)
-    finally:
-        brain.close()
-    text = json.dumps(result, indent=2)
-    sys.stdout.write(text + "\n")
-    Path(args.out).write_text(text + "\n", encoding="utf-8")
+    logging.getLogger("neo4j").setLevel(logging.ERROR)
+    sizes = sorted(int(s) for s in args.notes.split(",") if s.strip())
+
+    def run_it(brain: Brain) -> dict[str, Any]:
+        return run(brain, sizes, args.projects, args.queries, args.add_share,
+                   args.warmup_seconds)
+
+    if not args.configured:
+        result = _private_run(settings, run_it)
+    else:
+        brain = Brain(settings)
+        try:
+            result = {**run_it(brain), "server": "configured"}
+            for project in result["projects"]:
+                delete_bench_project(brain.db, project)
+        finally:
+            brain.close()
+    emit_result(result, Path(args.out), settings)
     return 0
 
 
 def add_parser(kinds: argparse._SubParsersAction) -> None:
-    p = kinds.add_parser("scale", help="write/read latency and throughput at growing sizes")
-    p.add_argument("--notes", default="1000,10000,100000", help="comma-separated corpus sizes")
-    p.add_argument("--queries", type=int, default=100)
-    p.add_argument("--adds", type=int, default=50, help="add_memory calls timed per size")
-    p.add_argument("--warmup-seconds", type=float, default=45.0,
-                   help="untimed searches before timing each size")
-    p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
+    p = kinds.add_parser("scale", help="search and write latency beside their floors as one "
+                                       "database grows across many projects")
+    p.add_argument("--notes", default="10000,30000,100000", help="comma-separated sizes")
+    p.add_argument("--projects", type=int, default=24, help="projects the notes are spread over")
+    p.add_argument("--queries", type=int, default=60, help="queries timed per size")
+    p.add_argument("--add-share", type=float, default=0.02,
+                   help="share of each size's new notes written through add_memory (timed)")
+    p.add_argument("--warmup-seconds", type=float, default=20.0,
+                   help="untimed calls before timing each size")
+    p.add_argument("--configured", action="store_true",
+                   help="use the configured server (default: a private one, stopped at the end)")
     p.add_argument("--out", default="bench-scale.json")
     p.set_defaults(handler=cmd_scale)

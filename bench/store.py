@@ -151,6 +151,24 @@ def raw_vector_query(on: On, *, index: str, k: int, vector: Vector) -> list[RawH
     """One raw vector index query, the yardstick for search latencies."""
 
 
+@read("bench/raw_fulltext_query.cypher")
+def raw_fulltext_query(on: On, *, lex: str, k: int) -> list[RawHit]:
+    """One raw full-text index query, the lexical yardstick for search latencies."""
+
+
+class GraphCounts(TypedDict):
+    notes: int
+    typed_links: int
+    follows: int
+    mentions: int
+    entities: int
+
+
+@read("bench/graph_counts.cypher")
+def graph_counts(on: On, *, prefix: str) -> GraphCounts:
+    """Notes, typed links, FOLLOWS, MENTIONS and entities of the projects under a prefix."""
+
+
 @read("bench/vector_notes.cypher")
 def vector_notes(on: On, *, vector: Vector, project: str, excluded: list[str], fetch: int,
                  k: int) -> list[VectorHit]:

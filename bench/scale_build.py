@@ -1,0 +1,153 @@
+"""The scale bench's database: projects of uneven sizes grown through the bulk import and
+add_memory, the import's rate beside the embedding runtime's raw batched rate."""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tqdm import tqdm
+
+from bench import corpus
+from kg_brain.app import Brain
+from kg_brain.memory.text import embed_text
+
+RAW_SAMPLE = 2_000  # notes whose raw batched embedding is timed beside each import
+SESSION = 8  # add_memory calls of one client session (each FOLLOWS the one before)
+WARMUP_ADDS = 10
+
+
+class Layout:
+    """`count` projects named `<prefix>-NN`: the first holds half of the notes, the others
+    share the rest by weights that shrink by 0.8 from one to the next (24 projects: the
+    smallest holds about 1/1300 of the notes)."""
+
+    def __init__(self, prefix: str, count: int) -> None:
+        if count < 2:
+            raise ValueError("the layout needs at least 2 projects")
+        self.prefix = prefix
+        self.names = [f"{prefix}-{i:02d}" for i in range(count)]
+        self.weights = [0.8 ** i for i in range(count - 1)]
+        self.have = dict.fromkeys(self.names, 0)  # notes written so far
+
+    @property
+    def largest(self) -> str:
+        return self.names[0]
+
+    @property
+    def others(self) -> list[str]:
+        return self.names[1:]
+
+    def sizes(self, total: int) -> dict[str, int]:
+        """Notes per project at `total` (largest remainders; every project at least 1)."""
+        rest = total - total // 2
+        scale = rest / sum(self.weights)
+        shares = [w * scale for w in self.weights]
+        counts = [max(1, int(s)) for s in shares]
+        by_remainder = sorted(range(len(shares)), key=lambda i: int(shares[i]) - shares[i])
+        for i in by_remainder[: rest - sum(counts)]:
+            counts[i] += 1
+        return dict(zip(self.names, [total // 2, *counts], strict=True))
+
+
+def seconds(fn: Callable[[], Any]) -> float:
+    began = time.perf_counter()
+    fn()
+    return time.perf_counter() - began
+
+
+def latency_stats(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50_ms": round(statistics.median(ordered) * 1000, 2), "p95_ms": round(p95 * 1000, 2),
+            "n": len(ordered)}
+
+
+def raw_rate(brain: Brain, records: list[dict[str, Any]]) -> float:
+    """Raw batched embedding, notes/s, of the text the import embeds for these records."""
+    rows = [brain.importer.import_row(r) for r in records]
+    texts = [embed_text(r["title"], r["content"], r["context"]) for r in rows]
+    return len(texts) / seconds(lambda: brain.embedder.encode_many(texts))
+
+
+def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    """The bulk import of `records` with a progress bar on stderr, between two timings of raw
+    batched embedding of a sample of the same texts; the ratio is to the faster of the two."""
+    sample = records[:RAW_SAMPLE]
+    brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
+    before = raw_rate(brain, sample)
+    with tqdm(total=len(records), desc=label, file=sys.stderr, unit="note") as bar:
+        import_s = seconds(lambda: brain.importer.add_many(records, progress=bar.update))
+    after = raw_rate(brain, sample)
+    rate = len(records) / import_s
+    return {"imported": len(records), "embedding_runtime": brain.embedder.runtime,
+            "raw_embedding_notes_per_s": {"before": round(before, 1), "after": round(after, 1)},
+            "bulk_import_notes_per_s": round(rate, 1),
+            "import_to_raw_ratio": round(rate / max(before, after), 3)}
+
+
+def _adds_per_project(layout: Layout, adds: int) -> dict[str, int]:
+    """Half of the adds in the largest project, the other half spread over the others in
+    whole sessions, round robin."""
+    plan = dict.fromkeys(layout.names, 0)
+    plan[layout.largest] = adds // 2
+    rest, others = adds - adds // 2, layout.others
+    for i in range(0, rest, SESSION):
+        plan[others[(i // SESSION) % len(others)]] += min(SESSION, rest - i)
+    return plan
+
+
+def _sessions(layout: Layout, plan: dict[str, int]) -> list[tuple[str, int, int]]:
+    """(project, session number, calls) for every session of the plan, the largest project's
+    sessions taking turns with the others', so warm-up and timing fall on both."""
+    mine: dict[bool, list[tuple[str, int, int]]] = {True: [], False: []}
+    for project, count in plan.items():
+        for n, start in enumerate(range(0, count, SESSION)):
+            mine[project == layout.largest].append((project, n, min(SESSION, count - start)))
+    turns = itertools.zip_longest(mine[True], mine[False])
+    return [s for pair in turns for s in pair if s is not None]
+
+
+def added(brain: Brain, layout: Layout, plan: dict[str, int], stage: int) -> dict[str, Any]:
+    """add_memory in client sessions of up to SESSION calls, timed (the first WARMUP_ADDS
+    not): p50/p95 in the largest project and in the others."""
+    times: dict[str, list[float]] = {"largest": [], "other": []}
+    done = 0
+    seeds = {project: p for p, project in enumerate(layout.names)}
+    with tqdm(total=sum(plan.values()), desc="add_memory", file=sys.stderr, unit="note") as bar:
+        for project, n, calls in _sessions(layout, plan):
+            seed = 10_000 * (stage + 1) + 1_000 * (n + 1) + seeds[project]
+            session = f"scale-{stage}-{seeds[project]}-{n}"
+            for record in corpus.notes(calls, project, seed=seed):
+                began = time.perf_counter()
+                brain.writer.add(record["content"], project, note_kind=record["note_kind"],
+                                 session_id=session)
+                took = time.perf_counter() - began
+                done += 1
+                bar.update(1)
+                if done > WARMUP_ADDS:
+                    times["largest" if project == layout.largest else "other"].append(took)
+    return {where: latency_stats(values) for where, values in times.items() if values}
+
+
+def grow(brain: Brain, layout: Layout, size: int, add_share: float,
+         stage: int) -> dict[str, Any]:
+    """The layout's projects grown to `size` notes in all: the share `add_share` of the new
+    notes through add_memory, the rest through the bulk import."""
+    target = layout.sizes(size)
+    new = {project: max(0, target[project] - layout.have[project]) for project in layout.names}
+    plan = _adds_per_project(layout, round(sum(new.values()) * add_share))
+    records: list[dict[str, Any]] = []
+    for p, project in enumerate(layout.names):
+        plan[project] = min(plan[project], new[project])
+        count = new[project] - plan[project]
+        records += corpus.notes(count, project, seed=10_000 * (stage + 1) + p)
+    entry = imported(brain, records, f"import to {size}")
+    entry["add_memory"] = added(brain, layout, plan, stage)
+    for project in layout.names:
+        layout.have[project] += new[project]
+    return entry
