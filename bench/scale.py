@@ -38,6 +38,7 @@ from typing import Any
 from bench import corpus, store
 from bench.common import delete_bench_project, emit_result
 from bench.scale_build import Layout, grow, latency_stats, seconds
+from bench.scale_profile import profile_searches
 from kg_brain.app import Brain
 from kg_brain.db import Database, Mode
 from kg_brain.localdb import LocalNeo4j, free_port
@@ -152,9 +153,11 @@ def measure_graph(brain: Brain, project: str, samples: int) -> dict[str, Any]:
 
 
 def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: float,
-        warmup_s: float) -> dict[str, Any]:
-    """Grow one database through `sizes` and measure at each; returns the result (the layout's
-    projects are left in place: the caller deletes them or drops the server)."""
+        warmup_s: float, profile: bool = False,
+        save: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Grow one database through `sizes` and measure at each, saving the result so far after
+    each size (`save`); each search is profiled there too when `profile`. The layout's
+    projects are left in place: the caller deletes them or drops the server."""
     layout = Layout(f"bench-scale-{uuid.uuid4().hex[:6]}", projects)
     qs = corpus.queries(queries)
     warmup = corpus.queries(WARMUP_QUERIES, seed=5)
@@ -172,9 +175,14 @@ def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: 
         entry["ratios"] = ratios(entry)
         entry.update(measure_graph(brain, layout.largest, min(queries, 30)))
         entry["load_avg_1m"] = {"before": before, "after": load_avg()}
+        if profile:
+            entry["profile"] = profile_searches(
+                brain, {"largest": layout.largest, "smallest": layout.names[-1]}, qs[0])
         results["sizes"][str(size)] = entry
+        results["projects"] = layout.names
         sys.stderr.write(f"{size} notes: {entry['ratios']} load {entry['load_avg_1m']}\n")
-    results["projects"] = layout.names
+        if save:
+            save(results)
     return results
 
 
@@ -188,7 +196,7 @@ def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) 
         try:
             private = settings.model_copy(update={
                 "neo4j_uri": conn.uri, "neo4j_password": conn.password,
-                "scheduler_in_server": False, "obsidian_api_key": None,
+                "scheduler_in_server": False, "obsidian_api_key": None, "neo4j_timeout_s": 120.0,
                 "obsidian_vault_path": Path(tmp) / "vault"})
             brain = Brain(private)
             try:
@@ -203,9 +211,12 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     sizes = sorted(int(s) for s in args.notes.split(",") if s.strip())
 
+    def save(result: dict[str, Any]) -> None:
+        emit_result(result, Path(args.out), settings)
+
     def run_it(brain: Brain) -> dict[str, Any]:
         return run(brain, sizes, args.projects, args.queries, args.add_share,
-                   args.warmup_seconds)
+                   args.warmup_seconds, args.profile, save)
 
     if not args.configured:
         result = _private_run(settings, run_it)
@@ -231,6 +242,8 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:
                    help="share of each size's new notes written through add_memory (timed)")
     p.add_argument("--warmup-seconds", type=float, default=20.0,
                    help="untimed calls before timing each size")
+    p.add_argument("--profile", action="store_true",
+                   help="at each size, PROFILE each search in the largest and smallest project")
     p.add_argument("--configured", action="store_true",
                    help="use the configured server (default: a private one, stopped at the end)")
     p.add_argument("--out", default="bench-scale.json")

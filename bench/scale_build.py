@@ -67,11 +67,13 @@ def latency_stats(samples: list[float]) -> dict[str, float]:
             "n": len(ordered)}
 
 
-def raw_rate(brain: Brain, records: list[dict[str, Any]]) -> float:
-    """Raw batched embedding, notes/s, of the text the import embeds for these records."""
-    rows = [brain.importer.import_row(r) for r in records]
+def raw_rates(brain: Brain, records: list[dict[str, Any]]) -> tuple[float, float]:
+    """Notes/s of the import's enrichment (validation, redaction, key phrases, entities) of
+    these records, then of raw batched embedding of the text the import embeds for them."""
+    rows: list[dict[str, Any]] = []
+    enrich_s = seconds(lambda: rows.extend(brain.importer.import_row(r) for r in records))
     texts = [embed_text(r["title"], r["content"], r["context"]) for r in rows]
-    return len(texts) / seconds(lambda: brain.embedder.encode_many(texts))
+    return len(rows) / enrich_s, len(texts) / seconds(lambda: brain.embedder.encode_many(texts))
 
 
 def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[str, Any]:
@@ -79,13 +81,14 @@ def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[st
     batched embedding of a sample of the same texts; the ratio is to the faster of the two."""
     sample = records[:RAW_SAMPLE]
     brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
-    before = raw_rate(brain, sample)
+    enrich, before = raw_rates(brain, sample)
     with tqdm(total=len(records), desc=label, file=sys.stderr, unit="note") as bar:
         import_s = seconds(lambda: brain.importer.add_many(records, progress=bar.update))
-    after = raw_rate(brain, sample)
+    _, after = raw_rates(brain, sample)
     rate = len(records) / import_s
     return {"imported": len(records), "embedding_runtime": brain.embedder.runtime,
             "raw_embedding_notes_per_s": {"before": round(before, 1), "after": round(after, 1)},
+            "enrichment_notes_per_s": round(enrich, 1),
             "bulk_import_notes_per_s": round(rate, 1),
             "import_to_raw_ratio": round(rate / max(before, after), 3)}
 
