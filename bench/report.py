@@ -8,8 +8,10 @@ refused with a clear message.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,53 +30,51 @@ def _metric(name: str, value: float) -> str:
 
 def scale_tables(result: dict[str, Any]) -> str:
     sizes = sorted(result["sizes"], key=int)
-    rows = [
-        ("embedding runtime", lambda e: str(e.get("embedding_runtime", "torch"))),
+
+    def raw(e: dict[str, Any]) -> str:
+        rates = e["raw_embedding_notes_per_s"]
+        return f"{rates['before']:.0f} / {rates['after']:.0f}"
+
+    rows: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+        ("embedding runtime", lambda e: str(e["embedding_runtime"])),
         ("bulk import, notes/s", lambda e: f"{e['bulk_import_notes_per_s']:.0f}"),
-        ("raw batched embedding of the imported texts, notes/s",
-         lambda e: f"{e['raw_embedding_notes_per_s']:.0f}"),
-        ("raw batched embedding of the content alone, notes/s",
-         lambda e: f"{e['raw_embedding_content_notes_per_s']:.0f}"),
+        ("raw batched embedding of the imported texts, before / after, notes/s", raw),
         ("import / raw embedding (same texts)", lambda e: f"{e['import_to_raw_ratio']:.2f}"),
-        ("add_memory p50 / p95 ms", lambda e: f"{e['add_memory']['p50_ms']:.0f} / "
-                                              f"{e['add_memory']['p95_ms']:.0f}"),
-        ("search_memory p50 / p95 ms (total)", lambda e: _pair(e["search_memory"]["total"])),
-        ("search_memory p50 / p95 ms (database)", lambda e: _pair(e["search_memory"]["db"])),
-        ("deep_search 2 hops p50 / p95 ms (total)", lambda e: _pair(e["deep_search"]["total"])),
-        ("deep_search 2 hops p50 / p95 ms (database)", lambda e: _pair(e["deep_search"]["db"])),
-        ("raw vector query p50 ms", lambda e: f"{e['raw_vector_query']['p50_ms']:.1f}"),
-        ("deep_search / raw vector query", lambda e: f"{e['deep_to_raw_ratio']:.2f}x"),
-        ("get_related depth 2 p50 ms", lambda e: _p50(e.get("get_related_depth2"))),
-        ("archive_stale_notes dry run p50 ms", lambda e: _p50(e.get("archive_dry_run"))),
-        ("store files on disk, MB", lambda e: _mb(e, "store_bytes")),
-        ("transaction logs on disk, MB", lambda e: _mb(e, "transaction_log_bytes")),
-        ("Neo4j resident memory, MB", lambda e: _mb(e, "neo4j_rss_mb", 1.0)),
+        ("typed links / FOLLOWS / MENTIONS", lambda e: "{typed_links} / {follows} / "
+                                                       "{mentions}".format(**e["graph"])),
+        ("one embedding p50 ms", lambda e: _p50(e["floor"]["embedding"])),
+        ("raw vector query p50 ms", lambda e: _p50(e["floor"]["raw_vector_query"])),
+        ("raw full-text query p50 ms", lambda e: _p50(e["floor"]["raw_fulltext_query"])),
     ]
+    for name in ("search_memory", "deep_search"):
+        for where in ("largest", "other"):
+            rows += [(f"{name} {where} project p50 / p95 ms (database)",
+                      functools.partial(_search, name, where)),
+                     (f"{name} {where} project / raw vector query",
+                      functools.partial(_ratio, f"{name}_{where}"))]
+    for where in ("largest", "other"):
+        rows.append((f"add_memory {where} project p50 / p95 ms",
+                     functools.partial(_add, where)))
+    rows += [("get_related depth 2 p50 ms", lambda e: _p50(e.get("get_related_depth2"))),
+             ("archive_stale_notes dry run p50 ms", lambda e: _p50(e.get("archive_dry_run")))]
     head = "| measure | " + " | ".join(f"{int(s):,} notes" for s in sizes) + " |"
     lines = [head, "|---" * (len(sizes) + 1) + "|"]
     for label, fn in rows:
         lines.append(f"| {label} | " + " | ".join(fn(result["sizes"][s]) for s in sizes) + " |")
-    cold = result.get("cold_start")
-    if cold:
-        lines += ["", "| MCP server cold start (stdio) | |", "|---|---|"]
-        lines += [f"| {label} | {cold[key]:{fmt}} |" for key, label, fmt in COLD_START
-                  if isinstance(cold.get(key), (int, float))]
     return "\n".join(lines)
 
 
-COLD_START = [
-    ("initialize_s", "spawn to `initialize` answered, s", ".2f"),
-    ("tools_list_s", "spawn to `tools/list` answered, s", ".2f"),
-    ("tools_list_cpu_s", "CPU time until `tools/list`, s", ".2f"),
-    ("first_search_s", "spawn to first `search_memory` answered (model loaded), s", ".2f"),
-    ("rss_after_first_search_mb", "server resident memory after it, MB", ".0f"),
-]
+def _search(name: str, where: str, entry: dict[str, Any]) -> str:
+    return _pair(entry[name][where]["db"])
 
 
-def _mb(entry: dict[str, Any], key: str, unit: float = 1e6) -> str:
-    footprint = entry.get("footprint")
-    value = footprint.get(key) if footprint else None
-    return "n/a" if value is None else f"{value / unit:.0f}"
+def _ratio(key: str, entry: dict[str, Any]) -> str:
+    return f"{entry['ratios'][key]:.2f}x"
+
+
+def _add(where: str, entry: dict[str, Any]) -> str:
+    stats = entry["add_memory"].get(where)
+    return _pair(stats) if stats else "n/a"
 
 
 def _pair(stats: dict[str, float]) -> str:
@@ -136,10 +136,14 @@ def plot_scale(result: dict[str, Any], out: Path) -> list[Path]:
     xs = [int(s) for s in sizes]
     entries = [result["sizes"][s] for s in sizes]
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label, fn in (("search_memory (db)", lambda e: e["search_memory"]["db"]["p50_ms"]),
-                      ("deep_search 2 hops (db)", lambda e: e["deep_search"]["db"]["p50_ms"]),
-                      ("raw vector query", lambda e: e["raw_vector_query"]["p50_ms"]),
-                      ("add_memory", lambda e: e["add_memory"]["p50_ms"])):
+    for label, fn in (
+            ("search_memory, largest project (db)",
+             lambda e: e["search_memory"]["largest"]["db"]["p50_ms"]),
+            ("deep_search 2 hops, largest project (db)",
+             lambda e: e["deep_search"]["largest"]["db"]["p50_ms"]),
+            ("raw vector query", lambda e: e["floor"]["raw_vector_query"]["p50_ms"]),
+            ("add_memory, other projects",
+             lambda e: e["add_memory"].get("other", {}).get("p50_ms", float("nan")))):
         ax.plot(xs, [fn(e) for e in entries], marker="o", label=label)
     ax.set(xscale="log", xlabel="notes", ylabel="p50 latency (ms)", title="Latency by corpus size")
     ax.legend()
@@ -148,10 +152,8 @@ def plot_scale(result: dict[str, Any], out: Path) -> list[Path]:
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(xs, [e["bulk_import_notes_per_s"] for e in entries], marker="o", label="bulk import")
-    ax.plot(xs, [e["raw_embedding_notes_per_s"] for e in entries], marker="o",
+    ax.plot(xs, [max(e["raw_embedding_notes_per_s"].values()) for e in entries], marker="o",
             label="raw batched embedding (same texts)")
-    ax.plot(xs, [e["raw_embedding_content_notes_per_s"] for e in entries], marker="o",
-            label="raw batched embedding (content alone)")
     ax.set(xscale="log", xlabel="notes", ylabel="notes / s", title="Write throughput")
     ax.legend()
     throughput = out / "scale-throughput.png"
