@@ -83,7 +83,8 @@ def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[st
     brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
     enrich, before = raw_rates(brain, sample)
     with tqdm(total=len(records), desc=label, file=sys.stderr, unit="note") as bar:
-        import_s = seconds(lambda: brain.importer.add_many(records, progress=bar.update))
+        import_s = seconds(lambda: brain.importer.add_many(
+            records, progress=lambda phase, n: bar.update(n) if phase == "imported" else None))
     _, after = raw_rates(brain, sample)
     rate = len(records) / import_s
     return {"imported": len(records), "embedding_runtime": brain.embedder.runtime,

@@ -85,18 +85,18 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
     is_backup, records = read_file(Path(args.path))
-    with Brain(settings) as brain, _bars() as bar:
+    rows = [] if is_backup else list(records)
+    with Brain(settings) as brain, _bars(dict.fromkeys(("checked", "imported"), len(rows))) as bar:
         if is_backup:
             counts = restore_records(brain.db, records, args.as_project, progress=bar)
             _out(f"restored {counts.notes} notes, {counts.links} links, {counts.revisions} "
                  f"revisions ({counts.skipped} skipped: their notes are not in the database)")
             return 0
-        rows = list(records)
         default = args.as_project or args.project or settings.kg_brain_project
         for row in rows:
             if isinstance(row, dict) and default and (args.as_project or not row.get("project")):
                 row["project"] = default
-        ids = brain.importer.add_many(rows, progress=lambda n: bar("notes", n))
+        ids = brain.importer.add_many(rows, progress=bar)
     _out(f"imported {len(ids)} notes")
     return 0
 

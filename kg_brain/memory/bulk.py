@@ -26,20 +26,23 @@ class Importer:
         self._enricher = HeuristicEnricher()
 
     def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
-                 progress: Callable[[int], None] | None = None) -> list[str]:
+                 progress: Callable[[str, int], None] | None = None) -> list[str]:
         """Every record is validated and enriched (statistical key phrases, no LLM) before
         anything is written, so a bad record refuses the whole import; then batches are
         embedded and written (notes and their entities) in one transaction each, a batch's
         write overlapping the next batch's embedding. No linking or evolution (like fleeting
         capture): one embedding per note keeps it near the raw embedding throughput;
         distillation or update re-enriches fully. A failed batch stops the import; the batches
-        before it stay written."""
+        before it stay written. `progress(phase, n)`: n more records "checked" (validated and
+        enriched), then n more notes "imported"."""
         rows = []
         for number, record in enumerate(records, start=1):
             try:
                 rows.append(self.import_row(record))
             except InvalidInput as exc:
                 raise InvalidInput(f"record {number}: {exc}; nothing was imported") from exc
+            if progress and (number % batch_size == 0 or number == len(records)):
+                progress("checked", number % batch_size or batch_size)
         ids: list[str] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-write") as writes:
             pending: Future[list[str]] | None = None
@@ -64,10 +67,10 @@ class Importer:
 
     @staticmethod
     def _written(pending: Future[list[str]],
-                 progress: Callable[[int], None] | None) -> list[str]:
+                 progress: Callable[[str, int], None] | None) -> list[str]:
         ids = pending.result()
         if progress:
-            progress(len(ids))
+            progress("imported", len(ids))
         return ids
 
     def import_row(self, record: dict[str, Any]) -> dict[str, Any]:
