@@ -26,7 +26,7 @@ from typing import Any
 
 from bench import corpus, store
 from bench.common import delete_bench_project, provenance
-from bench.scale import latency_stats
+from bench.scale_build import latency_stats
 from kg_brain.app import Brain
 from kg_brain.memory.text import embed_text
 from kg_brain.settings import Settings

@@ -27,7 +27,8 @@ from tqdm import tqdm
 from bench import corpus, store
 from bench.baselines import Baselines
 from bench.common import delete_bench_project, emit_result
-from bench.scale import TimedDatabase, latency_stats
+from bench.scale import TimedDatabase
+from bench.scale_build import latency_stats
 from kg_brain.app import Brain
 from kg_brain.search import Search
 from kg_brain.settings import load_settings
