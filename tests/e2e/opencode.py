@@ -14,10 +14,15 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
+from kg_brain.localdb import free_port
 from kg_brain.settings import load_settings
 
 VERSION = "1.18.33"
@@ -102,6 +107,90 @@ def run(workspace: Path, home: Path, message: str, extra_env: dict[str, str],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=timeout_s)
     return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - began)
+
+
+class Server:
+    """One `opencode serve` process and its HTTP API (the routes the TUI calls): sessions created,
+    prompted and aborted, in the workspace it was started in. `log` holds its output."""
+
+    def __init__(self, url: str, log: Path, timeout_s: float) -> None:
+        self.url = url
+        self.log = log
+        self.http = httpx.Client(base_url=url, timeout=timeout_s)
+
+    def create(self, parent: str | None = None) -> str:
+        """A new session's id (a child of `parent` when given)."""
+        reply = self.http.post("/session", json={"parentID": parent} if parent else {})
+        reply.raise_for_status()
+        return str(reply.json()["id"])
+
+    def prompt(self, session: str, text: str) -> dict[str, Any]:
+        """A user message; answers once the turn is done: the last assistant message (its
+        `info.error` set when the turn failed)."""
+        reply = self.http.post(f"/session/{session}/message",
+                               json={"parts": [{"type": "text", "text": text}]})
+        reply.raise_for_status()
+        return dict(reply.json())
+
+    def command(self, session: str, name: str, arguments: str) -> dict[str, Any]:
+        """A slash command as the TUI sends it (`/name arguments`)."""
+        reply = self.http.post(f"/session/{session}/command",
+                               json={"command": name, "arguments": arguments})
+        reply.raise_for_status()
+        return dict(reply.json())
+
+    def abort(self, session: str) -> bool:
+        reply = self.http.post(f"/session/{session}/abort")
+        reply.raise_for_status()
+        return bool(reply.json())
+
+    def busy(self) -> dict[str, Any]:
+        """The sessions not idle, with their status."""
+        reply = self.http.get("/session/status")
+        reply.raise_for_status()
+        return {k: v for k, v in reply.json().items() if v.get("type") != "idle"}
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@contextmanager
+def serve(workspace: Path, home: Path, extra_env: dict[str, str], plugins: bool = False,
+          timeout_s: float = 300) -> Iterator[Server]:
+    """`opencode serve` on a free loopback port in the workspace (one process, one instance of
+    each plugin, for every session) until the block ends; plugins as for `run`."""
+    port = free_port()
+    log = workspace.parent / f"opencode-serve-{port}.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([str(install()), "serve", *([] if plugins else ["--pure"]),
+                                 "--hostname", "127.0.0.1", "--port", str(port), "--print-logs",
+                                 "--log-level", "INFO"], cwd=workspace,
+                                env=isolated_env(home, extra_env), stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    server = Server(f"http://127.0.0.1:{port}", log, timeout_s)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"opencode serve exited {proc.returncode}:\n"
+                                   f"{server.output()[-2000:]}")
+            try:
+                if server.http.get("/global/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"opencode serve did not answer:\n{server.output()[-2000:]}")
+            time.sleep(0.2)
+        yield server
+    finally:
+        server.http.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
