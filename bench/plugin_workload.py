@@ -107,9 +107,10 @@ class Runs:
 
 class Served:
     """Every session in one `opencode serve` (what the TUI runs: one process, one plugin
-    instance), created over its HTTP API; each turn one message, a `/remember` the command as
-    the TUI sends it; the next turn once the session is idle and its handoff written, as a
-    user reads the answer before typing again."""
+    instance), created over its HTTP API (a name played before: that session again, picked in
+    the TUI's session list); each turn one message, a `/remember` the command as the TUI sends
+    it; the next turn once the session is idle and its handoff written, as a user reads the
+    answer before typing again."""
 
     mode = "serve"
 
@@ -118,7 +119,7 @@ class Served:
         self.ids: dict[str, str] = {}
 
     def turn(self, session: str, number: int, message: str) -> str | None:
-        if number == 0:
+        if session not in self.ids:
             self.ids[session] = self.server.create()
         sid = self.ids[session]
         typed = re.fullmatch(r"/(\w+)\s+(.*)", message, re.DOTALL)

@@ -28,6 +28,12 @@ def bash(command: str) -> Step:
     return Step("bash", {"command": command, "description": "run a command"})
 
 
+def rewrite(path: Path, text: str) -> list[Step]:
+    """The file read, then written with `text` (OpenCode writes over a file it has read)."""
+    return [Step("read", {"filePath": str(path)}),
+            Step("write", {"filePath": str(path), "content": text})]
+
+
 @dataclass
 class Turn:
     message: str
@@ -44,14 +50,11 @@ class Session:
 def workload(ws: Path) -> list[Session]:
     """The sessions in order; each turn's steps are new ones (a continued conversation replays
     the earlier turns' results)."""
-    def write(name: str, text: str) -> list[Step]:
-        return [Step("read", {"filePath": str(ws / name)}),
-                Step("write", {"filePath": str(ws / name), "content": text})]
-
+    money = ws / "money.py"
     return [
         Session("money-fix", [
             Turn("Run the checks", [bash(CHECK)]),
-            Turn("Fix the split so that no cent is lost", [*write("money.py", FIXED), bash(CHECK)]),
+            Turn("Fix the split so that no cent is lost", [*rewrite(money, FIXED), bash(CHECK)]),
             Turn("/remember Money is split in integer cents, never floats: a float split lost a "
                  "cent on three-way payments."),
             Turn("Look for leftover TODOs", [bash("grep -rn TODO --include=*.py .")])]),
@@ -60,12 +63,12 @@ def workload(ws: Path) -> list[Session]:
             Turn("Do the two configs differ?", [bash("diff config/dev.ini config/prod.ini")]),
             Turn("Is the tree clean?", [bash("git diff --exit-code")])]),
         Session("regression", [
-            Turn("Make split simpler", [*write("money.py", BUGGY), bash(CHECK)]),
+            Turn("Make split simpler", [*rewrite(money, BUGGY), bash(CHECK)]),
             Turn("Is the staging API up?", [bash("curl -sf http://127.0.0.1:9/health")]),
             Turn("Stop here for today")]),
         Session("held", [
             Turn("Run the checks", [bash(CHECK), bash(CHECK)]),
-            Turn("Fix it again", [*write("money.py", FIXED), bash(CHECK)]),
+            Turn("Fix it again", [*rewrite(money, FIXED), bash(CHECK)]),
             Turn("Should money be floats or integer cents? Why?")]),
         Session("subagent", [
             Turn("Have a subagent lint money.py", [Step("task", {

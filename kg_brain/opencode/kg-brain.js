@@ -5,7 +5,8 @@
 // an error recorded as a mistake, and the later pass of an equivalent command after changes as
 // its fix; a command whose last run in the project failed with a known fix held once, before it
 // runs, with the warning and the fix as its output (matched here, against the commands the start
-// answer listed: no request per command); the session's handoff brought up to date at each idle;
+// answer listed, read again at each user message: no request per command); the session's handoff
+// brought up to date at each idle;
 // `/remember <text>` and `/dream [cluster ids]`.
 //
 // This file is the glue between OpenCode's hooks and the service: what a session did is kept on
@@ -39,6 +40,7 @@ class Session {
   constructor(id) {
     this.id = id
     this.context = null // the start context text; null: fetch it on the next model call
+    this.stale = true // the commands' last outcomes (`known`) to read again with it
     this.pending = null // the start context's request under way
     this.ids = new Set() // notes this session has shown in full or written: never recalled again
     this.recalls = new Map() // session id -> this turn's relevant notes (a promise of text)
@@ -123,15 +125,19 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     return answer
   }
 
-  // One request per session (the service answers every process of the session the same text),
-  // begun as soon as the user's message arrives so that the model call finds it done or nearly.
+  // The start context, one text per session (the service answers every process of the session
+  // the same; a process keeps the first it got), and the commands whose last run in the project
+  // failed, read again at each user message: in a process serving many turns (`opencode serve`)
+  // another session may have run them since. Begun as soon as the user's message arrives so that
+  // the model call finds it done or nearly.
   function startContext(s) {
-    if (s.context === null && !s.pending) {
+    if ((s.context === null || s.stale) && !s.pending) {
       s.pending = memory.call("start", { session_id: s.id, budget_tokens: config.budget_tokens })
         .then((found) => {
           s.pending = null
           if (!found) return
-          s.context = found.text ?? ""
+          s.stale = false
+          s.context ??= found.text ?? ""
           s.known = new Map(Object.entries(found.known ?? {}))
           s.open = new Map(Object.entries(found.open ?? {}))
           for (const id of found.ids ?? []) s.ids.add(id)
@@ -140,10 +146,11 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     return s.pending
   }
 
-  // Begun when the user's message arrives, after the start context (whose notes shown in full
-  // it leaves out; one named only by its title can still come with its body).
+  // Begun when the user's message arrives, after the session's first start context (whose notes
+  // shown in full it leaves out; one named only by its title can still come with its body).
   function recall(s, id, text) {
-    s.recalls.set(id, Promise.resolve(startContext(s)).then(() => memory.call("recall", {
+    const first = s.context === null ? startContext(s) : null
+    s.recalls.set(id, Promise.resolve(first).then(() => memory.call("recall", {
       text, budget_tokens: config.recall_budget_tokens, shown: [...s.ids],
     })).then((found) => {
       for (const shown of found?.ids ?? []) s.ids.add(shown)
@@ -248,6 +255,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
       if (!text || s.commandTexts.has(text) || await typedCommand(s, output.parts, text)) return
       if (s.id === input.sessionID) s.report.requests.push(text.slice(0, 300)) // not a subagent's
       s.activity += 1
+      s.stale = true
       startContext(s)
       recall(s, input.sessionID, text)
     },
