@@ -240,13 +240,14 @@ def summarise(mode: str, played: list[dict[str, Any]], notes: list[dict[str, Any
                                        if n["note_kind"] == "session_summary"
                                        for line in n["content"].splitlines()
                                        if "still fails" in line),
-        "holds": holds,
+        "holds": holds, "hold_count": len(holds),
         "most_holds_of_a_command_in_a_session": max(
             Counter((h["session"], h["command"]) for h in holds).values(), default=0),
         "start_context": [{"session": p["session"], "bytes": max(map(len, p["starts"]), default=0),
                            "model_calls": len(p["starts"]),
                            "changes": len(set(p["starts"])) - 1 if p["starts"] else 0}
                           for p in played],
+        "start_context_changes": sum(len(set(p["starts"])) - 1 for p in played if p["starts"]),
         "title_requests": sum(p["titles"] for p in played),
         "title_requests_with_memory": sum(p["titles_with_memory"] for p in played),
         "answers_unread": dict(Counter(relay.unread)),
