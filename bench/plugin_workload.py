@@ -161,8 +161,8 @@ def play(model: ScriptedModel, session: Session, driver: Runs | Served) -> dict[
         holds += held(agent, seen)
     first = next(t.message for t in session.turns if not t.message.startswith("/"))
     return {"session": session.name, "id": sid, "turns": len(session.turns), "starts": starts,
-            "first_request": first, "titles": titles, "titles_with_memory": titles_with_memory,
-            "holds": holds}
+            "first_request": first, "requests": [t.message for t in session.turns],
+            "titles": titles, "titles_with_memory": titles_with_memory, "holds": holds}
 
 
 def held(agent: list[dict[str, Any]], seen: set[int]) -> list[dict[str, Any]]:
@@ -208,13 +208,14 @@ def summarise(mode: str, played: list[dict[str, Any]], notes: list[dict[str, Any
     firsts = {p["first_request"] for p in played}
 
     def own(p: dict[str, Any]) -> dict[str, Any]:
-        """The handoffs of one OpenCode session (its id known): what they hold of the others'."""
+        """The handoffs of one OpenCode session (its id known): whether they name its first request,
+        and how many other sessions' first requests (none of its own) they name."""
         mine = [n for n in summaries if n.get("session_id") == p["id"]]
         text = "\n".join(n["content"] for n in mine if n.get("memory_type") != "archived")
         return {"session": p["session"], "written": len(mine),
                 "live": sum(1 for n in mine if n.get("memory_type") != "archived"),
                 "names_its_request": p["first_request"] in text,
-                "names_others": sum(1 for f in firsts - {p["first_request"]} if f in text)}
+                "names_others": sum(1 for f in firsts - set(p["requests"]) if f in text)}
 
     def ms(values: list[float]) -> dict[str, float]:
         ordered = sorted(values)
