@@ -209,13 +209,14 @@ def summarise(mode: str, played: list[dict[str, Any]], notes: list[dict[str, Any
 
     def own(p: dict[str, Any]) -> dict[str, Any]:
         """The handoffs of one OpenCode session (its id known): whether they name its first request,
-        and how many other sessions' first requests (none of its own) they name."""
+        and how many other sessions' first requests (none part of one of its own) they name."""
         mine = [n for n in summaries if n.get("session_id") == p["id"]]
         text = "\n".join(n["content"] for n in mine if n.get("memory_type") != "archived")
         return {"session": p["session"], "written": len(mine),
                 "live": sum(1 for n in mine if n.get("memory_type") != "archived"),
                 "names_its_request": p["first_request"] in text,
-                "names_others": sum(1 for f in firsts - set(p["requests"]) if f in text)}
+                "names_others": sum(1 for f in firsts if f in text
+                                    and not any(f in r for r in p["requests"]))}
 
     def ms(values: list[float]) -> dict[str, float]:
         ordered = sorted(values)
