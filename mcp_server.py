@@ -11,11 +11,11 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from kg_brain.app import Brain
-from kg_brain.errors import BrainError
-from kg_brain.settings import load_settings
-from kg_brain.tools import build_server
-from kg_brain.transport import add_serve_arguments, serve
+from kg_brain.base.errors import BrainError
+from kg_brain.base.settings import load_settings
+from kg_brain.root.app import Brain
+from kg_brain.surfaces.tools import build_server
+from kg_brain.surfaces.transport import add_serve_arguments, serve
 
 settings = load_settings()
 brain = Brain(settings)

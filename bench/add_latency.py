@@ -27,10 +27,10 @@ from typing import Any
 from bench import corpus, store
 from bench.common import delete_bench_project, provenance
 from bench.scale_build import latency_stats
-from kg_brain.app import Brain
-from kg_brain.memory.text import embed_text
-from kg_brain.settings import Settings
-from kg_brain.vocab import VECTOR_INDEX
+from kg_brain.base.settings import Settings
+from kg_brain.base.vocab import VECTOR_INDEX
+from kg_brain.domain.memory.text import embed_text
+from kg_brain.root.app import Brain
 
 SESSION = "bench-add-latency"
 

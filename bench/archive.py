@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from bench.common import delete_bench_project, emit_result
-from kg_brain.app import Brain, connect
-from kg_brain.clock import utc_now
-from kg_brain.db import Database
-from kg_brain.settings import load_settings
+from kg_brain.base.clock import utc_now
+from kg_brain.base.settings import load_settings
+from kg_brain.root.app import Brain, connect
+from kg_brain.store.db import Database
 from kg_brain.store.links import merge_links
 from kg_brain.store.notes import create_notes, new_zk_id, with_fresh_ids
 

@@ -22,10 +22,10 @@ import numpy as np
 
 from bench import store
 from bench.store import VectorHit
-from kg_brain import validate
-from kg_brain.deps import Deps
-from kg_brain.models import FoundBy, Hit, HitLink
-from kg_brain.vocab import HANDOFF_KINDS
+from kg_brain.base import validate
+from kg_brain.base.vocab import HANDOFF_KINDS
+from kg_brain.domain.deps import Deps
+from kg_brain.shapes.models import FoundBy, Hit, HitLink
 
 MAX_QUERY_CHARS = 4_000
 FETCH = 100  # the least vector index candidates asked for

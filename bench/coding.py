@@ -36,8 +36,8 @@ from bench.common import delete_bench_project
 from bench.ingest import drain_evolution, evolution_jobs, run_evolution
 from bench.methods import Method
 from bench.metrics import floor_sweep, latency, score_expected, summarise
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
+from kg_brain.base.clock import utc_now
+from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)
 DEPTH = 10

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from kg_brain.errors import InvalidInput
+from kg_brain.base.errors import InvalidInput
 
 DATA_DIR = Path(__file__).with_name("data") / "coding"
 SPLITS = ("tune", "check")

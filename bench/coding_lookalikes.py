@@ -22,7 +22,7 @@ from bench.coding_data import (
     blocks,
     step_of,
 )
-from kg_brain.errors import InvalidInput
+from kg_brain.base.errors import InvalidInput
 
 _SLOT = re.compile(r"\{([a-z_]+)(?::(\d))?\}")
 _MAX_NESTING = 3

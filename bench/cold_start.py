@@ -37,7 +37,7 @@ from bench.common import emit_result, rss_mb
 
 PROTOCOL_VERSION = "2025-06-18"
 SERVER = Path(__file__).resolve().parents[1] / "mcp_server.py"
-RELAY = [sys.executable, "-m", "kg_brain.cli", "mcp"]
+RELAY = [sys.executable, "-m", "kg_brain.surfaces.cli", "mcp"]
 
 
 class StdioSession:
@@ -178,8 +178,8 @@ def import_profile(top: int = 15) -> dict[str, float]:
 def start_service(env: dict[str, str]) -> subprocess.Popen[bytes]:
     """`kg-brain serve --http` on env's port, answering /health, its model loaded by one
     search (what a service that has served a window is like)."""
-    proc = subprocess.Popen([sys.executable, "-m", "kg_brain.cli", "serve", "--http"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "kg_brain.surfaces.cli", "serve", "--http"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -197,7 +197,7 @@ def start_service(env: dict[str, str]) -> subprocess.Popen[bytes]:
 def relay_main(runs: int, out: Path) -> int:
     """`kg-brain mcp` forwarded to a warm service against `kg-brain mcp` serving in-process,
     in alternating rounds; the service's own memory once the rounds are done."""
-    from kg_brain.localdb import free_port
+    from kg_brain.store.localdb import free_port
 
     env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "KG_BRAIN_SERVICE_START": "false",
            "KG_BRAIN_HTTP_PORT": str(free_port())}

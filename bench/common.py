@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import store
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.settings import Settings, load_settings
+from kg_brain.base.settings import Settings, load_settings
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 
 BENCH_PREFIX = "bench-"
 # every run that scores a check split appends a line here (record_check_run)

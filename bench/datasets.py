@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from kg_brain.errors import InvalidInput
+from kg_brain.base.errors import InvalidInput
 
 _DIA = re.compile(r"D:?(\d+):(\d+)")
 _SESSION = re.compile(r"^session_(\d+)$")

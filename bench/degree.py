@@ -20,8 +20,8 @@ from tqdm import tqdm
 
 from bench import corpus, store
 from bench.common import run_in_project
-from kg_brain.app import Brain
-from kg_brain.settings import Settings
+from kg_brain.base.settings import Settings
+from kg_brain.root.app import Brain
 
 
 def percentiles(values: list[int]) -> dict[str, float]:

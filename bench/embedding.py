@@ -77,8 +77,8 @@ def measure_here(notes: int, queries: int,
                  suites_data: dict[str, list[Corpus]]) -> dict[str, Any]:
     """One runtime in this (fresh) process, the one EMBEDDING_RUNTIME names."""
     began = time.perf_counter()
-    from kg_brain.embed import build_embedder
-    from kg_brain.settings import load_settings
+    from kg_brain.base.settings import load_settings
+    from kg_brain.enrichment.embed import build_embedder
 
     embedder = build_embedder(load_settings())
     embedder.encode("load")

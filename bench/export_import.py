@@ -19,9 +19,9 @@ from typing import Any
 
 from bench.archive import populate, timed
 from bench.common import delete_bench_project, emit_result
-from kg_brain.app import connect
-from kg_brain.clock import utc_now
-from kg_brain.settings import load_settings
+from kg_brain.base.clock import utc_now
+from kg_brain.base.settings import load_settings
+from kg_brain.root.app import connect
 from kg_brain.views.backup import (
     export_records,
     read_file,

@@ -29,12 +29,12 @@ from fastmcp.exceptions import ToolError
 
 from bench import corpus, store
 from bench.common import emit_result
-from kg_brain.app import Brain
-from kg_brain.embed import Embedder, SentenceTransformerEmbedder
-from kg_brain.localdb import LocalNeo4j, free_port
-from kg_brain.settings import load_settings
+from kg_brain.base.settings import load_settings
+from kg_brain.enrichment.embed import Embedder, SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.localdb import LocalNeo4j, free_port
 from kg_brain.store.notes import get_notes
-from kg_brain.tools import build_server
+from kg_brain.surfaces.tools import build_server
 
 log = logging.getLogger(__name__)
 WARMUP_ATTEMPTS = 5

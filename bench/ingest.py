@@ -21,10 +21,10 @@ from typing import Any
 
 from bench import store
 from bench.datasets import Corpus, Turn, TurnKey
-from kg_brain.app import Brain
-from kg_brain.db import outlast
+from kg_brain.base.vocab import FOLLOWS_REASON, LinkType
+from kg_brain.root.app import Brain
+from kg_brain.store.db import outlast
 from kg_brain.store.links import merge_links
-from kg_brain.vocab import FOLLOWS_REASON, LinkType
 
 log = logging.getLogger(__name__)
 REPLY_CHARS = 200

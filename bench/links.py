@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import BENCH_PREFIX, delete_bench_project, emit_result, record_check_run
-from kg_brain.app import Brain
-from kg_brain.llm.kinds import infer_kind
-from kg_brain.settings import Settings, load_settings
-from kg_brain.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
+from kg_brain.base.settings import Settings, load_settings
+from kg_brain.base.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
+from kg_brain.enrichment.llm.kinds import infer_kind
+from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)
 DATA = Path(__file__).parent / "data"

@@ -40,10 +40,10 @@ from bench import corpus, store
 from bench.cold_start import SERVER
 from bench.common import delete_bench_project, emit_result
 from bench.degree import percentiles
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.localdb import free_port
-from kg_brain.settings import Settings
+from kg_brain.base.settings import Settings
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.store.localdb import free_port
 
 MIX = (("add_memory", 0.5), ("search_memory", 0.35), ("deep_search", 0.15))
 CALL_TIMEOUT_S = 120.0

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bench.baselines import Baselines, Fusion
-from kg_brain.models import Hit
-from kg_brain.search import DeepTuning, Search, Tuning
+from kg_brain.domain.search import DeepTuning, Search, Tuning
+from kg_brain.shapes.models import Hit
 
 METHODS = ("vector", "search_memory", "deep_search", "search_memory_nofloor",
            "deep_search_nofloor", "deep_reference", "fusion")

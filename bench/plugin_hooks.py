@@ -29,7 +29,7 @@ import httpx
 
 from bench.cold_start import start_service
 from bench.common import BENCH_PREFIX, delete_bench_project, emit_result
-from kg_brain.plugin import SOURCE
+from kg_brain.surfaces.plugin import SOURCE
 
 DRIVER = Path(__file__).with_name("plugin_hooks.mjs")
 FAILING = "pytest tests/billing -x"
@@ -109,9 +109,9 @@ def run(rounds: int, port: int, folder: Path, env: dict[str, str]) -> dict[str, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kg_brain.app import Brain
-    from kg_brain.localdb import free_port
-    from kg_brain.settings import load_settings
+    from kg_brain.base.settings import load_settings
+    from kg_brain.root.app import Brain
+    from kg_brain.store.localdb import free_port
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40)

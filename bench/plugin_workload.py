@@ -44,7 +44,7 @@ import httpx
 
 from bench.plugin_relay import Relay
 from bench.plugin_workload_data import FILES, SMALL, Session, workload
-from kg_brain.db import Database
+from kg_brain.store.db import Database
 from kg_brain.store.views import export_notes
 from tests.e2e import opencode
 from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted_model
@@ -79,7 +79,8 @@ def prepare(ws: Path, env: dict[str, str], home: Path, mcp_url: str, relay: str,
     opencode.write_json(ws / "opencode.json", opencode.provider_config(model_url))
     wired = {**env, "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config"),
              "PYTHONPATH": str(REPO)}  # this checkout's plugin
-    subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--url", mcp_url],
+    subprocess.run([sys.executable, "-m", "kg_brain.surfaces.cli", "wire", "opencode", "--url",
+                    mcp_url],
                    cwd=ws, env=wired, capture_output=True, check=True, timeout=300)
     settings = ws / ".opencode" / "kg-brain.json"
     config = json.loads(settings.read_text())
@@ -309,9 +310,9 @@ def service(env: dict[str, str]) -> Iterator[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from bench.common import BENCH_PREFIX, delete_bench_project, emit_result
-    from kg_brain.app import Brain
-    from kg_brain.localdb import free_port
-    from kg_brain.settings import load_settings
+    from kg_brain.base.settings import load_settings
+    from kg_brain.root.app import Brain
+    from kg_brain.store.localdb import free_port
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")

@@ -26,13 +26,13 @@ import numpy as np
 from bench.archive import populate, timed
 from bench.common import delete_bench_project, emit_result
 from bench.repos import clone, repository, worktree
-from kg_brain.app import Brain
-from kg_brain.cli.projects import apply_plan, checkouts, plan_migration
-from kg_brain.projects import Journal
-from kg_brain.settings import load_settings
+from kg_brain.base.settings import load_settings
+from kg_brain.domain.projects import Journal
+from kg_brain.root.app import Brain
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.views import restore_revisions
-from kg_brain.workspace import workspace_identity
+from kg_brain.surfaces.cli.projects import apply_plan, checkouts, plan_migration
+from kg_brain.surfaces.workspace import workspace_identity
 
 VOCABULARY = 40  # entity keys shared by every project
 MENTIONS = 3

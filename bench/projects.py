@@ -29,9 +29,9 @@ from bench.baselines import Baselines
 from bench.common import delete_bench_project, emit_result
 from bench.scale import TimedDatabase
 from bench.scale_build import latency_stats
-from kg_brain.app import Brain
-from kg_brain.search import Search
-from kg_brain.settings import load_settings
+from kg_brain.base.settings import load_settings
+from kg_brain.domain.search import Search
+from kg_brain.root.app import Brain
 from kg_brain.store.notes import new_zk_id, with_fresh_ids
 from kg_brain.store.share import IndexFetch
 

@@ -22,10 +22,10 @@ from bench import store
 from bench.coding import must_yield
 from bench.coding_data import CodingProject
 from bench.datasets import Corpus, TurnKey
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
-from kg_brain.search import HISTORY, Tuning, identifiers, lucene_query, names
-from kg_brain.vocab import HANDOFF_KINDS
+from kg_brain.base.vocab import HANDOFF_KINDS
+from kg_brain.domain.search import HISTORY, Tuning, identifiers, lucene_query, names
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.store.db import Database
 
 FIELDS = ("content", "title", "keywords", "context")
 ABSENT = "absent"  # the kind of a question about nothing stored
@@ -66,7 +66,7 @@ class Asked:
     holders: np.ndarray  # terms x notes: the note holds the identifier word for word
     expected: set[int]
     pairs: list[tuple[int, int]]
-    named: bool = False  # the query names what it asks for (kg_brain.search.names)
+    named: bool = False  # the query names what it asks for (kg_brain.domain.search.names)
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:

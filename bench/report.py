@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.coding_data import QUESTION_TYPES
-from kg_brain.errors import InvalidInput
-from kg_brain.settings import Settings
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.settings import Settings
 
 METRICS = ("recall@5", "recall@10", "recall@25", "hit@10", "mrr")
 CODING_METRICS = ("hit@1", "mrr", "all@3", "all@5")

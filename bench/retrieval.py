@@ -37,10 +37,10 @@ from bench.datasets import (
 from bench.ingest import WRITE_PATHS, write_corpus
 from bench.methods import METHODS, Method, build, unfloored
 from bench.metrics import KS, latency, score_question, summarise
-from kg_brain.app import Brain
-from kg_brain.errors import InvalidInput
-from kg_brain.search import DeepTuning, Search, Tuning
-from kg_brain.settings import Settings
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.settings import Settings
+from kg_brain.domain.search import DeepTuning, Search, Tuning
+from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)
 DEPTH = max(KS)

@@ -39,12 +39,12 @@ from bench import corpus, store
 from bench.common import delete_bench_project, emit_result
 from bench.scale_build import Layout, grow, latency_stats, seconds
 from bench.scale_profile import profile_searches
-from kg_brain.app import Brain
-from kg_brain.db import Database, Mode
-from kg_brain.localdb import LocalNeo4j, free_port
-from kg_brain.search import Search, lucene_query
-from kg_brain.settings import Settings
-from kg_brain.vocab import VECTOR_INDEX
+from kg_brain.base.settings import Settings
+from kg_brain.base.vocab import VECTOR_INDEX
+from kg_brain.domain.search import Search, lucene_query
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database, Mode
+from kg_brain.store.localdb import LocalNeo4j, free_port
 
 WARMUP_QUERIES = 30
 

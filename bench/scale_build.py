@@ -13,8 +13,8 @@ from typing import Any
 from tqdm import tqdm
 
 from bench import corpus
-from kg_brain.app import Brain
-from kg_brain.memory.text import embed_text
+from kg_brain.domain.memory.text import embed_text
+from kg_brain.root.app import Brain
 
 RAW_SAMPLE = 2_000  # notes whose raw batched embedding is timed beside each import
 SESSION = 8  # add_memory calls of one client session (each FOLLOWS the one before)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.cypher import query
-from kg_brain.db import Database, Mode
-from kg_brain.search import Search
+from kg_brain.base.cypher import query
+from kg_brain.domain.search import Search
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database, Mode
 
 TOP_OPERATORS = 8
 

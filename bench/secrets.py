@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import emit_result, record_check_run
-from kg_brain.redact import redact
-from kg_brain.settings import Settings, load_settings
+from kg_brain.base.settings import Settings, load_settings
+from kg_brain.text.redact import redact
 
 DATA = Path(__file__).parent / "data" / "secrets.jsonl"
 ROUNDS = {"round_3": Path(__file__).parent / "data" / "secrets-r3",

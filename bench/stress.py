@@ -32,8 +32,8 @@ from typing import Any
 
 from bench import corpus, store
 from bench.cold_start import SERVER, StdioSession
-from kg_brain.app import Brain
-from kg_brain.settings import load_settings
+from kg_brain.base.settings import load_settings
+from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)
 DRAIN_BATCH = 20

@@ -25,9 +25,9 @@ from numpy.typing import NDArray
 from bench import corpus, store
 from bench.common import run_in_project
 from bench.degree import percentiles
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
-from kg_brain.settings import Settings
+from kg_brain.base.clock import utc_now
+from kg_brain.base.settings import Settings
+from kg_brain.root.app import Brain
 from kg_brain.store.links import merge_links
 from kg_brain.store.notes import create_notes, new_zk_id
 from kg_brain.views.upgrade import GraphReport, upgrade_graph

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from kg_brain.db import Database
-from kg_brain.embed import Embedder, build_embedder
+from kg_brain.enrichment.embed import Embedder, build_embedder
+from kg_brain.store.db import Database
 from kg_brain.store.schema import bootstrap_schema
 from tests.support.brains import make_settings
 from tests.support.neo4j import (

@@ -1,5 +1,5 @@
 // Neo4j Browser: what decays next: a project's permanent, unpinned notes with the lowest decay
-// score, by the formula of kg_brain/lifecycle.py (its constants in $decay, which the guide sets
+// score, by the formula of kg_brain/domain/lifecycle.py (its constants in $decay, which the guide sets
 // from the code), on the wall clock as a person at the Browser expects. Archival also needs
 // the idle and access thresholds; `decay_report` gives the exact due dates.
 // params: project; decay: {half_life_days, saturation, w_recency, w_importance}.

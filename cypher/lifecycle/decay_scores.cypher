@@ -1,5 +1,5 @@
 // Decay scores of live permanent notes over the whole graph (or one project), set-based, with
-// the date archival becomes due. See kg_brain/lifecycle.py for the formula; its constants come
+// the date archival becomes due. See kg_brain/domain/lifecycle.py for the formula; its constants come
 // in as parameters so the Python and Cypher forms cannot drift apart.
 // params: project (null = every project); now: datetime; stale_days; max_access; threshold;
 //         half_life_days; saturation; w_recency; w_importance; due_only: true = only notes that

@@ -7,7 +7,7 @@
 // handoffs (session_summary, open_thread) take no part: they digest the session, and the plugin
 // writes one after every reply, which would split the steps they digest. Found through the
 // (session_id, created) index, newest first.
-// params: row: every Note property (kg_brain.memory.text.note_row; embedding: 384 floats;
+// params: row: every Note property (kg_brain.domain.memory.text.note_row; embedding: 384 floats;
 //         entities: list of {key, name, kind}, written as MENTIONS); links: list of {dst, type,
 //         reason, weight, origin}; similar: the notes among them linked RELATES_TO, whose degree
 //         bound (and the new note's) is kept ([]: none to keep); keep: most automatic

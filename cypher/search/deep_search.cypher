@@ -25,7 +25,7 @@
 //         sizes; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; history: the
 //         question asks for an earlier value; stamp: count the hits as used; now; tuning: a map
-//         of the constants (kg_brain/search.py DeepTuning): ent_fetch: entity-name candidates;
+//         of the constants (kg_brain/domain/search.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
 //         blend_n, alpha: the blended hop; expand_n: notes the graph step starts from;
 //         nb_limit: typed neighbours per note; w_vec, w_lex, w_exact, w_ent, w_bridge, w_fix,

@@ -1,1 +1,2 @@
-"""Data access: one module per aggregate; each function runs named statements from `cypher/`."""
+"""The store: the driver and its transactions (db.py), one module per area of `cypher/` whose
+functions each run one named statement, and the local Neo4j server (localdb/)."""

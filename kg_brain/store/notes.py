@@ -7,8 +7,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-from kg_brain.db import Tx
-from kg_brain.errors import Conflict
+from kg_brain.base.errors import Conflict
+from kg_brain.store.db import Tx
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.statement import On, read, write
 
@@ -117,7 +117,7 @@ class Rewritten(TypedDict):
 
 @write("notes/create_notes.cypher", "zk_id")
 def create_notes(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
-    """Every property of each note (kg_brain.memory.text.note_row), embedding included;
+    """Every property of each note (kg_brain.domain.memory.text.note_row), embedding included;
     `entities` is not a property (insert_notes writes them as MENTIONS)."""
 
 

@@ -1,5 +1,5 @@
 """The OpenCode plugin's own records: one per OpenCode session, and each failed command's last
-outcome in a project (kg_brain/plugin_session.py)."""
+outcome in a project (kg_brain/surfaces/plugin_session.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Projects: workspace identities and the keys notes are filed under (kg_brain/projects.py)."""
+"""Projects: workspace identities and the keys notes are filed under
+(kg_brain/domain/projects.py)."""
 
 from __future__ import annotations
 

@@ -22,10 +22,7 @@ from neomodel import (
 )
 from neomodel import db as neomodel_db
 
-from kg_brain.db import Database, mapped_errors
-from kg_brain.store import admin
-from kg_brain.store.statement import On, autocommit
-from kg_brain.vocab import (
+from kg_brain.base.vocab import (
     EMBEDDING_DIM,
     ENTITY_INDEX,
     FULLTEXT_INDEX,
@@ -33,6 +30,9 @@ from kg_brain.vocab import (
     MemoryType,
     NoteKind,
 )
+from kg_brain.store import admin
+from kg_brain.store.db import Database, mapped_errors
+from kg_brain.store.statement import On, autocommit
 
 log = logging.getLogger(__name__)
 

@@ -48,7 +48,7 @@ class Neighbourhood(TypedDict):
 
 
 # The searches write access stamps only: the query's parts are matched on, never stored, so the
-# write gate (kg_brain/redact/gate.py) passes them as given; redacted, a query holding a secret
+# write gate (kg_brain/text/redact/gate.py) passes them as given; redacted, a query holding a secret
 # would ask for other words (or for none: the full-text parser refuses the marker's brackets).
 
 

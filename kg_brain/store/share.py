@@ -15,8 +15,8 @@ import math
 import threading
 import time
 
-from kg_brain.db import Database
 from kg_brain.store import notes
+from kg_brain.store.db import Database
 
 MARGIN = 1.5
 TEXT_CEILING = 5_000  # full-text candidates at most (a Lucene top-n: cheap beside the vectors)

@@ -10,10 +10,10 @@ when called with a `Tx`. The return annotation says what comes back: `list[Row]`
 `Row | None` the first row if any, `Row` exactly one row, `None` nothing. Rows are TypedDicts
 whose keys are the statement's RETURN columns (a test EXPLAINs every file and compares).
 `@write(file, "zk_id")` names the columns that hold the ids of the notes a write changed; its
-transaction records them before it commits (kg_brain/db.py). `@write(file, matched=("lex",))`
+transaction records them before it commits (kg_brain/store/db.py). `@write(file, matched=("lex",))`
 names parameters the statement only matches notes against, never stores (a search's query, in a
 statement that writes access stamps): the write gate passes them as given
-(kg_brain/redact/gate.py).
+(kg_brain/text/redact/gate.py).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from kg_brain.cypher import statement_name
-from kg_brain.db import Database, Mode, Row, Tx
+from kg_brain.base.cypher import statement_name
+from kg_brain.store.db import Database, Mode, Row, Tx
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -22,17 +22,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from kg_brain import validate
-from kg_brain.clock import utc_now
-from kg_brain.db import Database, Tx
-from kg_brain.errors import InvalidInput
-from kg_brain.llm.entities import extract_entities
-from kg_brain.memory.text import mention_list
-from kg_brain.models import iso
+from kg_brain.base import validate
+from kg_brain.base.clock import utc_now
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.vocab import EMBEDDING_DIM, LinkType
+from kg_brain.domain.memory.text import mention_list
+from kg_brain.enrichment.llm.entities import extract_entities
+from kg_brain.shapes.models import iso
 from kg_brain.store import views
+from kg_brain.store.db import Database, Tx
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.notes import new_zk_id
-from kg_brain.vocab import EMBEDDING_DIM, LinkType
 
 FORMAT = "kg-brain-export"
 VERSION = 1

@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kg_brain.cypher import query
-from kg_brain.lifecycle import ACCESS_SATURATION, HALF_LIFE_DAYS, W_IMPORTANCE, W_RECENCY
-from kg_brain.localdb.content import GUIDE_FILE, STYLE_FILE
-from kg_brain.private import private_dir
+from kg_brain.base.cypher import query
+from kg_brain.base.private import private_dir
+from kg_brain.domain.lifecycle import ACCESS_SATURATION, HALF_LIFE_DAYS, W_IMPORTANCE, W_RECENCY
+from kg_brain.store.localdb.content import GUIDE_FILE, STYLE_FILE
 
 GRASS = Path(__file__).with_name("kg-brain.grass")
 TITLE = "kg-brain memory"

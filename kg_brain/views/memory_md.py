@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from kg_brain import validate
-from kg_brain.db import Database
-from kg_brain.errors import InvalidInput
-from kg_brain.lifecycle import decay_score
-from kg_brain.memory.write import Writer
+from kg_brain.base import validate
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.validate import ZK_ID
+from kg_brain.base.vocab import NoteKind
+from kg_brain.domain.lifecycle import decay_score
+from kg_brain.domain.memory.write import Writer
 from kg_brain.store import notes, views
-from kg_brain.validate import ZK_ID
-from kg_brain.vocab import NoteKind
+from kg_brain.store.db import Database
 
 MAX_LINES = 200
 MAX_BYTES = 25 * 1024

@@ -24,13 +24,13 @@ from urllib.parse import quote
 
 import httpx
 
-from kg_brain import validate
-from kg_brain.clock import Clock
-from kg_brain.db import ChangeHook, Database, Tx
-from kg_brain.errors import BrainError, InvalidInput
-from kg_brain.models import iso
-from kg_brain.settings import Settings
+from kg_brain.base import validate
+from kg_brain.base.clock import Clock
+from kg_brain.base.errors import BrainError, InvalidInput
+from kg_brain.base.settings import Settings
+from kg_brain.shapes.models import iso
 from kg_brain.store import jobs, notes, views
+from kg_brain.store.db import ChangeHook, Database, Tx
 from kg_brain.store.jobs import ClaimedJob
 
 log = logging.getLogger(__name__)

@@ -20,11 +20,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kg_brain.db import Database
-from kg_brain.models import iso
+from kg_brain.base.vocab import EMBEDDING_DIM, MemoryType, NoteKind
+from kg_brain.shapes.models import iso
 from kg_brain.store import views
+from kg_brain.store.db import Database
 from kg_brain.views.backup import export_records
-from kg_brain.vocab import EMBEDDING_DIM, MemoryType, NoteKind
 
 KINDS = {k.value for k in NoteKind}
 TYPES = {m.value for m in MemoryType}

@@ -39,17 +39,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kg_brain.db import Tx
-from kg_brain.deps import Deps
-from kg_brain.llm.entities import extract_entities
-from kg_brain.llm.kinds import infer_kind
-from kg_brain.llm.types import Candidate, EntityRef, NoteDraft
-from kg_brain.memory.text import mention_list, stored_kind
+from kg_brain.base.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
+from kg_brain.domain.deps import Deps
+from kg_brain.domain.memory.text import mention_list, stored_kind
+from kg_brain.enrichment.llm.entities import extract_entities
+from kg_brain.enrichment.llm.kinds import infer_kind
+from kg_brain.enrichment.llm.types import Candidate, EntityRef, NoteDraft
 from kg_brain.store import links, upgrade, views
+from kg_brain.store.db import Tx
 from kg_brain.store.entities import replace_mentions
 from kg_brain.store.upgrade import GraphNote
 from kg_brain.views.schema import write_backup
-from kg_brain.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
 
 PAGE = 200
 LINK_TYPES = [t.value for t in JUDGED_LINK_TYPES]  # the session order is not re-judged

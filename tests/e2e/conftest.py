@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kg_brain.db import Database
+from kg_brain.store.db import Database
 from kg_brain.store.views import export_notes
 from tests.e2e import opencode
 from tests.support.brains import make_settings
@@ -51,7 +51,8 @@ def wire(workspace: Path, env: dict[str, str], home: Path, *extra: str) -> str:
     the spawned server loads; the launcher and the plugin's settings for this machine go to
     kg-brain's folder in that config folder)."""
     env = {**env, "XDG_CACHE_HOME": str(home / "cache"), "XDG_CONFIG_HOME": str(home / "config")}
-    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", *extra],
+    done = subprocess.run([sys.executable, "-m", "kg_brain.surfaces.cli", "wire", "opencode",
+                           *extra],
                           cwd=workspace, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -22,8 +22,8 @@ from typing import Any
 
 import httpx
 
-from kg_brain.localdb import free_port
-from kg_brain.settings import load_settings
+from kg_brain.base.settings import load_settings
+from kg_brain.store.localdb import free_port
 
 VERSION = "1.18.33"
 PACKAGE = f"opencode-ai@{VERSION}"

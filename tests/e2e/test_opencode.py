@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.localdb import free_port
-from kg_brain.profiles import CORE
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.profiles import CORE
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire, wire_patient
 from tests.e2e.scripted_model import SERVER_PREFIX, ScriptedModel, Step, parsed, scripted_model

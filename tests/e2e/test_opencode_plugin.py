@@ -27,11 +27,11 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
-from kg_brain.localdb import free_port
-from kg_brain.tools import BrainTools
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.tools import BrainTools
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
 from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted_model

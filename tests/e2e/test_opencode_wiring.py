@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from kg_brain.localdb import free_port
+from kg_brain.store.localdb import free_port
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, wire
 from tests.e2e.scripted_model import ScriptedModel, scripted_model
@@ -50,7 +50,7 @@ def move_interpreter(home: Path, moved: str) -> None:
     settings["start"][0] = moved
     opencode.write_json(folder / "opencode-plugin.json", settings)
     launcher = folder / "bin" / "kg-brain"
-    launcher.write_text(f"#!/bin/sh\nexec {moved} -m kg_brain.cli \"$@\"\n")
+    launcher.write_text(f"#!/bin/sh\nexec {moved} -m kg_brain.surfaces.cli \"$@\"\n")
 
 
 def test_a_teammates_clone_and_a_moved_interpreter_cost_one_warning_never_the_run(
@@ -148,7 +148,7 @@ def test_the_plugin_and_the_relay_racing_start_one_service_that_logs(
                        capture_output=True)
 
 
-KG = [sys.executable, "-m", "kg_brain.cli"]
+KG = [sys.executable, "-m", "kg_brain.surfaces.cli"]
 
 
 def answering_pid(env: dict[str, str], wait_s: float = 120) -> int:

@@ -14,8 +14,8 @@ from pathlib import Path
 from bench.plugin_relay import Relay
 from bench.plugin_workload import Served, play, prepare
 from bench.plugin_workload_data import BUGGY, CHECK, FIXED, Session, Turn, bash, rewrite
-from kg_brain.db import Database
-from kg_brain.localdb import free_port
+from kg_brain.store.db import Database
+from kg_brain.store.localdb import free_port
 from tests.e2e import opencode
 from tests.e2e.conftest import kg_env, project_notes
 from tests.e2e.scripted_model import scripted_model

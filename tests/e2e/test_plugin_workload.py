@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from bench.plugin_workload import run
-from kg_brain.db import Database
-from kg_brain.localdb import free_port
+from kg_brain.store.db import Database
+from kg_brain.store.localdb import free_port
 from tests.e2e.conftest import kg_env, project_notes
 from tests.mcp.test_http import http_server
 from tests.support.neo4j import ServerUnderTest

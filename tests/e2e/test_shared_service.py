@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench.repos import repository, worktree
-from kg_brain.localdb import free_port
+from kg_brain.store.localdb import free_port
 from tests.e2e import opencode
 from tests.e2e.conftest import git_workspace, kg_env, wire_patient
 from tests.e2e.scripted_model import Step, parsed, scripted_model

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from bench.baselines import Baselines, Fusion
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.vocab import LinkType
+from kg_brain.base.vocab import LinkType
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -21,10 +21,10 @@ from bench.coding_lookalikes import dates, lookalikes, schedule
 from bench.common import delete_bench_project
 from bench.methods import METHODS, build, unfloored
 from bench.store import project_vectors, stress_jobs
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.search import Search
+from kg_brain.domain.search import Search
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 
 KEYS = {"stack", "api-port", "fail-postgis", "fix-postgis", "decision-zpl", "session-zpl",

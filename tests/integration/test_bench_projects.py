@@ -8,9 +8,9 @@ from pathlib import Path
 from bench import report
 from bench.projects import run
 from bench.store import project_vectors
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_settings
 
 

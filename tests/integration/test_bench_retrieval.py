@@ -11,10 +11,10 @@ from bench.datasets import dia_keys, load_locomo
 from bench.methods import METHODS, Method, build, unfloored
 from bench.retrieval import DEPTH, merge_write_paths, report, run_corpora
 from bench.store import stress_jobs
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.search import Search
+from kg_brain.domain.search import Search
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 
 TOPICS = ["hiking in the alps", "a new puppy named Biscuit", "learning the violin",

@@ -9,9 +9,9 @@ from pathlib import Path
 from bench import report
 from bench.common import delete_bench_project
 from bench.scale import run
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_settings
 
 

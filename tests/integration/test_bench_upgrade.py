@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bench.upgrade import run
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 
 

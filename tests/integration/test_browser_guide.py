@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
-from kg_brain.cli.browser_pilot import BrowserPilot, FrameResult, chromium
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.localdb.content import content_urls
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.store.db import Database
+from kg_brain.store.localdb.content import content_urls
 from kg_brain.store.schema import bootstrap_schema
+from kg_brain.surfaces.cli.browser_pilot import BrowserPilot, FrameResult, chromium
 from kg_brain.views.guide import STEPS, TITLE
 from tests.support.brains import make_brain, small_graph
 from tests.support.neo4j import ServerUnderTest, local_server

@@ -14,15 +14,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kg_brain.embed import (
+from kg_brain.base.errors import SetupError
+from kg_brain.base.settings import load_settings
+from kg_brain.enrichment.embed import (
     SentenceTransformerEmbedder,
     build_embedder,
     installed_model_path,
     model_files,
 )
-from kg_brain.embed.model_files import PINNED
-from kg_brain.errors import SetupError
-from kg_brain.settings import load_settings
+from kg_brain.enrichment.embed.model_files import PINNED
 from tests.conftest import ServerUnderTest
 from tests.embed_texts import comparison_texts
 from tests.mcp.test_contract import CONTRACT
@@ -37,8 +37,8 @@ COMPARISON = comparison_texts()
 EMBED_CHILD = """
 import json, logging, sys
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-from kg_brain.embed import build_embedder
-from kg_brain.settings import load_settings
+from kg_brain.enrichment.embed import build_embedder
+from kg_brain.base.settings import load_settings
 sys.stdout.write(json.dumps(build_embedder(load_settings()).encode_many(json.loads(sys.argv[1]))))
 """
 SERVER_CHILD = f"TORCH = {TORCH_MODULES!r}\n" + """

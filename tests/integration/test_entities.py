@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
-from kg_brain.db import Database
-from kg_brain.vocab import LinkType
+from kg_brain.base.clock import utc_now
+from kg_brain.base.vocab import LinkType
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 
 

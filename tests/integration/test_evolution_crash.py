@@ -10,20 +10,20 @@ import sys
 import textwrap
 from datetime import timedelta
 
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.base.clock import utc_now
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 from tests.support.neo4j import ServerUnderTest
 
 WRITER = textwrap.dedent("""
     import json, os, signal, sys
     from datetime import timedelta
-    from kg_brain.app import Brain
-    from kg_brain.clock import utc_now
-    from kg_brain.db import Connection, Database
-    from kg_brain.settings import load_settings
+    from kg_brain.root.app import Brain
+    from kg_brain.base.clock import utc_now
+    from kg_brain.store.db import Connection, Database
+    from kg_brain.base.settings import load_settings
     from kg_brain.store import jobs
     db = Database(Connection(os.environ["NEO4J_URI"], "neo4j", os.environ.get("NEO4J_PASSWORD"),
                              "neo4j"))

@@ -7,16 +7,16 @@ import argparse
 from dataclasses import replace
 from datetime import timedelta
 
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.llm.heuristic import HeuristicEnricher
-from kg_brain.llm.types import NoteDraft
-from kg_brain.maintenance import cmd_jobs
-from kg_brain.memory.evolution import MAX_ATTEMPTS, Evolution, backoff
+from kg_brain.base.clock import utc_now
+from kg_brain.base.vocab import LinkType
+from kg_brain.domain.memory.evolution import MAX_ATTEMPTS, Evolution, backoff
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.llm.heuristic import HeuristicEnricher
+from kg_brain.enrichment.llm.types import NoteDraft
+from kg_brain.root.app import Brain
 from kg_brain.store import jobs
-from kg_brain.vocab import LinkType
+from kg_brain.store.db import Database
+from kg_brain.surfaces.maintenance import cmd_jobs
 from tests.support.brains import make_brain, settings_for
 
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kg_brain.cypher import all_query_names
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.base.cypher import all_query_names
+from kg_brain.base.vocab import VECTOR_INDEX
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.store import admin
+from kg_brain.store.db import Database
 from kg_brain.store.lifecycle import cluster_pairs
 from kg_brain.store.mistakes import preflight_mistakes
 from kg_brain.store.notes import create_notes, nearest_notes, new_zk_id
 from kg_brain.store.schema import bootstrap_schema
-from kg_brain.vocab import VECTOR_INDEX
 from tests.support.neo4j import ServerUnderTest, local_server
 from tests.support.statements import body, bound_statements, row_keys
 

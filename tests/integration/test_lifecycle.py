@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.errors import InvalidInput, NotFound
-from kg_brain.lifecycle import decay_score
+from kg_brain.base.errors import InvalidInput, NotFound
+from kg_brain.base.vocab import LinkType
+from kg_brain.domain.lifecycle import decay_score
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
 from kg_brain.store import lifecycle as statements
+from kg_brain.store.db import Database
 from kg_brain.store.notes import new_zk_id
-from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)

@@ -6,10 +6,10 @@ import uuid
 
 import pytest
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.errors import InvalidInput, NotFound
+from kg_brain.base.errors import InvalidInput, NotFound
+from kg_brain.root.app import Brain
 from kg_brain.store import admin, notes
+from kg_brain.store.db import Database
 
 pytestmark = pytest.mark.routing  # also run through neo4j:// by `make test-routing`
 
@@ -192,7 +192,7 @@ def test_a_colliding_id_is_replaced_instead_of_failing_the_write(
                                 project).note.zk_id
     unused = f"ZK-{uuid.uuid4().hex[:8].upper()}"
     fresh = iter([existing, unused])
-    for where in ("kg_brain.memory.write.new_zk_id", "kg_brain.store.notes.new_zk_id"):
+    for where in ("kg_brain.domain.memory.write.new_zk_id", "kg_brain.store.notes.new_zk_id"):
         monkeypatch.setattr(where, lambda: next(fresh))
     added = brain.writer.add("Thumbnails wider than 4,000 pixels are skipped by the resizer.",
                              project)

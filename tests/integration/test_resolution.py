@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from kg_brain.db import Database, Tx
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.store.db import Database, Tx
 from tests.support.brains import make_brain
 
 T = TypeVar("T")

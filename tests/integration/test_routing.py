@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from kg_brain.clock import utc_now
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.base.clock import utc_now
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.store import jobs
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 from tests.support.neo4j import ServerUnderTest
 

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.leasing import LeasedJob, Leases
-from kg_brain.maintenance import build_jobs, build_scheduler, catch_up
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.leasing import LeasedJob, Leases
+from kg_brain.surfaces.maintenance import build_jobs, build_scheduler, catch_up
 from tests.support.brains import make_brain, make_settings
 
 pytestmark = pytest.mark.routing  # also run through neo4j:// by `make test-routing`

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from bench.store import project_vectors
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.errors import NotFound
-from kg_brain.search import DeepTuning, Search, Tuning, fielded_query, lucene_query
+from kg_brain.base.errors import NotFound
+from kg_brain.base.vocab import LinkType
+from kg_brain.domain.search import DeepTuning, Search, Tuning, fielded_query, lucene_query
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from kg_brain.store.notes import new_zk_id
-from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

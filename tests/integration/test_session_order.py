@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.models import Hit
-from kg_brain.search import Search
-from kg_brain.vocab import LinkType
+from kg_brain.base.vocab import LinkType
+from kg_brain.domain.search import Search
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.shapes.models import Hit
+from kg_brain.store.db import Database
 from tests.support.brains import make_brain
 
 START = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)

@@ -15,10 +15,10 @@ import pytest
 from bench.datasets import Corpus, Turn
 from bench.ingest import add_corpus
 from bench.stress import note_texts
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.maintenance import Maintenance
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.store.db import Database
 from kg_brain.store.schema import bootstrap_schema
+from kg_brain.surfaces.maintenance import Maintenance
 from tests.support.brains import make_brain
 from tests.support.neo4j import ServerUnderTest
 

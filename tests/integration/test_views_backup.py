@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from kg_brain.cli import data as cli
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.errors import InvalidInput
+from kg_brain.base.errors import InvalidInput
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.store.db import Database
+from kg_brain.surfaces.cli import data as cli
 from kg_brain.views.backup import export_records, read_file, restore_records, write_jsonl
 from tests.support.brains import delete_project, make_brain, settings_for, small_graph
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from kg_brain.cli import browse
-from kg_brain.cypher import all_query_names, query
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.lifecycle import decay_score
+from kg_brain.base.cypher import all_query_names, query
+from kg_brain.domain.lifecycle import decay_score
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.store.db import Database
+from kg_brain.surfaces.cli import browse
 from kg_brain.views.guide import DECAY_CONSTANTS
 from tests.support.brains import Graph, make_brain, settings_for, small_graph
 

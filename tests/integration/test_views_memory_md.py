@@ -6,10 +6,10 @@ import argparse
 import re
 from pathlib import Path
 
-from kg_brain.cli import data as cli
-from kg_brain.clock import utc_now
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.base.clock import utc_now
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.store.db import Database
+from kg_brain.surfaces.cli import data as cli
 from kg_brain.views.memory_md import ROW, export_memory_md, import_memory_md
 from tests.support.brains import make_brain, settings_for, small_graph
 

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 import yaml
 
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
-from kg_brain.db import Database, Tx
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.errors import InvalidInput
+from kg_brain.base.clock import utc_now
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.vocab import LinkType
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database, Tx
 from kg_brain.store.notes import create_notes, new_zk_id
 from kg_brain.views.mirror import Mirror, RestApi, VaultFolder, note_path
-from kg_brain.vocab import LinkType
 from tests.support.brains import make_brain
 from tests.support.obsidian import Vault, rest_api
 

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kg_brain.cli import data as cli
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.store.db import Database
 from kg_brain.store.notes import create_notes, new_zk_id, note_for_update
 from kg_brain.store.views import memory_md_notes
+from kg_brain.surfaces.cli import data as cli
 from kg_brain.views.backup import read_file
 from kg_brain.views.schema import check_schema, migrate
 from tests.support.brains import settings_for

@@ -11,12 +11,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.cli import data as cli
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 from kg_brain.store.links import merge_links
 from kg_brain.store.notes import create_notes, new_zk_id
+from kg_brain.surfaces.cli import data as cli
 from kg_brain.views.backup import read_file, restore_records
 from kg_brain.views.upgrade import upgrade_graph
 from tests.support.brains import make_brain, settings_for

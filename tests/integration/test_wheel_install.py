@@ -23,9 +23,9 @@ import json, sys
 import anyio
 from fastmcp import Client
 import kg_brain
-from kg_brain.app import Brain
-from kg_brain.settings import load_settings
-from kg_brain.tools import build_server
+from kg_brain.root.app import Brain
+from kg_brain.base.settings import load_settings
+from kg_brain.surfaces.tools import build_server
 
 async def session(server):
     async with Client(server) as client:

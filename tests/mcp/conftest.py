@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 from fastmcp import FastMCP
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.tools import build_server
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.tools import build_server
 from tests.support.brains import make_settings
 
 

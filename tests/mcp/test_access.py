@@ -13,13 +13,13 @@ from fastmcp.exceptions import ToolError
 from starlette.datastructures import Headers
 
 from bench.cold_start import StdioSession
-from kg_brain.app import Brain
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.errors import SetupError
-from kg_brain.guard import BearerAuth, LocalOnly, http_middleware, own_hosts
-from kg_brain.localdb import free_port
-from kg_brain.private import service_token, token_file
-from kg_brain.tools import build_server
+from kg_brain.base.errors import SetupError
+from kg_brain.base.private import service_token, token_file
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.guard import BearerAuth, LocalOnly, http_middleware, own_hosts
+from kg_brain.surfaces.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, call, server_env
 from tests.support.neo4j import ServerUnderTest

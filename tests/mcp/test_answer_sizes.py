@@ -11,9 +11,9 @@ from typing import Any
 import anyio
 from fastmcp import Client, FastMCP
 
-from kg_brain.app import Brain
-from kg_brain.budget import CEILING_BYTES
+from kg_brain.root.app import Brain
 from kg_brain.store.links import merge_links
+from kg_brain.surfaces.budget import CEILING_BYTES
 
 NOTES = 400
 LINKS_PER_NOTE = 12

@@ -20,12 +20,12 @@ import httpx
 import pytest
 
 from bench.cold_start import StdioSession
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
-from kg_brain.leasing import Leases
-from kg_brain.localdb import free_port
-from kg_brain.maintenance import Maintenance
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.store.db import Database
+from kg_brain.store.localdb import free_port
 from kg_brain.store.schema import bootstrap_schema
+from kg_brain.surfaces.leasing import Leases
+from kg_brain.surfaces.maintenance import Maintenance
 from tests.mcp.test_relay import window
 from tests.mcp.test_service import kg, service_pid
 from tests.mcp.test_stdio import workspace

@@ -16,7 +16,7 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StreamableHttpTransport
 
-from kg_brain.localdb import free_port
+from kg_brain.store.localdb import free_port
 from tests.mcp.test_http import http_server
 from tests.mcp.test_project import workspace
 from tests.support.mcp import call, server_env

@@ -11,10 +11,10 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
-from kg_brain.app import Brain
-from kg_brain.tools import build_server
-from kg_brain.tools.base import LinkTypeName, MemoryTypeName, NoteKindName
-from kg_brain.vocab import LinkType, MemoryType, NoteKind
+from kg_brain.base.vocab import LinkType, MemoryType, NoteKind
+from kg_brain.root.app import Brain
+from kg_brain.surfaces.tools import build_server
+from kg_brain.surfaces.tools.base import LinkTypeName, MemoryTypeName, NoteKindName
 from tests.support.brains import make_settings
 
 CONTRACT: dict[str, list[str]] = {

@@ -15,12 +15,12 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 
 from bench import store
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
+from kg_brain.base.clock import utc_now
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.root.app import Brain
 from kg_brain.store import lifecycle, links
-from kg_brain.tools import build_server
+from kg_brain.store.db import Database
+from kg_brain.surfaces.tools import build_server
 from kg_brain.views.backup import export_records, restore_records
 from tests.support.brains import make_settings
 from tests.support.mcp import call

@@ -15,11 +15,11 @@ from fastmcp.exceptions import ToolError
 
 from bench import store
 from bench.faults import run
-from kg_brain.app import Brain
-from kg_brain.db import RETRY_ATTEMPTS, RETRY_FIRST_PAUSE_S, Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.localdb import free_port
-from kg_brain.tools import build_server
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import RETRY_ATTEMPTS, RETRY_FIRST_PAUSE_S, Database
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench import store
-from kg_brain.app import Brain
+from kg_brain.base.validate import PROJECT
+from kg_brain.root.app import Brain
 from kg_brain.store.notes import new_zk_id
-from kg_brain.validate import PROJECT
 from tests.support.mcp import call
 
 SPECIAL_TEXT = [

@@ -19,9 +19,9 @@ import httpx
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from kg_brain.db import Database
-from kg_brain.localdb import free_port
-from kg_brain.transport import opencode_remote_config
+from kg_brain.store.db import Database
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.transport import opencode_remote_config
 from tests.e2e.conftest import project_notes
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, bearer, server_env

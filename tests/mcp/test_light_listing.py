@@ -18,10 +18,10 @@ LIST_TOOLS = """
 import json, sys
 import anyio
 from fastmcp import Client
-import kg_brain.transport  # what `kg-brain mcp` loads to serve in-process
-from kg_brain.app import Brain
-from kg_brain.settings import load_settings
-from kg_brain.tools import build_server
+import kg_brain.surfaces.transport  # what `kg-brain mcp` loads to serve in-process
+from kg_brain.root.app import Brain
+from kg_brain.base.settings import load_settings
+from kg_brain.surfaces.tools import build_server
 
 settings = load_settings(_env_file=None, neo4j_uri=sys.argv[1], kg_brain_tools="full")
 

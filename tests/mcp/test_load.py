@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bench.common import delete_bench_project
 from bench.load import run_load
-from kg_brain.db import Database
+from kg_brain.store.db import Database
 from tests.support.mcp import server_env
 from tests.support.neo4j import ServerUnderTest
 

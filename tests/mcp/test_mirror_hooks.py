@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.tools import build_server
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 

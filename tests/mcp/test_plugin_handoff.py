@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.llm.router import SESSION_PROMPT
-from kg_brain.plugin_api import PluginActions
-from kg_brain.tools import BrainTools
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.llm.router import SESSION_PROMPT
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.plugin_api import PluginActions
+from kg_brain.surfaces.tools import BrainTools
 from tests.support.brains import make_settings
 from tests.support.chat import ChatServer
 

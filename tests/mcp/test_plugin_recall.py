@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain.app import Brain
-from kg_brain.errors import InvalidInput
-from kg_brain.plugin_api import PluginActions
-from kg_brain.tools import BrainTools
+from kg_brain.base.errors import InvalidInput
+from kg_brain.root.app import Brain
+from kg_brain.surfaces.plugin_api import PluginActions
+from kg_brain.surfaces.tools import BrainTools
 
 CENTS = ("Invoice amounts are stored in cents as integers, never as floats: float rounding "
          "lost a cent on split payments. " + "The ledger export divides by 100 at the edge. " * 8)

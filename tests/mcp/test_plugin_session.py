@@ -1,8 +1,8 @@
-"""The plugin's record of an OpenCode session on the service (kg_brain/plugin_session.py) through
-its actions, on the real store and embedder, each call made as a new plugin process would make it
-(only the session id and what happened since the last report): one handoff per session, revised
-in place at each idle and covering every earlier turn; a failure with an error stored and, fixed
-in the session, linked to its fix and never a blocker; an exit without an error stored as
+"""The plugin's record of an OpenCode session on the service (kg_brain/surfaces/plugin_session.py)
+through its actions, on the real store and embedder, each call made as a new plugin process would
+make it (only the session id and what happened since the last report): one handoff per session,
+revised in place at each idle and covering every earlier turn; a failure with an error stored and,
+fixed in the session, linked to its fix and never a blocker; an exit without an error stored as
 nothing; a hold only for a command whose last run failed with a fix known, never again in the
 session; the start context fixed for the session."""
 
@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.plugin_api import PluginActions
-from kg_brain.tools import BrainTools
+from kg_brain.root.app import Brain
+from kg_brain.surfaces.plugin_api import PluginActions
+from kg_brain.surfaces.tools import BrainTools
 from tests.e2e.conftest import project_notes
 
 CHECK = "./check.sh"

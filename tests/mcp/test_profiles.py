@@ -14,12 +14,12 @@ from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 
-from kg_brain.app import Brain
-from kg_brain.localdb import free_port
-from kg_brain.profiles import CORE
-from kg_brain.settings import load_settings
-from kg_brain.tools import build_server
-from kg_brain.wire import server_command
+from kg_brain.base.settings import load_settings
+from kg_brain.root.app import Brain
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.profiles import CORE
+from kg_brain.surfaces.tools import build_server
+from kg_brain.surfaces.wire import server_command
 from tests.mcp.test_contract import CONTRACT, DEAD_URI
 from tests.mcp.test_http import http_server
 from tests.support.mcp import REPO, server_env

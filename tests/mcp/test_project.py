@@ -21,11 +21,11 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import Root
 
 from bench.repos import repository
-from kg_brain import project as project_module
-from kg_brain.app import Brain
-from kg_brain.localdb import free_port
-from kg_brain.project import claimer, project_from_roots, resolve_project
-from kg_brain.wire import workspace_url
+from kg_brain.root.app import Brain
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces import project as project_module
+from kg_brain.surfaces.project import claimer, project_from_roots, resolve_project
+from kg_brain.surfaces.wire import workspace_url
 from tests.mcp.test_http import http_server
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO, server_env

@@ -16,9 +16,9 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from bench.cold_start import StdioSession
 from bench.repos import clone, git, repository, worktree
-from kg_brain.app import Brain
-from kg_brain.localdb import free_port
-from kg_brain.wire import workspace_url
+from kg_brain.root.app import Brain
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.wire import workspace_url
 from tests.mcp.test_http import http_server
 from tests.mcp.test_relay import MCP, relay_env
 from tests.support.brains import make_settings

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bench.repos import clone, repository, worktree
-from kg_brain.app import Brain
-from kg_brain.cli.projects import cmd_migrate_projects, cmd_project
-from kg_brain.db import Database
-from kg_brain.tools import BrainTools
-from kg_brain.workspace import workspace_identity
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.cli.projects import cmd_migrate_projects, cmd_project
+from kg_brain.surfaces.tools import BrainTools
+from kg_brain.surfaces.workspace import workspace_identity
 from tests.support.brains import settings_for
 
 TEXTS = ("The {p} service retries three times before it gives up.",

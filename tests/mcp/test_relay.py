@@ -11,9 +11,9 @@ from pathlib import Path
 
 from bench.cold_start import StdioSession
 from bench.common import rss_mb
-from kg_brain.localdb import free_port
-from kg_brain.private import ensure_token
-from kg_brain.settings import load_settings
+from kg_brain.base.private import ensure_token
+from kg_brain.base.settings import load_settings
+from kg_brain.store.localdb import free_port
 from tests.mcp.test_contract import CONTRACT
 from tests.mcp.test_http import http_server
 from tests.mcp.test_stdio import workspace
@@ -21,7 +21,7 @@ from tests.support.loopback import imitation
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
 
-MCP = [sys.executable, "-m", "kg_brain.cli", "mcp"]
+MCP = [sys.executable, "-m", "kg_brain.surfaces.cli", "mcp"]
 HEAVY = ("neo4j", "torch", "onnxruntime", "sentence_transformers", "fastmcp", "mcp")
 NOTE = "The relay forwards each stdio window to the warm kg-brain service on port 8765."
 
@@ -114,7 +114,7 @@ def test_without_a_service_the_window_is_served_in_process(
 
 
 def test_the_relay_path_imports_no_model_driver_or_mcp_library() -> None:
-    probe = ("import sys, kg_brain.cli, kg_brain.relay; "
+    probe = ("import sys, kg_brain.surfaces.cli, kg_brain.surfaces.relay; "
              f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True,
                           text=True, check=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastmcp import FastMCP
 
-from kg_brain.app import Brain
-from kg_brain.tools import build_server
+from kg_brain.root.app import Brain
+from kg_brain.surfaces.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from fastmcp import FastMCP
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.plugin_api import PluginActions
-from kg_brain.tools import BrainTools, build_server
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.plugin_api import PluginActions
+from kg_brain.surfaces.tools import BrainTools, build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 

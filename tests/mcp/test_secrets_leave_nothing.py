@@ -23,23 +23,23 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import SentenceTransformerEmbedder
-from kg_brain.errors import ProviderError
-from kg_brain.llm import LLMEnricher, NoteDraft, SessionDigest
-from kg_brain.llm.providers import OpenAICompatibleProvider, _BaseProvider
-from kg_brain.llm.router import (
+from kg_brain.base.errors import ProviderError
+from kg_brain.base.vocab import LinkType
+from kg_brain.enrichment.embed import SentenceTransformerEmbedder
+from kg_brain.enrichment.llm import LLMEnricher, NoteDraft, SessionDigest
+from kg_brain.enrichment.llm.providers import OpenAICompatibleProvider, _BaseProvider
+from kg_brain.enrichment.llm.router import (
     ENRICH_PROMPT,
     LINKS_PROMPT,
     SESSION_PROMPT,
     SPLIT_PROMPT,
     SYNTHESIZE_PROMPT,
 )
-from kg_brain.llm.types import Candidate
-from kg_brain.plugin_api import PLUGIN_PATH, PluginActions, route
-from kg_brain.tools import BrainTools, build_server
-from kg_brain.vocab import LinkType
+from kg_brain.enrichment.llm.types import Candidate
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.plugin_api import PLUGIN_PATH, PluginActions, route
+from kg_brain.surfaces.tools import BrainTools, build_server
 from tests.mcp.test_secrets_on_write import stored_text
 from tests.support.brains import make_settings
 from tests.support.chat import ChatServer
@@ -149,7 +149,7 @@ def test_the_provider_layer_is_the_one_way_out() -> None:
 
 
 def plugin(brain: Brain) -> TestClient:
-    """The plugin's endpoint as the service mounts it (kg_brain/plugin_api.py route)."""
+    """The plugin's endpoint as the service mounts it (kg_brain/surfaces/plugin_api.py route)."""
     handler = route(PluginActions(BrainTools(brain)))
     return TestClient(Starlette(routes=[Route(PLUGIN_PATH, handler, methods=["POST"])]))
 

@@ -14,11 +14,11 @@ from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
 from bench import store
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
-from kg_brain.errors import InvalidInput
-from kg_brain.tools import build_server
+from kg_brain.base.errors import InvalidInput
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
+from kg_brain.surfaces.tools import build_server
 from tests.support.brains import make_settings
 from tests.support.mcp import call
 from tests.unit.test_redact import ORDINARY, PEM, SECRETS

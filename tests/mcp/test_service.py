@@ -17,15 +17,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kg_brain.localdb import free_port
-from kg_brain.service import PORT_HELD
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces.service import PORT_HELD
 from tests.mcp.test_relay import NOTE, followed, relay_env, saved_id, window
 from tests.mcp.test_stdio import workspace
 from tests.support.loopback import imitation
 from tests.support.mcp import REPO, bearer
 from tests.support.neo4j import ServerUnderTest
 
-KG = [sys.executable, "-m", "kg_brain.cli"]
+KG = [sys.executable, "-m", "kg_brain.surfaces.cli"]
 
 
 def kg(env: dict[str, str], *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:

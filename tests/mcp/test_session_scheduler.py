@@ -3,13 +3,13 @@ answers name, and their evolution drain leaves other projects' queues alone."""
 
 from __future__ import annotations
 
-from kg_brain.app import Brain
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
-from kg_brain.maintenance import Maintenance, SessionScheduler
-from kg_brain.memory.write import evolution_job
+from kg_brain.domain.memory.write import evolution_job
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.root.app import Brain
 from kg_brain.store import jobs
-from kg_brain.tools import build_server
+from kg_brain.store.db import Database
+from kg_brain.surfaces.maintenance import Maintenance, SessionScheduler
+from kg_brain.surfaces.tools import build_server
 from tests.support.brains import delete_project, make_settings
 from tests.support.mcp import call
 

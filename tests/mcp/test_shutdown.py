@@ -17,7 +17,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from bench.cold_start import StdioSession
-from kg_brain.localdb import free_port
+from kg_brain.store.localdb import free_port
 from tests.mcp.test_stdio import workspace
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest

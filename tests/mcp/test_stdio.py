@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bench.cold_start import StdioSession
-from kg_brain.db import Connection, Database
-from kg_brain.errors import StoreUnavailable
+from kg_brain.base.errors import StoreUnavailable
+from kg_brain.store.db import Connection, Database
 from tests.mcp.test_contract import CONTRACT
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest

@@ -5,7 +5,7 @@ The full-size run is `python -m bench.stress`."""
 from __future__ import annotations
 
 from bench.stress import run_once
-from kg_brain.app import Brain
+from kg_brain.root.app import Brain
 from tests.support.mcp import server_env
 from tests.support.neo4j import ServerUnderTest
 

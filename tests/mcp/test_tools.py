@@ -8,10 +8,10 @@ import pytest
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 
-from kg_brain.app import Brain
-from kg_brain.clock import utc_now
+from kg_brain.base.clock import utc_now
+from kg_brain.root.app import Brain
 from kg_brain.store.notes import new_zk_id
-from kg_brain.tools import build_server
+from kg_brain.surfaces.tools import build_server
 from tests.support.mcp import call
 
 pytestmark = pytest.mark.routing  # also run through neo4j:// by `make test-routing`

@@ -10,7 +10,7 @@ import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from kg_brain.localdb import free_port
+from kg_brain.store.localdb import free_port
 from tests.mcp.test_http import http_server
 from tests.support.mcp import server_env
 from tests.support.neo4j import ServerUnderTest

@@ -19,10 +19,10 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from bench.repos import git, repository
-from kg_brain.errors import InvalidInput
-from kg_brain.machine import launched_command
-from kg_brain.settings import load_settings
-from kg_brain.wire import (
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.settings import load_settings
+from kg_brain.surfaces.machine import launched_command
+from kg_brain.surfaces.wire import (
     client_entry,
     config_path,
     server_command,
@@ -49,8 +49,8 @@ SECTION = {"opencode": "mcp", "claude": "mcpServers", "cursor": "mcpServers"}
 
 
 def test_the_stdio_command_runs_the_installed_module_not_a_checkout_file() -> None:
-    assert server_command("core") == [sys.executable, "-m", "kg_brain.cli", "mcp", "--tools",
-                                      "core"]
+    assert server_command("core") == [sys.executable, "-m", "kg_brain.surfaces.cli", "mcp",
+                                      "--tools", "core"]
     checkout = (str(REPO / "mcp_server.py"), str(REPO / "kg_brain"))
     assert not any(part.startswith(checkout) for part in server_command("core"))
 
@@ -101,8 +101,8 @@ def test_wire_url_makes_the_token_and_writes_only_a_reference_to_it(
         neo4j_server: ServerUnderTest, tmp_path: Path) -> None:
     env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"),
                      XDG_CONFIG_HOME=str(tmp_path / "config"))
-    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--url", URL,
-                           "--tools", "core"],
+    done = subprocess.run([sys.executable, "-m", "kg_brain.surfaces.cli", "wire", "opencode",
+                           "--url", URL, "--tools", "core"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
                           check=True)
     token = tmp_path / "data" / "state" / "token"
@@ -126,7 +126,7 @@ def test_wire_prints_kg_brains_own_lines_only(neo4j_server: ServerUnderTest, tmp
     env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"),
                      KG_BRAIN_CACHE_DIR=str(load_settings().kg_brain_cache_dir),
                      EMBEDDING_RUNTIME=runtime, XDG_CONFIG_HOME=str(tmp_path / "config"))
-    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode"],
+    done = subprocess.run([sys.executable, "-m", "kg_brain.surfaces.cli", "wire", "opencode"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
                           check=True)
     assert f"Embedding model ready: {runtime}" in done.stdout
@@ -214,7 +214,7 @@ def test_global_wiring_names_the_file_the_password_is_kept_in(
     oc = tmp_path / "oc" / "opencode.json"
     env = server_env(neo4j_server, PYTHONPATH=str(REPO), KG_BRAIN_DATA_DIR=str(tmp_path / "data"),
                      XDG_CONFIG_HOME=str(tmp_path / "config"), OPENCODE_GLOBAL_CONFIG=str(oc))
-    subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "opencode", "--global"],
+    subprocess.run([sys.executable, "-m", "kg_brain.surfaces.cli", "wire", "opencode", "--global"],
                    cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=True)
     kept = tmp_path / "data" / "state" / "neo4j-password"
     written = [oc, oc.parent / "kg-brain.json",
@@ -263,7 +263,8 @@ def test_wire_from_an_installed_wheel_writes_a_server_that_starts(
     (workspace / ".git").mkdir(parents=True)
     env = server_env(neo4j_server, PYTHONPATH=str(installed_wheel),
                      XDG_CONFIG_HOME=str(tmp_path / "config"))
-    done = subprocess.run([sys.executable, "-m", "kg_brain.cli", "wire", "claude"], cwd=workspace,
+    done = subprocess.run([sys.executable, "-m", "kg_brain.surfaces.cli", "wire", "claude"],
+                          cwd=workspace,
                           env=env, capture_output=True, text=True, timeout=120, check=True)
     assert str(installed_wheel / "kg_brain" / "AGENTS.md") in done.stdout
     assert "Embedding model ready: onnx-int8" in done.stdout  # the first call will not load it

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kg_brain.app import Brain
-from kg_brain.clock import Clock, utc_now
-from kg_brain.db import Database
-from kg_brain.embed import Embedder
-from kg_brain.settings import Settings, load_settings
-from kg_brain.vocab import LinkType
+from kg_brain.base.clock import Clock, utc_now
+from kg_brain.base.settings import Settings, load_settings
+from kg_brain.base.vocab import LinkType
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.root.app import Brain
+from kg_brain.store.db import Database
 
 
 def make_settings(**overrides: Any) -> Settings:

@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 from fastmcp import Client, FastMCP
 
-from kg_brain.private import service_token
-from kg_brain.settings import load_settings
+from kg_brain.base.private import service_token
+from kg_brain.base.settings import load_settings
 from tests.support.neo4j import ServerUnderTest
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from kg_brain.db import Connection
-from kg_brain.localdb import LocalNeo4j, docker_engine_available, free_port
+from kg_brain.store.db import Connection
+from kg_brain.store.localdb import LocalNeo4j, docker_engine_available, free_port
 from kg_brain.views.guide import write_browser_content
 
 

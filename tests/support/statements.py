@@ -7,7 +7,7 @@ import pkgutil
 import re
 
 import kg_brain.store
-from kg_brain.cypher import query
+from kg_brain.base.cypher import query
 from kg_brain.store.statement import STATEMENTS, Statement
 
 

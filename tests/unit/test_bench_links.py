@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bench.links import DATA, LABELS, Outcome, link_scores, load_jsonl, render, report
-from kg_brain.vocab import NoteKind
+from kg_brain.base.vocab import NoteKind
 
 PAIRS = load_jsonl(DATA / "write_pairs.jsonl")
 KINDS = load_jsonl(DATA / "note_kinds.jsonl")

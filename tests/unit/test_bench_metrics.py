@@ -19,7 +19,7 @@ from bench.metrics import (
     score_question,
     summarise,
 )
-from kg_brain.errors import InvalidInput
+from kg_brain.base.errors import InvalidInput
 
 
 def test_hit_at_1_counts_only_an_expected_note_on_top() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench.common import LEDGER, command, emit_result, record_check_run
-from kg_brain.settings import load_settings
+from kg_brain.base.settings import load_settings
 
 
 def test_a_result_records_the_commit_command_and_settings_without_secrets(

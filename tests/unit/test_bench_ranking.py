@@ -9,7 +9,7 @@ import numpy as np
 
 from bench.fit_ranking import fit, objective
 from bench.ranking import Asked, Notes, rank, score
-from kg_brain.search import Tuning
+from kg_brain.domain.search import Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
 

@@ -48,9 +48,9 @@ from typing import Any
 
 import pytest
 
-from kg_brain.cli.commands import build_parser
-from kg_brain.search import DeepTuning, Tuning
-from kg_brain.settings import Settings
+from kg_brain.base.settings import Settings
+from kg_brain.domain.search import DeepTuning, Tuning
+from kg_brain.surfaces.cli.commands import build_parser
 from tests.support.figures import (
     RESULTS,
     Figures,

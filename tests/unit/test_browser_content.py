@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kg_brain.cypher import all_query_names
-from kg_brain.localdb import free_port
-from kg_brain.localdb.content import ContentServer, content_urls
+from kg_brain.base.cypher import all_query_names
+from kg_brain.store.localdb import free_port
+from kg_brain.store.localdb.content import ContentServer, content_urls
 from kg_brain.views.guide import GRASS, STEPS, guide_html, write_browser_content
 
 ORIGIN = {"Origin": "http://127.0.0.1:7474"}

@@ -30,8 +30,8 @@ from bench.coding_data import (
     validate,
 )
 from bench.coding_lookalikes import dates, lookalikes, render, schedule
-from kg_brain.errors import InvalidInput
-from kg_brain.validate import session_id
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.validate import session_id
 
 PROJECTS = shipped_projects(split="tune")  # sizes and wording are checked on the tuning split
 CHECK = shipped_projects(split="check")

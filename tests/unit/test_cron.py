@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from kg_brain.errors import SetupError
-from kg_brain.leasing import cron_trigger
+from kg_brain.base.errors import SetupError
+from kg_brain.surfaces.leasing import cron_trigger
 
 FRIDAY = datetime(2024, 3, 1, tzinfo=UTC)
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kg_brain.cypher import FRAGMENTS, all_query_names, cypher_root, query, render
+from kg_brain.base.cypher import FRAGMENTS, all_query_names, cypher_root, query, render
 
 INDEX_CALL = "db.index.vector.queryNodes"
 EXACT_SCAN = "vector.similarity.cosine"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from kg_brain.consolidation import build_clusters, cluster_id
-from kg_brain.lifecycle import decay_score
+from kg_brain.domain.consolidation import build_clusters, cluster_id
+from kg_brain.domain.lifecycle import decay_score
 
 
 def test_a_fresh_unused_note_scores_the_recency_weight() -> None:

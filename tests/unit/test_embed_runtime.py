@@ -8,12 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain.embed import SentenceTransformerEmbedder, build_embedder, installed_model_path
-from kg_brain.embed.onnx_export import check_pipeline
-from kg_brain.embed.onnx_graph import BertShape
-from kg_brain.embed.onnx_runtime import OnnxEmbedder
-from kg_brain.errors import SetupError
-from kg_brain.settings import load_settings
+from kg_brain.base.errors import SetupError
+from kg_brain.base.settings import load_settings
+from kg_brain.enrichment.embed import (
+    SentenceTransformerEmbedder,
+    build_embedder,
+    installed_model_path,
+)
+from kg_brain.enrichment.embed.onnx_export import check_pipeline
+from kg_brain.enrichment.embed.onnx_graph import BertShape
+from kg_brain.enrichment.embed.onnx_runtime import OnnxEmbedder
 
 
 @pytest.mark.parametrize("runtime", ["torch", "onnx", "onnx-int8"])

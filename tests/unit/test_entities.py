@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from kg_brain.llm.entities import by_kind, canonical_key, extract_entities, subjects_differ
-from kg_brain.llm.types import EntityKind as K
+from kg_brain.enrichment.llm.entities import (
+    by_kind,
+    canonical_key,
+    extract_entities,
+    subjects_differ,
+)
+from kg_brain.enrichment.llm.types import EntityKind as K
 
 
 def found(text: str) -> dict[str, K]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kg_brain.errors import InvalidInput
-from kg_brain.llm.heuristic import HeuristicEnricher, make_title
-from kg_brain.llm.types import Candidate, NoteDraft
-from kg_brain.vocab import LinkType
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.vocab import LinkType
+from kg_brain.enrichment.llm.heuristic import HeuristicEnricher, make_title
+from kg_brain.enrichment.llm.types import Candidate, NoteDraft
 
 MISTAKE = (
     "When the Neo4j vector index is queried with `db.index.vector.queryNodes` before the index "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg_brain.llm.kinds import infer_kind
+from kg_brain.enrichment.llm.kinds import infer_kind
 
 
 @pytest.mark.parametrize(

@@ -4,10 +4,10 @@ out, a mistake and its own fix, one sentence about two services, a restated fact
 
 from __future__ import annotations
 
-from kg_brain.llm.heuristic import HeuristicEnricher, make_title
-from kg_brain.llm.rules import restates
-from kg_brain.llm.types import Candidate, NoteDraft
-from kg_brain.vocab import LinkType
+from kg_brain.base.vocab import LinkType
+from kg_brain.enrichment.llm.heuristic import HeuristicEnricher, make_title
+from kg_brain.enrichment.llm.rules import restates
+from kg_brain.enrichment.llm.types import Candidate, NoteDraft
 
 ENRICHER = HeuristicEnricher(min_similarity=0.45)
 

@@ -15,18 +15,18 @@ from typing import Any
 
 import pytest
 
-from kg_brain.errors import ProviderError
-from kg_brain.llm import HeuristicEnricher, LLMEnricher, build_enricher
-from kg_brain.llm import router as routing
-from kg_brain.llm.providers import (
+from kg_brain.base.errors import ProviderError
+from kg_brain.base.settings import Settings, load_settings
+from kg_brain.base.vocab import LinkType
+from kg_brain.enrichment.llm import HeuristicEnricher, LLMEnricher, build_enricher
+from kg_brain.enrichment.llm import router as routing
+from kg_brain.enrichment.llm.providers import (
     HuggingFaceProvider,
     OpenAICompatibleProvider,
     extract_json,
     outbound,
 )
-from kg_brain.llm.types import Candidate, NoteDraft, SessionDigest
-from kg_brain.settings import Settings, load_settings
-from kg_brain.vocab import LinkType
+from kg_brain.enrichment.llm.types import Candidate, NoteDraft, SessionDigest
 from tests.support.chat import ChatServer
 
 FAST, HARD = "test/fast-model", "test/hard-model"
@@ -210,7 +210,7 @@ def test_malformed_replies_are_retried_then_fall_back_to_the_heuristic(
     server.reply("I cannot answer in JSON, sorry.")
     server.reply({"title": "", "keywords": "not a list"})
     content = "Always pin httpx below 1.0 because the betas changed the transport API."
-    with caplog.at_level(logging.WARNING, logger="kg_brain.llm.router"):
+    with caplog.at_level(logging.WARNING, logger="kg_brain.enrichment.llm.router"):
         result = router.enrich(content, "decision", "kg-brain")
     assert len(server.requests) == 2  # llm_max_retries=1: one retry
     assert result.title == "Always pin httpx below 1.0 because the betas changed the transport API"

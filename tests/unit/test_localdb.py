@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain.errors import SetupError
-from kg_brain.localdb import LocalNeo4j
+from kg_brain.base.errors import SetupError
+from kg_brain.store.localdb import LocalNeo4j
 
 
 def _conf(home: Path) -> dict[str, str]:

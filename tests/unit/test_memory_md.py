@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from kg_brain.lifecycle import decay_score
+from kg_brain.domain.lifecycle import decay_score
 from kg_brain.views.memory_md import (
     MAX_BYTES,
     MAX_LINES,

@@ -1,6 +1,6 @@
 """Pure text helpers of the write path: dedup details and what a note's vector encodes."""
 
-from kg_brain.memory.text import details
+from kg_brain.domain.memory.text import details
 
 
 def test_texts_differing_only_in_punctuation_have_the_same_details() -> None:
@@ -19,7 +19,7 @@ def test_a_changed_port_changes_the_details() -> None:
 
 
 def test_a_title_the_content_already_states_is_not_embedded_twice() -> None:
-    from kg_brain.memory.text import embed_text
+    from kg_brain.domain.memory.text import embed_text
 
     assert embed_text("Fixed the retry loop", "Fixed the retry loop: add backoff.", "Why.") == \
         "Fixed the retry loop: add backoff.\nWhy."

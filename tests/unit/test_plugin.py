@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain import machine, plugin
-from kg_brain.errors import InvalidInput
-from kg_brain.localdb import free_port
-from kg_brain.plugin_text import error_signature, one_line, render_start
-from kg_brain.service import log_path
-from kg_brain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
-from kg_brain.settings import Settings
-from kg_brain.wire import CLIENTS, client_entry, server_environment, write_entry
+from kg_brain.base.errors import InvalidInput
+from kg_brain.base.settings import Settings
+from kg_brain.domain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces import machine, plugin
+from kg_brain.surfaces.plugin_text import error_signature, one_line, render_start
+from kg_brain.surfaces.service import log_path
+from kg_brain.surfaces.wire import CLIENTS, client_entry, server_environment, write_entry
 from tests.support.brains import make_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_install_copies_the_plugin_and_keeps_how_to_reach_and_start_the_service_
                       "recall_budget_tokens": plugin.RECALL_BUDGET_TOKENS}
     here = json.loads((machine_folder / "opencode-plugin.json").read_text())
     assert here["url"] == "http://127.0.0.1:9911"
-    assert here["start"] == [sys.executable, "-m", "kg_brain.cli", "service", "start"]
+    assert here["start"] == [sys.executable, "-m", "kg_brain.surfaces.cli", "service", "start"]
     assert here["start_env"]["NEO4J_PASSWORD"] == "{env:NEO4J_PASSWORD}"  # never the secret
     assert here["start_env"]["KG_BRAIN_DATA_DIR"] == str(tmp_path / "data")
     assert "s3cret" not in json.dumps(here)

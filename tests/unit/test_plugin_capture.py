@@ -1,5 +1,5 @@
-"""What the OpenCode plugin captures from bash runs (kg_brain/opencode/kg-brain.js under Node,
-against a stand-in service on 127.0.0.1 that records the actions asked): a failing run is sent
+"""What the OpenCode plugin captures from bash runs (kg_brain/surfaces/opencode/kg-brain.js under
+Node, against a stand-in service on 127.0.0.1 that records the actions asked): a failing run is sent
 as a failure, unless the workspace's settings turn command capture off; and a failure's output
 is stored fenced and labelled as captured data, its headline quoted in the start context."""
 
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from kg_brain.plugin import SOURCE
-from kg_brain.plugin_text import CAPTURED, QUOTED, failure_text, render_start
-from kg_brain.sessions import MistakeHeadline, SessionContext
+from kg_brain.domain.sessions import MistakeHeadline, SessionContext
+from kg_brain.surfaces.plugin import SOURCE
+from kg_brain.surfaces.plugin_text import CAPTURED, QUOTED, failure_text, render_start
 from tests.support.loopback import serving
 
 DRIVER = """

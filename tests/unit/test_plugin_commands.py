@@ -1,7 +1,7 @@
 """Which bash runs the OpenCode plugin treats as the same or an equivalent command (`commandKey`
-of kg_brain/opencode/kg-brain-commands.mjs, run under Node): quoting, variables and wrappers, a
-`cd` into the workspace, `./`, redirections, viewer pipes and option order do not tell runs
-apart; another subcommand, target, option value, a `cd` elsewhere or an `||` does. The commands
+of kg_brain/surfaces/opencode/kg-brain-commands.mjs, run under Node): quoting, variables and
+wrappers, a `cd` into the workspace, `./`, redirections, viewer pipes and option order do not tell
+runs apart; another subcommand, target, option value, a `cd` elsewhere or an `||` does. The commands
 are this file's own."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from kg_brain.plugin import COMMANDS
+from kg_brain.surfaces.plugin import COMMANDS
 
 WORKSPACE = "/home/dev/shop"
 DRIVER = """

@@ -1,12 +1,12 @@
-"""Which failed runs the plugin stores as mistakes (kg_brain/plugin_session.py shows_error): those
-whose output shows an error, not an exit status alone. The rule was chosen on TUNING; CHECK was
-written after it was fixed and never used to change it."""
+"""Which failed runs the plugin stores as mistakes (kg_brain/surfaces/plugin_session.py
+shows_error): those whose output shows an error, not an exit status alone. The rule was chosen on
+TUNING; CHECK was written after it was fixed and never used to change it."""
 
 from __future__ import annotations
 
 import pytest
 
-from kg_brain.plugin_session import shows_error
+from kg_brain.surfaces.plugin_session import shows_error
 
 # (command, output, worth remembering)
 TUNING = [

@@ -1,5 +1,5 @@
-"""How the OpenCode plugin reaches the service (kg_brain/opencode/kg-brain-service.mjs, run under
-Node against stand-ins on 127.0.0.1 and on the service's socket): a service that accepts and
+"""How the OpenCode plugin reaches the service (kg_brain/surfaces/opencode/kg-brain-service.mjs, run
+under Node against stand-ins on 127.0.0.1 and on the service's socket): a service that accepts and
 does not answer costs one read timeout and one warning, then no call waits until its /health
 answers again; a start command that cannot run is one warning, never an exception; a start's
 output goes to the service log; the token goes to the service's socket, never to the port."""
@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from kg_brain import plugin
-from kg_brain.localdb import free_port
-from kg_brain.plugin import CONNECTION
-from kg_brain.private import ensure_token
-from kg_brain.settings import load_settings
+from kg_brain.base.private import ensure_token
+from kg_brain.base.settings import load_settings
+from kg_brain.store.localdb import free_port
+from kg_brain.surfaces import plugin
+from kg_brain.surfaces.plugin import CONNECTION
 from tests.support.loopback import imitation
 from tests.support.mcp import REPO
 
@@ -154,7 +154,8 @@ process.stdout.write(JSON.stringify(logs))
 """
     # A refused connection answers at once; the long timeouts keep a loaded machine's slow first
     # fetch from reading as a hung service, which is another warning.
-    settings = config(f"http://127.0.0.1:{free_port()}", start=[moved, "-m", "kg_brain.cli",
+    settings = config(f"http://127.0.0.1:{free_port()}", start=[moved, "-m",
+                                                                "kg_brain.surfaces.cli",
                                                               "service", "start"], wired=True,
                       read_timeout_ms=10_000, write_timeout_ms=10_000)
     done = subprocess.run([node, "--input-type=module", "-e", driver, CONNECTION.as_uri(),
@@ -184,8 +185,8 @@ process.stdout.write(JSON.stringify({ answers, logs }))
 
 
 def machine_settings(tmp_path: Path, port: int) -> dict[str, Any]:
-    """What `kg-brain wire opencode` writes for this machine (kg_brain/plugin.py), a token in
-    its token file."""
+    """What `kg-brain wire opencode` writes for this machine (kg_brain/surfaces/plugin.py), a token
+    in its token file."""
     settings = load_settings(_env_file=None, kg_brain_data_dir=tmp_path / "data",
                              kg_brain_http_port=port)
     ensure_token(settings)

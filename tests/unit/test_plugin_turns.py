@@ -1,8 +1,8 @@
 """The OpenCode plugin in a process that serves a session for many turns (`opencode serve`, what
-the TUI runs; kg_brain/opencode/kg-brain.js under Node, against a stand-in service on 127.0.0.1):
-the commands whose last run failed are read again at each user message, so a command another
-session has run and passed since is not held; the session's start context stays the first text
-it got; the session's first recall follows its start context."""
+the TUI runs; kg_brain/surfaces/opencode/kg-brain.js under Node, against a stand-in service on
+127.0.0.1): the commands whose last run failed are read again at each user message, so a command
+another session has run and passed since is not held; the session's start context stays the first
+text it got; the session's first recall follows its start context."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kg_brain.plugin import SOURCE
+from kg_brain.surfaces.plugin import SOURCE
 from tests.support.loopback import serving
 from tests.unit.test_plugin_commands import keys
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain.errors import SetupError
-from kg_brain.private import ensure_token, private_dir, service_token, tighten, token_file
+from kg_brain.base.errors import SetupError
+from kg_brain.base.private import ensure_token, private_dir, service_token, tighten, token_file
 from tests.support.brains import make_settings
 from tests.support.mcp import REPO
 
@@ -60,7 +60,7 @@ def test_the_token_is_made_once_private_and_read_back(tmp_path: Path) -> None:
 
 
 def test_processes_starting_together_agree_on_one_token(tmp_path: Path) -> None:
-    code = ("import sys; from kg_brain.private import ensure_token; "
+    code = ("import sys; from kg_brain.base.private import ensure_token; "
             "from tests.support.brains import make_settings; "
             "print(ensure_token(make_settings(kg_brain_data_dir=sys.argv[1])))")
     procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], cwd=REPO,

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
-from kg_brain.redact import redact
-from kg_brain.redact.entropy import entropy
+from kg_brain.text.redact import redact
+from kg_brain.text.redact.entropy import entropy
 from tests.support.lookalike_corpus import ordinary_notes
 from tests.support.secret_corpus import (
     ALNUM,

@@ -8,7 +8,7 @@ import base64
 
 import pytest
 
-from kg_brain.redact import redact
+from kg_brain.text.redact import redact
 
 HIDDEN = [
     ("mysql -u root -pS3cr3tPa55! -h db01", "S3cr3tPa55!", "password"),

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kg_brain.search import (
+from kg_brain.base.validate import content
+from kg_brain.domain.search import (
     HISTORY,
     MAX_IDENTIFIERS,
     MAX_QUERY_CHARS,
@@ -13,7 +14,6 @@ from kg_brain.search import (
     identifiers,
     names,
 )
-from kg_brain.validate import content
 
 
 @pytest.mark.parametrize(("query", "expected"), [

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kg_brain.errors import SetupError
-from kg_brain.settings import config_files, load_settings
+from kg_brain.base.errors import SetupError
+from kg_brain.base.settings import config_files, load_settings
 
 
 def test_seed_names_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

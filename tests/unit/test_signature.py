@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from kg_brain.signature import MAX_CHARS, normalize_failure, signature_terms
+from kg_brain.text.signature import MAX_CHARS, normalize_failure, signature_terms
 
 TRACE_ALICE = """Traceback (most recent call last):
   File "/home/alice/proj/app/main.py", line 42, in <module>

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.repos import clone, git, repository, worktree
-from kg_brain.workspace import (
+from kg_brain.surfaces.workspace import (
     Identities,
     Identity,
     client_identity,

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 import kg_brain
-from kg_brain.db import Tx
-from kg_brain.errors import InvalidInput
-from kg_brain.redact.gate import IDENTIFIERS, gate
+from kg_brain.base.errors import InvalidInput
+from kg_brain.store.db import Tx
 from kg_brain.store.statement import Statement
+from kg_brain.text.redact.gate import IDENTIFIERS, gate
 from tests.support.statements import body, bound_statements
 
 SECRET = "ghp_" + "Zq8Lw3Rt6Yp1Ks4Df7Gh0Jk2Mn5Bv9Cx3Az6E"
@@ -133,5 +133,6 @@ def test_no_module_but_the_store_talks_to_the_driver() -> None:
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             if any(n.split(".")[0] == "neo4j" and n != "neo4j.time" for n in names):
                 importers.add(path.relative_to(root).as_posix())
-    assert "db.py" in importers
-    assert {p for p in importers if not p.startswith("localdb/")} == {"db.py"}, importers
+    assert "store/db.py" in importers
+    assert {p for p in importers if not p.startswith("store/localdb/")} \
+        == {"store/db.py"}, importers

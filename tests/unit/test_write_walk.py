@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from kg_brain.app import Brain
-from kg_brain.memory.write import Writer
+from kg_brain.domain.memory.write import Writer
+from kg_brain.root.app import Brain
 from kg_brain.store import notes
-from kg_brain.tools.notes import NoteTools
+from kg_brain.surfaces.tools.notes import NoteTools
 
 CYPHER = Path(__file__).resolve().parents[2] / "cypher"
 

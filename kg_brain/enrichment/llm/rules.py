@@ -1,0 +1,327 @@
+"""Rule-based link typing and context evolution for the offline enricher.
+
+A link reads "new note TYPE candidate". Types other than RELATES_TO need evidence the text
+carries: kinds (a fix and the mistake it resolves), entities (the same subject), stated values
+(a changed port or version), cue phrases (a cause, a part, a measured result). Two notes about
+different subjects are not linked however alike they read; when no rule fires a similar pair is
+RELATES_TO.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg_brain.base.vocab import LinkType, NoteKind
+from kg_brain.enrichment.llm import text as tx
+from kg_brain.enrichment.llm.denial import NEGATION, denied_terms, says_wrong
+from kg_brain.enrichment.llm.entities import Comparison, by_kind, compare
+from kg_brain.enrichment.llm.kinds import infer_kind, kind_scores
+from kg_brain.enrichment.llm.replaced import changed_value, names_replaced
+from kg_brain.enrichment.llm.types import Candidate, EntityKind, NoteDraft
+
+# How the old note reads the link the new note made to it.
+_EVOLUTION_VERBS: dict[LinkType, str] = {
+    LinkType.FIXES: "Fixed by",
+    LinkType.SUPERSEDES: "Superseded by",
+    LinkType.SUPPORTS: "Supported by",
+    LinkType.CONTRADICTS: "Contradicted by",
+    LinkType.CAUSED_BY: "Causes",
+    LinkType.EXTENDS: "Extended by",
+    LinkType.RELATES_TO: "See also",
+    LinkType.PART_OF: "Includes",
+}
+_CLAUSE = re.compile(
+    r'\s*(?:' + "|".join(map(re.escape, _EVOLUTION_VERBS.values())) + r') "(?P<title>[^"]*)"\.'
+)
+
+
+SAME_SUBJECT_SIMILARITY = 0.6  # without a shared entity, this similar is one subject
+ANCHOR_MARGIN = 0.1  # a shared specific entity admits a pair this far below the floor
+EXTENDS_OVERLAP = 0.6
+PART_TERMS_MIN = 2
+
+
+_FAILURE_REMEDY_KINDS = (NoteKind.MISTAKE, NoteKind.FIX, NoteKind.DECISION)
+_SUPPORTED_KINDS = (NoteKind.DECISION, NoteKind.PATTERN)
+MAX_CLAUSES = 3  # evolution clauses kept in a context, newest last
+_WHEN = frozenset({"date", "time"})
+_ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+# A date or time that moved: "now" alone does not say so (a turn of a conversation is "now" at
+# its own date), so two notes dated differently are about two events unless one says this, and
+# says it of a date: "moved to Friday", not "since I moved from my home country" or "a book that
+# moved me" (_moved_date).
+_MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delayed|brought "
+                    r"forward|from \S+(?: \S+)? to)\b", re.I)
+_CHANGE = re.compile(
+    r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
+    r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
+    r"from \S+ to|instead of)\b|\((?:was|were)\b", re.I)  # "weekly (was monthly)"; a bare
+# "was" narrates ("when I was 10", "we were given") more often than it marks a change
+_NO_LONGER = re.compile(r"\b(?:no longer|any ?more)\b", re.I)
+_STOPPED = re.compile(r"\bno longer (\w+)", re.I)
+_CAUSE = re.compile(
+    r"\b(?:because(?: of)?|caused by|due to|root cause(?: is| was)?|results? from|"
+    r"a result of|stems? from|triggered by|traced (?:back )?to|came from|since)\b", re.I)
+_PART = re.compile(
+    r"\b(?:step|stage|phase|part|component|piece|screen|section|subcommand|command|member)s?"
+    r"(?: \d+)? (?:of|in)\b|\bone of the\b|\bpart of\b|"
+    r"\bis the \w+ (?:component|stage|phase|step|part|store|service)\b", re.I)
+_ENUMERATES = re.compile(
+    r":[^.]*,[^.]*,|[^.,]+,[^.,]+,[^.]*\band\b|\b(?:has|have|covers|consists of|includes|"
+    r"is split into|are)\s+(?:\w+\s+){0,2}(?:two|three|four|five|six|seven|\d+)\b", re.I)
+_EVIDENCE = re.compile(
+    r"\b(?:measured|benchmark\w*|tested|profil\w+|load test\w*|incident|outage|"
+    r"were unaffected|survived|held through|dropped from|fell|shrank|cut \w+ from)\b|"
+    r"\d+(?:\.\d+)?\s?(?:%|x|ms|s|MB|GB|KB|rps|events/s)\b", re.I)
+
+
+def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkType, str] | None:
+    """The most specific link type the text supports, with a short reason; None when the
+    pair is too far apart or about different subjects."""
+    cmp = compare(note.content, cand.content, frozenset(note.entities),
+                  frozenset(cand.entities))
+    sim = cand.similarity
+    if sim < floor and not (cmp.shared_anchors and sim >= floor - ANCHOR_MARGIN):
+        return None
+    if cmp.subject_conflict:
+        return None
+    kind = infer_kind(note.content, note.note_kind)
+    other = infer_kind(cand.content, cand.note_kind)
+    same_subject = bool(cmp.shared_anchors) or sim >= SAME_SUBJECT_SIMILARITY
+    if kind == NoteKind.FIX and _problem(cand.content, other):
+        if same_subject:
+            return LinkType.FIXES, _why("resolves this problem", cmp)
+        return None  # a fix for another problem: alike in words only
+    if kind in _FAILURE_REMEDY_KINDS and other in _FAILURE_REMEDY_KINDS and kind != other:
+        # a failure, its fix, the decision behind it: related, never contradicting
+        cause = _caused_by(note.content, cand.content, cmp) if kind == NoteKind.MISTAKE else None
+        return cause or _fallback(sim, floor, note, cand, cmp)
+    for rule in (_supersedes, _contradicts, _caused_by_rule, _part_of, _supports, _extends):
+        verdict = rule(note, cand, cmp, kind, other, same_subject)
+        if verdict:
+            return verdict
+    return _fallback(sim, floor, note, cand, cmp)
+
+
+def _problem(text: str, kind: str) -> bool:
+    """A recorded mistake, or a note of another kind that describes a failure."""
+    if kind == NoteKind.MISTAKE:
+        return True
+    return kind not in _FAILURE_REMEDY_KINDS and NoteKind.MISTAKE in kind_scores(text)
+
+
+def _fallback(sim: float, floor: float, note: NoteDraft, cand: Candidate,
+              cmp: Comparison) -> tuple[LinkType, str] | None:
+    """RELATES_TO for a similar pair; a weakly similar one must also share an entity or two
+    content words, else it only reads alike (two notes of one project, say)."""
+    if sim < floor:
+        return None
+    if sim < SAME_SUBJECT_SIMILARITY and not cmp.shared and len(
+            tx.strong_terms(note.content) & tx.strong_terms(cand.content)) < 2:
+        return None
+    return LinkType.RELATES_TO, f"similar ({sim:.2f})"
+
+
+def _why(reason: str, cmp: Comparison) -> str:
+    shared = sorted(cmp.shared_anchors or cmp.shared)[:3]
+    return f"{reason} (shares {', '.join(shared)})" if shared else reason
+
+
+Rule = tuple[LinkType, str] | None
+
+
+def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+                same: bool) -> Rule:
+    """Same subject, another value for a slot both state: the newer fact replaces the older.
+    The subject must be named on both sides (an entity, or two content words): two notes alike
+    but for a name the extractor did not catch ("alpha-3" / "alpha-4") and a value are about
+    two things. Without a word of change the pair is only related."""
+    if not same:
+        return None
+    replaced = _named_replacement(note, cand, other)
+    if replaced:  # the old value itself is what both name
+        return LinkType.SUPERSEDES, f"replaces {replaced}"
+    if not (cmp.shared or len(tx.strong_terms(note.content)
+                              & tx.strong_terms(cand.content)) >= 2):
+        return None
+    changed = cmp.value_conflict
+    if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
+            and _ISO_DATE.search(cand.content)):
+        changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
+        # a setting's value (an API version 2024-04-10) or one says it moved ("from May 3 to")
+    if changed and not says_change(note.content):
+        # another value and no word of a change: as often two things (two apps, two models)
+        # as one thing changed, so a weaker link that says what differs; more values for a
+        # slot, the old one among them, is more detail (left to the other rules)
+        facts_new, facts_old = cmp.facts
+        if all(facts_new.values[s] >= facts_old.values[s] for s in changed
+               if s in facts_new.values and s in facts_old.values):
+            return None
+        return LinkType.RELATES_TO, f"states another {', '.join(sorted(changed)[:3])}"
+    if changed:
+        return LinkType.SUPERSEDES, f"changes {', '.join(sorted(changed)[:3])}"
+    new_choices = _choices(note.content) - _choices(cand.content)
+    if new_choices and _CHANGE.search(note.content) and _choices(cand.content):
+        return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
+    return None
+
+
+def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | None:
+    """The old value the new note names as replaced ("instead of X", "(was X)", "X is gone",
+    "bumped to 0.74" after "on 0.71") when the candidate states it. Not against a problem, nor
+    when the new note says a symptom of the old one stopped ("no longer janks"): a change that
+    makes a failure go away fixes it. Not when the new note denies what the old
+    one asserts without saying it changed (that contradicts)."""
+    if _problem(cand.content, other) or _symptom_stopped(
+            note.content, cand.content):
+        return None
+    if (NEGATION.search(note.content) and not NEGATION.search(cand.content)
+            and not _NO_LONGER.search(note.content)):
+        return None
+    return names_replaced(note.content, cand.content) or changed_value(note.content,
+                                                                       cand.content)
+
+
+def _symptom_stopped(note_text: str, cand_text: str) -> bool:
+    """The new note says something the old one describes no longer happens."""
+    stopped = {tx.stem(m.group(1).lower()) for m in _STOPPED.finditer(note_text)}
+    return bool(stopped & tx.content_terms(cand_text))
+
+
+def _moved_date(note_text: str, cand_text: str) -> bool:
+    """A sentence of the new note says a date or time moved, names it after the cue, and is
+    about what the candidate is about (two of its content words, besides the date)."""
+    other = tx.strong_terms(cand_text)
+    for sentence in tx.prose_sentences(note_text):
+        cue = _MOVED.search(sentence)
+        if cue and tx.WHEN_WORDS.search(sentence[cue.end():]) and len(
+                tx.subject_terms(sentence) & other) >= 2:
+            return True
+    return False
+
+
+def says_change(text: str) -> bool:
+    """The text announces a change ("now", "moved to", "bumped", "from X to Y")."""
+    return bool(_CHANGE.search(text) or _MOVED.search(text))
+
+
+def restates(new: str, old: str) -> bool:
+    """Whether a new text alike in wording to an old one can be the same statement: not when
+    it announces a change or denies what the other asserts (one negates, the other not)."""
+    return not says_change(new) and bool(NEGATION.search(new)) == bool(NEGATION.search(old))
+
+
+def _choices(text: str) -> set[str]:
+    grouped = by_kind(text)
+    return {k for kind in (EntityKind.LIBRARY, EntityKind.TOOL, EntityKind.SERVICE)
+            for k in grouped.get(kind, set())}
+
+
+def _contradicts(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+                 same: bool) -> Rule:
+    """One note denies what the other asserts about the same subject, with no change of value
+    or time between them (that would be SUPERSEDES)."""
+    if not same or (_CHANGE.search(note.content) and not says_wrong(note.content)):
+        return None
+    if says_wrong(note.content):
+        return LinkType.CONTRADICTS, "says it is wrong"
+    flipped = denied_terms(note.content, cand.content)
+    if flipped:
+        return LinkType.CONTRADICTS, f"denies what it states ({', '.join(sorted(flipped)[:3])})"
+    return None
+
+
+def _caused_by_rule(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+                    same: bool) -> Rule:
+    return _caused_by(note.content, cand.content, cmp)
+
+
+def _caused_by(note_text: str, cand_text: str, cmp: Comparison) -> Rule:
+    """The new note names the candidate's subject after a cause cue ("because the pool ...")."""
+    cause = _after_cue(_CAUSE, note_text)
+    if not cause:
+        return None
+    hit = tx.strong_terms(cause) & tx.strong_terms(cand_text)
+    anchors = {a for a in cmp.shared_anchors if a in cause.lower()}
+    if len(hit) >= 2 or anchors:
+        return LinkType.CAUSED_BY, f"names it as the cause ({', '.join(sorted(hit | anchors)[:3])})"
+    return None
+
+
+def _part_of(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+             same: bool) -> Rule:
+    """A step, stage or component of a whole the candidate enumerates."""
+    part = _PART.search(note.content)
+    if not part or not _ENUMERATES.search(cand.content):
+        return None
+    whole = tx.strong_terms(note.content[part.start():]) & tx.strong_terms(cand.content)
+    if len(whole) >= PART_TERMS_MIN:
+        return LinkType.PART_OF, f"one part of it ({', '.join(sorted(whole)[:3])})"
+    return None
+
+
+def _supports(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+              same: bool) -> Rule:
+    """Measured or observed evidence for a decision or pattern about the same subject."""
+    if other not in _SUPPORTED_KINDS or kind in _FAILURE_REMEDY_KINDS or not same:
+        return None
+    if kind == NoteKind.RESEARCH or len(_EVIDENCE.findall(note.content)) >= 2:
+        return LinkType.SUPPORTS, f"evidence for this {other}"
+    return None
+
+
+def _extends(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
+             same: bool) -> Rule:
+    """The candidate is shorter and most of its terms reappear in the new note, which adds
+    detail rather than announcing a change."""
+    if not same or _CHANGE.search(note.content):
+        return None
+    note_terms, cand_terms = tx.strong_terms(note.content), tx.strong_terms(cand.content)
+    if not cand_terms or len(note_terms) < 1.5 * len(cand_terms):
+        return None
+    if len(cand_terms & note_terms) / len(cand_terms) >= EXTENDS_OVERLAP:
+        return LinkType.EXTENDS, "adds detail to a more general note on the same subject"
+    return None
+
+
+def _after_cue(cue: re.Pattern[str], text: str) -> str:
+    """The rest of each sentence after a cue, joined."""
+    parts = []
+    for sentence in tx.prose_sentences(text):
+        match = cue.search(sentence)
+        if match:
+            parts.append(sentence[match.end():])
+    return " ".join(parts)
+
+
+
+
+def evolved_context(
+    old_context: str, new_title: str, link_type: LinkType, limit: int
+) -> str | None:
+    """The old context plus one clause naming the new note; None when nothing would change.
+
+    A clause about the same title replaces the earlier one, and the oldest clauses go first when
+    there would be more than MAX_CLAUSES or the context would outgrow `limit`: the context is
+    embedded with the note, and a tail of neighbours' titles would pull its vector towards them.
+    """
+    title = tx.trim_words(new_title.replace('"', "'"), 80)
+    if not title:
+        return None
+    clause = f'{_EVOLUTION_VERBS[link_type]} "{title}".'
+    if clause.casefold() in old_context.casefold():
+        return None
+    clauses = [m.group(0).strip() for m in _CLAUSE.finditer(old_context)]
+    base = _CLAUSE.sub("", old_context).strip()
+    clauses = [c for c in clauses if f'"{title}".'.casefold() not in c.casefold()] + [clause]
+    while len(clauses) > MAX_CLAUSES or (len(clauses) > 1
+                                         and len(_compose(base, clauses)) > limit):
+        clauses.pop(0)
+    if len(_compose(base, clauses)) > limit:
+        base = tx.trim_words(base, max(0, limit - len(clause) - 1))
+    result = _compose(base, clauses)
+    return None if result == old_context.strip() else result
+
+
+def _compose(base: str, clauses: list[str]) -> str:
+    return " ".join([base, *clauses]) if base else " ".join(clauses)

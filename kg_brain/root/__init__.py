@@ -1,0 +1,1 @@
+"""The composition root (app.py): builds the dependencies and every service once."""

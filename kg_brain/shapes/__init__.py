@@ -1,0 +1,1 @@
+"""What the tools return (models.py)."""

@@ -1,0 +1,28 @@
+"""Secrets never reach the graph: credentials in a note are replaced before it is written.
+
+Detectors run from the most specific to the least, each leaving `[REDACTED:<kind>]` where a
+secret was, which later ones never match: recognisable formats (vendor prefixes, PEM blocks,
+URL passwords), Kubernetes Secret data, labelled assignments, passwords behind a flag, in a
+login pair or after a password word, values named by a nearby word,
+then values random enough on their own. Everything else in the note comes back byte-identical.
+"""
+
+from __future__ import annotations
+
+from kg_brain.text.redact.assignments import hide_assignments, hide_kubernetes_secrets
+from kg_brain.text.redact.context import hide_near_words
+from kg_brain.text.redact.entropy import hide_random
+from kg_brain.text.redact.formats import hide_formats
+from kg_brain.text.redact.referred import hide_referred
+
+__all__ = ["redact"]
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """The text with every secret replaced by [REDACTED:<kind>], and the kinds found."""
+    found: list[str] = []
+    for detector in (hide_formats, hide_kubernetes_secrets, hide_assignments, hide_referred,
+                     hide_near_words,
+                     hide_random):
+        text = detector(text, found)
+    return text, list(dict.fromkeys(found))

@@ -1,0 +1,62 @@
+"""The one gate every stored text passes: the parameters of each write statement, redacted
+(or refused, SECRETS_MODE=reject) where the store runs it (kg_brain/store/db.py `Tx.run`).
+
+Services redact what they write first, so their answers can name the kinds hidden; the gate is
+what makes that a guarantee: a write path added later, a field nobody thought of (a link reason,
+a tombstone's reason, an imported record's tags, a job's error) cannot reach the graph unread.
+Every string under a write's parameters is read, in nested rows and maps too, except the
+identifiers below: they are matched on, and `validate` only lets through ids shaped ZK-<8 hex>
+and project names of letters, digits, '.', '_' and '-'. Vectors (lists of numbers) are skipped,
+and so are the parameters a statement declares `matched` (kg_brain/store/statement.py): a
+search's query, which the statement matches notes against and never stores (redacted, a query
+holding a secret would search for other words, or for none: the full-text parser refuses the
+marker's brackets).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from kg_brain.base.errors import InvalidInput
+from kg_brain.text.redact import redact
+
+Mode = Literal["redact", "reject"]
+IDENTIFIERS = frozenset({"zk_id", "zk_ids", "src", "dst", "project", "merged", "originals"})
+
+
+def hide(text: str, mode: Mode) -> tuple[str, list[str]]:
+    """The text with its secrets hidden and the kinds found; in reject mode, a refusal that
+    names the kinds (never the values)."""
+    cleaned, found = redact(text)
+    if found and mode == "reject":
+        raise InvalidInput(f"the text contains secrets ({', '.join(sorted(set(found)))}); "
+                           "remove them and try again (SECRETS_MODE=reject)")
+    return cleaned, found
+
+
+def gate(params: dict[str, Any], mode: Mode,
+         matched: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[str]]:
+    """A write's parameters with every text value through `hide`, and the kinds found;
+    `matched` names parameters that are only matched on, passed as given."""
+    found: list[str] = []
+    passed = IDENTIFIERS.union(matched)
+    sent = {k: v if k in passed else _value(v, mode, found) for k, v in params.items()}
+    return sent, list(dict.fromkeys(found))
+
+
+def _mapping(values: dict[str, Any], mode: Mode, found: list[str]) -> dict[str, Any]:
+    return {k: v if k in IDENTIFIERS else _value(v, mode, found) for k, v in values.items()}
+
+
+def _value(value: Any, mode: Mode, found: list[str]) -> Any:
+    if isinstance(value, str):
+        cleaned, kinds = hide(value, mode)
+        found.extend(kinds)
+        return cleaned
+    if isinstance(value, dict):
+        return _mapping(value, mode, found)
+    if isinstance(value, (list, tuple)):
+        if value and isinstance(value[0], (int, float)):
+            return value  # a vector or a list of numbers: no text in it
+        return [_value(v, mode, found) for v in value]
+    return value
