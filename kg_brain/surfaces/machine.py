@@ -63,25 +63,32 @@ def write_launcher() -> Path:
 
 def refresh() -> list[Path]:
     """After an upgrade that moved the command line's module, this machine's files still name
-    the old one: rewrite the launcher and the plugin's start command where they run this
-    installation's interpreter with another module. Files of another installation are left as
-    wired, and a missing file stays missing. Returns the files rewritten."""
+    the old one: rewrite the launcher and the plugin's start command where they run an
+    interpreter of this installation (its folder) with another module. Files of another
+    installation are left as wired, and a missing file stays missing. Returns the files
+    rewritten."""
     rewritten = []
     launcher = user_folder() / LAUNCHER
-    ours = f"exec {shlex.quote(sys.executable)} -m "
-    with suppress(OSError):
-        text = launcher.read_text(encoding="utf-8")
-        if ours in text and text != launcher_script():
+    with suppress(OSError, ValueError):
+        lines = launcher.read_text(encoding="utf-8").splitlines()
+        run = next((shlex.split(line) for line in lines if line.startswith("exec ")), [])
+        if _stale(run[1:4]):
             _replace(launcher, launcher_script(), 0o755)
             rewritten.append(launcher)
     path = user_folder() / PLUGIN_SETTINGS
     with suppress(OSError, ValueError):
         found = json.loads(path.read_text(encoding="utf-8"))
         start = found.get("start") if isinstance(found, dict) else None
-        if isinstance(start, list) and start[:1] == [sys.executable] and start != start_command():
+        if isinstance(start, list) and _stale(start[:3]):
             write_plugin_settings({**found, "start": start_command()})
             rewritten.append(path)
     return rewritten
+
+
+def _stale(command: list[Any]) -> bool:
+    """`[interpreter, "-m", module]` of this installation naming another module."""
+    return (len(command) == 3 and command[1] == "-m" and command[2] != COMMAND_MODULE
+            and Path(str(command[0])).parent == Path(sys.executable).parent)
 
 
 def write_plugin_settings(settings: dict[str, Any]) -> Path:

@@ -67,6 +67,9 @@ def test_an_upgrade_that_moved_the_command_module_heals_this_installations_machi
     plugin.install(settings, None, False, {}, cwd=tmp_path / "ws")
     settings_file = machine_folder / machine.PLUGIN_SETTINGS
     assert machine.refresh() == []  # current files are left alone
+    launcher.write_text(machine.launcher_script().replace(  # the same folder's other name
+        sys.executable, str(Path(sys.executable).with_name("python-other"))))
+    assert machine.refresh() == []
     wired = json.loads(settings_file.read_text())
     launcher.write_text(machine.launcher_script().replace(
         machine.COMMAND_MODULE, "kg_brain.old_cli"))
