@@ -28,7 +28,7 @@ from bench import corpus, store
 from bench.baselines import Baselines
 from bench.common import delete_bench_project, emit_result
 from bench.scale import TimedDatabase
-from bench.scale_build import latency_stats
+from bench.scale_build import imported_on, latency_stats
 from kg_brain.base.settings import load_settings
 from kg_brain.domain.search import Search
 from kg_brain.root.app import Brain
@@ -89,7 +89,8 @@ def run(brain: Brain, notes: int, projects: list[int], queries: int,
                            "results": []}
     try:
         with tqdm(total=notes, desc="import", file=sys.stderr, unit="note") as bar:
-            ids = brain.importer.add_many(list(corpus.notes(notes, made[0])), progress=bar.update)
+            ids = brain.importer.add_many(list(corpus.notes(notes, made[0])),
+                                          progress=imported_on(bar))
         exact = _exact_top(brain, made[0], qs, 10)
         for count in sorted(projects):
             for _ in tqdm(range(len(made), count), desc=f"copies to {count} projects",

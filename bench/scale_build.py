@@ -60,6 +60,14 @@ def seconds(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - began
 
 
+def imported_on(bar: Any) -> Callable[[str, int], None]:
+    """The importer's progress, shown on a bar that counts the notes written."""
+    def update(phase: str, n: int) -> None:
+        if phase == "imported":
+            bar.update(n)
+    return update
+
+
 def latency_stats(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -84,7 +92,7 @@ def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[st
     enrich, before = raw_rates(brain, sample)
     with tqdm(total=len(records), desc=label, file=sys.stderr, unit="note") as bar:
         import_s = seconds(lambda: brain.importer.add_many(
-            records, progress=lambda phase, n: bar.update(n) if phase == "imported" else None))
+            records, progress=imported_on(bar)))
     _, after = raw_rates(brain, sample)
     rate = len(records) / import_s
     return {"imported": len(records), "embedding_runtime": brain.embedder.runtime,

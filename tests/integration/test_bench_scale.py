@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from bench import report
 from bench.common import delete_bench_project
 from bench.scale import run
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
-from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
-from tests.support.brains import make_settings
+from tests.support.brains import make_brain
 
 
 def test_scale_bench_and_report_on_a_tiny_corpus(
     db: Database, embedder: SentenceTransformerEmbedder, tmp_path: Path
 ) -> None:
-    brain = Brain(make_settings(neo4j_uri=os.environ["NEO4J_URI"]), db=db, embedder=embedder)
+    brain = make_brain(db, embedder)
     saved: list[int] = []
     result = run(brain, sizes=[300, 400], projects=4, queries=4, add_share=0.1, warmup_s=0.5,
                  profile=True, save=lambda r: saved.append(len(r["sizes"])))
