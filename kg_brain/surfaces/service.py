@@ -46,6 +46,7 @@ from typing import IO, Any
 from kg_brain.base.errors import SetupError
 from kg_brain.base.private import private_dir
 from kg_brain.base.settings import Settings
+from kg_brain.surfaces.machine import COMMAND_MODULE
 
 log = logging.getLogger(__name__)
 PID_FILE = "service.pid"
@@ -53,7 +54,7 @@ LOG_FILE = "service.log"
 LOCK_FILE = "service.lock"
 SOCKET_FILE = "service-{port}.sock"  # where this machine's clients reach the port's service
 PORT_HELD = 98  # the exit status of a service whose port another process holds (EADDRINUSE's errno)
-SERVE = ["-m", "kg_brain.surfaces.cli", "serve", "--http"]
+SERVE = ["-m", COMMAND_MODULE, "serve", "--http"]
 START_LOCK_OPTION = "--start-lock-fd"  # the inherited start lock, let go once the service listens
 # The launcher starts the service and exits, so the service is reparented away from the window;
 # its first argument is the start lock's descriptor, which the service inherits.
