@@ -1,6 +1,8 @@
 // Full-text (Lucene BM25) index over the searchable text of notes; keywords is a string list.
+// The project is indexed too, so a search keeps to one project inside the index (a required,
+// zero-boost phrase: kg_brain/domain/search.py in_project).
 // params: none.
 // returns: nothing
 CREATE FULLTEXT INDEX note_fulltext IF NOT EXISTS
-FOR (n:Note) ON EACH [n.title, n.content, n.context, n.keywords]
+FOR (n:Note) ON EACH [n.title, n.content, n.context, n.keywords, n.project]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}

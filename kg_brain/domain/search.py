@@ -239,8 +239,20 @@ def exact_query(terms: list[str]) -> str:
     side by side and the statement then checks the note holds `pay-1432` itself."""
     if not terms:
         return ""
-    phrases = " ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in terms)
+    phrases = " ".join(_phrase(t) for t in terms)
     return f"content:({phrases}) title:({phrases})"
+
+
+def _phrase(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def in_project(query: str, project: str) -> str:
+    """`query` (a note index query) kept to `project`'s notes inside the index: the project as
+    a required phrase in the index's project field at boost 0, so it filters and adds nothing
+    to the score; the statements still check n.project (the analyzer folds case and splits at
+    '-', so a look-alike project name may match too)."""
+    return f"+({query}) +project:{_phrase(project)}^0" if query else ""
 
 
 def fielded_query(words: str, boosts: dict[str, float]) -> str:
@@ -295,8 +307,9 @@ class Search:
         self.deep_tuning = deep_tuning or DeepTuning()
 
     def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
-        """Vector and full-text candidates for `project`, both widened the smaller the
-        project's share of the database (see kg_brain/store/share.py)."""
+        """Vector candidates for `project`, widened the smaller the project's share of the
+        database, and full-text candidates (the index keeps to the project: see
+        kg_brain/store/share.py)."""
         base = max(self.tuning.fetch, k * 2)
         fetch = self.index_fetch(project, want, base)
         lex_base = max(self.tuning.lex_fetch, k * 4)
@@ -310,9 +323,11 @@ class Search:
         t = self.tuning
         boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
                   "context": t.lex_context}
+        project = validate.project(project)
         return {"vector": self.embedder.encode(text), "text": words,
-                "lex": fielded_query(words, boosts), "terms": terms, "exact": exact_query(terms),
-                "project": validate.project(project), "excluded": _excluded(include_contextual),
+                "lex": in_project(fielded_query(words, boosts), project), "terms": terms,
+                "exact": in_project(exact_query(terms), project), "project": project,
+                "excluded": _excluded(include_contextual),
                 "history": HISTORY.search(text) is not None, "stamp": stamp, "now": self.clock()}
 
     def search_memory(self, query: str, project: str, top_k: int = 10,

@@ -73,11 +73,19 @@ SCHEMA_INDEXES = frozenset({
     "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created",
     "plugin_session_id", "command_run_key", "project_id", "project_key",
 })
+# The note full-text index's fields (cypher/schema/create_fulltext_index.cypher): an index over
+# other fields (one created before the project was indexed) is dropped and created again.
+FULLTEXT_FIELDS = frozenset({"title", "content", "context", "keywords", "project"})
 
 
 @autocommit("schema/create_fulltext_index.cypher")
 def create_fulltext_index(on: On) -> None:
     """BM25 over title, content, context and keywords (english analyzer)."""
+
+
+@autocommit("schema/drop_fulltext_index.cypher")
+def drop_fulltext_index(on: On) -> None:
+    """The note full-text index, to create it again over today's fields."""
 
 
 @autocommit("schema/create_job_index.cypher")
@@ -155,10 +163,17 @@ STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
 
 def bootstrap_schema(db: Database) -> None:
     """Idempotent: neomodel installs the node model's constraints and indexes, the rest
-    (multi-property full-text, relationship and job indexes) comes from `cypher/schema/`."""
-    present = {row["name"] for row in admin.list_indexes(db)}
-    if SCHEMA_INDEXES <= present:
+    (multi-property full-text, relationship and job indexes) comes from `cypher/schema/`. A
+    note full-text index over other fields than FULLTEXT_FIELDS is built again (the upgrade of
+    a database made before the project was indexed; searches wait until it is online)."""
+    present = {row["name"]: row for row in admin.list_indexes(db)}
+    fulltext = present.get(FULLTEXT_INDEX)
+    stale = fulltext is not None and set(fulltext["properties"] or ()) != FULLTEXT_FIELDS
+    if SCHEMA_INDEXES <= present.keys() and not stale:
         return  # schema commands take exclusive locks: skip them when nothing is missing
+    if stale:
+        log.info("rebuilding the note full-text index over %s", sorted(FULLTEXT_FIELDS))
+        drop_fulltext_index(db)
     with mapped_errors(db.conn):
         neomodel_db.set_connection(driver=db.driver)
         sink = io.StringIO()  # neomodel reports "already exists" here; stdout is MCP's

@@ -12,6 +12,7 @@ Shares are counted once per project per `ttl_s` seconds in each process.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 
@@ -20,6 +21,11 @@ from kg_brain.store.db import Database
 
 MARGIN = 1.5
 TEXT_CEILING = 5_000  # full-text candidates at most (a Lucene top-n: cheap beside the vectors)
+# Lucene's English stop words: the note index's analyzer drops them, from a project name too
+STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with".split())
+_NAME_PARTS = re.compile(r"[-._]+")
 
 
 class IndexFetch:
@@ -40,9 +46,14 @@ class IndexFetch:
         return max(floor, int(need)) if need <= self.ceiling else floor
 
     def text_fetch(self, project: str, base: int) -> int:
-        """Full-text candidates: `base` widened by the project's share like the vector fetch,
-        up to TEXT_CEILING; a small project gets the ceiling too, since the full-text channel
-        has no exact scan to fall back on (other projects' matches would fill a short list)."""
+        """Full-text candidates: the index keeps to the project (its name is a required phrase
+        of the query, kg_brain/domain/search.py in_project), so `base` is enough. A name of
+        stop words only leaves the index nothing to match it on: `base` widened by the
+        project's share like the vector fetch, up to TEXT_CEILING; a small project gets the
+        ceiling too, since the full-text channel has no exact scan to fall back on (other
+        projects' matches would fill a short list)."""
+        if not all(part in STOP_WORDS for part in _NAME_PARTS.split(project.lower()) if part):
+            return base
         share = self.share(project)
         need = math.ceil(base * MARGIN / share) if share > 0 else TEXT_CEILING
         return max(base, min(need, TEXT_CEILING))

@@ -11,15 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.store import raw_fulltext_query
 from kg_brain.base.cypher import all_query_names
 from kg_brain.base.vocab import VECTOR_INDEX
+from kg_brain.domain.search import in_project
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.store import admin
 from kg_brain.store.db import Database
 from kg_brain.store.lifecycle import cluster_pairs
 from kg_brain.store.mistakes import preflight_mistakes
 from kg_brain.store.notes import create_notes, nearest_notes, new_zk_id
-from kg_brain.store.schema import bootstrap_schema
+from kg_brain.store.schema import bootstrap_schema, drop_fulltext_index
 from tests.support.neo4j import ServerUnderTest, local_server
 from tests.support.statements import body, bound_statements, row_keys
 
@@ -44,10 +46,37 @@ def test_schema_bootstrap_is_idempotent_and_creates_the_indexes(db: Database) ->
     bootstrap_schema(db)  # second run must not fail
     indexes = {i["name"]: i for i in admin.list_indexes(db)}
     assert indexes[VECTOR_INDEX]["type"] == "VECTOR"
-    assert indexes["note_fulltext"]["properties"] == ["title", "content", "context", "keywords"]
+    assert indexes["note_fulltext"]["properties"] == ["title", "content", "context", "keywords",
+                                                      "project"]
     for prop in ("project", "memory_type", "note_kind", "last_accessed"):
         assert indexes[f"index_Note_{prop}"]["state"] == "ONLINE"
     assert indexes["constraint_unique_Note_zk_id"]["properties"] == ["zk_id"]
+
+
+def test_bootstrap_rebuilds_a_full_text_index_made_before_the_project_was_indexed(
+        own_neo4j: ServerUnderTest, embedder: SentenceTransformerEmbedder) -> None:
+    """A database made by an older release has the note index without the project: the
+    bootstrap drops and builds it again, and a project-scoped query then finds the old note."""
+    db = Database(own_neo4j.conn)
+    try:
+        bootstrap_schema(db)
+        drop_fulltext_index(db)
+        db.driver.execute_query(  # the index as releases before the project field made it
+            "CREATE FULLTEXT INDEX note_fulltext FOR (n:Note) "
+            "ON EACH [n.title, n.content, n.context, n.keywords] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}")
+        text = "The nightly compaction of the audit log runs at two."
+        made = _note("upgrade-probe", text, embedder.encode(text))
+        create_notes(db, rows=[made])
+        bootstrap_schema(db)
+        indexes = {i["name"]: i for i in admin.list_indexes(db)}
+        assert indexes["note_fulltext"]["properties"] == ["title", "content", "context",
+                                                          "keywords", "project"]
+        assert indexes["note_fulltext"]["state"] == "ONLINE"
+        query = in_project("content:(compaction)", "upgrade-probe")
+        assert [h["zk_id"] for h in raw_fulltext_query(db, lex=query, k=5)] == [made["zk_id"]]
+    finally:
+        db.close()
 
 
 @pytest.mark.routing

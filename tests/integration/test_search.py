@@ -9,10 +9,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.store import project_vectors
+from bench.store import project_vectors, raw_fulltext_query
 from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import LinkType
-from kg_brain.domain.search import DeepTuning, Search, Tuning, fielded_query, lucene_query
+from kg_brain.domain.search import (
+    DeepTuning,
+    Search,
+    Tuning,
+    fielded_query,
+    in_project,
+    lucene_query,
+)
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
@@ -273,6 +280,24 @@ def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
     assert [m.zk_id for m in brain.mistakes.preflight_check(text, project).mistakes] == [own]
     added = brain.writer.add(own_text, project, note_kind="mistake")  # the same note again
     assert added.deduplicated and added.matched_zk_id == own
+
+
+def test_a_small_projects_full_text_match_is_not_lost_beside_a_crowding_one(
+        brain: Brain, db: Database, search: Search, project: str) -> None:
+    """300 notes of a neighbouring project hold the query's words: the index keeps to the
+    project, so its few candidates are the small project's note, found by the lexical channel
+    though its meaning is elsewhere."""
+    crowd = [note(f"Vendored zephyrine shim number {n} pins the zephyrine codec.",
+                  f"{project}-crowd") for n in range(300)]
+    brain.importer.add_many(crowd)
+    own = brain.importer.add_many([note("Our zephyrine codec settings live in the ops wiki.",
+                                        project)])[0]
+    query = fielded_query(lucene_query("zephyrine codec"), {"content": 1.0})
+    assert [h["zk_id"] for h in raw_fulltext_query(db, lex=in_project(query, project), k=5)] \
+        == [own]
+    assert [h["zk_id"] for h in raw_fulltext_query(db, lex=query, k=5)] != [own]
+    hits = search.search_memory("zephyrine codec", project, top_k=3)
+    assert hits[0].zk_id == own and "lexical" in {f.channel for f in hits[0].found_by}
 
 
 def _found(hits: list[Any], zk_id: str) -> list[Any]:

@@ -55,8 +55,14 @@ def text_fetch_for(sizes: dict[str, int], project: str) -> int:
     return IndexFetch(Counts(sizes)).text_fetch(project, 250)  # type: ignore[arg-type]
 
 
-def test_full_text_candidates_widen_with_a_smaller_share_up_to_their_ceiling() -> None:
-    assert text_fetch_for({"a": 10_000}, "a") == 375  # 250 x 1.5
-    assert text_fetch_for({"a": 1_000, "b": 9_000}, "a") == 3_750
+def test_full_text_candidates_are_the_base_when_the_index_keeps_to_the_project() -> None:
+    assert text_fetch_for({"kg-brain": 20, "b": 99_980}, "kg-brain") == 250
+    assert text_fetch_for({"the-a": 20, "b": 99_980}, "the-a.b") == 250  # "b" is a word
+
+
+def test_a_name_of_stop_words_widens_full_text_candidates_up_to_their_ceiling() -> None:
+    """The analyzer drops a name like `the-it`: the index cannot keep to it."""
+    assert text_fetch_for({"it": 10_000}, "it") == 375  # 250 x 1.5
+    assert text_fetch_for({"the_it": 1_000, "b": 9_000}, "the_it") == 3_750
     assert text_fetch_for({"a": 20, "b": 99_980}, "a") == TEXT_CEILING  # no scan to fall back on
     assert text_fetch_for({}, "a") == TEXT_CEILING

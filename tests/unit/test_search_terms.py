@@ -12,6 +12,7 @@ from kg_brain.domain.search import (
     MAX_QUERY_CHARS,
     exact_query,
     identifiers,
+    in_project,
     names,
 )
 
@@ -82,3 +83,9 @@ def test_a_history_question_is_told_by_its_words(question: str, history: bool) -
 def test_a_query_names_what_it_asks_for_with_an_identifier_and_few_other_words(
         query: str, named: bool) -> None:
     assert names(query, identifiers(query)) is named
+
+
+def test_a_note_index_query_keeps_to_the_project_as_a_zero_boost_phrase() -> None:
+    assert in_project("", "p") == ""
+    assert in_project("content:(pool) title:(pool)^0.5", "kg-brain") == (
+        '+(content:(pool) title:(pool)^0.5) +project:"kg-brain"^0')
