@@ -8,12 +8,14 @@
 // Neo4j 5.26's vector index cannot filter: it over-fetches ($fetch candidates, sized by the
 // project's share of the database) and keeps the project's notes that pass {{where}}; when fewer
 // than {{size}} remain (a small project beside large ones) an exact scan of the project answers
-// instead; otherwise the scan's index seek gets a null key and costs nothing. {{except}} leaves
+// instead; otherwise the scan's index seek gets a null key and costs nothing. A $fetch of 0 (a
+// project too small for the index to find its notes, kg_brain/store/share.py) skips the index
+// query: the scan answers alone. {{except}} leaves
 // notes out of the answer without deciding between the two (notes a caller has already seen).
 // A null {{vector}} finds nothing.
 CALL ({{imports}}) {
   CALL ({{imports}}) {
-    WITH 1 AS one WHERE {{vector}} IS NOT NULL
+    WITH 1 AS one WHERE {{vector}} IS NOT NULL AND $fetch > 0
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, {{vector}})
     YIELD node AS n, score
     WHERE n.project = $project AND {{where}}

@@ -5,7 +5,9 @@ the statement keeps the project's. A project holding a share s of the notes gets
 of them, so asking for `want / s` candidates (with a margin) keeps the index path for any
 project large enough to matter. Below a share of want x MARGIN / ceiling the project is small,
 and the statements' exact scan of the project (their fallback when the index leaves them short)
-is cheaper than a huge index query, so the base fetch is kept and the scan takes over.
+is cheaper than a huge index query: the fetch is 0, the statements skip the index and the scan
+answers alone (a base-sized index query would rarely find enough of the project's notes, and the
+scan would follow it anyway).
 Shares are counted once per project per `ttl_s` seconds in each process.
 """
 
@@ -39,11 +41,12 @@ class IndexFetch:
         self._lock = threading.Lock()
 
     def __call__(self, project: str, want: int, base: int | None = None) -> int:
-        """Index candidates for a query that needs `want` of `project`'s notes."""
+        """Index candidates for a query that needs `want` of `project`'s notes; 0: the project
+        is small, an exact scan of it answers without the index."""
         floor = max(base or self.base, want)
         share = self.share(project)
         need = math.ceil(want * MARGIN / share) if share > 0 else math.inf
-        return max(floor, int(need)) if need <= self.ceiling else floor
+        return max(floor, int(need)) if need <= self.ceiling else 0
 
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase

@@ -36,10 +36,10 @@ def test_a_minority_project_asks_for_candidates_in_inverse_proportion_to_its_sha
     assert fetch_for({"a": 5_000, "b": 45_000}, "a", want=10) == 150
 
 
-def test_a_tiny_or_empty_project_keeps_the_base_fetch_and_leaves_it_to_the_exact_scan() -> None:
-    assert fetch_for({"a": 20, "b": 99_980}, "a") == 100
-    assert fetch_for({"b": 5_000}, "a") == 100
-    assert fetch_for({}, "a") == 100
+def test_a_tiny_or_empty_project_skips_the_index_for_the_exact_scan() -> None:
+    assert fetch_for({"a": 20, "b": 99_980}, "a") == 0
+    assert fetch_for({"b": 5_000}, "a") == 0
+    assert fetch_for({}, "a") == 0
 
 
 def test_shares_are_counted_once_per_project_within_the_ttl() -> None:
