@@ -251,7 +251,8 @@ def in_project(query: str, project: str) -> str:
     """`query` (a note index query) kept to `project`'s notes inside the index: the project as
     a required phrase in the index's project field at boost 0, so it filters and adds nothing
     to the score; the statements still check n.project (the analyzer folds case and splits at
-    '-', so a look-alike project name may match too)."""
+    '-' and the phrase matches inside a longer name, so `kg-brain` also matches the notes of
+    `kg-brain-web`)."""
     return f"+({query}) +project:{_phrase(project)}^0" if query else ""
 
 
