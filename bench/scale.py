@@ -16,7 +16,9 @@ calls, each query is run in turn as every call being compared, so the machine's 
 all of them alike: one embedding, one raw vector index query, one raw full-text query (the
 floors), search_memory and deep_search (total, and database time alone) in the largest project
 and in one of the others. Ratios are taken to the floors of the same run; the machine's load
-average is recorded before and after each size.
+average is recorded before and after each size. With --clients N, after the last size N
+concurrent MCP sessions write and search the largest project through one HTTP server for
+--load-seconds (bench/load.py: p50/p95 per tool, every acknowledged write checked).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any
 
 from bench import corpus, store
 from bench.common import delete_bench_project, emit_result
+from bench.load import quiet_http_logs, run_load, server_env
 from bench.scale_build import Layout, grow, latency_stats, seconds
 from bench.scale_profile import profile_searches
 from kg_brain.base.settings import Settings
@@ -215,8 +218,15 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
         emit_result(result, Path(args.out), settings)
 
     def run_it(brain: Brain) -> dict[str, Any]:
-        return run(brain, sizes, args.projects, args.queries, args.add_share,
-                   args.warmup_seconds, args.profile, save)
+        result = run(brain, sizes, args.projects, args.queries, args.add_share,
+                     args.warmup_seconds, args.profile, save)
+        if args.clients:
+            quiet_http_logs()
+            result["clients"] = {"at_notes": sizes[-1], **run_load(
+                brain.db, server_env(brain.settings), args.clients, args.load_seconds,
+                result["projects"][0])}
+            save(result)
+        return result
 
     if not args.configured:
         result = _private_run(settings, run_it)
@@ -244,6 +254,11 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:
                    help="untimed calls before timing each size")
     p.add_argument("--profile", action="store_true",
                    help="at each size, PROFILE each search in the largest and smallest project")
+    p.add_argument("--clients", type=int, default=0,
+                   help="after the last size, this many MCP clients at once in the largest "
+                        "project (0: none)")
+    p.add_argument("--load-seconds", type=float, default=600.0,
+                   help="how long the clients run")
     p.add_argument("--configured", action="store_true",
                    help="use the configured server (default: a private one, stopped at the end)")
     p.add_argument("--out", default="bench-scale.json")
