@@ -45,7 +45,7 @@ from bench.scale_profile import profile_searches
 from kg_brain.base.settings import Settings
 from kg_brain.base.vocab import VECTOR_INDEX
 from kg_brain.domain.search import Search, lucene_query
-from kg_brain.root.app import Brain
+from kg_brain.root.app import Brain, interrupt_on_sigterm
 from kg_brain.store.db import Database, Mode
 from kg_brain.store.localdb import LocalNeo4j, free_port
 
@@ -191,12 +191,12 @@ def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: 
 
 def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) -> dict[str, Any]:
     """A private server on free ports in a temporary home, stopped (and its data dropped) at
-    the end, whatever happens."""
+    the end, whatever happens (SIGTERM included: cmd_scale turns it into an interrupt)."""
     with tempfile.TemporaryDirectory(prefix="kg-scale-") as tmp:
         server = LocalNeo4j(home=Path(tmp) / "neo4j", bolt_port=free_port(),
                             http_port=free_port(), heap="2g", pagecache="1g")
-        conn = server.start(timeout_s=300)
         try:
+            conn = server.start(timeout_s=300)
             private = settings.model_copy(update={
                 "neo4j_uri": conn.uri, "neo4j_password": conn.password,
                 "scheduler_in_server": False, "obsidian_api_key": None, "neo4j_timeout_s": 120.0,
@@ -211,6 +211,7 @@ def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) 
 
 
 def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
+    interrupt_on_sigterm()
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     sizes = sorted(int(s) for s in args.notes.split(",") if s.strip())
 

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from bench import report, scale
@@ -72,3 +78,31 @@ def test_scale_bench_ends_with_clients_at_once_in_the_largest_project(
     # the 75 notes the project held before the clients came are not counted as their writes
     assert writes["notes_stored"] <= writes["writes_acknowledged"], clients
     assert writes["stored_but_unacknowledged"] == 0, clients
+
+
+def test_a_terminated_scale_bench_stops_its_private_server() -> None:
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "kg_brain.surfaces.cli", "bench", "scale", "--notes", "100000",
+         "--out", os.devnull], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert bench.stderr is not None
+    pid = None
+    for line in bench.stderr:  # the private server's pid, logged as it starts
+        found = re.search(r"Neo4j starting \(pid (\d+)\)", line)
+        if found:
+            pid = int(found.group(1))
+            break
+    assert pid is not None, "the bench started no private server"
+    bench.send_signal(signal.SIGTERM)
+    bench.communicate(timeout=120)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.5)
+    assert not _alive(pid), "the private Neo4j outlived the bench"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
