@@ -123,17 +123,12 @@ CALL (base, top, total) {
   UNWIND base[..CASE WHEN $hops >= 3 THEN 2 * $tuning.expand_n ELSE $tuning.expand_n END] AS seed
   WITH seed.n AS sn, seed.s / top AS pull, total
   CALL (sn, pull, total) {
-    // the notes are read only once summed and ranked, until $tuning.nb_limit pass: a bridge's
-    // weight is the note's, so this keeps what filtering first would
-    MATCH (sn)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m)
-    WHERE e.notes >= 2 AND e.notes <= $ent_cap AND m <> sn
+    MATCH (sn)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Note)
+    WHERE e.notes >= 2 AND e.notes <= $ent_cap AND m <> sn AND m.project = $project
+      AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
     WITH m, e, pull * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
     WHERE w > 0
-    WITH m, sum(w) AS bw, collect(e.name)[0] AS via ORDER BY bw DESC
-    WITH m, bw, via
-    WHERE m:Note AND m.project = $project AND m.memory_type = 'permanent'
-      AND NOT m.note_kind IN $excluded
-    WITH m, bw, via LIMIT $tuning.nb_limit
+    WITH m, sum(w) AS bw, collect(e.name)[0] AS via ORDER BY bw DESC LIMIT $tuning.nb_limit
     RETURN collect({n: m, s: $tuning.w_bridge * bw, hop: 1, ch: 'bridge', via: sn.zk_id,
                     rel: 'MENTIONS', ent: via}) AS bridged
   }
