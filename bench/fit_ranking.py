@@ -55,10 +55,16 @@ GRID: dict[str, list[Any]] = {
     "fix_lift": [0.0, 0.9, 1.01, 1.2],
     "session_after": [0.0, 0.2, 0.35, 0.5, 0.7],
     "session_before": [0.0, 0.1, 0.2, 0.3],
+    "same_n": [0, 3, 5],
 }
+CHANNELS = ["w_lex", "lex_title", "lex_keywords", "lex_context", "w_exact", "exact_df", "pool"]
+RULES = ["superseded", "supersede_share", "fix_lift", "session_after", "session_before",
+         "same_n"]
 VARIANTS = {
-    "channels": ["w_lex", "lex_title", "lex_keywords", "lex_context", "w_exact", "exact_df",
-                 "pool"],
+    "channels": CHANNELS,
+    "channels_span": [*CHANNELS, "vec_span"],
+    "fusion": ["w_lex", "vec_span"],
+    "rules": RULES,
     "all": list(GRID),
 }
 PASSES = 2
@@ -155,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
     p.add_argument("--chat-cache", type=Path, help="their signals cache")
     p.add_argument("--out", type=Path, help="write the result JSON here")
+    p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
+                   help="the variants compared by leave-one-project-out")
     args = p.parse_args(argv)
     settings = load_settings()
     projects = load(args.manifest, args.cache, settings)
@@ -162,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     start = Tuning()
     result: dict[str, Any] = {"defaults": by_kind(evaluate(projects + chat, start)),
                               "variants": {}}
-    for variant, names in VARIANTS.items():
+    for variant in args.variants:
+        names = VARIANTS[variant]
         left_out = leave_one_out(projects, chat, names, start)
         result["variants"][variant] = {"left_out": by_kind(left_out),
                                        "objective": objective(left_out)}
