@@ -41,7 +41,7 @@ from bench.cold_start import SERVER
 from bench.common import delete_bench_project, emit_result
 from bench.degree import percentiles
 from kg_brain.base.settings import Settings
-from kg_brain.root.app import Brain
+from kg_brain.root.app import Brain, resolve_connection
 from kg_brain.store.db import Database
 from kg_brain.store.localdb import free_port
 
@@ -153,8 +153,9 @@ class HttpServer:
 
 
 def check_writes(db: Database, project: str, logs: list[ClientLog]) -> dict[str, int]:
-    """Every acknowledged write looked up by its id and marker."""
-    stored = store.load_notes(db, project=project)
+    """Every acknowledged write looked up by its id and marker; the project's notes without a
+    marker (what it held before the run) are left out."""
+    stored = [row for row in store.load_notes(db, project=project) if _marker(row["content"])]
     by_id: dict[str, list[str]] = {}
     for row in stored:
         by_id.setdefault(row["zk_id"], []).append(row["content"])
@@ -189,7 +190,9 @@ async def _warm(url: str, headers: dict[str, str]) -> None:
 
 def run_load(db: Database, env: dict[str, str], clients: int, duration_s: float,
              project: str, seed: int = 0) -> dict[str, Any]:
-    """One server, `clients` sessions for `duration_s`; the report (nothing deleted here)."""
+    """One server, `clients` sessions for `duration_s` in `project` (new, or holding notes
+    already: `bench scale --clients` runs them in its largest project); the report (nothing
+    deleted here)."""
     load_before = os.getloadavg()[0]
     server = HttpServer({**env, "KG_BRAIN_PROJECT": project, "SCHEDULER_IN_SERVER": "false"})
     try:
@@ -218,9 +221,24 @@ def run_load(db: Database, env: dict[str, str], clients: int, duration_s: float,
     }
 
 
-def cmd_load(args: argparse.Namespace, settings: Settings) -> int:
+def quiet_http_logs() -> None:
     for chatty in ("httpx", "httpx2", "mcp"):  # a line per request otherwise
         logging.getLogger(chatty).setLevel(logging.WARNING)
+
+
+def server_env(settings: Settings) -> dict[str, str]:
+    """The environment of an HTTP server on `settings`' database (connection settings only)."""
+    conn = resolve_connection(settings, start=False)
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    env.update({"NEO4J_URI": conn.uri, "NEO4J_USER": conn.user,
+                "NEO4J_PASSWORD": conn.password or "", "NEO4J_DATABASE": conn.database,
+                "LLM_PROVIDER": "heuristic", "KG_BRAIN_SERVICE": "false",
+                "KG_BRAIN_TOOLS": "full"})
+    return env
+
+
+def cmd_load(args: argparse.Namespace, settings: Settings) -> int:
+    quiet_http_logs()
     brain = Brain(settings)
     project = f"bench-load-{uuid.uuid4().hex[:8]}"
     try:

@@ -16,7 +16,9 @@ calls, each query is run in turn as every call being compared, so the machine's 
 all of them alike: one embedding, one raw vector index query, one raw full-text query (the
 floors), search_memory and deep_search (total, and database time alone) in the largest project
 and in one of the others. Ratios are taken to the floors of the same run; the machine's load
-average is recorded before and after each size.
+average is recorded before and after each size. With --clients N, after the last size N
+concurrent MCP sessions write and search the largest project through one HTTP server for
+--load-seconds (bench/load.py: p50/p95 per tool, every acknowledged write checked).
 """
 
 from __future__ import annotations
@@ -37,12 +39,13 @@ from typing import Any
 
 from bench import corpus, store
 from bench.common import delete_bench_project, emit_result
+from bench.load import quiet_http_logs, run_load, server_env
 from bench.scale_build import Layout, grow, latency_stats, seconds
 from bench.scale_profile import profile_searches
 from kg_brain.base.settings import Settings
 from kg_brain.base.vocab import VECTOR_INDEX
 from kg_brain.domain.search import Search, lucene_query
-from kg_brain.root.app import Brain
+from kg_brain.root.app import Brain, interrupt_on_sigterm
 from kg_brain.store.db import Database, Mode
 from kg_brain.store.localdb import LocalNeo4j, free_port
 
@@ -188,12 +191,12 @@ def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: 
 
 def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) -> dict[str, Any]:
     """A private server on free ports in a temporary home, stopped (and its data dropped) at
-    the end, whatever happens."""
+    the end, whatever happens (SIGTERM included: cmd_scale turns it into an interrupt)."""
     with tempfile.TemporaryDirectory(prefix="kg-scale-") as tmp:
         server = LocalNeo4j(home=Path(tmp) / "neo4j", bolt_port=free_port(),
                             http_port=free_port(), heap="2g", pagecache="1g")
-        conn = server.start(timeout_s=300)
         try:
+            conn = server.start(timeout_s=300)
             private = settings.model_copy(update={
                 "neo4j_uri": conn.uri, "neo4j_password": conn.password,
                 "scheduler_in_server": False, "obsidian_api_key": None, "neo4j_timeout_s": 120.0,
@@ -208,6 +211,7 @@ def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) 
 
 
 def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
+    interrupt_on_sigterm()
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     sizes = sorted(int(s) for s in args.notes.split(",") if s.strip())
 
@@ -215,8 +219,15 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
         emit_result(result, Path(args.out), settings)
 
     def run_it(brain: Brain) -> dict[str, Any]:
-        return run(brain, sizes, args.projects, args.queries, args.add_share,
-                   args.warmup_seconds, args.profile, save)
+        result = run(brain, sizes, args.projects, args.queries, args.add_share,
+                     args.warmup_seconds, args.profile, save)
+        if args.clients:
+            quiet_http_logs()
+            result["clients"] = {"at_notes": sizes[-1], **run_load(
+                brain.db, server_env(brain.settings), args.clients, args.load_seconds,
+                result["projects"][0])}
+            save(result)
+        return result
 
     if not args.configured:
         result = _private_run(settings, run_it)
@@ -244,6 +255,11 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:
                    help="untimed calls before timing each size")
     p.add_argument("--profile", action="store_true",
                    help="at each size, PROFILE each search in the largest and smallest project")
+    p.add_argument("--clients", type=int, default=0,
+                   help="after the last size, this many MCP clients at once in the largest "
+                        "project (0: none)")
+    p.add_argument("--load-seconds", type=float, default=600.0,
+                   help="how long the clients run")
     p.add_argument("--configured", action="store_true",
                    help="use the configured server (default: a private one, stopped at the end)")
     p.add_argument("--out", default="bench-scale.json")

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-from bench import report
+from bench import report, scale
 from bench.common import delete_bench_project
 from bench.scale import run
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.store.db import Database
-from tests.support.brains import make_brain
+from tests.support.brains import make_brain, settings_for
 
 
 def test_scale_bench_and_report_on_a_tiny_corpus(
@@ -53,3 +60,49 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
     finally:
         for project in result["projects"]:
             delete_bench_project(db, project)
+
+
+def test_scale_bench_ends_with_clients_at_once_in_the_largest_project(
+        db: Database, tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    scale.add_parser(parser.add_subparsers())
+    out = tmp_path / "scale.json"
+    args = parser.parse_args(["scale", "--notes", "150", "--projects", "3", "--queries", "2",
+                              "--warmup-seconds", "0.2", "--add-share", "0.05", "--clients", "3",
+                              "--load-seconds", "4", "--configured", "--out", str(out)])
+    assert args.handler(args, settings_for(db)) == 0
+    clients = json.loads(out.read_text())["clients"]
+    assert clients["at_notes"] == 150 and clients["clients"] == 3
+    writes = clients["writes"]
+    assert writes["writes_acknowledged"] > 0 and writes["lost_writes"] == 0, clients
+    # the 75 notes the project held before the clients came are not counted as their writes
+    assert writes["notes_stored"] <= writes["writes_acknowledged"], clients
+    assert writes["stored_but_unacknowledged"] == 0, clients
+
+
+def test_a_terminated_scale_bench_stops_its_private_server() -> None:
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "kg_brain.surfaces.cli", "bench", "scale", "--notes", "100000",
+         "--out", os.devnull], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert bench.stderr is not None
+    pid = None
+    for line in bench.stderr:  # the private server's pid, logged as it starts
+        found = re.search(r"Neo4j starting \(pid (\d+)\)", line)
+        if found:
+            pid = int(found.group(1))
+            break
+    assert pid is not None, "the bench started no private server"
+    bench.send_signal(signal.SIGTERM)
+    bench.communicate(timeout=120)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.5)
+    assert not _alive(pid), "the private Neo4j outlived the bench"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
