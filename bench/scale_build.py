@@ -86,20 +86,24 @@ def raw_rates(brain: Brain, records: list[dict[str, Any]]) -> tuple[float, float
 
 def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[str, Any]:
     """The bulk import of `records` with a progress bar on stderr, between two timings of raw
-    batched embedding of a sample of the same texts; the ratio is to the faster of the two."""
+    batched embedding of a sample of the same texts; the ratio is to the faster of the two.
+    The split: the import's seconds, of them embedding (on its own thread) and writing."""
     sample = records[:RAW_SAMPLE]
     brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
     enrich, before = raw_rates(brain, sample)
+    split: dict[str, float] = {}
     with tqdm(total=len(records), desc=label, file=sys.stderr, unit="note") as bar:
         import_s = seconds(lambda: brain.importer.add_many(
-            records, progress=imported_on(bar)))
+            records, progress=imported_on(bar), split=split))
     _, after = raw_rates(brain, sample)
     rate = len(records) / import_s
     return {"imported": len(records), "embedding_runtime": brain.embedder.runtime,
             "raw_embedding_notes_per_s": {"before": round(before, 1), "after": round(after, 1)},
             "enrichment_notes_per_s": round(enrich, 1),
             "bulk_import_notes_per_s": round(rate, 1),
-            "import_to_raw_ratio": round(rate / max(before, after), 3)}
+            "import_to_raw_ratio": round(rate / max(before, after), 3),
+            "import_split_s": {"total": round(import_s, 1),
+                               **{k: round(v, 1) for k, v in split.items()}}}
 
 
 def _adds_per_project(layout: Layout, adds: int) -> dict[str, int]:

@@ -10,8 +10,9 @@
 // other notes (one step of personalised PageRank's spreading, rare entities carrying more), and
 // typed links that steer: the fix of a mistake, the note that supersedes a hit, then other typed
 // neighbours. The notes written just before and after a found one in its session share its
-// score, up to just below it. A note that FIXES a found one ranks with it ($tuning.fix_lift); a
-// note superseded by a live note yields to it ($tuning.superseded weight), and so does an older
+// score, up to just below it. A note that FIXES a found mistake ranks with it ($tuning.fix_lift
+// times the link's weight) unless the query names an identifier the mistake holds and the fix
+// lacks ($named); a note superseded by a live note yields to it ($tuning.superseded weight), and so does an older
 // hit stating the same thing as a newer one (fragments/current_first); $history turns both
 // round. Every result says which channels and paths found it. Access is stamped on the
 // returned notes when $stamp.
@@ -23,7 +24,8 @@
 //         title ('' = none); entity_keys: canonical keys of the question's entities; project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
 //         sizes; total: live notes of the project as last counted (a small project is counted
-//         here); ent_cap: most notes an entity may have to lead anywhere; k; history: the
+//         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
+//         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; stamp: count the hits as used; now; tuning: a map
 //         of the constants (kg_brain/domain/search.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
@@ -34,8 +36,8 @@
 //         the note written just after / before it gets; superseded: factor on superseded
 //         notes; supersede_share: least share of their score their successor must score;
 //         vec_span: least cosine span the vector score is spread over; fix_lift: least
-//         share of a found note's score a note that FIXES it gets (0: off); same_n, same_cos,
-//         same_reach, same_subject: the current value first; floor: least cosine the best
+//         share of a found mistake's score a note that FIXES it gets, times the link's weight
+//         (0: off); same_n, same_cos, same_reach, same_subject: the current value first; floor: least cosine the best
 //         hit must reach unless a hit holds a rare identifier.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links,
 //          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
@@ -172,17 +174,30 @@ WITH n, CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
      CASE WHEN ceiling IS NOT NULL AND own >= ceiling THEN [x IN recs WHERE x.ch <> 'session']
           ELSE recs END AS recs
 WITH collect({n: n, recs: recs, s: fused}) AS found
-// a note that FIXES a found one scores at least $tuning.fix_lift times that one's score
+// a note that FIXES a found mistake scores at least $tuning.fix_lift times the mistake's score
+// times the link's weight, plus 0.01 of its own; a query that names what it asks for ($named)
+// keeps the mistake holding its identifier above a fix lacking it (as search_memory)
 UNWIND found + COLLECT {
     UNWIND CASE WHEN $tuning.fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.s AS s
-    MATCH (f:Note)-[:FIXES]->(m)
+    WHERE m.note_kind = 'mistake'
+    MATCH (f:Note)-[r:FIXES]->(m)
     WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
-    WITH f, m, $tuning.fix_lift * s AS s
-    RETURN {n: f, s: s, recs: [{n: f, s: s, hop: 1, ch: 'link', via: m.zk_id, rel: 'FIXES',
-                                ent: null}]} AS lifted
+    WITH f, m, s, $tuning.fix_lift * coalesce(r.weight, 1.0) AS share
+    WITH f, m, s * CASE
+        WHEN share > 0.99 AND $named
+             AND any(t IN $terms WHERE (toLower(m.content) CONTAINS t
+                                        OR toLower(coalesce(m.title, '')) CONTAINS t)
+                                   AND NOT (toLower(f.content) CONTAINS t
+                                            OR toLower(coalesce(f.title, '')) CONTAINS t))
+        THEN 0.99 ELSE share END AS s
+    RETURN {n: f, s: 0.0, lifted: s, recs: [{n: f, s: s, hop: 1, ch: 'link', via: m.zk_id,
+                                            rel: 'FIXES', ent: null}]} AS lifted
   } AS h
-WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, max(h.s) AS fused
+WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs,
+     coalesce(max(h.s), 0.0) AS own, max(h.lifted) AS lifted
+WITH n, recs, CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
+                   ELSE lifted + 0.01 * own END AS fused
 WITH collect({n: n, recs: recs, s: fused}) AS hits
 // a note superseded by a live note yields to it when that note was found scoring at least
 // $tuning.supersede_share of its score (as search_memory); asked for history, the successor

@@ -161,7 +161,7 @@ class DeepTuning:
     supersede_share: float = 0.5  # as Tuning.supersede_share and vec_span
     vec_span: float = 0.2
     floor: float = 0.41  # as Tuning.floor
-    fix_lift: float = 1.01  # as Tuning.fix_lift, from the notes of the final ranking
+    fix_lift: float = 1.01  # as Tuning.fix_lift (and NAMING_WORDS), from the final ranking
     session_after: float = 0.5  # as Tuning.session_after, from the notes of every hop
     session_before: float = 0.2
     w_exact: float = 4.0  # as Tuning.w_exact, exact_df, same_n, same_cos and same_subject
@@ -369,7 +369,7 @@ class Search:
             self.db, **params, **self._fetches(params["project"], pool, k), hops=hops, k=k,
             entity_keys=[e.key for e in extract_entities(text)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
-            tuning=t.statement_map())
+            named=names(text, params["terms"]), tuning=t.statement_map())
         return [_hit(r) for r in rows]
 
     def relevant(self, hit: Hit) -> bool:

@@ -414,10 +414,11 @@ def test_the_recorded_fix_ranks_above_one_the_write_path_inferred(brain: Brain, 
     brain.db.write_tx(lambda tx: brain.writer.link(tx, inferred, failed.zk_id, LinkType.FIXES,
                                                    "resolves this problem", weight=0.6,
                                                    origin="auto"))
-    ranked = [h.zk_id for h in search.search_memory(
-        "label printer job died with a ZPL buffer overflow", project)]
-    assert ranked[:2] == [fixed.fix_zk_id, failed.zk_id]
-    assert ranked.index(failed.zk_id) < ranked.index(inferred)
+    query = "label printer job died with a ZPL buffer overflow"
+    for hits in (search.search_memory(query, project), search.deep_search(query, project)):
+        ranked = [h.zk_id for h in hits]
+        assert ranked[:2] == [fixed.fix_zk_id, failed.zk_id]
+        assert ranked.index(failed.zk_id) < ranked.index(inferred)
 
 
 def test_a_query_naming_an_identifier_gets_the_note_holding_it_above_its_fix(
@@ -428,12 +429,13 @@ def test_a_query_naming_an_identifier_gets_the_note_holding_it_above_its_fix(
     fixed = brain.mistakes.record_resolution(
         failed.zk_id, "Backups write to the fast volume first and are moved to the archive "
         "volume afterwards.", project)
-    for query in ("OPS-4821", "what was OPS-4821 about?"):
-        ranked = [h.zk_id for h in search.search_memory(query, project)]
-        assert ranked[:2] == [failed.zk_id, fixed.fix_zk_id]
     symptom = "the nightly backup stalled for hours on the archive volume during OPS-4821, " \
               "what did we change?"
-    assert search.search_memory(symptom, project)[0].zk_id == fixed.fix_zk_id
+    for run in (search.search_memory, search.deep_search):
+        for query in ("OPS-4821", "what was OPS-4821 about?"):
+            ranked = [h.zk_id for h in run(query, project)]
+            assert ranked[:2] == [failed.zk_id, fixed.fix_zk_id]
+        assert run(symptom, project)[0].zk_id == fixed.fix_zk_id
 
 
 def test_lexical_evidence_counts_as_relevant(brain: Brain, search: Search,

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from bench.fit_ranking import fit, objective
-from bench.ranking import Asked, Notes, rank, score
+from bench.ranking import ABSENT, Asked, Notes, rank, score
 from kg_brain.domain.search import Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
@@ -84,3 +84,22 @@ def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
     fitted = fit([(pool, [q])], ["w_lex"], start)
     assert fitted.w_lex > 0 and objective(score(pool, [q], fitted)) > objective(
         score(pool, [q], start))
+
+
+def test_the_fit_keeps_questions_about_nothing_stored_answered_with_nothing() -> None:
+    pool = notes(3)
+    lookup = asked([0.5, 0.6, 0.0], {0})
+    lookup.lexical["title"] = np.asarray([9.0, 0.0, 0.0])  # the title boost puts note 0 first
+    decision = asked([0.0, 0.0, 0.9], {2})  # right either way
+    decision.kind = "decision"
+    nothing = asked([0.3, 0.3, 0.3], set())
+    nothing.kind = ABSENT
+    nothing.lexical["title"] = np.asarray([0.0, 0.0, 40.0])  # ... and answers this one
+    start = replace(Tuning(), lex_title=0.0, same_n=0)
+    boosted = replace(start, lex_title=0.25)
+    assert score(pool, [lookup], boosted)[0][1]["hit@1"] == 100.0
+    assert score(pool, [nothing], boosted)[0][1]["nothing"] == 0.0
+    every = [lookup, decision, nothing]
+    assert objective(score(pool, every, boosted)) < objective(score(pool, every, start))
+    assert fit([(pool, every)], ["lex_title"], start).lex_title == 0.0
+    assert fit([(pool, [lookup, decision])], ["lex_title"], start).lex_title > 0.0

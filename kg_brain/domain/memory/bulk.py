@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from kg_brain.base import validate
-from kg_brain.base.errors import InvalidInput
+from kg_brain.base.errors import BrainError, InvalidInput
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.memory.text import embed_text, note_row, stored_kind
 from kg_brain.domain.memory.write import Writer
@@ -18,6 +21,12 @@ from kg_brain.enrichment.llm.types import Enrichment
 from kg_brain.store import notes
 from kg_brain.store.notes import new_zk_id, with_fresh_ids
 
+Row = dict[str, Any]
+Progress = Callable[[str, int], None]
+EMBED_BATCHES = 4  # write batches embedded in one call: the runtime sorts a longer list into
+# batches of texts of more alike length, so less of its time goes into padding
+AHEAD = 2  # chunks queued for embedding ahead of the one being written, at most
+
 
 class Importer:
     def __init__(self, deps: Deps, writer: Writer) -> None:
@@ -26,54 +35,80 @@ class Importer:
         self._enricher = HeuristicEnricher()
 
     def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
-                 progress: Callable[[str, int], None] | None = None) -> list[str]:
+                 progress: Progress | None = None,
+                 split: dict[str, float] | None = None) -> list[str]:
         """Every record is validated and enriched (statistical key phrases, no LLM) before
-        anything is written, so a bad record refuses the whole import; then batches are
-        embedded and written (notes and their entities) in one transaction each, a batch's
-        write overlapping the next batch's embedding. No linking or evolution (like fleeting
-        capture): one embedding per note keeps it near the raw embedding throughput;
-        distillation or update re-enriches fully. A failed batch stops the import; the batches
-        before it stay written. `progress(phase, n)`: n more records "checked" (validated and
-        enriched), then n more notes "imported"."""
-        rows = []
-        for number, record in enumerate(records, start=1):
-            try:
-                rows.append(self.import_row(record))
-            except InvalidInput as exc:
-                raise InvalidInput(f"record {number}: {exc}; nothing was imported") from exc
-            if progress and (number % batch_size == 0 or number == len(records)):
-                progress("checked", number % batch_size or batch_size)
-        ids: list[str] = []
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-write") as writes:
-            pending: Future[list[str]] | None = None
-            for start in range(0, len(rows), batch_size):
-                batch = rows[start:start + batch_size]
-                vectors = self.deps.embedder.encode_many(
-                    [embed_text(r["title"], r["content"], r["context"]) for r in batch])
-                for row, vector in zip(batch, vectors, strict=True):
-                    row["embedding"] = vector
-                if pending is not None:
-                    ids += self._written(pending, progress)
-                pending = writes.submit(self._write, batch)
-            if pending is not None:
-                ids += self._written(pending, progress)
-        return ids
+        anything is written, so a bad record refuses the whole import; then batches are written
+        (notes and their entities) in one transaction each, in record order. Embedding runs on
+        a thread of its own, EMBED_BATCHES batches per call, from the first checked records on
+        and at most AHEAD calls ahead of the writes: checking, embedding and writing overlap.
+        No linking or evolution (like fleeting capture): one embedding per note keeps it near
+        the raw embedding throughput; distillation or update re-enriches fully. A failed batch
+        stops the import with an error naming the records written before it; nothing after
+        them is. `progress(phase, n)`: n more records "checked" (validated and enriched), then
+        n more notes "imported". `split`, when given, receives the seconds spent embedding
+        ("embedding_s", on the embedding thread) and writing ("write_s")."""
+        split = {} if split is None else split
+        split.update(embedding_s=0.0, write_s=0.0)
+        chunk = batch_size * EMBED_BATCHES
+        embedding = _Embedding(self._embed, split)
+        rows: list[Row] = []
+        try:
+            for number, record in enumerate(records, start=1):
+                rows.append(self._checked(number, record))
+                if progress and (number % batch_size == 0 or number == len(records)):
+                    progress("checked", number % batch_size or batch_size)
+                embedding.fill(rows, chunk, whole=True)
+            ids: list[str] = []
+            while embedding.taken < len(rows):
+                embedding.fill(rows, chunk)
+                done = embedding.taken
+                embedded = self._failing(embedding.take, done, chunk, len(rows), "embedding")
+                embedding.fill(rows, chunk)
+                for start in range(0, len(embedded), batch_size):
+                    batch = embedded[start:start + batch_size]
+                    began = time.perf_counter()
+                    ids += self._failing(partial(self._write, batch), done + start,
+                                         len(batch), len(rows), "writing")
+                    split["write_s"] += time.perf_counter() - began
+                    if progress:
+                        progress("imported", len(batch))
+            return ids
+        finally:
+            embedding.close()
 
-    def _write(self, batch: list[dict[str, Any]]) -> list[str]:
-        """One batch in one transaction (on the writer thread, while the next batch embeds)."""
+    @staticmethod
+    def _failing(step: Callable[[], list[Any]], done: int, size: int, total: int,
+                 what: str) -> list[Any]:
+        """`step` on the next records after `done`; its failure names what was imported."""
+        try:
+            return step()
+        except BrainError as exc:
+            last = min(done + size, total)
+            raise type(exc)(
+                f"{what} records {done + 1}-{last} failed: {exc}; records 1-{done} were "
+                f"imported ({done} notes), none after them") from exc
+
+    def _embed(self, rows: list[Row]) -> list[Row]:
+        vectors = self.deps.embedder.encode_many(
+            [embed_text(r["title"], r["content"], r["context"]) for r in rows])
+        for row, vector in zip(rows, vectors, strict=True):
+            row["embedding"] = vector
+        return rows
+
+    def _write(self, batch: list[Row]) -> list[str]:
+        """One batch in one transaction (while the embedding thread embeds the next ones)."""
         now = self.deps.clock()
         return with_fresh_ids(lambda: self.deps.db.write_tx(
             lambda tx: notes.insert_notes(tx, batch, now)), batch)
 
-    @staticmethod
-    def _written(pending: Future[list[str]],
-                 progress: Callable[[str, int], None] | None) -> list[str]:
-        ids = pending.result()
-        if progress:
-            progress("imported", len(ids))
-        return ids
+    def _checked(self, number: int, record: dict[str, Any]) -> Row:
+        try:
+            return self.import_row(record)
+        except InvalidInput as exc:
+            raise InvalidInput(f"record {number}: {exc}; nothing was imported") from exc
 
-    def import_row(self, record: dict[str, Any]) -> dict[str, Any]:
+    def import_row(self, record: dict[str, Any]) -> Row:
         """One import record validated and enriched into a note row, without its embedding."""
         if not isinstance(record, dict) or "content" not in record:
             raise InvalidInput("each imported record needs a 'content' field")
@@ -97,3 +132,41 @@ class Importer:
     def _hidden(self, value: object) -> str:
         """A record's title, context, keyword or tag, its secrets hidden before it is embedded."""
         return self.writer.hide(str(value))[0]
+
+
+class _Embedding:
+    """Rows embedded in order on a thread of its own, at most AHEAD calls queued; `sent` and
+    `taken` count the rows handed over and back. Closing drops what is queued (a failed import)."""
+
+    def __init__(self, embed: Callable[[list[Row]], list[Row]], split: dict[str, float]) -> None:
+        self._embed = embed
+        self._split = split
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-embed")
+        self._queued: deque[Future[list[Row]]] = deque()
+        self.sent = 0
+        self.taken = 0
+
+    def fill(self, rows: list[Row], chunk: int, whole: bool = False) -> None:
+        """Hand over the next `chunk` rows of `rows` while fewer than AHEAD calls are queued
+        (`whole`: only a full chunk; the rows are still being checked)."""
+        while len(self._queued) < AHEAD and self.sent < len(rows):
+            if whole and len(rows) - self.sent < chunk:
+                return
+            part = rows[self.sent:self.sent + chunk]
+            self.sent += len(part)
+            self._queued.append(self._pool.submit(self._timed, part))
+
+    def take(self) -> list[Row]:
+        rows = self._queued.popleft().result()
+        self.taken += len(rows)
+        return rows
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _timed(self, rows: list[Row]) -> list[Row]:
+        began = time.perf_counter()
+        try:
+            return self._embed(rows)
+        finally:
+            self._split["embedding_s"] += time.perf_counter() - began

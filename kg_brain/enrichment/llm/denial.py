@@ -100,20 +100,24 @@ def _negated_scopes(text: str) -> list[str]:
 
 def _antonym_flip(note_text: str, cand_text: str) -> set[str]:
     """One note uses a word and the other its opposite, in sentences that otherwise share
-    FLIP_TERMS_MIN content words (the subject both speak of)."""
+    FLIP_TERMS_MIN content words (the subject both speak of). Each text is split into sentences
+    once, however many antonym pairs are tried."""
     a, b = note_text.lower(), cand_text.lower()
+    sentences_a, sentences_b = tx.prose_sentences(a), tx.prose_sentences(b)
     for x, y in _ANTONYMS:
         for p, q in ((x, y), (y, x)):
             if re.search(rf"\b{q}", a) or re.search(rf"\b{p}", b):
                 continue
-            shared = (tx.subject_terms(_sentences_with(p, a))
-                      & tx.subject_terms(_sentences_with(q, b)))
+            used_p, used_q = _sentences_with(p, sentences_a), _sentences_with(q, sentences_b)
+            if not (used_p and used_q):
+                continue  # no sentence of one side uses its word: no subject in common
+            shared = tx.subject_terms(used_p) & tx.subject_terms(used_q)
             if len(shared - tx.strong_terms(f"{p} {q}")) >= FLIP_TERMS_MIN:
                 return {f"{p}/{q}"}
     return set()
 
 
-def _sentences_with(word: str, text: str) -> str:
-    """The sentences of `text` that use `word` (or a word it begins), joined."""
+def _sentences_with(word: str, sentences: list[str]) -> str:
+    """The sentences that use `word` (or a word it begins), joined."""
     cue = re.compile(rf"\b{word}")
-    return " ".join(s for s in tx.prose_sentences(text) if cue.search(s))
+    return " ".join(s for s in sentences if cue.search(s))

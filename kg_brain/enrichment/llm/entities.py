@@ -169,7 +169,9 @@ def _subject_keys(grouped: dict[EntityKind, set[str]]) -> set[str]:
     return {k for kind in ANCHORS for k in grouped.get(kind, set())}
 
 
+@lru_cache(maxsize=1024)
 def _stems(text: str) -> frozenset[str]:
+    """Cached like `hits`: a write compares its note with several candidates."""
     return frozenset(tx.stem(w) for w in tx.words(text))
 
 

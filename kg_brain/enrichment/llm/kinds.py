@@ -5,6 +5,7 @@ else cue phrases scored per kind. Conservative: `general` unless one kind clearl
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kg_brain.base.vocab import NoteKind
 
@@ -105,8 +106,13 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
 
 def infer_kind(text: str, given: str = NoteKind.GENERAL) -> str:
     """The given kind unless it is `general`; then the kind the text reads as, or `general`."""
-    if given != NoteKind.GENERAL:
-        return given
+    return given if given != NoteKind.GENERAL else _read_kind(text)
+
+
+@lru_cache(maxsize=1024)
+def _read_kind(text: str) -> str:
+    """The kind the text reads as, or `general`; cached, since a write asks it of its note
+    once per link candidate."""
     label = _label_kind(text)
     if label:
         return label
