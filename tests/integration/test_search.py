@@ -161,9 +161,10 @@ def test_searches_stamp_access_in_one_statement(brain: Brain, search: Search, db
 def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
         brain: Brain, search: Search, db: Database, project: str) -> None:
     ids = seed(brain, project)
-    with db.driver.session() as session:  # a graph-only path: pool -> FIXES <- tests
+    with db.driver.session() as session:  # a graph-only path: pool (a mistake) <- FIXES - tests
         session.run("MATCH (a:Note {zk_id: $a}), (b:Note {zk_id: $b}) "
-                    "CREATE (b)-[:FIXES {reason: 'r', weight: 0.9}]->(a)",
+                    "SET a.note_kind = 'mistake' "
+                    "CREATE (b)-[:FIXES {reason: 'r', weight: 1.0}]->(a)",  # a recorded fix
                     a=ids["pool"], b=ids["tests"]).consume()
     search.index_fetch.share(project)
     before = db.statements_run
