@@ -40,18 +40,20 @@ def delete_bench_project(db: Database, project: str) -> int:
 
 def emit_result(result: dict[str, Any], out: Path, settings: Settings | None = None) -> None:
     """Every benchmark's ending: the result printed on stdout and saved as JSON at `out`, with
-    what reproduces it (see `provenance`)."""
-    result = {**result, "provenance": provenance(settings or load_settings())}
+    what reproduces it (see `provenance`; `out` itself is no uncommitted change: a bench that
+    saves its result after each step rewrites it)."""
+    result = {**result, "provenance": provenance(settings or load_settings(), out)}
     text = json.dumps(result, indent=2, default=str)
     sys.stdout.write(text + "\n")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text + "\n", encoding="utf-8")
 
 
-def provenance(settings: Settings) -> dict[str, Any]:
-    """The commit of the checkout that ran (and whether it had uncommitted changes), the command
-    line and the settings in force; secrets (the fields kept out of repr) are left out."""
-    return {**_checkout(), "command": command(),
+def provenance(settings: Settings, out: Path | None = None) -> dict[str, Any]:
+    """The commit of the checkout that ran (and whether it had uncommitted changes, the result
+    file `out` aside), the command line and the settings in force; secrets (the fields kept out
+    of repr) are left out."""
+    return {**_checkout(out), "command": command(),
             "settings": {name: value for name, value in settings.model_dump().items()
                          if type(settings).model_fields[name].repr}}
 
@@ -71,11 +73,12 @@ def record_check_run(suite: str, split: str, data: list[str], out: Path | None,
     return line
 
 
-def _checkout() -> dict[str, Any]:
-    """The commit that runs and whether tracked files differ from it (the ledger aside: a run
-    appending to it changes no code)."""
+def _checkout(out: Path | None = None) -> dict[str, Any]:
+    """The commit that runs and whether tracked files differ from it (the ledger and the
+    result file `out` aside: a run appending to one or rewriting the other changes no code)."""
+    aside = [f":(exclude){out.resolve()}"] if out is not None else []
     changed = _git("status", "--porcelain", "--untracked-files=no", "--", ":/",
-                   f":(top,exclude){LEDGER_PATH}")
+                   f":(top,exclude){LEDGER_PATH}", *aside)
     return {"commit": _git("rev-parse", "HEAD"), "uncommitted_changes": bool(changed)}
 
 

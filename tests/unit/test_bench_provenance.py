@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import bench.common
 from bench.common import LEDGER, command, emit_result, record_check_run
 from kg_brain.base.settings import load_settings
 
@@ -60,3 +61,28 @@ def test_a_check_run_appends_one_line_to_the_ledger(tmp_path: Path,
     assert (first["out"], second["out"]) == ("c.json", None)
     assert abs(datetime.now(UTC) - datetime.fromisoformat(first["date"])) < timedelta(minutes=1)
     assert LEDGER.parts[-3:] == ("docs", "bench", "check-ledger.jsonl")
+
+
+def test_a_result_rewritten_after_each_step_is_no_uncommitted_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    git("init", "-q")
+    (repo / "code.py").write_text("x = 1\n")
+    (repo / "result.json").write_text("{}\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    monkeypatch.setattr(bench.common, "_git", git)
+    settings = load_settings(_env_file=None)
+    for step in range(2):  # the second save finds the first one's file changed
+        emit_result({"step": step}, repo / "result.json", settings)
+        saved = json.loads((repo / "result.json").read_text())
+        assert saved["provenance"]["uncommitted_changes"] is False
+    (repo / "code.py").write_text("x = 2\n")
+    emit_result({"step": 2}, repo / "result.json", settings)
+    assert json.loads((repo / "result.json").read_text())["provenance"]["uncommitted_changes"]
