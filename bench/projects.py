@@ -54,10 +54,18 @@ def _exact_top(brain: Brain, project: str, queries: list[str], k: int) -> list[l
     return [[ids[i] for i in np.argsort(-(matrix @ q))[:k]] for q in qs]
 
 
+class FixedFetch(IndexFetch):
+    """The base fetch whatever the project's share (the exact scan answers what the index
+    leaves short): what the widening is compared with."""
+
+    def __call__(self, project: str, want: int, base: int | None = None) -> int:
+        return max(base or self.base, want)
+
+
 def measure(brain: Brain, project: str, queries: list[str], exact: list[list[str]],
             widening: bool) -> dict[str, Any]:
     timed = TimedDatabase(brain.db)
-    fetch = IndexFetch(timed, ceiling=2_000 if widening else 0)  # type: ignore[arg-type]
+    fetch = (IndexFetch if widening else FixedFetch)(timed)  # type: ignore[arg-type]
     deps = replace(brain.deps, db=timed, index_fetch=fetch)  # type: ignore[arg-type]
     search, baselines = Search(deps), Baselines(deps)
     result: dict[str, Any] = {"fetch": fetch(project, search.tuning.pool, search.tuning.fetch)}

@@ -21,8 +21,11 @@ def test_projects_bench_widens_the_fetch_as_the_share_shrinks(
     two, five = result["results"]
     assert (two["projects"], five["projects"]) == (2, 5)
     assert two["fixed"]["fetch"] == five["fixed"]["fetch"] == 100
-    # the test database holds other tests' notes too, so the share is below 1/P: compare only
-    assert five["widening"]["fetch"] >= two["widening"]["fetch"] >= 100
+    # the test database holds other tests' notes too, so the share is below 1/P: compare only;
+    # 0 is a project too small for the index, which the exact scan answers alone
+    widened = [entry["widening"]["fetch"] for entry in (two, five)]
+    assert all(fetch == 0 or fetch >= 100 for fetch in widened), widened
+    assert widened[1] == 0 or widened[1] >= widened[0] > 0, widened
     for entry in (two, five):
         for mode in ("widening", "fixed"):
             assert entry[mode]["vector_recall_at_10_vs_exact"] >= 0.9
