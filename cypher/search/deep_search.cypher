@@ -180,17 +180,10 @@ WITH collect({n: n, recs: recs, s: fused}) AS found
 UNWIND found + COLLECT {
     UNWIND CASE WHEN $tuning.fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.s AS s
-    WHERE m.note_kind = 'mistake'
-    MATCH (f:Note)-[r:FIXES]->(m)
-    WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
-    WITH f, m, s, $tuning.fix_lift * coalesce(r.weight, 1.0) AS share
-    WITH f, m, s * CASE
-        WHEN share > 0.99 AND $named
-             AND any(t IN $terms WHERE (toLower(m.content) CONTAINS t
-                                        OR toLower(coalesce(m.title, '')) CONTAINS t)
-                                   AND NOT (toLower(f.content) CONTAINS t
-                                            OR toLower(coalesce(f.title, '')) CONTAINS t))
-        THEN 0.99 ELSE share END AS s
+    {{> fixes_of_mistake
+        where: true
+        lift: $tuning.fix_lift
+        as: s }}
     RETURN {n: f, s: 0.0, lifted: s, recs: [{n: f, s: s, hop: 1, ch: 'link', via: m.zk_id,
                                             rel: 'FIXES', ent: null}]} AS lifted
   } AS h

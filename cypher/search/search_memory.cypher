@@ -105,18 +105,11 @@ WITH collect({n: n, channels: channels, fixes: null, session: session, score: fu
 UNWIND found + COLLECT {
     UNWIND CASE WHEN $fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.score AS s
-    WHERE m.note_kind = 'mistake'
-    MATCH (f:Note)-[r:FIXES]->(m)
-    WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
-      AND ($kinds IS NULL OR f.note_kind IN $kinds)
-    WITH f, m, s, $fix_lift * coalesce(r.weight, 1.0) AS share
-    RETURN {n: f, channels: [], fixes: m.zk_id, session: null, lifted: s * CASE
-              WHEN share > 0.99 AND $named
-                   AND any(t IN $terms WHERE (toLower(m.content) CONTAINS t
-                                              OR toLower(coalesce(m.title, '')) CONTAINS t)
-                                         AND NOT (toLower(f.content) CONTAINS t
-                                                  OR toLower(coalesce(f.title, '')) CONTAINS t))
-              THEN 0.99 ELSE share END} AS lifted
+    {{> fixes_of_mistake
+        where: ($kinds IS NULL OR f.note_kind IN $kinds)
+        lift: $fix_lift
+        as: lift }}
+    RETURN {n: f, channels: [], fixes: m.zk_id, session: null, lifted: lift} AS lifted
   } AS h
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session,
