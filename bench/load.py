@@ -8,8 +8,8 @@ real MCP session over streamable HTTP that, until the duration is up, calls add_
 the calls), search_memory or deep_search, one call after the other. Every write carries a marker
 (its client and sequence number), so afterwards each acknowledged write is looked up in the
 graph: a lost write is one whose returned id is missing or holds other text; duplicate ids are
-notes sharing an id, or one id returned for two different writes. Reports p50/p99 latency and
-errors per tool; the project is deleted afterwards. Timings depend on the machine's other load:
+notes sharing an id, or one id returned for two different writes. Reports p50/p95/p99 latency
+and errors per tool; the project is deleted afterwards. Timings depend on the machine's other load:
 the load average before and after is part of the result.
 """
 

@@ -15,10 +15,13 @@ FOLLOWS, evolution jobs queued; those adds are timed). Then, after --warmup-seco
 calls, each query is run in turn as every call being compared, so the machine's load falls on
 all of them alike: one embedding, one raw vector index query, one raw full-text query (the
 floors), search_memory and deep_search (total, and database time alone) in the largest project
-and in one of the others. Ratios are taken to the floors of the same run; the machine's load
-average is recorded before and after each size. With --clients N, after the last size N
-concurrent MCP sessions write and search the largest project through one HTTP server for
---load-seconds (bench/load.py: p50/p95 per tool, every acknowledged write checked).
+and in one of the others. Then one MCP client calls search_memory in the largest project
+through `kg-brain serve --http`, one call after the other, each call beside its database time and
+one raw vector query (--mcp-queries, bench/scale_e2e.py). Ratios are taken to the floors of the
+same run; the machine's load average is recorded before and after each size. With --clients N,
+after the last size N concurrent MCP sessions write and search the largest project through one
+HTTP server for --load-seconds (bench/load.py: p50/p95/p99 per tool, every acknowledged write
+checked).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import corpus, store
+from bench import corpus, scale_e2e, store
 from bench.common import delete_bench_project, emit_result
 from bench.load import quiet_http_logs, run_load, server_env
 from bench.scale_build import Layout, grow, latency_stats, seconds
@@ -107,6 +110,16 @@ class Reads:
                 self._keep(f"{name}.{where}.total", seconds(call))
                 self._keep(f"{name}.{where}.db", self.timed.last_s)
 
+    def search_db_s(self, query: str) -> float:
+        """Database time of search_memory in the largest project (the MCP measure's)."""
+        self.search.search_memory(query, self.layout.largest, top_k=10)
+        return self.timed.last_s
+
+    def raw_vector_s(self, query: str) -> float:
+        vector = self.brain.embedder.encode(query)
+        return seconds(lambda: store.raw_vector_query(self.brain.db, index=VECTOR_INDEX, k=10,
+                                                      vector=vector))
+
     def run(self, queries: list[str], others: list[str]) -> None:
         for query, other in zip(queries, itertools.cycle(others)):
             self.one(query, other)
@@ -156,10 +169,11 @@ def measure_graph(brain: Brain, project: str, samples: int) -> dict[str, Any]:
 
 
 def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: float,
-        warmup_s: float, profile: bool = False,
+        warmup_s: float, profile: bool = False, mcp_queries: int = 0,
         save: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Grow one database through `sizes` and measure at each, saving the result so far after
-    each size (`save`); each search is profiled there too when `profile`. The layout's
+    each size (`save`); each search is profiled there too when `profile`, and timed end to
+    end through an MCP session for `mcp_queries` queries (bench/scale_e2e.py). The layout's
     projects are left in place: the caller deletes them or drops the server."""
     layout = Layout(f"bench-scale-{uuid.uuid4().hex[:6]}", projects)
     qs = corpus.queries(queries)
@@ -177,6 +191,10 @@ def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: 
         entry.update(reads.result())
         entry["ratios"] = ratios(entry)
         entry.update(measure_graph(brain, layout.largest, min(queries, 30)))
+        if mcp_queries:
+            entry["mcp_search"] = scale_e2e.measure(
+                server_env(brain.settings), layout.largest, corpus.queries(mcp_queries),
+                warmup[:10], reads.search_db_s, reads.raw_vector_s)
         entry["load_avg_1m"] = {"before": before, "after": load_avg()}
         if profile:
             entry["profile"] = profile_searches(
@@ -219,10 +237,10 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
         emit_result(result, Path(args.out), settings)
 
     def run_it(brain: Brain) -> dict[str, Any]:
+        quiet_http_logs()
         result = run(brain, sizes, args.projects, args.queries, args.add_share,
-                     args.warmup_seconds, args.profile, save)
+                     args.warmup_seconds, args.profile, args.mcp_queries, save)
         if args.clients:
-            quiet_http_logs()
             result["clients"] = {"at_notes": sizes[-1], **run_load(
                 brain.db, server_env(brain.settings), args.clients, args.load_seconds,
                 result["projects"][0])}
@@ -255,6 +273,9 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:
                    help="untimed calls before timing each size")
     p.add_argument("--profile", action="store_true",
                    help="at each size, PROFILE each search in the largest and smallest project")
+    p.add_argument("--mcp-queries", type=int, default=60,
+                   help="at each size, search_memory calls timed end to end through one MCP "
+                        "session over HTTP (0: none)")
     p.add_argument("--clients", type=int, default=0,
                    help="after the last size, this many MCP clients at once in the largest "
                         "project (0: none)")

@@ -26,7 +26,7 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
     brain = make_brain(db, embedder)
     saved: list[int] = []
     result = run(brain, sizes=[300, 400], projects=4, queries=4, add_share=0.1, warmup_s=0.5,
-                 profile=True, save=lambda r: saved.append(len(r["sizes"])))
+                 profile=True, mcp_queries=3, save=lambda r: saved.append(len(r["sizes"])))
     try:
         assert saved == [1, 2]  # the result so far, after each size
         first, entry = result["sizes"]["300"], result["sizes"]["400"]
@@ -46,6 +46,12 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
                 assert entry["ratios"][f"{name}_{where}"] > 0
         assert entry["floor"]["raw_fulltext_query"]["n"] == 4
         assert entry["profile"]["deep_search.smallest"]["db_hits"] > 0
+        mcp = entry["mcp_search"]  # one MCP session against the HTTP server, call by call
+        assert mcp["project"] == result["projects"][0]
+        for part in ("end_to_end", "db", "raw_vector_query"):
+            assert mcp[part]["n"] == 3 and mcp[part]["p50_ms"] <= mcp[part]["p95_ms"]
+        assert mcp["end_to_end"]["p50_ms"] > mcp["db"]["p50_ms"] * 0.5
+        assert mcp["to_floor"]["end_to_end_p95"] >= mcp["to_floor"]["end_to_end_p50"] > 0
         scale_file = tmp_path / "scale.json"
         scale_file.write_text(json.dumps(result))
         retrieval_file = tmp_path / "retrieval.json"
