@@ -128,7 +128,7 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     conflict |= _rival_phrases(ka.get(K.PHRASE, set()) - all_b, kb.get(K.PHRASE, set()) - all_a,
                                stems_a, stems_b)
     conflict |= _other_environments(a, b)
-    fa, fb = facts_of(a, hits(a)), facts_of(b, hits(b))
+    fa, fb = _facts(a), _facts(b)
     values = {slot for slot in fa.values.keys() & fb.values.keys()
               if fa.values[slot] != fb.values[slot]}
     values = (values | changed) - conflict
@@ -167,6 +167,13 @@ def _spelled_out(keys: set[str], stems: frozenset[str]) -> set[str]:
 
 def _subject_keys(grouped: dict[EntityKind, set[str]]) -> set[str]:
     return {k for kind in ANCHORS for k in grouped.get(kind, set())}
+
+
+@lru_cache(maxsize=4096)
+def _facts(text: str) -> Facts:
+    """Cached like `hits`: a write compares its note with every candidate, and the note with
+    its nearest one again for dedup; callers only read the result."""
+    return facts_of(text, hits(text))
 
 
 @lru_cache(maxsize=1024)
