@@ -24,41 +24,19 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench import corpus, store
+from bench import corpus
 from bench.common import delete_bench_project, provenance
-from bench.scale_build import latency_stats
+from bench.scale_build import floors, latency_stats
 from kg_brain.base.settings import Settings
-from kg_brain.base.vocab import VECTOR_INDEX
-from kg_brain.domain.memory.text import embed_text
 from kg_brain.root.app import Brain
 
 SESSION = "bench-add-latency"
-
-
-def floor(brain: Brain, text: str) -> tuple[float, float]:
-    """Seconds for one embedding of `text` and for one raw vector query with it."""
-    began = time.perf_counter()
-    vector = brain.embedder.encode(text)
-    embedded = time.perf_counter()
-    store.raw_vector_query(brain.db, index=VECTOR_INDEX, k=10, vector=vector)
-    return embedded - began, time.perf_counter() - embedded
 
 
 def add(brain: Brain, text: str, project: str) -> float:
     began = time.perf_counter()
     brain.writer.add(text, project, session_id=SESSION)
     return time.perf_counter() - began
-
-
-def floors(brain: Brain, text: str, project: str) -> dict[str, float]:
-    """Both floors of one note: the text add_memory embeds (read from the enricher, untimed)
-    and the content alone."""
-    e = brain.deps.enricher.enrich(text, "general", project)
-    embed_s, query_s = floor(brain, embed_text(e.title, text, e.context))
-    content_embed_s, content_query_s = floor(brain, text)
-    return {"floor": embed_s + query_s, "embedding": embed_s, "raw_vector_query": query_s,
-            "floor_content": content_embed_s + content_query_s,
-            "embedding_content": content_embed_s}
 
 
 def measure(brain: Brain, project: str, adds: int, warmup: int) -> dict[str, Any]:

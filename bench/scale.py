@@ -11,7 +11,8 @@ of them small: an exact scan answers their vector channel, bench/scale_build.py)
 grows from one size to the next: most notes come through the bulk import (its rate beside the
 embedding runtime's raw batched rate on the same texts, measured just before and just after it),
 a share through add_memory in client sessions, as an agent writes them (entities, typed links,
-FOLLOWS, evolution jobs queued; those adds are timed). Then, after --warmup-seconds of untimed
+FOLLOWS, evolution jobs queued; those adds are timed, each beside the floor of one write of the
+same text). Then, after --warmup-seconds of untimed
 calls, each query is run in turn as every call being compared, so the machine's load falls on
 all of them alike: one embedding, one raw vector index query, one raw full-text query (the
 floors), search_memory and deep_search (total, and database time alone) in the largest project
@@ -146,7 +147,9 @@ class Reads:
 
 def ratios(entry: dict[str, Any]) -> dict[str, float]:
     """Each p50 over its floor's p50: database time of a search over one raw vector query, an
-    add over one embedding plus one raw vector query (the least a write can do)."""
+    add over one embedding of a query plus one raw vector query, and over the floor of one
+    write timed beside each add (one embedding of the text add_memory embeds and one raw vector
+    query: the least a write can do)."""
     floor = entry["floor"]
     raw = max(floor["raw_vector_query"]["p50_ms"], 1e-6)
     out = {f"{name}_{where}": round(entry[name][where]["db"]["p50_ms"] / raw, 2)
@@ -154,6 +157,8 @@ def ratios(entry: dict[str, Any]) -> dict[str, float]:
     write_floor = floor["embedding"]["p50_ms"] + floor["raw_vector_query"]["p50_ms"]
     for where, stats in entry["add_memory"].items():
         out[f"add_memory_{where}"] = round(stats["p50_ms"] / write_floor, 2)
+        beside = entry["add_memory_write_floor"][where]["floor"]["p50_ms"]
+        out[f"add_memory_{where}_to_write_floor"] = round(stats["p50_ms"] / beside, 2)
     return out
 
 

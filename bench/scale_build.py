@@ -12,7 +12,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bench import corpus
+from bench import corpus, store
+from kg_brain.base.vocab import VECTOR_INDEX
 from kg_brain.domain.memory.text import embed_text
 from kg_brain.root.app import Brain
 
@@ -58,6 +59,27 @@ def seconds(fn: Callable[[], Any]) -> float:
     began = time.perf_counter()
     fn()
     return time.perf_counter() - began
+
+
+def floor(brain: Brain, text: str) -> tuple[float, float]:
+    """Seconds for one embedding of `text` and for one raw vector query with it."""
+    began = time.perf_counter()
+    vector = brain.embedder.encode(text)
+    embedded = time.perf_counter()
+    store.raw_vector_query(brain.db, index=VECTOR_INDEX, k=10, vector=vector)
+    return embedded - began, time.perf_counter() - embedded
+
+
+def floors(brain: Brain, text: str, project: str, kind: str = "general") -> dict[str, float]:
+    """The floors of one write of `text` (of note kind `kind`): the text add_memory embeds
+    (title, content and context, read from the enricher, untimed) and the content alone, each
+    embedded once and queried once."""
+    e = brain.deps.enricher.enrich(text, kind, project)
+    embed_s, query_s = floor(brain, embed_text(e.title, text, e.context))
+    content_embed_s, content_query_s = floor(brain, text)
+    return {"floor": embed_s + query_s, "embedding": embed_s, "raw_vector_query": query_s,
+            "floor_content": content_embed_s + content_query_s,
+            "embedding_content": content_embed_s}
 
 
 def imported_on(bar: Any) -> Callable[[str, int], None]:
@@ -128,10 +150,18 @@ def _sessions(layout: Layout, plan: dict[str, int]) -> list[tuple[str, int, int]
     return [s for pair in turns for s in pair if s is not None]
 
 
-def added(brain: Brain, layout: Layout, plan: dict[str, int], stage: int) -> dict[str, Any]:
+def _add_s(brain: Brain, text: str, kind: str, project: str, session: str) -> float:
+    return seconds(lambda: brain.writer.add(text, project, note_kind=kind, session_id=session))
+
+
+def added(brain: Brain, layout: Layout, plan: dict[str, int],
+          stage: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """add_memory in client sessions of up to SESSION calls, timed (the first WARMUP_ADDS
-    not): p50/p95 in the largest project and in the others."""
+    not), each beside the floors of one write of the same text (`floors`), the order
+    alternating so both see the same load: p50/p95 of the adds, then of their floors, in the
+    largest project and in the others."""
     times: dict[str, list[float]] = {"largest": [], "other": []}
+    floor_times: dict[str, dict[str, list[float]]] = {"largest": {}, "other": {}}
     done = 0
     seeds = {project: p for p, project in enumerate(layout.names)}
     with tqdm(total=sum(plan.values()), desc="add_memory", file=sys.stderr, unit="note") as bar:
@@ -139,15 +169,23 @@ def added(brain: Brain, layout: Layout, plan: dict[str, int], stage: int) -> dic
             seed = 10_000 * (stage + 1) + 1_000 * (n + 1) + seeds[project]
             session = f"scale-{stage}-{seeds[project]}-{n}"
             for record in corpus.notes(calls, project, seed=seed):
-                began = time.perf_counter()
-                brain.writer.add(record["content"], project, note_kind=record["note_kind"],
-                                 session_id=session)
-                took = time.perf_counter() - began
+                text, kind = record["content"], record["note_kind"]
+                if done % 2:
+                    timed = floors(brain, text, project, kind)
+                    took = _add_s(brain, text, kind, project, session)
+                else:
+                    took = _add_s(brain, text, kind, project, session)
+                    timed = floors(brain, text, project, kind)
                 done += 1
                 bar.update(1)
                 if done > WARMUP_ADDS:
-                    times["largest" if project == layout.largest else "other"].append(took)
-    return {where: latency_stats(values) for where, values in times.items() if values}
+                    where = "largest" if project == layout.largest else "other"
+                    times[where].append(took)
+                    for name in ("floor", "floor_content"):
+                        floor_times[where].setdefault(name, []).append(timed[name])
+    return ({where: latency_stats(values) for where, values in times.items() if values},
+            {where: {name: latency_stats(values) for name, values in parts.items()}
+             for where, parts in floor_times.items() if parts})
 
 
 def grow(brain: Brain, layout: Layout, size: int, add_share: float,
@@ -163,7 +201,7 @@ def grow(brain: Brain, layout: Layout, size: int, add_share: float,
         count = new[project] - plan[project]
         records += corpus.notes(count, project, seed=10_000 * (stage + 1) + p)
     entry = imported(brain, records, f"import to {size}")
-    entry["add_memory"] = added(brain, layout, plan, stage)
+    entry["add_memory"], entry["add_memory_write_floor"] = added(brain, layout, plan, stage)
     for project in layout.names:
         layout.have[project] += new[project]
     return entry

@@ -45,6 +45,10 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
                 assert stats["db"]["p50_ms"] <= stats["total"]["p50_ms"]
                 assert entry["ratios"][f"{name}_{where}"] > 0
         assert entry["floor"]["raw_fulltext_query"]["n"] == 4
+        for where, adds in entry["add_memory"].items():  # each add beside one write's floor
+            floors = entry["add_memory_write_floor"][where]
+            assert floors["floor"]["n"] == floors["floor_content"]["n"] == adds["n"]
+            assert entry["ratios"][f"add_memory_{where}_to_write_floor"] > 0
         assert entry["profile"]["deep_search.smallest"]["db_hits"] > 0
         mcp = entry["mcp_search"]  # one MCP session against the HTTP server, call by call
         assert mcp["project"] == result["projects"][0]
