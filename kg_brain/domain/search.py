@@ -9,7 +9,6 @@ are measured against live with the benchmarks (bench/baselines.py).
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -19,36 +18,22 @@ from kg_brain.base import validate
 from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
+from kg_brain.domain.query_text import (
+    HISTORY,
+    exact_query,
+    fielded_query,
+    identifiers,
+    in_project,
+    lucene_query,
+    names,
+    word_queries,
+)
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.shapes.models import EntityView, FoundBy, Hit, HitLink
 from kg_brain.store import search as statements
+from kg_brain.store.share import TEXT_CEILING
 
-_WORD = re.compile(r"\w+")
-# Identifiers: a query's whitespace- or bracket-separated tokens, outer punctuation stripped,
-# that hold a digit, an underscore, a dot or colon inside, a dash between letters or digits, or
-# a lower-case letter before a capital (camelCase): PAY-1432, E0502, ingest.batch.max_rows,
-# file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls; not plain words.
-_TOKENS = re.compile(r"[\s()\[\]{}<>\"'`=,;|]+")
-_EDGES = re.compile(r"^\W+|\W+$")
-_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
-IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
-MAX_IDENTIFIERS = 8
-# A query of identifiers and at most this many other words names what it asks for ("GLS-233",
-# "what was CHI-561 about?"): the note holding the identifier answers it, not the fix of that
-# note. Chosen on the coding tuning split: such questions have 0-8 other words, symptoms that
-# quote an identifier 5-18.
-NAMING_WORDS = 4
-# A question asking for an earlier value: the old note of a subject ranks first, not the
-# newest. Chosen on the coding tuning split's history and current-value questions: "before"
-# asks for history when a time or change follows it ("before we went to 60", "before the 3.12
-# upgrade", "before 16", "before?"), not as a conjunction ("before it gives up", "before tests
-# start").
-HISTORY = re.compile(r"\b(?:originally|original|used to|did\b[^?]*?\buse to|previously|formerly|"
-                     r"initially|at first|at the (?:very )?start|start(?:ed)? out|first set|"
-                     r"before(?=\s*(?:$|[?.,;]|\d|(?:we|any|the|that|then)\b)))",
-                     re.IGNORECASE)
 MAX_QUERY_CHARS = 4_000
-MAX_QUERY_TERMS = 64
 MAX_RELATED = 100
 
 
@@ -204,69 +189,6 @@ class Related(BaseModel):
                                          "max_nodes cut the rest")
 
 
-def lucene_query(text: str) -> str:
-    """Word tokens only, lower-cased (so AND/OR/NOT are plain words), OR-ed by Lucene's default:
-    no user character ever reaches the query parser as syntax."""
-    seen: dict[str, None] = {}
-    for token in _WORD.findall(text.lower()):
-        seen.setdefault(token.strip("_"), None)
-    return " ".join(t for t in list(seen)[:MAX_QUERY_TERMS] if t)
-
-
-def identifiers(text: str) -> list[str]:
-    """The query's identifier-like tokens (see _IDENTIFIER), lower-cased, at most
-    MAX_IDENTIFIERS: what a note holding them verbatim is matched on."""
-    seen: dict[str, None] = {}
-    low, high = IDENTIFIER_CHARS
-    for raw in _TOKENS.split(text):
-        token = _EDGES.sub("", raw)
-        if low <= len(token) <= high and _IDENTIFIER.search(token):
-            seen.setdefault(token.lower(), None)
-    return list(seen)[:MAX_IDENTIFIERS]
-
-
-def names(text: str, terms: list[str]) -> bool:
-    """Whether the query names what it asks for: it holds an identifier (`terms`) and at most
-    NAMING_WORDS words outside its identifiers."""
-    return bool(terms) and len([w for w in lucene_query(text).split()
-                                if not any(w in t for t in terms)]) <= NAMING_WORDS
-
-
-def exact_query(terms: list[str]) -> str:
-    """The note index's query for `terms`: each a quoted phrase (only a backslash and a quote
-    are special inside one, both escaped) in the content and title fields; the index's own
-    analyzer splits a phrase as it split the notes, so `PAY-1432` finds the words `pay 1432`
-    side by side and the statement then checks the note holds `pay-1432` itself."""
-    if not terms:
-        return ""
-    phrases = " ".join(_phrase(t) for t in terms)
-    return f"content:({phrases}) title:({phrases})"
-
-
-def _phrase(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def in_project(query: str, project: str) -> str:
-    """`query` (a note index query) kept to `project`'s notes inside the index: the project as
-    a required phrase in the index's project field at boost 0, so it filters and adds nothing
-    to the score; the statements still check n.project (the analyzer folds case and splits at
-    '-' and the phrase matches inside a longer name, so `kg-brain` also matches the notes of
-    `kg-brain-web`)."""
-    return f"+({query}) +project:{_phrase(project)}^0" if query else ""
-
-
-def fielded_query(words: str, boosts: dict[str, float]) -> str:
-    """The note index's query: `words` (from lucene_query) in each field with a positive boost.
-    A note's own words are its content; its title is mostly the content's first line, its
-    keywords are drawn from it, and its context is written from other notes (evolution), so
-    those fields weigh less or nothing."""
-    if not words:
-        return ""
-    return " ".join(f"{field}:({words})" if boost == 1 else f"{field}:({words})^{boost:g}"
-                    for field, boost in boosts.items() if boost > 0)
-
-
 def _excluded(include_contextual: bool) -> list[str]:
     return [] if include_contextual else [k.value for k in HANDOFF_KINDS]
 
@@ -316,17 +238,27 @@ class Search:
         lex_base = max(self.tuning.lex_fetch, k * 4)
         return {"fetch": fetch, "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
+    def _lexical(self, words: str, project: str) -> dict[str, Any]:
+        """search_memory's per-word queries, the project's size and how many hits of each
+        word to count (every one of a project up to TEXT_CEILING notes)."""
+        notes = self.index_fetch.size(project)
+        return {"lex": word_queries(words, self._boosts(), project), "notes": notes,
+                "lex_df": self.index_fetch.text_fetch(
+                    project, max(self.tuning.lex_fetch, min(notes, TEXT_CEILING)))}
+
+    def _boosts(self) -> dict[str, float]:
+        t = self.tuning
+        return {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
+                "context": t.lex_context}
+
     def _params(self, text: str, project: str, include_contextual: bool,
                 stamp: bool) -> dict[str, Any]:
         """The query's parts for either statement (`text`: the validated query)."""
         words = lucene_query(text)
         terms = identifiers(text)
-        t = self.tuning
-        boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
-                  "context": t.lex_context}
         project = validate.project(project)
         return {"vector": self.embedder.encode(text), "text": words,
-                "lex": in_project(fielded_query(words, boosts), project), "terms": terms,
+                "lex": in_project(fielded_query(words, self._boosts()), project), "terms": terms,
                 "exact": in_project(exact_query(terms), project), "project": project,
                 "excluded": _excluded(include_contextual),
                 "history": HISTORY.search(text) is not None, "stamp": stamp, "now": self.clock()}
@@ -341,7 +273,8 @@ class Search:
         t = self.tuning
         params = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
                               include_contextual, stamp)
-        del params["text"]  # the entity names' query: deep_search only
+        # the entity names' query and the one lexical query: deep_search's
+        params |= self._lexical(params.pop("text"), params["project"])
         pool = max(t.pool, k)
         rows = statements.search_memory(
             self.db, **params, **self._fetches(params["project"], pool, k),
