@@ -77,16 +77,17 @@ class Tuning:
     # with nothing (through the mirror: 0.40 79%, 0.41 84% for 2.9 points of hit@1 against
     # 0.35's 61%); one of the 50 MuSiQue tuning questions has no passage that close.
     floor: float = 0.41
-    # ... or a lexical score (the note index's BM25 over the boosted fields) of at least
-    # lex_floor: several of the query's rarer words held by the note. Chosen as the floor was,
-    # after the fit: the lowest, by 0.5, that keeps at least 80% of the coding tuning split's
-    # questions about nothing stored answered with nothing (through the mirror: 7.5 answers 75%
-    # with nothing, 8 81%, and 8 puts 6 more questions right first than no lexical floor;
-    # BM25 grows with a word's rarity in the project).
-    # A refit of w_lex and w_exact with this ranking (coding and LoCoMo tuning splits) moved
-    # them to 2 and 8 for +0.3 of its objective, and cost the MuSiQue tuning questions 2.3
+    # ... or a lexical score (search_memory.cypher's BM25 with the project's own idf, over the
+    # boosted fields) of at least lex_floor: several of the query's words that are rare in the
+    # project held by the note. Chosen as the floor was: the lowest, by 0.5, that keeps at least
+    # 80% of the coding tuning split's questions about nothing stored answered with nothing
+    # (through the mirror: 10.5 answers 79% with nothing, 11 82%). w_lex refitted beside it
+    # (0.5 to 2, each at its own lowest such floor) gained at most 0.5 of the coding objective
+    # (1.5 at 9.5, history questions -5 points): kept at 1. Earlier, with the index's
+    # database-wide BM25, a refit of w_lex and w_exact (coding and LoCoMo tuning splits) moved
+    # them to 2 and 8 for +0.3 of its objective and cost the MuSiQue tuning questions 2.3
     # points of recall@10 through Neo4j: kept at 1 and 4.
-    lex_floor: float = 8.0
+    lex_floor: float = 11.0
     # A note that FIXES a found note scores at least this share of the found note's score
     # (0: off): a symptom question words the failure, and the fix is what it asks for. Fitted:
     # just above the mistake.
