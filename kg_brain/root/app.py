@@ -21,6 +21,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, TypeVar
 
 from kg_brain.base.clock import Clock, utc_now
@@ -235,7 +236,18 @@ class Brain:
 
 def interrupt_on_sigterm() -> None:
     """SIGTERM stops the process as Ctrl-C does, so every `finally` runs and the Brain closes
-    in order (Python's default for SIGTERM ends the process on the spot). Only the main thread
-    may install a handler; elsewhere (a server embedded in a test) this does nothing."""
+    in order (Python's default for SIGTERM ends the process on the spot). It is handed to
+    whatever handles SIGINT at that moment: inside an asyncio loop that is the runner's handler,
+    which cancels the main task, so tasks unwind in order; raising KeyboardInterrupt there
+    instead lands in whichever task runs and asyncio logs the others' tracebacks. Only the main
+    thread may install a handler; elsewhere (a server embedded in a test) this does nothing."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _as_sigint)
+
+
+def _as_sigint(signum: int, frame: FrameType | None) -> None:
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)
+    else:  # SIGINT ignored (a process started in the background) or left to the system
+        raise KeyboardInterrupt
