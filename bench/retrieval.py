@@ -25,7 +25,7 @@ from typing import Any
 from bench import coding
 from bench.baselines import Baselines, Fusion
 from bench.coding_data import shipped_projects
-from bench.common import delete_bench_project, provenance, record_check_run
+from bench.common import BENCH_PREFIX, delete_bench_project, provenance, record_check_run
 from bench.datasets import (
     SPLITS,
     Corpus,
@@ -160,6 +160,9 @@ def _corpora(args: argparse.Namespace) -> list[Corpus]:
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    if not (f"{args.prefix}-".startswith(BENCH_PREFIX) or args.keep or args.reuse):
+        raise InvalidInput("only bench-* projects are deleted after a run: a --prefix of "
+                           "another name needs --keep or --reuse")
     clock = coding.ReplayClock()  # the real time unless a coding project is being replayed
     brain = Brain(settings, clock=clock)
     is_coding = args.suite == "coding"
@@ -226,7 +229,8 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
                    help="reuse the projects listed in MANIFEST (written, kept and listed "
                         "there if missing)")
     p.add_argument("--prefix", default="bench",
-                   help="the written projects' names start with this (own them on a shared server)")
+                   help="the written projects' names start with this (own them on a shared "
+                        "server); other than bench, they are kept: with --keep or --reuse")
     p.add_argument("--no-reply-context", action="store_true",
                    help="import turns without the turn they answer in their context")
     p.set_defaults(handler=cmd_retrieval)
