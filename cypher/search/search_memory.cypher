@@ -10,10 +10,10 @@
 // access on every returned note when $stamp.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
-// params: vector: 384 floats; lex: one {query, boost} per query word and boosted field, the
-//         query that word in that field kept to the project ([] = no lexical part); notes:
-//         the project's notes (as last counted); lex_df: most hits counted per word and
-//         field; terms: the query's identifiers, lower-cased; exact: Lucene query, each
+// params: vector: 384 floats; lex: one {query, boost, whole} per query word and boosted
+//         field, the query that word in that field kept to the project, or one whole query
+//         ([] = no lexical part); notes: the project's notes (as last counted); lex_df: most
+//         hits counted per word and field (of the whole query); terms: the query's identifiers, lower-cased; exact: Lucene query, each
 //         term a phrase in content and title ('' = none); project; excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
 //         lex_fetch: the exact channel's full-text candidates; pool: per-channel list length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
@@ -46,6 +46,8 @@
 // document frequency there, of $notes) and its scores divided by its best one there (the
 // database-wide idf cancels, the term-frequency part stays); a note scores the sum over words
 // and fields of the field's boost times the word's idf in the project times that share.
+// Counting costs a read of each hit: a project of more notes than Tuning.own_idf_max passes
+// one term of weight 1 (whole: the whole fielded query), scored as the index scores it.
 CALL () {
   UNWIND $lex AS term
   CALL (term) {
@@ -55,9 +57,10 @@ CALL () {
     RETURN collect({n: node, s: score}) AS hits
   }
   WITH term, hits WHERE size(hits) > 0
-  WITH hits, term.boost * log(1.0 + (CASE WHEN $notes > size(hits) THEN $notes - size(hits)
-                                         ELSE 0 END + 0.5) / (size(hits) + 0.5))
-             / hits[0].s AS weight
+  WITH hits, CASE WHEN term.whole THEN 1.0
+                  ELSE term.boost * log(1.0 + (CASE WHEN $notes > size(hits)
+                                                    THEN $notes - size(hits) ELSE 0 END + 0.5)
+                                              / (size(hits) + 0.5)) / hits[0].s END AS weight
   UNWIND hits AS hit
   WITH hit.n AS node, sum(weight * hit.s) AS score
   WHERE node.memory_type = 'permanent' AND NOT node.note_kind IN $excluded

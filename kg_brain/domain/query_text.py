@@ -97,7 +97,7 @@ def word_queries(words: str, boosts: dict[str, float], project: str) -> list[Lex
     words, at most MAX_LEX_WORDS, alone in each field with a positive boost, kept to `project`:
     the statement counts each one's hits in the project for an idf of the project's own."""
     kept = [w for w in words.split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
-    return [{"query": in_project(f"{field}:({word})", project), "boost": boost}
+    return [{"query": in_project(f"{field}:({word})", project), "boost": boost, "whole": False}
             for word in kept for field, boost in boosts.items() if boost > 0]
 
 

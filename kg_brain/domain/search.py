@@ -31,6 +31,7 @@ from kg_brain.domain.query_text import (
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.shapes.models import EntityView, FoundBy, Hit, HitLink
 from kg_brain.store import search as statements
+from kg_brain.store.search import LexTerm
 from kg_brain.store.share import TEXT_CEILING
 
 MAX_QUERY_CHARS = 4_000
@@ -88,6 +89,15 @@ class Tuning:
     # them to 2 and 8 for +0.3 of its objective and cost the MuSiQue tuning questions 2.3
     # points of recall@10 through Neo4j: kept at 1 and 4.
     lex_floor: float = 11.0
+    # Counting a word's hits reads each of them, so the cost grows with the project: in a
+    # project of 38k notes search_memory's database time went from 3.0 to 8.2-8.7 raw vector
+    # queries (5.5 with at most 500 hits counted per word). A project of more notes than
+    # own_idf_max is searched by the whole query as the index scores it (its database-wide
+    # idf: in so large a project much of the database), with the lexical floor chosen for
+    # those scores (8, as lex_floor was chosen; the coding tuning projects, 400 notes each,
+    # never take this path).
+    own_idf_max: int = 5_000
+    lex_floor_index: float = 8.0
     # A note that FIXES a found note scores at least this share of the found note's score
     # (0: off): a symptom question words the failure, and the fix is what it asks for. Fitted:
     # just above the mistake.
@@ -239,13 +249,20 @@ class Search:
         lex_base = max(self.tuning.lex_fetch, k * 4)
         return {"fetch": fetch, "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
-    def _lexical(self, words: str, project: str) -> dict[str, Any]:
-        """search_memory's per-word queries, the project's size and how many hits of each
-        word to count (every one of a project up to TEXT_CEILING notes)."""
+    def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
+        """search_memory's lexical terms, the project's size, how many hits of each term to
+        read (every one of the project's) and the lexical floor: per word up to
+        Tuning.own_idf_max notes, else the whole query (`lex` of `params`) and its fetch."""
+        t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
-        return {"lex": word_queries(words, self._boosts(), project), "notes": notes,
+        if notes > t.own_idf_max:
+            whole: list[LexTerm] = [{"query": params["lex"], "boost": 1.0, "whole": True}]
+            return {"lex": whole if params["lex"] else [], "notes": notes, "lex_df": lex_fetch,
+                    "lex_floor": t.lex_floor_index}
+        return {"lex": word_queries(params["text"], self._boosts(), project), "notes": notes,
                 "lex_df": self.index_fetch.text_fetch(
-                    project, max(self.tuning.lex_fetch, min(notes, TEXT_CEILING)))}
+                    project, max(t.lex_fetch, min(notes, TEXT_CEILING))),
+                "lex_floor": t.lex_floor}
 
     def _boosts(self) -> dict[str, float]:
         t = self.tuning
@@ -274,18 +291,20 @@ class Search:
         t = self.tuning
         params = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
                               include_contextual, stamp)
-        # the entity names' query and the one lexical query: deep_search's
-        params |= self._lexical(params.pop("text"), params["project"])
         pool = max(t.pool, k)
+        fetches = self._fetches(params["project"], pool, k)
+        # the entity names' query and the one lexical query: deep_search's
+        params |= self._lexical(params, fetches["lex_fetch"])
+        del params["text"]
         rows = statements.search_memory(
-            self.db, **params, **self._fetches(params["project"], pool, k),
+            self.db, **params, **fetches,
             kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
             w_exact=t.w_exact, exact_df=t.exact_df, superseded=t.superseded,
             supersede_share=t.supersede_share, vec_span=t.vec_span,
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject, k=k,
-            floor=t.floor, lex_floor=t.lex_floor)
+            floor=t.floor)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,

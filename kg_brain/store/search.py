@@ -12,10 +12,12 @@ Vector = list[float]
 
 class LexTerm(TypedDict):
     """One word of a query in one field of the note index: its Lucene query, kept to the
-    project, and the field's boost."""
+    project, and the field's boost; or (`whole`) the whole query, scored as the index scores
+    it."""
 
     query: str
     boost: float
+    whole: bool
 
 
 class SearchHit(TypedDict):

@@ -454,8 +454,8 @@ def test_a_word_weighs_by_its_rarity_in_the_project_searched(brain: Brain, db: D
                                   f"{project}crowd") for n in range(300)])
     rare = brain.importer.add_many([note("Kestrel writes the nightly export to cold storage.",
                                          project)])[0]
-    brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n}.", project)
-                             for n in range(20)])
+    harbour = brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n}.",
+                                            project) for n in range(20)])
     query = lucene_query("kestrel harbour")
     wide = raw_fulltext_query(db, lex=in_project(fielded_query(query, {"content": 1.0}), project),
                               k=3)
@@ -464,3 +464,7 @@ def test_a_word_weighs_by_its_rarity_in_the_project_searched(brain: Brain, db: D
                                          lex_title=0.0, same_n=0))
     hits = lexical.search_memory("kestrel harbour", project, top_k=3)
     assert hits[0].zk_id == rare and "lexical" in {f.channel for f in hits[0].found_by}
+    # a project of more notes than own_idf_max is searched by the whole query, scored as the
+    # index scores it: "harbour" weighs more again
+    whole = Search(brain.deps, replace(lexical.tuning, own_idf_max=10))
+    assert whole.search_memory("kestrel harbour", project, top_k=3)[0].zk_id in harbour
