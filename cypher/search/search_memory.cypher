@@ -46,8 +46,8 @@
 // document frequency there, of $notes) and its scores divided by its best one there (the
 // database-wide idf cancels, the term-frequency part stays); a note scores the sum over words
 // and fields of the field's boost times the word's idf in the project times that share.
-// Counting costs a read of each hit: a project of more notes than Tuning.own_idf_max passes
-// one term of weight 1 (whole: the whole fielded query), scored as the index scores it.
+// Counting costs a read of each hit: a project of more notes than OWN_IDF_MAX
+// (kg_brain/domain/search.py) passes one term of weight 1 (whole: the whole fielded query), scored as the index scores it.
 CALL () {
   UNWIND $lex AS term
   CALL (term) {

@@ -36,6 +36,15 @@ from kg_brain.store.share import TEXT_CEILING
 
 MAX_QUERY_CHARS = 4_000
 MAX_RELATED = 100
+# Counting a word's hits (search_memory's idf in the project) reads each of them, so its cost
+# grows with the project: in a project of 38k notes search_memory's database time went from 3.0
+# to 8.2-8.7 raw vector queries (5.5 with at most 500 hits counted per word). A project of more
+# notes than OWN_IDF_MAX is searched by the whole query as the note index scores it (its
+# database-wide idf: in so large a project much of the database), and a hit's lexical score
+# makes it relevant from LEX_FLOOR_INDEX, chosen for those scores as Tuning.lex_floor was for
+# the project's own (the coding tuning projects, 400 notes each, never take this path).
+OWN_IDF_MAX = 5_000
+LEX_FLOOR_INDEX = 8.0
 
 
 @dataclass(frozen=True)
@@ -89,15 +98,6 @@ class Tuning:
     # them to 2 and 8 for +0.3 of its objective and cost the MuSiQue tuning questions 2.3
     # points of recall@10 through Neo4j: kept at 1 and 4.
     lex_floor: float = 11.0
-    # Counting a word's hits reads each of them, so the cost grows with the project: in a
-    # project of 38k notes search_memory's database time went from 3.0 to 8.2-8.7 raw vector
-    # queries (5.5 with at most 500 hits counted per word). A project of more notes than
-    # own_idf_max is searched by the whole query as the index scores it (its database-wide
-    # idf: in so large a project much of the database), with the lexical floor chosen for
-    # those scores (8, as lex_floor was chosen; the coding tuning projects, 400 notes each,
-    # never take this path).
-    own_idf_max: int = 5_000
-    lex_floor_index: float = 8.0
     # A note that FIXES a found note scores at least this share of the found note's score
     # (0: off): a symptom question words the failure, and the fix is what it asks for. Fitted:
     # just above the mistake.
@@ -252,13 +252,13 @@ class Search:
     def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
         """search_memory's lexical terms, the project's size, how many hits of each term to
         read (every one of the project's) and the lexical floor: per word up to
-        Tuning.own_idf_max notes, else the whole query (`lex` of `params`) and its fetch."""
+        OWN_IDF_MAX notes, else the whole query (`lex` of `params`) and its fetch."""
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
-        if notes > t.own_idf_max:
+        if notes > OWN_IDF_MAX:
             whole: list[LexTerm] = [{"query": params["lex"], "boost": 1.0, "whole": True}]
             return {"lex": whole if params["lex"] else [], "notes": notes, "lex_df": lex_fetch,
-                    "lex_floor": t.lex_floor_index}
+                    "lex_floor": LEX_FLOOR_INDEX}
         return {"lex": word_queries(params["text"], self._boosts(), project), "notes": notes,
                 "lex_df": self.index_fetch.text_fetch(
                     project, max(t.lex_fetch, min(notes, TEXT_CEILING))),

@@ -12,6 +12,7 @@ import pytest
 from bench.store import project_vectors, raw_fulltext_query
 from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import LinkType
+from kg_brain.domain import search as search_module
 from kg_brain.domain.query_text import fielded_query, in_project, lucene_query
 from kg_brain.domain.search import DeepTuning, Search, Tuning
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
@@ -444,9 +445,9 @@ def test_lexical_evidence_counts_as_relevant(brain: Brain, search: Search,
     assert hits[0].zk_id == ids["retry"]
 
 
-def test_a_word_weighs_by_its_rarity_in_the_project_searched(brain: Brain, db: Database,
-                                                              search: Search,
-                                                              project: str) -> None:
+def test_a_word_weighs_by_its_rarity_in_the_project_searched(
+        brain: Brain, db: Database, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """"kestrel" is in one note of this project and in 300 of a neighbouring one, "harbour" in
     20 notes of this project only: searched here, "kestrel" is the rare word and its note comes
     first, though the note index's own (database-wide) BM25 weighs "harbour" above it."""
@@ -464,7 +465,7 @@ def test_a_word_weighs_by_its_rarity_in_the_project_searched(brain: Brain, db: D
                                          lex_title=0.0, same_n=0))
     hits = lexical.search_memory("kestrel harbour", project, top_k=3)
     assert hits[0].zk_id == rare and "lexical" in {f.channel for f in hits[0].found_by}
-    # a project of more notes than own_idf_max is searched by the whole query, scored as the
+    # a project of more notes than OWN_IDF_MAX is searched by the whole query, scored as the
     # index scores it: "harbour" weighs more again
-    whole = Search(brain.deps, replace(lexical.tuning, own_idf_max=10))
-    assert whole.search_memory("kestrel harbour", project, top_k=3)[0].zk_id in harbour
+    monkeypatch.setattr(search_module, "OWN_IDF_MAX", 10)
+    assert lexical.search_memory("kestrel harbour", project, top_k=3)[0].zk_id in harbour
