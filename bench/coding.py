@@ -1,12 +1,13 @@
 """`kg-brain bench retrieval --suite coding`: the coding-agent benchmark, end to end.
 
 Each project of the data (bench/data/coding) is replayed into a fresh project
-`bench-coding-<run>-<name>` through the domain functions the MCP tools call (add_memory,
-update_memory, record_failure, record_resolution, close_session), its look-alike notes in
-sessions of their own between the real sessions, every write dated as an agent makes them
-(minutes apart within a session, hours to days between sessions; bench/coding_lookalikes.py)
-and made in its client session `<project>:<label>`; the evolution queue is drained; then every
-question runs through each method, the numpy fusion baseline reading the notes as stored.
+`<prefix>-coding-<run>-<name>` (`--prefix`, `bench` by default) through the domain functions the
+MCP tools call (add_memory, update_memory, record_failure, record_resolution, close_session),
+its look-alike notes in sessions of their own between the real sessions, every write dated as an
+agent makes them (minutes apart within a session, hours to days between sessions;
+bench/coding_lookalikes.py) and made in its client session `<project>:<label>`; the evolution
+queue is drained; then every question runs through each method, the numpy fusion baseline
+reading the notes as stored.
 Metrics per method, overall and per question type (lookup, identifier, current_value, history:
 the old note first, decision, symptom_fix, multi_note): hit@1, MRR, all-needed@3/@5, and how
 often a note that must yield (an outdated fact, a mistake instead of its fix) ranks above the
@@ -210,15 +211,16 @@ def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally:
 
 def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Method],
                clock: ReplayClock, run_id: str, count: int, seed: int,
-               keep: bool, reuse: Path | None = None) -> dict[str, Any]:
-    """Replay and question every project; the bench projects are deleted unless `keep`.
+               keep: bool, reuse: Path | None = None, prefix: str = "bench") -> dict[str, Any]:
+    """Replay and question every project (`<prefix>-coding-<run>-<name>`); the bench projects
+    are deleted unless `keep`.
     `reuse`: a manifest of replayed projects (name -> project, note ids); a project it lists is
     questioned as stored, one it lacks is replayed, kept and added to it."""
     tally = Tally.of(list(calls))
     stats: dict[str, Any] = {}
     manifest = json.loads(reuse.read_text(encoding="utf-8")) if reuse and reuse.exists() else {}
     for data in projects:
-        project = f"bench-coding-{run_id}-{data.name}"
+        project = f"{prefix}-coding-{run_id}-{data.name}"
         steps = schedule(data.notes, lookalikes(data, count, seed), seed)
         stored = manifest.get(data.name)
         try:

@@ -1,17 +1,19 @@
 """search_memory's ranking mirrored in numpy, over signals read once from stored notes.
 
 `signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
-note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and
-for each question its cosine to every note, the note index's BM25 score of every note per field
-(the index's own scores, one field at a time: Lucene sums a boosted disjunction's clauses) and
-which notes hold each identifier of the query. `rank` then scores a question as
-cypher/search/search_memory.cypher does for a given Tuning, in microseconds instead of a
-round trip, so bench/fit_ranking.py can search the constants. The mirror leaves out what only
-moves rows across the relevance floor; the floor is measured through Neo4j.
+note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and for
+each question its cosine to every note, the lexical score of every note per field (as the
+statement computes it from the note index: per word, its idf among the project's notes times its
+index score over its best one there) and which notes hold each identifier of the query. `rank`
+then scores a question as cypher/search/search_memory.cypher does for a given Tuning, in
+microseconds instead of a round trip, so bench/fit_ranking.py can search the constants. The
+mirror leaves out what only moves rows across the relevance floor; the floor is measured through
+Neo4j.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -23,14 +25,16 @@ from bench.coding import must_yield
 from bench.coding_data import CodingProject
 from bench.datasets import Corpus, TurnKey
 from kg_brain.base.vocab import HANDOFF_KINDS
-from kg_brain.domain.search import HISTORY, Tuning, identifiers, lucene_query, names
+from kg_brain.domain.query_text import HISTORY, identifiers, lucene_query, names, word_queries
+from kg_brain.domain.search import Tuning
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
+from kg_brain.store.notes import project_share
 
 FIELDS = ("content", "title", "keywords", "context")
 ABSENT = "absent"  # the kind of a question about nothing stored
 CHAT = "chat"  # the kind of a question of a conversation (LoCoMo): scored by recall@10
-LEX_LIMIT = 5_000  # full-text candidates per field: every match of a project beside others
+LEX_LIMIT = 5_000  # full-text candidates per word and field: every match of a project
 FIX_TIE = 0.01  # share of a lifted fix's own score added to its lift (search_memory.cypher)
 
 
@@ -66,7 +70,7 @@ class Asked:
     holders: np.ndarray  # terms x notes: the note holds the identifier word for word
     expected: set[int]
     pairs: list[tuple[int, int]]
-    named: bool = False  # the query names what it asks for (kg_brain.domain.search.names)
+    named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -99,26 +103,34 @@ def read_notes(db: Database, project: str) -> Notes:
 
 def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str, kind: str,
         contextual: bool, expected: set[int], pairs: list[tuple[int, int]]) -> Asked:
-    """The signals of one question over `notes` (one embedding, one query per field)."""
-    size = len(notes.ids)
-    at = {z: i for i, z in enumerate(notes.ids)}
+    """The signals of one question over `notes` (one embedding, one query per word and field)."""
     words = lucene_query(text)
-    lexical = {}
-    for name in FIELDS:
-        scores = np.zeros(size)
-        if words:
-            for row in store.ranking_lexical(db, lex=f"{name}:({words})", limit=LEX_LIMIT,
-                                             project=project):
-                if row["zk_id"] in at:
-                    scores[at[row["zk_id"]]] = row["score"]
-        lexical[name] = scores
+    lexical = {name: _lexical(db, notes, project, words, name) for name in FIELDS}
     terms = identifiers(text)
     holders = np.asarray([[t in body for body in notes.texts] for t in terms],
-                         dtype=bool).reshape(len(terms), size)
+                         dtype=bool).reshape(len(terms), len(notes.ids))
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), lexical=lexical,
                  holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
+
+
+def _lexical(db: Database, notes: Notes, project: str, words: str, field: str) -> np.ndarray:
+    """search_memory.cypher's lexical score of every note in one field at boost 1: per word,
+    its idf among the project's notes times its index score over its best one there."""
+    at = {z: i for i, z in enumerate(notes.ids)}
+    size = int(project_share(db, project=project)["project_notes"])
+    scores = np.zeros(len(notes.ids))
+    for term in word_queries(words, {field: 1.0}, project):
+        rows = store.ranking_lexical(db, lex=term["query"], limit=LEX_LIMIT, project=project)
+        if not rows:
+            continue
+        df = len(rows)
+        idf = math.log(1.0 + (max(size - df, 0) + 0.5) / (df + 0.5))
+        for row in rows:
+            if row["zk_id"] in at:
+                scores[at[row["zk_id"]]] += idf * row["score"] / rows[0]["score"]
+    return scores
 
 
 def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,

@@ -25,7 +25,7 @@ from typing import Any
 from bench import coding
 from bench.baselines import Baselines, Fusion
 from bench.coding_data import shipped_projects
-from bench.common import delete_bench_project, provenance, record_check_run
+from bench.common import BENCH_PREFIX, delete_bench_project, provenance, record_check_run
 from bench.datasets import (
     SPLITS,
     Corpus,
@@ -49,7 +49,7 @@ Scored = dict[str, list[tuple[str, dict[str, float | None]]]]
 
 def run_corpora(brain: Brain, calls: dict[str, Method], corpora: list[Corpus], keep: bool,
                 with_reply: bool, reuse: Path | None = None,
-                write_path: str = "import") -> dict[str, Any]:
+                write_path: str = "import", prefix: str = "bench") -> dict[str, Any]:
     """`reuse`: a manifest of written projects; the corpora it lists for this write path are
     read as stored (nothing is written), the others written, kept and appended to it before
     they are questioned, so tuning trials and a failed run skip the writes."""
@@ -62,7 +62,7 @@ def run_corpora(brain: Brain, calls: dict[str, Method], corpora: list[Corpus], k
         if number < len(written):
             project, ids = written[number]
         else:
-            project = f"bench-{run_id}-{write_path}-{number}"
+            project = f"{prefix}-{run_id}-{write_path}-{number}"
             began = time.monotonic()
             ids = write_corpus(brain, corpus, project, write_path, with_reply)
             timings.append({"project": project, "notes": len(set(ids.values())),
@@ -160,6 +160,9 @@ def _corpora(args: argparse.Namespace) -> list[Corpus]:
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    if not (f"{args.prefix}-".startswith(BENCH_PREFIX) or args.keep or args.reuse):
+        raise InvalidInput("only bench-* projects are deleted after a run: a --prefix of "
+                           "another name needs --keep or --reuse")
     clock = coding.ReplayClock()  # the real time unless a coding project is being replayed
     brain = Brain(settings, clock=clock)
     is_coding = args.suite == "coding"
@@ -175,12 +178,13 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
             projects = shipped_projects(args.projects,
                                         None if args.split == "all" else args.split)
             return coding.run_coding(brain, projects, calls, clock, uuid.uuid4().hex[:8],
-                                     args.lookalikes, args.seed, args.keep, args.reuse) | meta | {
+                                     args.lookalikes, args.seed, args.keep, args.reuse,
+                                     args.prefix) | meta | {
                 "lookalikes_per_project": args.lookalikes, "seed": args.seed}
         corpora = _corpora(args)
         paths = list(WRITE_PATHS) if args.write_path == "both" else [args.write_path]
         results = {p: run_corpora(brain, calls, corpora, args.keep, not args.no_reply_context,
-                                  args.reuse, p) for p in paths}
+                                  args.reuse, p, args.prefix) for p in paths}
         return merge_write_paths(results) | meta | {"data": str(args.data)}
     finally:
         brain.close()
@@ -224,6 +228,9 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--reuse", type=Path, metavar="MANIFEST",
                    help="reuse the projects listed in MANIFEST (written, kept and listed "
                         "there if missing)")
+    p.add_argument("--prefix", default="bench",
+                   help="the written projects' names start with this (own them on a shared "
+                        "server); other than bench, they are kept: with --keep or --reuse")
     p.add_argument("--no-reply-context", action="store_true",
                    help="import turns without the turn they answer in their context")
     p.set_defaults(handler=cmd_retrieval)

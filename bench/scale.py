@@ -48,7 +48,8 @@ from bench.scale_build import Layout, grow, latency_stats, seconds
 from bench.scale_profile import profile_searches
 from kg_brain.base.settings import Settings
 from kg_brain.base.vocab import VECTOR_INDEX
-from kg_brain.domain.search import Search, lucene_query
+from kg_brain.domain.query_text import lucene_query
+from kg_brain.domain.search import Search
 from kg_brain.root.app import Brain, interrupt_on_sigterm
 from kg_brain.store.db import Database, Mode
 from kg_brain.store.localdb import LocalNeo4j, free_port

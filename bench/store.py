@@ -266,4 +266,4 @@ def ranking_notes(on: On, *, project: str) -> list[RankingNote]:
 
 @read("bench/ranking_lexical.cypher")
 def ranking_lexical(on: On, *, lex: str, limit: int, project: str) -> list[RawHit]:
-    """The note index's BM25 scores of a project's live notes for one Lucene query."""
+    """The note index's BM25 scores of a project's notes (live or not) for one Lucene query."""

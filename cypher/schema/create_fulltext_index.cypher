@@ -1,6 +1,6 @@
 // Full-text (Lucene BM25) index over the searchable text of notes; keywords is a string list.
 // The project is indexed too, so a search keeps to one project inside the index (a required,
-// zero-boost phrase: kg_brain/domain/search.py in_project).
+// zero-boost phrase: kg_brain/domain/query_text.py in_project).
 // params: none.
 // returns: nothing
 CREATE FULLTEXT INDEX note_fulltext IF NOT EXISTS

@@ -9,7 +9,6 @@ are measured against live with the benchmarks (bench/baselines.py).
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -19,37 +18,33 @@ from kg_brain.base import validate
 from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
+from kg_brain.domain.query_text import (
+    HISTORY,
+    exact_query,
+    fielded_query,
+    identifiers,
+    in_project,
+    lucene_query,
+    names,
+    word_queries,
+)
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.shapes.models import EntityView, FoundBy, Hit, HitLink
 from kg_brain.store import search as statements
+from kg_brain.store.search import LexTerm
+from kg_brain.store.share import TEXT_CEILING
 
-_WORD = re.compile(r"\w+")
-# Identifiers: a query's whitespace- or bracket-separated tokens, outer punctuation stripped,
-# that hold a digit, an underscore, a dot or colon inside, a dash between letters or digits, or
-# a lower-case letter before a capital (camelCase): PAY-1432, E0502, ingest.batch.max_rows,
-# file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls; not plain words.
-_TOKENS = re.compile(r"[\s()\[\]{}<>\"'`=,;|]+")
-_EDGES = re.compile(r"^\W+|\W+$")
-_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
-IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
-MAX_IDENTIFIERS = 8
-# A query of identifiers and at most this many other words names what it asks for ("GLS-233",
-# "what was CHI-561 about?"): the note holding the identifier answers it, not the fix of that
-# note. Chosen on the coding tuning split: such questions have 0-8 other words, symptoms that
-# quote an identifier 5-18.
-NAMING_WORDS = 4
-# A question asking for an earlier value: the old note of a subject ranks first, not the
-# newest. Chosen on the coding tuning split's history and current-value questions: "before"
-# asks for history when a time or change follows it ("before we went to 60", "before the 3.12
-# upgrade", "before 16", "before?"), not as a conjunction ("before it gives up", "before tests
-# start").
-HISTORY = re.compile(r"\b(?:originally|original|used to|did\b[^?]*?\buse to|previously|formerly|"
-                     r"initially|at first|at the (?:very )?start|start(?:ed)? out|first set|"
-                     r"before(?=\s*(?:$|[?.,;]|\d|(?:we|any|the|that|then)\b)))",
-                     re.IGNORECASE)
 MAX_QUERY_CHARS = 4_000
-MAX_QUERY_TERMS = 64
 MAX_RELATED = 100
+# Counting a word's hits (search_memory's idf in the project) reads each of them, so its cost
+# grows with the project: in a project of 38k notes search_memory's database time went from 3.0
+# to 8.2-8.7 raw vector queries (5.5 with at most 500 hits counted per word). A project of more
+# notes than OWN_IDF_MAX is searched by the whole query as the note index scores it (its
+# database-wide idf: in so large a project much of the database), and a hit's lexical score
+# makes it relevant from LEX_FLOOR_INDEX, chosen for those scores as Tuning.lex_floor was for
+# the project's own (the coding tuning projects, 400 notes each, never take this path).
+OWN_IDF_MAX = 5_000
+LEX_FLOOR_INDEX = 8.0
 
 
 @dataclass(frozen=True)
@@ -92,16 +87,17 @@ class Tuning:
     # with nothing (through the mirror: 0.40 79%, 0.41 84% for 2.9 points of hit@1 against
     # 0.35's 61%); one of the 50 MuSiQue tuning questions has no passage that close.
     floor: float = 0.41
-    # ... or a lexical score (the note index's BM25 over the boosted fields) of at least
-    # lex_floor: several of the query's rarer words held by the note. Chosen as the floor was,
-    # after the fit: the lowest, by 0.5, that keeps at least 80% of the coding tuning split's
-    # questions about nothing stored answered with nothing (through the mirror: 7.5 answers 75%
-    # with nothing, 8 81%, and 8 puts 6 more questions right first than no lexical floor;
-    # BM25 grows with a word's rarity in the project).
-    # A refit of w_lex and w_exact with this ranking (coding and LoCoMo tuning splits) moved
-    # them to 2 and 8 for +0.3 of its objective, and cost the MuSiQue tuning questions 2.3
+    # ... or a lexical score (search_memory.cypher's BM25 with the project's own idf, over the
+    # boosted fields) of at least lex_floor: several of the query's words that are rare in the
+    # project held by the note. Chosen as the floor was: the lowest, by 0.5, that keeps at least
+    # 80% of the coding tuning split's questions about nothing stored answered with nothing
+    # (through the mirror: 10.5 answers 79% with nothing, 11 82%). w_lex refitted beside it
+    # (0.5 to 2, each at its own lowest such floor) gained at most 0.5 of the coding objective
+    # (1.5 at 9.5, history questions -5 points): kept at 1. Earlier, with the index's
+    # database-wide BM25, a refit of w_lex and w_exact (coding and LoCoMo tuning splits) moved
+    # them to 2 and 8 for +0.3 of its objective and cost the MuSiQue tuning questions 2.3
     # points of recall@10 through Neo4j: kept at 1 and 4.
-    lex_floor: float = 8.0
+    lex_floor: float = 11.0
     # A note that FIXES a found note scores at least this share of the found note's score
     # (0: off): a symptom question words the failure, and the fix is what it asks for. Fitted:
     # just above the mistake.
@@ -204,69 +200,6 @@ class Related(BaseModel):
                                          "max_nodes cut the rest")
 
 
-def lucene_query(text: str) -> str:
-    """Word tokens only, lower-cased (so AND/OR/NOT are plain words), OR-ed by Lucene's default:
-    no user character ever reaches the query parser as syntax."""
-    seen: dict[str, None] = {}
-    for token in _WORD.findall(text.lower()):
-        seen.setdefault(token.strip("_"), None)
-    return " ".join(t for t in list(seen)[:MAX_QUERY_TERMS] if t)
-
-
-def identifiers(text: str) -> list[str]:
-    """The query's identifier-like tokens (see _IDENTIFIER), lower-cased, at most
-    MAX_IDENTIFIERS: what a note holding them verbatim is matched on."""
-    seen: dict[str, None] = {}
-    low, high = IDENTIFIER_CHARS
-    for raw in _TOKENS.split(text):
-        token = _EDGES.sub("", raw)
-        if low <= len(token) <= high and _IDENTIFIER.search(token):
-            seen.setdefault(token.lower(), None)
-    return list(seen)[:MAX_IDENTIFIERS]
-
-
-def names(text: str, terms: list[str]) -> bool:
-    """Whether the query names what it asks for: it holds an identifier (`terms`) and at most
-    NAMING_WORDS words outside its identifiers."""
-    return bool(terms) and len([w for w in lucene_query(text).split()
-                                if not any(w in t for t in terms)]) <= NAMING_WORDS
-
-
-def exact_query(terms: list[str]) -> str:
-    """The note index's query for `terms`: each a quoted phrase (only a backslash and a quote
-    are special inside one, both escaped) in the content and title fields; the index's own
-    analyzer splits a phrase as it split the notes, so `PAY-1432` finds the words `pay 1432`
-    side by side and the statement then checks the note holds `pay-1432` itself."""
-    if not terms:
-        return ""
-    phrases = " ".join(_phrase(t) for t in terms)
-    return f"content:({phrases}) title:({phrases})"
-
-
-def _phrase(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def in_project(query: str, project: str) -> str:
-    """`query` (a note index query) kept to `project`'s notes inside the index: the project as
-    a required phrase in the index's project field at boost 0, so it filters and adds nothing
-    to the score; the statements still check n.project (the analyzer folds case and splits at
-    '-' and the phrase matches inside a longer name, so `kg-brain` also matches the notes of
-    `kg-brain-web`)."""
-    return f"+({query}) +project:{_phrase(project)}^0" if query else ""
-
-
-def fielded_query(words: str, boosts: dict[str, float]) -> str:
-    """The note index's query: `words` (from lucene_query) in each field with a positive boost.
-    A note's own words are its content; its title is mostly the content's first line, its
-    keywords are drawn from it, and its context is written from other notes (evolution), so
-    those fields weigh less or nothing."""
-    if not words:
-        return ""
-    return " ".join(f"{field}:({words})" if boost == 1 else f"{field}:({words})^{boost:g}"
-                    for field, boost in boosts.items() if boost > 0)
-
-
 def _excluded(include_contextual: bool) -> list[str]:
     return [] if include_contextual else [k.value for k in HANDOFF_KINDS]
 
@@ -316,17 +249,34 @@ class Search:
         lex_base = max(self.tuning.lex_fetch, k * 4)
         return {"fetch": fetch, "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
+    def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
+        """search_memory's lexical terms, the project's size, how many hits of each term to
+        read (every one of the project's) and the lexical floor: per word up to
+        OWN_IDF_MAX notes, else the whole query (`lex` of `params`) and its fetch."""
+        t, project = self.tuning, params["project"]
+        notes = self.index_fetch.size(project)
+        if notes > OWN_IDF_MAX:
+            whole: list[LexTerm] = [{"query": params["lex"], "boost": 1.0, "whole": True}]
+            return {"lex": whole if params["lex"] else [], "notes": notes, "lex_df": lex_fetch,
+                    "lex_floor": LEX_FLOOR_INDEX}
+        return {"lex": word_queries(params["text"], self._boosts(), project), "notes": notes,
+                "lex_df": self.index_fetch.text_fetch(
+                    project, max(t.lex_fetch, min(notes, TEXT_CEILING))),
+                "lex_floor": t.lex_floor}
+
+    def _boosts(self) -> dict[str, float]:
+        t = self.tuning
+        return {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
+                "context": t.lex_context}
+
     def _params(self, text: str, project: str, include_contextual: bool,
                 stamp: bool) -> dict[str, Any]:
         """The query's parts for either statement (`text`: the validated query)."""
         words = lucene_query(text)
         terms = identifiers(text)
-        t = self.tuning
-        boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
-                  "context": t.lex_context}
         project = validate.project(project)
         return {"vector": self.embedder.encode(text), "text": words,
-                "lex": in_project(fielded_query(words, boosts), project), "terms": terms,
+                "lex": in_project(fielded_query(words, self._boosts()), project), "terms": terms,
                 "exact": in_project(exact_query(terms), project), "project": project,
                 "excluded": _excluded(include_contextual),
                 "history": HISTORY.search(text) is not None, "stamp": stamp, "now": self.clock()}
@@ -341,17 +291,20 @@ class Search:
         t = self.tuning
         params = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
                               include_contextual, stamp)
-        del params["text"]  # the entity names' query: deep_search only
         pool = max(t.pool, k)
+        fetches = self._fetches(params["project"], pool, k)
+        # the entity names' query and the one lexical query: deep_search's
+        params |= self._lexical(params, fetches["lex_fetch"])
+        del params["text"]
         rows = statements.search_memory(
-            self.db, **params, **self._fetches(params["project"], pool, k),
+            self.db, **params, **fetches,
             kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
             w_exact=t.w_exact, exact_df=t.exact_df, superseded=t.superseded,
             supersede_share=t.supersede_share, vec_span=t.vec_span,
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject, k=k,
-            floor=t.floor, lex_floor=t.lex_floor)
+            floor=t.floor)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,

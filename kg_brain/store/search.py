@@ -10,6 +10,16 @@ from kg_brain.store.statement import On, read, write
 Vector = list[float]
 
 
+class LexTerm(TypedDict):
+    """One word of a query in one field of the note index: its Lucene query, kept to the
+    project, and the field's boost; or (`whole`) the whole query, scored as the index scores
+    it."""
+
+    query: str
+    boost: float
+    whole: bool
+
+
 class SearchHit(TypedDict):
     zk_id: str
     title: str
@@ -53,15 +63,15 @@ class Neighbourhood(TypedDict):
 
 
 @write("search/search_memory.cypher", matched=("lex", "terms", "exact"))
-def search_memory(on: On, *, vector: Vector, lex: str, terms: list[str], exact: str,
-                  project: str, excluded: list[str], kinds: list[str] | None, fetch: int,
-                  lex_fetch: int, pool: int, fusion: str, rrf_k: float, w_vec: float,
-                  w_lex: float, w_exact: float, exact_df: int, superseded: float,
-                  supersede_share: float, vec_span: float, session_after: float,
-                  session_before: float, fix_lift: float, history: bool, named: bool,
-                  same_n: int, same_cos: float, same_reach: float, same_subject: int, k: int,
-                  floor: float, lex_floor: float,
-                  stamp: bool, now: datetime) -> list[SearchHit]:
+def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex_df: int,
+                  terms: list[str], exact: str, project: str, excluded: list[str],
+                  kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
+                  rrf_k: float, w_vec: float, w_lex: float, w_exact: float, exact_df: int,
+                  superseded: float, supersede_share: float, vec_span: float,
+                  session_after: float, session_before: float, fix_lift: float, history: bool,
+                  named: bool, same_n: int, same_cos: float, same_reach: float,
+                  same_subject: int, k: int, floor: float, lex_floor: float, stamp: bool,
+                  now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;
     stamps access on the hits when `stamp`."""
 

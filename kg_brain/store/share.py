@@ -50,7 +50,7 @@ class IndexFetch:
 
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase
-        of the query, kg_brain/domain/search.py in_project), so `base` is enough. A name of
+        of the query, kg_brain/domain/query_text.py in_project), so `base` is enough. A name of
         stop words only leaves the index nothing to match it on: `base` widened by the
         project's share like the vector fetch, up to TEXT_CEILING; a small project gets the
         ceiling too, since the full-text channel has no exact scan to fall back on (other

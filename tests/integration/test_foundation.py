@@ -14,7 +14,7 @@ import pytest
 from bench.store import raw_fulltext_query
 from kg_brain.base.cypher import all_query_names
 from kg_brain.base.vocab import VECTOR_INDEX
-from kg_brain.domain.search import in_project
+from kg_brain.domain.query_text import in_project
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.store import admin
 from kg_brain.store.db import Database

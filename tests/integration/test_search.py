@@ -12,14 +12,9 @@ import pytest
 from bench.store import project_vectors, raw_fulltext_query
 from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import LinkType
-from kg_brain.domain.search import (
-    DeepTuning,
-    Search,
-    Tuning,
-    fielded_query,
-    in_project,
-    lucene_query,
-)
+from kg_brain.domain import search as search_module
+from kg_brain.domain.query_text import fielded_query, in_project, lucene_query
+from kg_brain.domain.search import DeepTuning, Search, Tuning
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
@@ -448,3 +443,29 @@ def test_lexical_evidence_counts_as_relevant(brain: Brain, search: Search,
         query, project) == []
     hits = Search(brain.deps, replace(no_cosine, lex_floor=1.0)).search_memory(query, project)
     assert hits[0].zk_id == ids["retry"]
+
+
+def test_a_word_weighs_by_its_rarity_in_the_project_searched(
+        brain: Brain, db: Database, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """"kestrel" is in one note of this project and in 300 of a neighbouring one, "harbour" in
+    20 notes of this project only: searched here, "kestrel" is the rare word and its note comes
+    first, though the note index's own (database-wide) BM25 weighs "harbour" above it."""
+    brain.importer.add_many([note(f"Kestrel relay shim number {n} keeps its own queue.",
+                                  f"{project}crowd") for n in range(300)])
+    rare = brain.importer.add_many([note("Kestrel writes the nightly export to cold storage.",
+                                         project)])[0]
+    harbour = brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n}.",
+                                            project) for n in range(20)])
+    query = lucene_query("kestrel harbour")
+    wide = raw_fulltext_query(db, lex=in_project(fielded_query(query, {"content": 1.0}), project),
+                              k=3)
+    assert wide and wide[0]["zk_id"] != rare  # database-wide idf: "harbour" weighs more
+    lexical = Search(brain.deps, replace(search.tuning, w_vec=0.0, w_exact=0.0, floor=-1.0,
+                                         lex_title=0.0, same_n=0))
+    hits = lexical.search_memory("kestrel harbour", project, top_k=3)
+    assert hits[0].zk_id == rare and "lexical" in {f.channel for f in hits[0].found_by}
+    # a project of more notes than OWN_IDF_MAX is searched by the whole query, scored as the
+    # index scores it: "harbour" weighs more again
+    monkeypatch.setattr(search_module, "OWN_IDF_MAX", 10)
+    assert lexical.search_memory("kestrel harbour", project, top_k=3)[0].zk_id in harbour

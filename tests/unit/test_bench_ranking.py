@@ -94,7 +94,8 @@ def test_the_fit_keeps_questions_about_nothing_stored_answered_with_nothing() ->
     decision.kind = "decision"
     nothing = asked([0.3, 0.3, 0.3], set())
     nothing.kind = ABSENT
-    nothing.lexical["title"] = np.asarray([0.0, 0.0, 40.0])  # ... and answers this one
+    # ... and answers this one: at a boost of 0.25 its score reaches lex_floor
+    nothing.lexical["title"] = np.asarray([0.0, 0.0, 4 * Tuning().lex_floor])
     start = replace(Tuning(), lex_title=0.0, same_n=0)
     boosted = replace(start, lex_title=0.25)
     assert score(pool, [lookup], boosted)[0][1]["hit@1"] == 100.0

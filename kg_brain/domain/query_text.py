@@ -1,0 +1,112 @@
+"""What a search sends the indexes from the query's text: its words (each alone, for
+search_memory's per-project idf), its identifiers as escaped phrases, the project as a
+zero-boost filter, and what the text says about the question (it names what it asks for, it
+asks for an earlier value)."""
+
+from __future__ import annotations
+
+import re
+
+from kg_brain.store.search import LexTerm
+from kg_brain.store.share import STOP_WORDS
+
+_WORD = re.compile(r"\w+")
+# Identifiers: a query's whitespace- or bracket-separated tokens, outer punctuation stripped,
+# that hold a digit, an underscore, a dot or colon inside, a dash between letters or digits, or
+# a lower-case letter before a capital (camelCase): PAY-1432, E0502, ingest.batch.max_rows,
+# file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls; not plain words.
+_TOKENS = re.compile(r"[\s()\[\]{}<>\"'`=,;|]+")
+_EDGES = re.compile(r"^\W+|\W+$")
+_IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
+IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
+MAX_IDENTIFIERS = 8
+# A query of identifiers and at most this many other words names what it asks for ("GLS-233",
+# "what was CHI-561 about?"): the note holding the identifier answers it, not the fix of that
+# note. Chosen on the coding tuning split: such questions have 0-8 other words, symptoms that
+# quote an identifier 5-18.
+NAMING_WORDS = 4
+# A question asking for an earlier value: the old note of a subject ranks first, not the
+# newest. Chosen on the coding tuning split's history and current-value questions: "before"
+# asks for history when a time or change follows it ("before we went to 60", "before the 3.12
+# upgrade", "before 16", "before?"), not as a conjunction ("before it gives up", "before tests
+# start").
+HISTORY = re.compile(r"\b(?:originally|original|used to|did\b[^?]*?\buse to|previously|formerly|"
+                     r"initially|at first|at the (?:very )?start|start(?:ed)? out|first set|"
+                     r"before(?=\s*(?:$|[?.,;]|\d|(?:we|any|the|that|then)\b)))",
+                     re.IGNORECASE)
+MAX_QUERY_TERMS = 64
+# search_memory asks the note index once per query word and field: a long query (a pasted log)
+# is cut to its first words
+MAX_LEX_WORDS = 32
+
+
+def lucene_query(text: str) -> str:
+    """Word tokens only, lower-cased (so AND/OR/NOT are plain words), OR-ed by Lucene's default:
+    no user character ever reaches the query parser as syntax."""
+    seen: dict[str, None] = {}
+    for token in _WORD.findall(text.lower()):
+        seen.setdefault(token.strip("_"), None)
+    return " ".join(t for t in list(seen)[:MAX_QUERY_TERMS] if t)
+
+
+def identifiers(text: str) -> list[str]:
+    """The query's identifier-like tokens (see _IDENTIFIER), lower-cased, at most
+    MAX_IDENTIFIERS: what a note holding them verbatim is matched on."""
+    seen: dict[str, None] = {}
+    low, high = IDENTIFIER_CHARS
+    for raw in _TOKENS.split(text):
+        token = _EDGES.sub("", raw)
+        if low <= len(token) <= high and _IDENTIFIER.search(token):
+            seen.setdefault(token.lower(), None)
+    return list(seen)[:MAX_IDENTIFIERS]
+
+
+def names(text: str, terms: list[str]) -> bool:
+    """Whether the query names what it asks for: it holds an identifier (`terms`) and at most
+    NAMING_WORDS words outside its identifiers."""
+    return bool(terms) and len([w for w in lucene_query(text).split()
+                                if not any(w in t for t in terms)]) <= NAMING_WORDS
+
+
+def exact_query(terms: list[str]) -> str:
+    """The note index's query for `terms`: each a quoted phrase (only a backslash and a quote
+    are special inside one, both escaped) in the content and title fields; the index's own
+    analyzer splits a phrase as it split the notes, so `PAY-1432` finds the words `pay 1432`
+    side by side and the statement then checks the note holds `pay-1432` itself."""
+    if not terms:
+        return ""
+    phrases = " ".join(_phrase(t) for t in terms)
+    return f"content:({phrases}) title:({phrases})"
+
+
+def _phrase(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def in_project(query: str, project: str) -> str:
+    """`query` (a note index query) kept to `project`'s notes inside the index: the project as
+    a required phrase in the index's project field at boost 0, so it filters and adds nothing
+    to the score; the statements still check n.project (the analyzer folds case and splits at
+    '-' and the phrase matches inside a longer name, so `kg-brain` also matches the notes of
+    `kg-brain-web`)."""
+    return f"+({query}) +project:{_phrase(project)}^0" if query else ""
+
+
+def word_queries(words: str, boosts: dict[str, float], project: str) -> list[LexTerm]:
+    """search_memory's lexical channel: each of `words` (from lucene_query) but the index's stop
+    words, at most MAX_LEX_WORDS, alone in each field with a positive boost, kept to `project`:
+    the statement counts each one's hits in the project for an idf of the project's own."""
+    kept = [w for w in words.split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
+    return [{"query": in_project(f"{field}:({word})", project), "boost": boost, "whole": False}
+            for word in kept for field, boost in boosts.items() if boost > 0]
+
+
+def fielded_query(words: str, boosts: dict[str, float]) -> str:
+    """The note index's query: `words` (from lucene_query) in each field with a positive boost.
+    A note's own words are its content; its title is mostly the content's first line, its
+    keywords are drawn from it, and its context is written from other notes (evolution), so
+    those fields weigh less or nothing."""
+    if not words:
+        return ""
+    return " ".join(f"{field}:({words})" if boost == 1 else f"{field}:({words})^{boost:g}"
+                    for field, boost in boosts.items() if boost > 0)
