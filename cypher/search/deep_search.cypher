@@ -1,9 +1,9 @@
 // Graph-aware retrieval in one statement. Hop 0 fuses four channels by normalised linear fusion:
 // the vector index (its score scaled from the pool's lowest to its best), the full-text index
-// (BM25 over the best score), notes holding a rare identifier of the query word for word
-// ($tuning.w_exact times their exact-match signal, fragments/exact_matches) and entities named
-// in the question ($entity_keys exactly, or the entity name index for $text at
-// $tuning.ent_partial), each entity weighted by its rarity among the project's live notes (an
+// (BM25 with the project's own idf, fragments/lexical_in_project, over the best score), notes
+// holding a rare identifier of the query word for word ($tuning.w_exact times their
+// exact-match signal, fragments/exact_matches) and entities named in the question
+// ($entity_keys exactly, or the entity name index for $text at $tuning.ent_partial), each entity weighted by its rarity among the project's live notes (an
 // IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the vector
 // index again with the query blended with the best notes so far. Then the graph step from the
 // best $tuning.expand_n notes ($hops = 3: twice as many): bridges over entities they share with
@@ -19,7 +19,9 @@
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
-//         lex: the same words in the note index's boosted fields; terms: the query's
+//         lex: one {query, boost, whole} per query word and boosted field, kept to the
+//         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
+//         hits counted per word and field; terms: the query's
 //         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
 //         title ('' = none); entity_keys: canonical keys of the question's entities; project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
@@ -49,14 +51,13 @@
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded }}
 WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
                ELSE $total END AS total
-CALL () {
-  WITH 1 AS one WHERE $lex <> ''
-  CALL db.index.fulltext.queryNodes('note_fulltext', $lex, {limit: $lex_fetch})
-  YIELD node, score
-  WHERE node.project = $project AND node.memory_type = 'permanent'
-    AND NOT node.note_kind IN $excluded
-  RETURN collect({n: node, s: score})[..$pool] AS lex
-}
+// the lexical channel: BM25 with the project's own statistics, as search_memory
+{{> lexical_in_project
+    as: lex
+    imports: total
+    notes: total
+    size: $pool
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded }}
 {{> exact_matches
     as: exact
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded

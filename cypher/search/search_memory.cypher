@@ -40,34 +40,13 @@
     size: $pool
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND ($kinds IS NULL OR n.note_kind IN $kinds) }}
-// The lexical channel is BM25 with the project's own statistics: the note index's idf is
-// database-wide (a word rare in this project but common in others would weigh little), so each
-// query word is asked for alone in each field ($lex), its hits in the project counted (its
-// document frequency there, of $notes) and its scores divided by its best one there (the
-// database-wide idf cancels, the term-frequency part stays); a note scores the sum over words
-// and fields of the field's boost times the word's idf in the project times that share.
-// Counting costs a read of each hit: a project of more notes than OWN_IDF_MAX
-// (kg_brain/domain/search.py) passes one term of weight 1 (whole: the whole fielded query), scored as the index scores it.
-CALL () {
-  UNWIND $lex AS term
-  CALL (term) {
-    CALL db.index.fulltext.queryNodes('note_fulltext', term.query, {limit: $lex_df})
-    YIELD node, score
-    WHERE node.project = $project
-    RETURN collect({n: node, s: score}) AS hits
-  }
-  WITH term, hits WHERE size(hits) > 0
-  WITH hits, CASE WHEN term.whole THEN 1.0
-                  ELSE term.boost * log(1.0 + (CASE WHEN $notes > size(hits)
-                                                    THEN $notes - size(hits) ELSE 0 END + 0.5)
-                                              / (size(hits) + 0.5)) / hits[0].s END AS weight
-  UNWIND hits AS hit
-  WITH hit.n AS node, sum(weight * hit.s) AS score
-  WHERE node.memory_type = 'permanent' AND NOT node.note_kind IN $excluded
-    AND ($kinds IS NULL OR node.note_kind IN $kinds)
-  WITH node, score ORDER BY score DESC, node.zk_id
-  RETURN collect({n: node, s: score})[..$pool] AS lex
-}
+// The lexical channel: BM25 with the project's own statistics (fragments/lexical_in_project).
+{{> lexical_in_project
+    as: lex
+    notes: $notes
+    size: $pool
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+      AND ($kinds IS NULL OR n.note_kind IN $kinds) }}
 {{> exact_matches
     as: exact
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded

@@ -250,7 +250,7 @@ class Search:
         return {"fetch": fetch, "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
     def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
-        """search_memory's lexical terms, the project's size, how many hits of each term to
+        """The lexical terms of either search, the project's size, how many hits of each term to
         read (every one of the project's) and the lexical floor: per word up to
         OWN_IDF_MAX notes, else the whole query (`lex` of `params`) and its fetch."""
         t, project = self.tuning, params["project"]
@@ -293,7 +293,7 @@ class Search:
                               include_contextual, stamp)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
-        # the entity names' query and the one lexical query: deep_search's
+        # the entity names' query: deep_search's
         params |= self._lexical(params, fetches["lex_fetch"])
         del params["text"]
         rows = statements.search_memory(
@@ -317,9 +317,12 @@ class Search:
         text = validate.content(query, MAX_QUERY_CHARS, "query")
         params = self._params(text, project, include_contextual, stamp)
         pool = max(t.pool, k)
-        total = self.index_fetch.size(params["project"])
+        fetches = self._fetches(params["project"], pool, k)
+        lexical = self._lexical(params, fetches["lex_fetch"])
+        total = lexical["notes"]
+        params |= {"lex": lexical["lex"], "lex_df": lexical["lex_df"]}
         rows = statements.deep_search(
-            self.db, **params, **self._fetches(params["project"], pool, k), hops=hops, k=k,
+            self.db, **params, **fetches, hops=hops, k=k,
             entity_keys=[e.key for e in extract_entities(text)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
             named=names(text, params["terms"]), tuning=t.statement_map())

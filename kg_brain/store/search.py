@@ -77,11 +77,11 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
 
 
 @write("search/deep_search.cypher", matched=("text", "lex", "terms", "exact", "entity_keys"))
-def deep_search(on: On, *, vector: Vector, text: str, lex: str, terms: list[str], exact: str,
-                entity_keys: list[str], project: str, excluded: list[str], hops: int, fetch: int,
-                lex_fetch: int, pool: int, total: int, ent_cap: int, k: int, named: bool,
-                history: bool, stamp: bool, now: datetime,
-                tuning: dict[str, float]) -> list[DeepHit]:
+def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df: int,
+                terms: list[str], exact: str, entity_keys: list[str], project: str,
+                excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
+                total: int, ent_cap: int, k: int, named: bool, history: bool, stamp: bool,
+                now: datetime, tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
     entity bridges and typed links; stamps access on the hits when `stamp`. `tuning`: the
     statement's constants, read as `$tuning.alpha` (its header names each one)."""
