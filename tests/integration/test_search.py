@@ -445,18 +445,25 @@ def test_lexical_evidence_counts_as_relevant(brain: Brain, search: Search,
     assert hits[0].zk_id == ids["retry"]
 
 
-def test_a_word_weighs_by_its_rarity_in_the_project_searched(
-        brain: Brain, db: Database, search: Search, project: str,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """"kestrel" is in one note of this project and in 300 of a neighbouring one, "harbour" in
-    20 notes of this project only: searched here, "kestrel" is the rare word and its note comes
-    first, though the note index's own (database-wide) BM25 weighs "harbour" above it."""
+def kestrel_and_harbours(brain: Brain, project: str) -> tuple[str, list[str]]:
+    """"kestrel" in one note of `project` and in 300 of a neighbouring one, "harbour" in 20
+    notes of `project` only: the note holding "kestrel" and those holding "harbour"."""
     brain.importer.add_many([note(f"Kestrel relay shim number {n} keeps its own queue.",
                                   f"{project}crowd") for n in range(300)])
     rare = brain.importer.add_many([note("Kestrel writes the nightly export to cold storage.",
                                          project)])[0]
     harbour = brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n}.",
                                             project) for n in range(20)])
+    return rare, harbour
+
+
+def test_a_word_weighs_by_its_rarity_in_the_project_searched(
+        brain: Brain, db: Database, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """"kestrel" is in one note of this project and in 300 of a neighbouring one, "harbour" in
+    20 notes of this project only: searched here, "kestrel" is the rare word and its note comes
+    first, though the note index's own (database-wide) BM25 weighs "harbour" above it."""
+    rare, harbour = kestrel_and_harbours(brain, project)
     query = lucene_query("kestrel harbour")
     wide = raw_fulltext_query(db, lex=in_project(fielded_query(query, {"content": 1.0}), project),
                               k=3)
@@ -469,3 +476,18 @@ def test_a_word_weighs_by_its_rarity_in_the_project_searched(
     # index scores it: "harbour" weighs more again
     monkeypatch.setattr(search_module, "OWN_IDF_MAX", 10)
     assert lexical.search_memory("kestrel harbour", project, top_k=3)[0].zk_id in harbour
+
+
+def test_deep_search_weighs_a_word_by_its_rarity_in_the_project_searched(
+        brain: Brain, search: Search, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """deep_search's lexical channel is search_memory's: "kestrel", rare in this project though
+    common in the database, brings its note first; a project of more notes than OWN_IDF_MAX is
+    scored as the note index scores it, and "harbour" weighs more again."""
+    rare, harbour = kestrel_and_harbours(brain, project)
+    lexical = Search(brain.deps, replace(search.tuning, lex_title=0.0), DeepTuning(
+        w_vec=0.0, w_exact=0.0, w_ent=0.0, w_bridge=0.0, w_fix=0.0, w_link=0.0, floor=-1.0,
+        session_after=0.0, session_before=0.0, fix_lift=0.0, same_n=0))
+    hits = lexical.deep_search("kestrel harbour", project, hops=1, top_k=3)
+    assert hits[0].zk_id == rare and "lexical" in {f.channel for f in hits[0].found_by}
+    monkeypatch.setattr(search_module, "OWN_IDF_MAX", 10)
+    assert lexical.deep_search("kestrel harbour", project, hops=1, top_k=3)[0].zk_id in harbour
