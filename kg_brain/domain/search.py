@@ -147,7 +147,10 @@ class DeepTuning:
     expand_n: int = 5
     nb_limit: int = 3
     w_vec: float = 1.0
-    w_lex: float = 1.0  # as Tuning.w_lex (fitted for search_memory)
+    # The lexical channel is search_memory's (each word by its idf in the project), over its
+    # best hit: chosen from 0.5, 1, 2, 3, 4 by the mean of the coding tuning split's hit@1 and
+    # the LoCoMo tuning conversations' recall@10 (docs/BENCHMARKS.md).
+    w_lex: float = 2.0
     w_ent: float = 0.2
     w_bridge: float = 0.1
     w_fix: float = 0.3
