@@ -239,9 +239,13 @@ def interrupt_on_sigterm() -> None:
     in order (Python's default for SIGTERM ends the process on the spot). It is handed to
     whatever handles SIGINT at that moment: inside an asyncio loop that is the runner's handler,
     which cancels the main task, so tasks unwind in order; raising KeyboardInterrupt there
-    instead lands in whichever task runs and asyncio logs the others' tracebacks. Only the main
+    instead lands in whichever task runs and asyncio logs the others' tracebacks. The runner
+    only takes SIGINT over from Python's own handler, so a SIGINT ignored (a shell starts a
+    background process so) gets that handler back: SIGINT stops the process too. Only the main
     thread may install a handler; elsewhere (a server embedded in a test) this does nothing."""
     if threading.current_thread() is threading.main_thread():
+        if not callable(signal.getsignal(signal.SIGINT)):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, _as_sigint)
 
 
@@ -249,5 +253,5 @@ def _as_sigint(signum: int, frame: FrameType | None) -> None:
     handler = signal.getsignal(signal.SIGINT)
     if callable(handler):
         handler(signal.SIGINT, frame)
-    else:  # SIGINT ignored (a process started in the background) or left to the system
+    else:  # SIGINT ignored again since
         raise KeyboardInterrupt

@@ -36,10 +36,17 @@ except KeyboardInterrupt:
 """
 
 
+def ignore_sigint() -> None:
+    """As a shell starts a background process: SIGINT ignored, which exec keeps."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("sigint", ["handled", "ignored"])
 @pytest.mark.parametrize("run", range(3))
-def test_sigterm_in_a_busy_event_loop_unwinds_without_a_traceback(run: int) -> None:
+def test_sigterm_in_a_busy_event_loop_unwinds_without_a_traceback(run: int, sigint: str) -> None:
     proc = subprocess.Popen([sys.executable, "-c", BUSY_LOOP], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ignore_sigint if sigint == "ignored" else None)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(0.05 * run)
@@ -50,13 +57,13 @@ def test_sigterm_in_a_busy_event_loop_unwinds_without_a_traceback(run: int) -> N
     assert proc.returncode == 0
 
 
-def test_sigterm_raises_keyboard_interrupt_when_sigint_is_ignored() -> None:
-    script = ("import signal, os\n"
+def test_a_process_started_with_sigint_ignored_stops_on_either_signal() -> None:
+    script = ("import signal, os, sys\n"
               "from kg_brain.root.app import interrupt_on_sigterm\n"
-              "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
               "interrupt_on_sigterm()\n"
-              "try:\n    os.kill(os.getpid(), signal.SIGTERM)\n    signal.pause()\n"
+              "try:\n    os.kill(os.getpid(), getattr(signal, sys.argv[1]))\n    signal.pause()\n"
               "except KeyboardInterrupt:\n    print('stopped')\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=30)
-    assert done.stdout.strip() == "stopped", done.stderr
+    for name in ("SIGTERM", "SIGINT"):
+        done = subprocess.run([sys.executable, "-c", script, name], capture_output=True,
+                              text=True, timeout=30, preexec_fn=ignore_sigint)
+        assert done.stdout.strip() == "stopped", (name, done.stderr)
