@@ -32,7 +32,6 @@ from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.shapes.models import EntityView, FoundBy, Hit, HitLink
 from kg_brain.store import search as statements
 from kg_brain.store.search import LexTerm
-from kg_brain.store.share import TEXT_CEILING
 
 MAX_QUERY_CHARS = 4_000
 MAX_RELATED = 100
@@ -263,8 +262,7 @@ class Search:
             return {"lex": whole if params["lex"] else [], "notes": notes, "lex_df": lex_fetch,
                     "lex_floor": LEX_FLOOR_INDEX}
         return {"lex": word_queries(params["text"], self._boosts(), project), "notes": notes,
-                "lex_df": self.index_fetch.text_fetch(
-                    project, max(t.lex_fetch, min(notes, TEXT_CEILING))),
+                "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
                 "lex_floor": t.lex_floor}
 
     def _boosts(self) -> dict[str, float]:
