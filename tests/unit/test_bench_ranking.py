@@ -9,7 +9,7 @@ import numpy as np
 
 from bench.fit_ranking import fit, objective
 from bench.ranking import ABSENT, Asked, Notes, rank, score
-from kg_brain.domain.search import Tuning
+from kg_brain.domain.search import RARE_WORDS, Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
 
@@ -31,14 +31,18 @@ def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[as
                  texts=texts or [""] * count, order=np.arange(count))
 
 
+def word(size: int, **fields: list[float]) -> dict[str, np.ndarray]:
+    """One query word's index score of each note per field (none where not given)."""
+    return {f: np.asarray(fields.get(f, [0.0] * size), dtype=np.float64) for f in FIELDS}
+
+
 def asked(cosine: list[float], expected: set[int], holders: list[list[bool]] | None = None,
           lexical: list[float] | None = None) -> Asked:
+    """A lookup over len(cosine) notes; `lexical`: one query word's content score per note."""
     size = len(cosine)
-    lex = {f: np.zeros(size) for f in FIELDS}
-    if lexical:
-        lex["content"] = np.asarray(lexical)
     return Asked(kind="lookup", contextual=False, history=False, cosine=np.asarray(cosine),
-                 lexical=lex, holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
+                 words=[word(size, content=lexical)] if lexical else [], size=size,
+                 holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
                  expected=expected, pairs=[])
 
 
@@ -89,13 +93,13 @@ def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
 def test_the_fit_keeps_questions_about_nothing_stored_answered_with_nothing() -> None:
     pool = notes(3)
     lookup = asked([0.5, 0.6, 0.0], {0})
-    lookup.lexical["title"] = np.asarray([9.0, 0.0, 0.0])  # the title boost puts note 0 first
+    lookup.words = [word(3, title=[9.0, 0.0, 0.0])]  # the title boost puts note 0 first
     decision = asked([0.0, 0.0, 0.9], {2})  # right either way
     decision.kind = "decision"
     nothing = asked([0.3, 0.3, 0.3], set())
     nothing.kind = ABSENT
-    # ... and answers this one: at a boost of 0.25 its score reaches lex_floor
-    nothing.lexical["title"] = np.asarray([0.0, 0.0, 4 * Tuning().lex_floor])
+    # ... and answers this one: with titles searched, note 2 holds RARE_WORDS rare words of it
+    nothing.words = [word(3, title=[0.0, 0.0, 1.0]) for _ in range(RARE_WORDS)]
     start = replace(Tuning(), lex_title=0.0, same_n=0)
     boosted = replace(start, lex_title=0.25)
     assert score(pool, [lookup], boosted)[0][1]["hit@1"] == 100.0
