@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from bench.fit_ranking import fit, objective
+from bench.fit_ranking import fit, floor_left_out, objective
 from bench.ranking import ABSENT, Asked, Notes, rank, score
 from kg_brain.domain.search import RARE_WORDS, Tuning
 
@@ -108,3 +108,16 @@ def test_the_fit_keeps_questions_about_nothing_stored_answered_with_nothing() ->
     assert objective(score(pool, every, boosted)) < objective(score(pool, every, start))
     assert fit([(pool, every)], ["lex_title"], start).lex_title == 0.0
     assert fit([(pool, [lookup, decision])], ["lex_title"], start).lex_title > 0.0
+
+
+def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_out() -> None:
+    def project(absent_cosine: float) -> tuple[Notes, list[Asked]]:
+        nothing = asked([absent_cosine, 0.1, 0.0], set())
+        nothing.kind = ABSENT
+        return notes(3), [asked([0.7, 0.2, 0.0], {0}), nothing]
+
+    chosen, left_out = floor_left_out([project(0.35), project(0.45)], 100.0, Tuning())
+    # each fold's floor is the lowest above the other project's question about nothing stored
+    assert chosen == [0.46, 0.36]
+    assert [m["nothing"] for k, m in left_out if k == ABSENT] == [100.0, 0.0]
+    assert [m["hit@1"] for k, m in left_out if k != ABSENT] == [100.0, 100.0]
