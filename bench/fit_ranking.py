@@ -206,14 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     settings = load_settings()
     projects = load(args.manifest, args.cache, settings)
     if args.floor_share is not None:
-        chosen, left_out = floor_left_out(projects, args.floor_share, Tuning())
-        result = {"floors": chosen, "left_out": by_kind(left_out),
-                  "in_sample": {str(f): by_kind(evaluate(projects, replace(Tuning(), floor=f)))
-                                for f in FLOORS}}
+        per_fold, left_out = floor_left_out(projects, args.floor_share, Tuning())
+        floors: dict[str, Any] = {
+            "floors": per_fold, "left_out": by_kind(left_out),
+            "in_sample": {str(f): by_kind(evaluate(projects, replace(Tuning(), floor=f)))
+                          for f in FLOORS}}
         if args.out:
-            emit_result(result, args.out, settings)
+            emit_result(floors, args.out, settings)
         else:
-            sys.stdout.write(json.dumps(result, indent=2) + "\n")
+            sys.stdout.write(json.dumps(floors, indent=2) + "\n")
         return 0
     chat = load_chat(args.locomo, args.data, args.chat_cache, settings) if args.locomo else []
     start = Tuning()
