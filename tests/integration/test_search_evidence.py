@@ -184,3 +184,24 @@ def test_a_note_rewritten_by_update_states_the_current_value(brain: Brain, days:
         ranked = [h.zk_id for h in search(
             "when did the nightly invoice export run before?", project)]
         assert ranked.index(second) < ranked.index(first)
+
+
+def test_a_fix_keeps_its_place_above_a_later_note_on_its_setting(brain: Brain, days: Days,
+                                                                project: str) -> None:
+    """A fix states how a failure was resolved, no value that a later note replaces: a symptom
+    question still gets the fix first, not a later note setting the same timeout again."""
+    failed = brain.mistakes.record_failure(
+        "Label printing for Harbour Post fails: the label API call times out after 8 s when a "
+        "batch holds more than 40 parcels.", project, "HP-LABEL-TIMEOUT")
+    days.next()
+    fix = brain.mistakes.record_resolution(
+        failed.zk_id, "Raised HARBOUR_LABEL_TIMEOUT to 30 s and split Harbour Post label "
+                      "batches at 40 parcels; label printing no longer times out.", project)
+    days.next()
+    later, = write(brain, days, project, [
+        "HARBOUR_LABEL_TIMEOUT is 45 s now for the Harbour Post label API in production; label "
+        "batches are still split at 40 parcels."])
+    for search in (brain.search.search_memory, brain.search.deep_search):
+        ranked = [h.zk_id for h in search(
+            "label printing for Harbour Post times out on big batches", project)]
+        assert ranked.index(fix.fix_zk_id) < ranked.index(later)
