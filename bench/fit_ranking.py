@@ -61,7 +61,7 @@ GRID: dict[str, list[Any]] = {
     "fix_lift": [0.0, 0.9, 1.01, 1.2],
     "session_after": [0.0, 0.2, 0.35, 0.5, 0.7],
     "session_before": [0.0, 0.1, 0.2, 0.3],
-    "same_n": [0, 3, 5],
+    "same_n": [0, 3, 10, 20],
 }
 CHANNELS = ["w_lex", "lex_title", "lex_keywords", "lex_context", "w_exact", "exact_df", "pool"]
 RULES = ["superseded", "supersede_share", "fix_lift", "session_after", "session_before",

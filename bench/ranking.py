@@ -33,7 +33,7 @@ from kg_brain.domain.query_text import (
     names,
     word_queries,
 )
-from kg_brain.domain.search import RARE_SHARE, RARE_WORDS, Tuning
+from kg_brain.domain.search import RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
 from kg_brain.store.notes import project_share
@@ -48,9 +48,9 @@ FIX_TIE = 0.01  # share of a lifted fix's own score added to its lift (search_me
 
 @dataclass
 class Notes:
-    """One project's live notes: ids, kinds, creation times, unit embeddings, links as index
-    pairs (later, earlier) for FOLLOWS, (fix, mistake) for FIXES, (new, old) for SUPERSEDES,
-    and the entities (with how many notes mention each) each note mentions."""
+    """One project's live notes: ids, kinds, creation and statement times, unit embeddings,
+    links as index pairs (later, earlier) for FOLLOWS, (fix, mistake) for FIXES, (new, old) for
+    SUPERSEDES, and the entities (with how many notes mention each) each note mentions."""
 
     ids: list[str]
     kinds: np.ndarray
@@ -64,6 +64,7 @@ class Notes:
     entity_kinds: dict[str, str]
     texts: list[str]
     order: np.ndarray  # each note's place among the ids sorted: ties go to the smaller id
+    stated: np.ndarray  # when each was written or last rewritten by update_memory
 
 
 @dataclass
@@ -107,7 +108,8 @@ def read_notes(db: Database, project: str) -> Notes:
                  entity_kinds={e: k for r in rows
                                for e, k in zip(r["entities"], r["entity_kinds"], strict=True)},
                  texts=[f"{r['title']}\n{r['content']}".lower() for r in rows],
-                 order=np.argsort(np.argsort([r["zk_id"] for r in rows])))
+                 order=np.argsort(np.argsort([r["zk_id"] for r in rows])),
+                 stated=np.asarray([r["stated"] for r in rows], dtype=np.float64))
 
 
 def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str, kind: str,
@@ -302,31 +304,44 @@ def _exact(q: Asked, keep: np.ndarray, t: Tuning) -> np.ndarray:
 def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
                   t: Tuning) -> np.ndarray:
     """fragments/current_first: among the best same_n hits a note yields to each one of the
-    same subject written later (earlier for a history question), at most same_reach less
-    close to the query, that holds every identifier of the query it holds."""
-    head = ranked[:t.same_n]
+    same subject stated later (earlier for a history question; `stated`: written or rewritten
+    by update_memory) that, asked for the current value, holds every identifier of the query it
+    holds; the later note takes the best score of those yielding to it, and a note yielding to
+    m notes scores at most 0.99^m times the best of theirs. Mistakes, fixes and handoffs take
+    no part."""
+    head = [int(i) for i in ranked[:t.same_n]]
     fixes = {(int(a), int(b)) for a, b in notes.fixes}
-    out = score.copy()
-    for a in head:
-        if notes.kinds[a] == "mistake":
-            continue
-        later = [b for b in head if b != a and notes.kinds[b] != "mistake"
-                 and (notes.created[b] < notes.created[a] if q.history
-                      else notes.created[b] > notes.created[a])
-                 and q.cosine[b] >= q.cosine[a] - t.same_reach
-                 and same_subject(notes, int(a), int(b), t)
-                 and not (q.holders[:, a] & ~q.holders[:, b]).any()
-                 and (a, b) not in fixes and (b, a) not in fixes]
-        if later:
-            cap = 0.99 ** len(later) * max(score[b] for b in later)
-            out[a] = min(score[a], cap)
+    linked = {(int(a), int(b)) for a, b in notes.supersedes}
+    linked |= {(b, a) for a, b in linked}
+    pairs = [(a, b) for a in head if notes.kinds[a] not in _NO_VALUE
+             for b in head if b != a and notes.kinds[b] not in _NO_VALUE
+             and (notes.stated[b] < notes.stated[a] if q.history
+                  else notes.stated[b] > notes.stated[a])
+             and same_subject(notes, q, a, b, t, (a, b) in linked)
+             and (q.history or not (q.holders[:, a] & ~q.holders[:, b]).any())
+             and (a, b) not in fixes and (b, a) not in fixes]
+    lifted = score.copy()
+    for a, b in pairs:
+        lifted[b] = max(lifted[b], score[a])
+    out = lifted.copy()
+    for a in {a for a, _ in pairs}:
+        over = [lifted[b] for x, b in pairs if x == a]
+        out[a] = min(lifted[a], 0.99 ** len(over) * max(over))
     return out
 
 
-def same_subject(notes: Notes, a: int, b: int, t: Tuning) -> bool:
-    """Two notes state the same subject: mutual cosine >= same_cos and an entity both mention
-    that at most same_subject notes mention, not a person, a name or a date."""
-    if float(notes.vectors[a] @ notes.vectors[b]) < t.same_cos:
+_NO_VALUE = ("mistake", "fix", "session_summary", "open_thread")  # kinds that state no value
+
+
+def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:
+    """Two notes state the same subject: a SUPERSEDES link and mutual cosine >= SAME_LINKED,
+    or mutual cosine >= same_cos, the later one (b) at most same_reach less close to the query
+    and an entity both mention that at most same_subject notes mention, not a person, a name or
+    a date."""
+    mutual = float(notes.vectors[a] @ notes.vectors[b])
+    if linked and mutual >= SAME_LINKED:
+        return True
+    if mutual < t.same_cos or q.cosine[b] < q.cosine[a] - t.same_reach:
         return False
     shared = notes.entities[a].keys() & notes.entities[b].keys()
     return any(notes.entities[a][e] <= t.same_subject

@@ -249,6 +249,7 @@ class RankingNote(TypedDict):
     content: str
     note_kind: str
     created: int
+    stated: int
     embedding: list[float]
     follows: list[str]
     fixes: list[str]

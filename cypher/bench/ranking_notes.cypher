@@ -1,7 +1,8 @@
 // Every live note of a project with what search_memory's ranking reads of it (bench/ranking.py
 // mirrors that ranking in numpy to fit its constants); read only. params: project.
-// returns: zk_id, title, content, note_kind, created, embedding, follows, fixes, fix_weights,
-//          supersedes, entities, entity_notes, entity_kinds; created: epoch seconds; follows:
+// returns: zk_id, title, content, note_kind, created, stated, embedding, follows, fixes,
+//          fix_weights, supersedes, entities, entity_notes, entity_kinds; created: epoch
+//          seconds; stated: the same, or when update_memory last rewrote it if later; follows:
 //          the notes it FOLLOWS (written just before it in its session); fixes: the notes it
 //          FIXES, fix_weights: those links' weights (1 when unset), in the same order;
 //          supersedes: the live notes it SUPERSEDES; entities: keys of the entities it
@@ -10,7 +11,11 @@
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE n.embedding IS NOT NULL
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
-       n.note_kind AS note_kind, n.created.epochSeconds AS created, n.embedding AS embedding,
+       n.note_kind AS note_kind, n.created.epochSeconds AS created,
+       reduce(t = n.created.epochSeconds, x IN COLLECT {
+                MATCH (r:Revision)-[:REVISION_OF]->(n) WHERE r.cause = 'update'
+                RETURN r.created.epochSeconds } | CASE WHEN x > t THEN x ELSE t END) AS stated,
+       n.embedding AS embedding,
        COLLECT { MATCH (n)-[:FOLLOWS]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id }
          AS follows,
        COLLECT { MATCH (n)-[:FIXES]->(m:Note {memory_type: 'permanent'})

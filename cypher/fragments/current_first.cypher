@@ -1,40 +1,70 @@
 // Fragment, rendered into statements when they load (never run alone): the current value
 // first. {{hits}} is a list of maps holding n (a note) and score, best first; bound to {{as}}
-// as the same maps, a score lowered where a note yields. Among the best {{head}} hits, a note
-// yields to each later-written hit that states the same thing, SUPERSEDES written or not: a
-// mutual cosine of at least {{same}} (in [-1, 1]; vector.similarity.cosine() answers
-// (1 + cos) / 2), a cosine to the query ($vector) at most {{reach}} below its own, and an
-// entity both mention that at most {{subject}} notes mention (their subject: a setting, a
-// service, a file; not "localhost", nor a person, a name or a date: who said it and when).
-// A note yielding to m such hits scores at most 0.99^m times the best of their scores: below it, and the older the lower (of
-// a value changed twice, the first ranks last). $history (a question asking for an earlier
-// value) turns it round: the later note yields to the earlier. A mistake states no value (its
-// fix ranks with it by FIXES), and a FIXES pair never yields; nor does a note holding an
-// identifier of the query ($terms) to one that does not hold it (look-alike services written
-// in a row share their words, not the name asked about).
+// as the same maps in the same order, scores moved where a note yields. Among the best {{head}}
+// hits (not only the first few: the current note may rank far below the note it replaced), a
+// note yields to each hit that states the same thing later. A note states what it says when it
+// is written, or last rewritten by update_memory (a Revision with cause 'update'; an evolved
+// context restates nothing). The same thing (cosines in [-1, 1]; vector.similarity.cosine()
+// answers (1 + cos) / 2): a SUPERSEDES link either way and a mutual cosine of at least
+// {{linked}}; or a mutual cosine of at least {{same}}, the later note's cosine to the query
+// ($vector) at most {{reach}} below the other's, and an entity both mention that at most
+// {{subject}} notes mention (a setting, a service, a file; not "localhost", nor a person, a
+// name or a date: who said it and when). The later note takes the best score of the notes
+// yielding to it; a note yielding to m hits scores at most 0.99^m times the best of theirs
+// (of a value changed twice, the first ranks last). $history (a question asking for an earlier
+// value) turns it round: the later note yields to the earlier. Mistakes and fixes state no
+// value (a fix ranks with its mistake by FIXES), nor do handoffs: they take no part; a FIXES
+// pair never yields; nor, asked for the current value, does a note holding an identifier of
+// the query ($terms) to one that does not hold it (look-alike services written in a row share
+// their words, not the name asked about; a history question names the later value).
 CALL ({{hits}}) {
-  UNWIND range(0, size({{hits}}) - 1) AS i
-  WITH {{hits}}[i] AS h, i, {{hits}}[..{{head}}] AS top
-  CALL (h, i, top) {
-    UNWIND CASE WHEN i < {{head}} AND h.n.note_kind <> 'mistake' THEN top ELSE [] END AS o
-    WITH h.n AS a, o.n AS b, o.score AS s
-    WHERE b <> a AND b.note_kind <> 'mistake'
-      AND CASE WHEN $history THEN b.created < a.created ELSE b.created > a.created END
-      AND vector.similarity.cosine(a.embedding, b.embedding) >= (1.0 + {{same}}) / 2.0
-      AND vector.similarity.cosine(b.embedding, $vector)
-          >= vector.similarity.cosine(a.embedding, $vector) - {{reach}} / 2.0
-      AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)
-                   WHERE e.notes <= {{subject}}
-                     AND NOT e.kind IN ['person', 'proper_noun', 'date'] }
-      AND NOT EXISTS { (a)-[:FIXES]-(b) }
-      // a note holding an identifier of the query the other lacks is about that identifier
-      AND NONE(t IN $terms WHERE (toLower(a.content) CONTAINS t
-                                  OR toLower(coalesce(a.title, '')) CONTAINS t)
-                             AND NOT (toLower(b.content) CONTAINS t
-                                      OR toLower(coalesce(b.title, '')) CONTAINS t))
-    RETURN max(s) AS cap, count(b) AS later
+  CALL ({{hits}}) {
+    UNWIND range(0, size({{hits}}) - 1) AS i
+    WITH i, {{hits}}[i].n AS n
+    WHERE i < {{head}}
+    CALL (n) {
+      OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n)
+      WHERE r.cause = 'update'
+      RETURN max(r.created) AS rewritten
+    }
+    WITH i, n, CASE WHEN rewritten > n.created THEN rewritten ELSE n.created END AS stated
+    ORDER BY i
+    RETURN collect({i: i, n: n, stated: stated,
+                    q: vector.similarity.cosine(n.embedding, $vector)}) AS told
   }
-  WITH h, CASE WHEN later > 0 THEN 0.99 ^ later * cap END AS cap
-  RETURN collect(CASE WHEN cap IS NOT NULL AND h.score > cap THEN h {.*, score: cap} ELSE h END)
-         AS {{as}}
+  CALL (told) {
+    UNWIND told AS x
+    UNWIND told AS y
+    WITH x, y
+    WHERE NOT x.n.note_kind IN ['mistake', 'fix', 'session_summary', 'open_thread']
+      AND NOT y.n.note_kind IN ['mistake', 'fix', 'session_summary', 'open_thread']
+      AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
+    WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near
+    WITH i, j, a, b, near, vector.similarity.cosine(a.embedding, b.embedding) AS ab
+    WHERE (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
+           OR ab >= (1.0 + {{same}}) / 2.0 AND near
+              AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)
+                           WHERE e.notes <= {{subject}}
+                             AND NOT e.kind IN ['person', 'proper_noun', 'date'] })
+      AND NOT EXISTS { (a)-[:FIXES]-(b) }
+      AND ($history OR NONE(t IN $terms WHERE (toLower(a.content) CONTAINS t
+                                               OR toLower(coalesce(a.title, '')) CONTAINS t)
+                                          AND NOT (toLower(b.content) CONTAINS t
+                                                   OR toLower(coalesce(b.title, '')) CONTAINS t)))
+    RETURN collect([i, j]) AS pairs
+  }
+  // a later note takes the best score of the notes yielding to it
+  WITH {{hits}} AS hits, pairs, [k IN range(0, size({{hits}}) - 1) |
+                reduce(s = {{hits}}[k].score, p IN pairs |
+                       CASE WHEN p[1] = k AND {{hits}}[p[0]].score > s
+                            THEN {{hits}}[p[0]].score ELSE s END)] AS lifted
+  // a yielding note falls just below the best of the notes it yields to
+  UNWIND range(0, size(hits) - 1) AS k
+  WITH k, hits[k] AS h, lifted[k] AS s, [p IN pairs WHERE p[0] = k | lifted[p[1]]] AS over
+  WITH k, h, CASE WHEN size(over) = 0 THEN s
+                  ELSE 0.99 ^ size(over) * reduce(m = 0.0, x IN over | CASE WHEN x > m THEN x
+                                                                          ELSE m END) END AS cap,
+       s
+  ORDER BY k
+  RETURN collect(h {.*, score: CASE WHEN cap < s THEN cap ELSE s END}) AS {{as}}
 }

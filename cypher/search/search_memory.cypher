@@ -25,9 +25,9 @@
 //         fix_lift: least share of a found mistake's score a note that FIXES it gets, times
 //         the link's weight (0: off); named: the query names what it asks for;
 //         history: the question asks for an earlier value; same_n, same_cos, same_reach,
-//         same_subject: how many hits, least mutual cosine, most a later note's cosine to the
-//         query may be below and most notes of a shared entity for the current value first
-//         (fragments/current_first);
+//         same_subject, same_linked: how many hits, least mutual cosine, most a later note's
+//         cosine to the query may be below, most notes of a shared entity and least mutual
+//         cosine of a SUPERSEDES pair for the current value first (fragments/current_first);
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
 //         identifier, at least rare_words rare words of the query or has a lexical score of
 //         at least lex_floor; stamp: count the hits as used (access count, last access);
@@ -151,6 +151,7 @@ WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: s
     head: $same_n
     same: $same_cos
     reach: $same_reach
+    linked: $same_linked
     subject: $same_subject }}
 UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id

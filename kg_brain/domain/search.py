@@ -54,6 +54,10 @@ OWN_IDF_MAX = 5_000
 # at 81.2.
 RARE_WORDS = 3
 RARE_SHARE = 0.1
+# The current value first (Tuning.same_n): a SUPERSEDES link the write path made makes two notes
+# one subject when their mutual cosine (in [-1, 1]) is at least this; the write path also links
+# look-alikes of a project's other services, less alike than that.
+SAME_LINKED = 0.5
 
 
 @dataclass(frozen=True)
@@ -119,18 +123,23 @@ class Tuning:
     # rare token. Both fitted.
     w_exact: float = 4.0
     exact_df: int = 5
-    # The current value first (fragments/current_first): among the best same_n hits, a note
-    # yields to a later one of mutual cosine >= same_cos, a cosine to the query at most
-    # same_reach below its own, sharing an entity that at most same_subject notes mention
-    # (not a person, a name or a date: in a chat every turn names its speaker and day),
-    # unless it holds an identifier of the query the later one lacks (look-alike services
-    # written in a row, "alpha-3" and "alpha-4", share rare words but not the name asked
-    # about); a history question turns it round. Chosen on the coding tuning split through the
-    # mirror (bench/ranking.py; same_n 3, 5, 10 x same_cos 0.6, 0.7, 0.8 x same_subject 2, 4,
-    # 8, same_reach none, 0.02-0.2, with and without the identifier and entity-kind
-    # conditions): the current value first for 80% of the questions against 72.5% off, the
-    # old one for history questions 63% against 58%, overall hit@1 +1 point.
-    same_n: int = 3
+    # The current value first (fragments/current_first): among the best same_n hits (the
+    # current note may rank far below the one it replaced), a note yields to a hit stating the
+    # same thing later (written, or rewritten by update_memory): a SUPERSEDES link either way
+    # and a mutual cosine >= SAME_LINKED, or a mutual cosine >= same_cos, a cosine to the query
+    # at most same_reach below its own and an entity both mention that at most same_subject
+    # notes mention (not a person, a name or a date: in a chat every turn names its speaker
+    # and day). The later note takes the best score of those yielding to it, each of them
+    # falls just below it; mistakes, fixes and handoffs take no part. Asked for the current
+    # value, a note holding an identifier of the query the later one lacks does not yield
+    # (look-alike services written in a row, "alpha-3" and "alpha-4", share rare words but not
+    # the name asked about); a history question turns it round. Chosen by leave-one-project-out
+    # on the coding tuning split through the mirror (bench/ranking.py; docs/BENCHMARKS.md):
+    # same_n 3, 10, 20, 40; SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7; same_reach 0.15-0.3;
+    # same_subject 4, 8; SUPERSEDES, fixes and the reach on linked pairs in or out. same_n 20
+    # put one more history question right and cost the LoCoMo tuning conversations 0.2-1
+    # point of recall@10, with four times the pairs to compare: 10.
+    same_n: int = 10
     same_cos: float = 0.6
     same_reach: float = 0.15
     same_subject: int = 4
@@ -171,7 +180,7 @@ class DeepTuning:
     session_before: float = 0.2
     w_exact: float = 4.0  # as Tuning.w_exact, exact_df, same_n, same_cos and same_subject
     exact_df: int = 5
-    same_n: int = 3
+    same_n: int = 10
     same_cos: float = 0.6
     same_reach: float = 0.15
     same_subject: int = 4
@@ -312,8 +321,9 @@ class Search:
             supersede_share=t.supersede_share, vec_span=t.vec_span,
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
-            same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject, k=k,
-            floor=t.floor, rare_share=RARE_SHARE, rare_words=RARE_WORDS)
+            same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
+            same_linked=SAME_LINKED, k=k, floor=t.floor, rare_share=RARE_SHARE,
+            rare_words=RARE_WORDS)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,
@@ -335,6 +345,7 @@ class Search:
             entity_keys=[e.key for e in extract_entities(text)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
             named=names(text, params["terms"]), rare_share=RARE_SHARE, rare_words=RARE_WORDS,
+            same_linked=SAME_LINKED,
             tuning=t.statement_map())
         return [_hit(r) for r in rows]
 

@@ -142,3 +142,66 @@ def test_a_note_on_another_subject_does_not_yield(brain: Brain, days: Days,
         "it."])
     hits = brain.search.search_memory("which port does the ledger API serve on?", project)
     assert hits[0].zk_id == ledger and billing in {h.zk_id for h in hits}
+
+
+def test_the_newer_value_is_lifted_from_below_lookalikes(brain: Brain, days: Days,
+                                                         project: str) -> None:
+    """The note that changed the value words it otherwise ("we moved", a reason) and ranks below
+    notes on the same service's other ports; it still comes first, the old note just below."""
+    write(brain, days, project, [
+        "The ledger API serves its Prometheus metrics on port 9120 in development.",
+        "The ledger API's admin console serves on port 8021 in development.",
+        "The ledger API's gRPC health endpoint serves on port 8022 in development."])
+    old, = write(brain, days, project, [
+        "The ledger API serves on port 8020 in development; set LEDGER_HTTP_PORT to change it."])
+    new, = write(brain, days, project, [
+        "We moved the ledger API to 8025 in development (LEDGER_HTTP_PORT) since 8020 clashed "
+        "with the docs preview server."])
+    current = "which port does the ledger API serve on in development?"
+    off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
+                 replace(brain.search.deep_tuning, same_n=0))
+    ranked = [h.zk_id for h in off.search_memory(current, project)]
+    assert ranked[0] == old and ranked.index(new) >= 3  # below the other ports
+    for search in (brain.search.search_memory, brain.search.deep_search):
+        ranked = [h.zk_id for h in search(current, project)]
+        assert ranked[:2] == [new, old]
+
+
+def test_a_note_rewritten_by_update_states_the_current_value(brain: Brain, days: Days,
+                                                             project: str) -> None:
+    """A value changed by a new note, then again by rewriting the first note (update_memory):
+    the rewritten note states the newest value although it was created first."""
+    first, second = write(brain, days, project, [
+        "The nightly invoice export runs at 02:00 UTC (EXPORT_CRON in deploy/cron.yaml).",
+        "EXPORT_CRON moved to 03:30 UTC: at 02:00 the nightly invoice export overlapped the "
+        "database backup."])
+    days.next()
+    brain.writer.update(first, "EXPORT_CRON is 04:15 UTC now (deploy/cron.yaml): the nightly "
+                               "invoice export runs after the backup and the vacuum jobs.")
+    for search in (brain.search.search_memory, brain.search.deep_search):
+        ranked = [h.zk_id for h in search("when does the nightly invoice export run?", project)]
+        assert ranked.index(first) < ranked.index(second)
+        ranked = [h.zk_id for h in search(
+            "when did the nightly invoice export run before?", project)]
+        assert ranked.index(second) < ranked.index(first)
+
+
+def test_a_fix_keeps_its_place_above_a_later_note_on_its_setting(brain: Brain, days: Days,
+                                                                project: str) -> None:
+    """A fix states how a failure was resolved, no value that a later note replaces: a symptom
+    question still gets the fix first, not a later note setting the same timeout again."""
+    failed = brain.mistakes.record_failure(
+        "Label printing for Harbour Post fails: the label API call times out after 8 s when a "
+        "batch holds more than 40 parcels.", project, "HP-LABEL-TIMEOUT")
+    days.next()
+    fix = brain.mistakes.record_resolution(
+        failed.zk_id, "Raised HARBOUR_LABEL_TIMEOUT to 30 s and split Harbour Post label "
+                      "batches at 40 parcels; label printing no longer times out.", project)
+    days.next()
+    later, = write(brain, days, project, [
+        "HARBOUR_LABEL_TIMEOUT is 45 s now for the Harbour Post label API in production; label "
+        "batches are still split at 40 parcels."])
+    for search in (brain.search.search_memory, brain.search.deep_search):
+        ranked = [h.zk_id for h in search(
+            "label printing for Harbour Post times out on big batches", project)]
+        assert ranked.index(fix.fix_zk_id) < ranked.index(later)

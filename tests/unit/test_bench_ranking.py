@@ -28,7 +28,8 @@ def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[as
                  fix_weights=np.asarray([f[2] for f in fixes], dtype=np.float64),
                  supersedes=np.asarray(supersedes, dtype=np.int64).reshape(-1, 2),
                  entities=entities or [{} for _ in ids], entity_kinds=kinds or {},
-                 texts=texts or [""] * count, order=np.arange(count))
+                 texts=texts or [""] * count, order=np.arange(count),
+                 stated=np.arange(count, dtype=np.float64))
 
 
 def word(size: int, **fields: list[float]) -> dict[str, np.ndarray]:
@@ -78,6 +79,20 @@ def test_a_hit_holding_the_asked_identifier_does_not_yield_to_a_later_look_alike
     assert rank(pool, q, t)[0] == 0
     both = asked([0.6, 0.55, 0.0], {0}, holders=[[True, True, False]])
     assert rank(pool, both, t)[0] == 1  # both hold it: the later states the current value
+
+
+def test_a_later_statement_far_down_the_pool_takes_the_place_of_the_one_it_replaces() -> None:
+    # note 0 states the value, notes 1-3 are look-alikes, note 4 (written last) changes it
+    alike = np.eye(5)
+    alike[4] = alike[0]
+    pool = notes(5, vectors=alike, entities=[{"ledger_port": 2}, {}, {}, {}, {"ledger_port": 2}],
+                 kinds={"ledger_port": "env_var"})
+    q = asked([0.8, 0.75, 0.74, 0.73, 0.7], {4})
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    assert rank(pool, q, replace(t, same_n=3))[0] == 0  # only the best three took part
+    assert rank(pool, q, t)[:2] == [4, 0]
+    q.history = True
+    assert rank(pool, q, t)[0] == 0
 
 
 def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
