@@ -226,17 +226,19 @@ WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embed
                                               0.0) - 1.0}) AS ranked
 // close to the query first: the best $near.head places go to the first hits among the best
 // $near.of whose cosine is at most $near.gap below the closest of those, or that hold a rare
-// identifier of the query, or were reached as the fix of a found mistake or the successor of a
-// found note (FIXES, SUPERSEDES: what a symptom or a stale value asks for, in other words); a
-// hit passed over (a typed link, a bridge or a session neighbour lifted it, or words it shares
-// with the query, while it is about something else) scores just below the last of them
+// identifier of the query, or that fix or supersede the closest (what a question wording a
+// failure or a stale value asks for, in other words); a hit passed over (a typed link, a
+// bridge or a session neighbour lifted it, or words it shares with the query, while it is
+// about something else) scores just below the last of them
 WITH ranked, reduce(b = -1.0, h IN ranked[..$near.of] |
                     CASE WHEN h.relevance > b THEN h.relevance ELSE b END) AS closest
 WITH ranked, [i IN range(0, size(ranked) - 1)
               WHERE i < $near.of AND (ranked[i].relevance >= closest - $near.gap
-                                      OR any(r IN ranked[i].recs
-                                             WHERE r.ch = 'exact'
-                                                OR r.rel IN ['FIXES', 'SUPERSEDES']))
+                                      OR any(r IN ranked[i].recs WHERE r.ch = 'exact')
+                                      OR EXISTS { MATCH (f)-[:FIXES|SUPERSEDES]->(m)
+                                                  WHERE f = ranked[i].n
+                                                    AND m IN [h IN ranked[..$near.of]
+                                                              WHERE h.relevance = closest | h.n] })
              ][..$near.head] AS lead
 UNWIND range(0, size(ranked) - 1) AS i
 WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
