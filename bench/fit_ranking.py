@@ -16,6 +16,11 @@ leave-one-project-out on the coding projects: each variant is fitted on all of t
 (and the chat suite) and scored on that one, in turn; the best wins and is refitted on
 everything. The result (the constants, per-kind figures of the defaults and of the fit,
 in-sample and left out) is printed or saved with `--out`; the constants go into Tuning by hand.
+
+`--floor-share P` chooses the relevance floor (Tuning.floor) instead, by leave-one-project-out
+too: for each coding project, the lowest of FLOORS that answers at least P% of the other
+projects' questions about nothing stored with nothing, applied to it; the result holds the
+floor of each fold, the per-kind figures left out and those of each floor in-sample.
 """
 
 from __future__ import annotations
@@ -69,6 +74,7 @@ VARIANTS = {
     "all": list(GRID),
 }
 PASSES = 2
+FLOORS = [round(0.30 + 0.01 * i, 2) for i in range(31)]  # the relevance floors tried
 # Least share (%) of the questions about nothing stored answered with nothing (the issue's
 # target): a fit below it loses the shortfall. Without it, refitting the lexical weights moved
 # the full-text scores under the fixed lex_floor and left out of the fit answered 49% of them
@@ -121,6 +127,28 @@ def leave_one_out(projects: list[Project], chat: list[Project], names: list[str]
     return rows
 
 
+def nothing_share(rows: list[tuple[str, dict[str, float]]]) -> float:
+    """The share (%) of the questions about nothing stored answered with nothing (100 if none)."""
+    got = [m["nothing"] for k, m in rows if k == ABSENT]
+    return float(np.mean(got)) if got else 100.0
+
+
+def floor_left_out(projects: list[Project], share: float,
+                   start: Tuning) -> tuple[list[float], list[tuple[str, dict[str, float]]]]:
+    """Each coding project scored at the lowest of FLOORS that answers at least `share`% of the
+    other projects' questions about nothing stored with nothing (the highest when none does):
+    the floor of each fold and the rows left out."""
+    rows = {f: [score(notes, asked, replace(start, floor=f)) for notes, asked in projects]
+            for f in FLOORS}
+    chosen, left_out = [], []
+    for i in range(len(projects)):
+        floor = next((f for f in FLOORS if nothing_share(
+            [r for j, got in enumerate(rows[f]) if j != i for r in got]) >= share), FLOORS[-1])
+        chosen.append(floor)
+        left_out += rows[floor][i]
+    return chosen, left_out
+
+
 def _cached(cache: Path | None, read: Callable[[Brain], list[Project]],
             settings: Settings) -> list[Project]:
     if cache and cache.exists():
@@ -171,9 +199,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the result JSON here")
     p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
                    help="the variants compared by leave-one-project-out")
+    p.add_argument("--floor-share", type=float, metavar="P",
+                   help="choose the relevance floor instead: the lowest that answers P%% of the "
+                        "questions about nothing stored with nothing, by leave-one-project-out")
     args = p.parse_args(argv)
     settings = load_settings()
     projects = load(args.manifest, args.cache, settings)
+    if args.floor_share is not None:
+        per_fold, left_out = floor_left_out(projects, args.floor_share, Tuning())
+        floors: dict[str, Any] = {
+            "floors": per_fold, "left_out": by_kind(left_out),
+            "in_sample": {str(f): by_kind(evaluate(projects, replace(Tuning(), floor=f)))
+                          for f in FLOORS}}
+        if args.out:
+            emit_result(floors, args.out, settings)
+        else:
+            sys.stdout.write(json.dumps(floors, indent=2) + "\n")
+        return 0
     chat = load_chat(args.locomo, args.data, args.chat_cache, settings) if args.locomo else []
     start = Tuning()
     result: dict[str, Any] = {"defaults": by_kind(evaluate(projects + chat, start)),

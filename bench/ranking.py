@@ -2,9 +2,9 @@
 
 `signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
 note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and for
-each question its cosine to every note, the lexical score of every note per field (as the
-statement computes it from the note index: per word, its idf among the project's notes times its
-index score over its best one there) and which notes hold each identifier of the query. `rank`
+each question its cosine to every note, the note index's score of every note for each query
+word in each field (the statement asks for a word in the boosted fields at once: the sum of
+those scores times the boosts) and which notes hold each identifier of the query. `rank`
 then scores a question as cypher/search/search_memory.cypher does for a given Tuning, in
 microseconds instead of a round trip, so bench/fit_ranking.py can search the constants. The
 mirror leaves out what only moves rows across the relevance floor; the floor is measured through
@@ -25,11 +25,19 @@ from bench.coding import must_yield
 from bench.coding_data import CodingProject
 from bench.datasets import Corpus, TurnKey
 from kg_brain.base.vocab import HANDOFF_KINDS
-from kg_brain.domain.query_text import HISTORY, identifiers, lucene_query, names, word_queries
-from kg_brain.domain.search import Tuning
+from kg_brain.domain.query_text import (
+    HISTORY,
+    MAX_LEX_WORDS,
+    identifiers,
+    lucene_query,
+    names,
+    word_queries,
+)
+from kg_brain.domain.search import RARE_SHARE, RARE_WORDS, Tuning
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
 from kg_brain.store.notes import project_share
+from kg_brain.store.share import STOP_WORDS
 
 FIELDS = ("content", "title", "keywords", "context")
 ABSENT = "absent"  # the kind of a question about nothing stored
@@ -66,7 +74,8 @@ class Asked:
     contextual: bool
     history: bool
     cosine: np.ndarray
-    lexical: dict[str, np.ndarray]
+    words: list[dict[str, np.ndarray]]  # per query word and field, each note's index score
+    size: int  # the project's notes (the statement's count)
     holders: np.ndarray  # terms x notes: the note holds the identifier word for word
     expected: set[int]
     pairs: list[tuple[int, int]]
@@ -104,33 +113,49 @@ def read_notes(db: Database, project: str) -> Notes:
 def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str, kind: str,
         contextual: bool, expected: set[int], pairs: list[tuple[int, int]]) -> Asked:
     """The signals of one question over `notes` (one embedding, one query per word and field)."""
-    words = lucene_query(text)
-    lexical = {name: _lexical(db, notes, project, words, name) for name in FIELDS}
+    kept = [w for w in lucene_query(text).split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
+    words = [{name: _index_scores(db, notes, project, word, name) for name in FIELDS}
+             for word in kept]
     terms = identifiers(text)
     holders = np.asarray([[t in body for body in notes.texts] for t in terms],
                          dtype=bool).reshape(len(terms), len(notes.ids))
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
-                 cosine=notes.vectors @ (vector / np.linalg.norm(vector)), lexical=lexical,
+                 cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
+                 size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
 
 
-def _lexical(db: Database, notes: Notes, project: str, words: str, field: str) -> np.ndarray:
-    """search_memory.cypher's lexical score of every note in one field at boost 1: per word,
-    its idf among the project's notes times its index score over its best one there."""
+def _index_scores(db: Database, notes: Notes, project: str, word: str,
+                  field: str) -> np.ndarray:
+    """The note index's score of every note for `word` alone in `field` (0: no match)."""
     at = {z: i for i, z in enumerate(notes.ids)}
-    size = int(project_share(db, project=project)["project_notes"])
     scores = np.zeros(len(notes.ids))
-    for term in word_queries(words, {field: 1.0}, project):
-        rows = store.ranking_lexical(db, lex=term["query"], limit=LEX_LIMIT, project=project)
-        if not rows:
-            continue
-        df = len(rows)
-        idf = math.log(1.0 + (max(size - df, 0) + 0.5) / (df + 0.5))
-        for row in rows:
+    for term in word_queries(word, {field: 1.0}, project):
+        for row in store.ranking_lexical(db, lex=term["query"], limit=LEX_LIMIT, project=project):
             if row["zk_id"] in at:
-                scores[at[row["zk_id"]]] += idf * row["score"] / rows[0]["score"]
+                scores[at[row["zk_id"]]] = row["score"]
     return scores
+
+
+def lexical(q: Asked, boosts: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+    """fragments/lexical_in_project over `q`: each note's lexical score (per word, asked for in
+    the boosted fields at once: its idf among the project's notes times its score over its best
+    one there) and how many rare words of the query it holds (words at most RARE_SHARE of the
+    notes hold, at least one). A word's hits are counted among the live notes here."""
+    score = np.zeros(len(q.cosine))
+    rare: np.ndarray = np.zeros(len(q.cosine), dtype=np.int64)
+    for word in q.words:
+        both = sum((b * word[f] for f, b in boosts.items() if b > 0), np.zeros(len(q.cosine)))
+        held = both > 0
+        df = int(held.sum())
+        if not df:
+            continue
+        idf = math.log(1.0 + (max(q.size - df, 0) + 0.5) / (df + 0.5))
+        score += idf * both / both.max()
+        if df <= max(1.0, RARE_SHARE * q.size):
+            rare += held
+    return score, rare
 
 
 def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,
@@ -235,13 +260,13 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
     found[vec] = True
     boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
               "context": t.lex_context}
-    lexical = sum(b * q.lexical[f] for f, b in boosts.items() if b > 0)
-    lex = _top(lexical, keep & (lexical > 0), t.pool, notes.order)
+    scores, rare = lexical(q, boosts)
+    lex = _top(scores, keep & (scores > 0), t.pool, notes.order)
     strong: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
     if lex.size:
-        score[lex] += t.w_lex * lexical[lex] / lexical[lex[0]]
+        score[lex] += t.w_lex * scores[lex] / scores[lex[0]]
         found[lex] = True
-        strong[lex] = lexical[lex] >= t.lex_floor
+        strong[lex] = rare[lex] >= RARE_WORDS
     exact = _exact(q, keep, t)
     score += (0.0 if q.history else t.w_exact) * exact
     found |= exact > 0

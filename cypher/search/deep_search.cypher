@@ -19,9 +19,10 @@
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
-//         lex: one {query, boost, whole} per query word and boosted field, kept to the
+//         lex: one {query, whole} per query word in every boosted field, kept to the
 //         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
-//         hits counted per word and field; terms: the query's
+//         hits counted per word; rare_share, rare_words: the rare words that make a lexical
+//         hit relevant (the floor below); terms: the query's
 //         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
 //         title ('' = none); entity_keys: canonical keys of the question's entities; project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
@@ -42,7 +43,7 @@
 //         vec_span: least cosine span the vector score is spread over; fix_lift: least
 //         share of a found mistake's score a note that FIXES it gets, times the link's weight
 //         (0: off); same_n, same_cos, same_reach, same_subject: the current value first; floor: least cosine the best
-//         hit must reach unless a hit holds a rare identifier.
+//         hit must reach unless a hit holds a rare identifier or rare_words rare words.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links,
 //          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
 //          FOLLOWS), link_count: all; best first
@@ -92,7 +93,7 @@ WITH [x IN vec | {n: x.n,
                   s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
                   hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
      [x IN lex | {n: x.n, s: $tuning.w_lex * x.s / lex[0].s,
-                  hop: 0, ch: 'lexical', via: null, rel: null, ent: null}] +
+                  hop: 0, ch: 'lexical', via: null, rel: null, ent: null, rare: x.rare}] +
      [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $tuning.w_exact END * x.s,
                     hop: 0, ch: 'exact', via: null, rel: null, ent: null}] +  // as search_memory
      [x IN ent | {n: x.n, s: $tuning.w_ent * x.s / ent[0].s,
@@ -247,10 +248,12 @@ WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
 WITH h {.*, score: coalesce(passed, h.score)} AS h
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
-// when no hit reaches $tuning.floor and none holds a rare identifier of the query (the exact
-// channel), nothing relevant is stored: no rows.
+// when no hit reaches $tuning.floor, none holds a rare identifier of the query (the exact
+// channel) and none of the lexical channel's holds at least $rare_words rare words of the
+// query (fragments/lexical_in_project), nothing relevant is stored: no rows.
 WITH collect(h) AS top
-WHERE any(h IN top WHERE h.relevance >= $tuning.floor OR any(r IN h.recs WHERE r.ch = 'exact'))
+WHERE any(h IN top WHERE h.relevance >= $tuning.floor
+                         OR any(r IN h.recs WHERE r.ch = 'exact' OR r.rare >= $rare_words))
 UNWIND top AS h
 WITH h.n AS n, h.recs AS recs, h.score AS score, h.relevance AS relevance
 FOREACH (used IN CASE WHEN $stamp THEN [n] ELSE [] END |

@@ -10,10 +10,11 @@
 // access on every returned note when $stamp.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
-// params: vector: 384 floats; lex: one {query, boost, whole} per query word and boosted
-//         field, the query that word in that field kept to the project, or one whole query
-//         ([] = no lexical part); notes: the project's notes (as last counted); lex_df: most
-//         hits counted per word and field (of the whole query); terms: the query's identifiers, lower-cased; exact: Lucene query, each
+// params: vector: 384 floats; lex: one {query, whole} per query word, the query that word
+//         in every boosted field kept to the project, or one whole query ([] = no lexical
+//         part); notes: the project's notes (as last counted); lex_df: most hits counted per
+//         word (of the whole query); rare_share: most share of the project's notes a rare
+//         word is held by; terms: the query's identifiers, lower-cased; exact: Lucene query, each
 //         term a phrase in content and title ('' = none); project; excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
 //         lex_fetch: the exact channel's full-text candidates; pool: per-channel list length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
@@ -28,7 +29,9 @@
 //         query may be below and most notes of a shared entity for the current value first
 //         (fragments/current_first);
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
-//         identifier or has a lexical score of at least lex_floor; stamp: count the hits as used (access count, last access); now: datetime.
+//         identifier, at least rare_words rare words of the query or has a lexical score of
+//         at least lex_floor; stamp: count the hits as used (access count, last access);
+//         now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
 //          links, link_count; channels: vector, lexical, exact; fixes: the found note this one
 //          was lifted from as its fix, or null; session: the found note written next to this
@@ -57,21 +60,25 @@
 WITH vec, lex, exact, CASE WHEN vec[-1].s < vec[0].s - $vec_span THEN vec[-1].s
                            ELSE vec[0].s - $vec_span END AS vlow
 WITH vec, lex, exact, vlow, vec[0].s - vlow AS vspan
+// lexical: 1 when the lexical hit counts as relevant whatever its cosine (the floor below)
 UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',
                  s: $w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END}] +
-    [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s, ch: 'lexical', lex: x.s}]
+    [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s, ch: 'lexical',
+                 lexical: CASE WHEN x.s >= $lex_floor OR x.rare >= $rare_words THEN 1 END}]
   ELSE
     [i IN range(0, size(vec) - 1) | {n: vec[i].n, s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
     [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical',
-                                     lex: lex[i].s}]
+                                     lexical: CASE WHEN lex[i].s >= $lex_floor
+                                                   OR lex[i].rare >= $rare_words THEN 1 END}]
   END +
   // a history question names the later value: its holder is no answer
   [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $w_exact END * x.s, ch: 'exact'}]
   AS part
-WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels, max(part.lex) AS lex
-WITH collect({n: n, channels: channels, score: fused, lex: lex}) AS hits
+WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels,
+     max(part.lexical) AS lexical
+WITH collect({n: n, channels: channels, score: fused, lexical: lexical}) AS hits
 // the session: the note written just after a found one gets $session_after of its score, the
 // one written just before it $session_before (a note FOLLOWS the one written before it), but
 // never more than just below the note that lifts it (0.99 of its score): a look-alike written
@@ -89,13 +96,13 @@ UNWIND hits + COLLECT {
 WITH h ORDER BY coalesce(h.near, 0.0) DESC
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      sum(h.score) AS own, sum(coalesce(h.near, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling,
-     collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS via, max(h.lex) AS lex
-WITH n, channels, lex,
+     collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS via, max(h.lexical) AS lexical
+WITH n, channels, lexical,
      CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
           WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
      CASE WHEN ceiling IS NOT NULL AND own < ceiling THEN via END AS session
-WITH collect({n: n, channels: channels, fixes: null, session: session, score: fused, lex: lex})
-     AS found
+WITH collect({n: n, channels: channels, fixes: null, session: session, score: fused,
+             lexical: lexical}) AS found
 // a note that FIXES a found mistake scores at least $fix_lift times the mistake's score times
 // the link's weight (a fix the write path inferred weighs less than one recorded as the
 // resolution), plus 0.01 of its own (the fixes of one mistake keep their own order): a
@@ -113,12 +120,12 @@ UNWIND found + COLLECT {
   } AS h
 WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session,
-     coalesce(max(h.score), 0.0) AS own, max(h.lifted) AS lifted, max(h.lex) AS lex
-WITH n, channels, fixes, session, lex,
+     coalesce(max(h.score), 0.0) AS own, max(h.lifted) AS lifted, max(h.lexical) AS lexical
+WITH n, channels, fixes, session, lexical,
      CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
           ELSE lifted + 0.01 * own END AS fused
-WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: fused, lex: lex})
-     AS hits
+WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: fused,
+             lexical: lexical}) AS hits
 // a note superseded by a live note yields to it ($superseded factor) when that note was found
 // scoring at least $supersede_share of its score (0: whenever it exists); asked for history,
 // the successor yields to the note it superseded
@@ -129,15 +136,15 @@ WITH hits, h, n, CASE WHEN $history
                       RETURN o.zk_id }
        ELSE COLLECT { MATCH (n)<-[:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
                       RETURN o.zk_id } END AS other
-WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.lex AS lex,
+WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.lexical AS lexical,
      h.score * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
               CASE WHEN x.n.zk_id IN other AND x.score > b THEN x.score ELSE b END)
             >= $supersede_share * h.score THEN $superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
-WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score, lex: lex})
-     AS ranked
+WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score,
+             lexical: lexical}) AS ranked
 {{> current_first
     as: current
     hits: ranked
@@ -150,12 +157,12 @@ WITH h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
 // comparable across queries; when no hit reaches $floor, none holds a rare identifier of the
-// query (the exact channel) and none has a lexical score of at least $lex_floor, nothing
-// relevant is stored: no rows.
+// query (the exact channel), none of the lexical channel's holds at least $rare_words rare
+// words of the query (fragments/lexical_in_project) nor has a lexical score of at least
+// $lex_floor, nothing relevant is stored: no rows.
 WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
                                               0.0) - 1.0}) AS top
-WHERE any(h IN top WHERE h.relevance >= $floor OR 'exact' IN h.channels
-                         OR coalesce(h.lex, 0.0) >= $lex_floor)
+WHERE any(h IN top WHERE h.relevance >= $floor OR 'exact' IN h.channels OR h.lexical = 1)
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance

@@ -93,12 +93,13 @@ def in_project(query: str, project: str) -> str:
 
 
 def word_queries(words: str, boosts: dict[str, float], project: str) -> list[LexTerm]:
-    """search_memory's lexical channel: each of `words` (from lucene_query) but the index's stop
-    words, at most MAX_LEX_WORDS, alone in each field with a positive boost, kept to `project`:
-    the statement counts each one's hits in the project for an idf of the project's own."""
+    """The searches' lexical channel: each of `words` (from lucene_query) but the index's stop
+    words, at most MAX_LEX_WORDS, alone in every field with a positive boost (fielded_query: a
+    note read as one document, its fields weighed by their boosts), kept to `project`: the
+    statement counts each one's hits in the project for an idf of the project's own."""
     kept = [w for w in words.split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
-    return [{"query": in_project(f"{field}:({word})", project), "boost": boost, "whole": False}
-            for word in kept for field, boost in boosts.items() if boost > 0]
+    return [{"query": in_project(fielded_query(word, boosts), project), "whole": False}
+            for word in kept]
 
 
 def fielded_query(words: str, boosts: dict[str, float]) -> str:

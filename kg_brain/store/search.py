@@ -11,12 +11,10 @@ Vector = list[float]
 
 
 class LexTerm(TypedDict):
-    """One word of a query in one field of the note index: its Lucene query, kept to the
-    project, and the field's boost; or (`whole`) the whole query, scored as the index scores
-    it."""
+    """One word of a query in the boosted fields of the note index: its Lucene query, kept to
+    the project; or (`whole`) the whole query, scored as the index scores it."""
 
     query: str
-    boost: float
     whole: bool
 
 
@@ -70,7 +68,8 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
                   superseded: float, supersede_share: float, vec_span: float,
                   session_after: float, session_before: float, fix_lift: float, history: bool,
                   named: bool, same_n: int, same_cos: float, same_reach: float,
-                  same_subject: int, k: int, floor: float, lex_floor: float, stamp: bool,
+                  same_subject: int, k: int, floor: float, lex_floor: float,
+                  rare_share: float, rare_words: int, stamp: bool,
                   now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;
     stamps access on the hits when `stamp`."""
@@ -81,7 +80,8 @@ def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df
                 terms: list[str], exact: str, entity_keys: list[str], project: str,
                 excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, stamp: bool,
-                now: datetime, near: dict[str, float], tuning: dict[str, float]) -> list[DeepHit]:
+                now: datetime, rare_share: float, rare_words: int, near: dict[str, float],
+                tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
     entity bridges and typed links, the hits close to the query first (`near`); stamps access
     on the hits when `stamp`. `tuning`: the statement's constants, read as `$tuning.alpha`

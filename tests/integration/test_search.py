@@ -107,8 +107,10 @@ def test_project_context_is_found_by_default(brain: Brain, search: Search,
 
 def test_relevance_is_the_cosine_and_the_floor_answers_nothing(
         brain: Brain, search: Search, embedder: SentenceTransformerEmbedder,
-        project: str) -> None:
+        project: str, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = seed(brain, project)
+    # every word is rare among six notes: the lexical evidence, another gate, is out of the way
+    monkeypatch.setattr(search_module, "RARE_WORDS", 99)
     query = "why is the connection pool exhausted?"
     hits = search.search_memory(query, project, top_k=3)
     pool = next(h for h in hits if h.zk_id == ids["pool"])
@@ -119,9 +121,7 @@ def test_relevance_is_the_cosine_and_the_floor_answers_nothing(
                      / np.linalg.norm(stored))  # the cosine in [-1, 1]
     assert pool.relevance == pytest.approx(expected, abs=0.001)
     floor = max(h.relevance for h in hits) + 0.001  # above every hit: nothing relevant stored
-    # BM25 scores follow the whole index's statistics (other projects' notes): the lexical
-    # floor, another gate, is out of the way here
-    strict = Search(brain.deps, replace(search.tuning, floor=floor, lex_floor=float("inf")),
+    strict = Search(brain.deps, replace(search.tuning, floor=floor),
                     replace(search.deep_tuning, floor=floor))
     assert strict.search_memory(query, project, top_k=3) == []
     assert strict.deep_search(query, project, top_k=3) == []
@@ -434,15 +434,22 @@ def test_a_query_naming_an_identifier_gets_the_note_holding_it_above_its_fix(
         assert run(symptom, project)[0].zk_id == fixed.fix_zk_id
 
 
-def test_lexical_evidence_counts_as_relevant(brain: Brain, search: Search,
-                                             project: str) -> None:
-    ids = seed(brain, project)
-    query = "exponential backoff transaction functions"
-    no_cosine = replace(search.tuning, floor=1.01)  # no cosine reaches it
-    assert Search(brain.deps, replace(no_cosine, lex_floor=1000.0)).search_memory(
-        query, project) == []
-    hits = Search(brain.deps, replace(no_cosine, lex_floor=1.0)).search_memory(query, project)
-    assert hits[0].zk_id == ids["retry"]
+def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
+        brain: Brain, search: Search, project: str) -> None:
+    """RARE_WORDS (3) words of the query that at most RARE_SHARE of the project's notes hold,
+    held by one note, make it relevant in both searches with no cosine reaching the floor;
+    two such words, or three words most of the project's notes hold, do not."""
+    brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n} behind the "
+                                  "gateway.", project) for n in range(30)])
+    target = brain.importer.add_many([note(
+        "The quokka exporter writes zephyr metrics to the obsidian bucket behind the gateway.",
+        project)])[0]
+    no_cosine = Search(brain.deps, replace(search.tuning, floor=1.01),
+                       replace(search.deep_tuning, floor=1.01))
+    for run in (no_cosine.search_memory, no_cosine.deep_search):
+        assert run("quokka zephyr obsidian", project)[0].zk_id == target
+        assert run("quokka zephyr harbour", project) == []
+        assert run("harbour service gateway", project) == []
 
 
 def kestrel_and_harbours(brain: Brain, project: str) -> tuple[str, list[str]]:

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from bench.fit_ranking import fit, objective
+from bench.fit_ranking import fit, floor_left_out, objective
 from bench.ranking import ABSENT, Asked, Notes, rank, score
-from kg_brain.domain.search import Tuning
+from kg_brain.domain.search import RARE_WORDS, Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
 
@@ -31,14 +31,18 @@ def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[as
                  texts=texts or [""] * count, order=np.arange(count))
 
 
+def word(size: int, **fields: list[float]) -> dict[str, np.ndarray]:
+    """One query word's index score of each note per field (none where not given)."""
+    return {f: np.asarray(fields.get(f, [0.0] * size), dtype=np.float64) for f in FIELDS}
+
+
 def asked(cosine: list[float], expected: set[int], holders: list[list[bool]] | None = None,
           lexical: list[float] | None = None) -> Asked:
+    """A lookup over len(cosine) notes; `lexical`: one query word's content score per note."""
     size = len(cosine)
-    lex = {f: np.zeros(size) for f in FIELDS}
-    if lexical:
-        lex["content"] = np.asarray(lexical)
     return Asked(kind="lookup", contextual=False, history=False, cosine=np.asarray(cosine),
-                 lexical=lex, holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
+                 words=[word(size, content=lexical)] if lexical else [], size=size,
+                 holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
                  expected=expected, pairs=[])
 
 
@@ -89,13 +93,13 @@ def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
 def test_the_fit_keeps_questions_about_nothing_stored_answered_with_nothing() -> None:
     pool = notes(3)
     lookup = asked([0.5, 0.6, 0.0], {0})
-    lookup.lexical["title"] = np.asarray([9.0, 0.0, 0.0])  # the title boost puts note 0 first
+    lookup.words = [word(3, title=[9.0, 0.0, 0.0])]  # the title boost puts note 0 first
     decision = asked([0.0, 0.0, 0.9], {2})  # right either way
     decision.kind = "decision"
     nothing = asked([0.3, 0.3, 0.3], set())
     nothing.kind = ABSENT
-    # ... and answers this one: at a boost of 0.25 its score reaches lex_floor
-    nothing.lexical["title"] = np.asarray([0.0, 0.0, 4 * Tuning().lex_floor])
+    # ... and answers this one: with titles searched, note 2 holds RARE_WORDS rare words of it
+    nothing.words = [word(3, title=[0.0, 0.0, 1.0]) for _ in range(RARE_WORDS)]
     start = replace(Tuning(), lex_title=0.0, same_n=0)
     boosted = replace(start, lex_title=0.25)
     assert score(pool, [lookup], boosted)[0][1]["hit@1"] == 100.0
@@ -104,3 +108,16 @@ def test_the_fit_keeps_questions_about_nothing_stored_answered_with_nothing() ->
     assert objective(score(pool, every, boosted)) < objective(score(pool, every, start))
     assert fit([(pool, every)], ["lex_title"], start).lex_title == 0.0
     assert fit([(pool, [lookup, decision])], ["lex_title"], start).lex_title > 0.0
+
+
+def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_out() -> None:
+    def project(absent_cosine: float) -> tuple[Notes, list[Asked]]:
+        nothing = asked([absent_cosine, 0.1, 0.0], set())
+        nothing.kind = ABSENT
+        return notes(3), [asked([0.7, 0.2, 0.0], {0}), nothing]
+
+    chosen, left_out = floor_left_out([project(0.35), project(0.45)], 100.0, Tuning())
+    # each fold's floor is the lowest above the other project's question about nothing stored
+    assert chosen == [0.46, 0.36]
+    assert [m["nothing"] for k, m in left_out if k == ABSENT] == [100.0, 0.0]
+    assert [m["hit@1"] for k, m in left_out if k != ABSENT] == [100.0, 100.0]
