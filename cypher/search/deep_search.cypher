@@ -29,7 +29,9 @@
 //         sizes; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
 //         query names what it asks for (an identifier and few other words); history: the
-//         question asks for an earlier value; stamp: count the hits as used; now; tuning: a map
+//         question asks for an earlier value; stamp: count the hits as used; now; near: {gap,
+//         of, head}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD in
+//         kg_brain/domain/search.py); tuning: a map
 //         of the constants (kg_brain/domain/search.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
 //         blend_n, alpha: the blended hop; expand_n: notes the graph step starts from;
@@ -222,14 +224,37 @@ WITH collect({n: n, recs: recs, score: score}) AS ranked
     subject: $tuning.same_subject }}
 UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id
-LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; when no hit reaches $tuning.floor, none holds a rare identifier
-// of the query (the exact channel) and none of the lexical channel's holds at least
-// $rare_words rare words of the query (fragments/lexical_in_project), nothing relevant is
-// stored: no rows.
+// comparable across queries
 WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
-                                              0.0) - 1.0}) AS top
+                                              0.0) - 1.0}) AS ranked
+// close to the query first: the best $near.head places go to the first hits among the best
+// $near.of whose cosine is at most $near.gap below the closest of those, or that hold a rare
+// identifier of the query, or that fix or supersede the closest (what a question wording a
+// failure or a stale value asks for, in other words); a hit passed over (a typed link, a
+// bridge or a session neighbour lifted it, or words it shares with the query, while it is
+// about something else) scores just below the last of them
+WITH ranked, reduce(b = -1.0, h IN ranked[..$near.of] |
+                    CASE WHEN h.relevance > b THEN h.relevance ELSE b END) AS closest
+WITH ranked, [i IN range(0, size(ranked) - 1)
+              WHERE i < $near.of AND (ranked[i].relevance >= closest - $near.gap
+                                      OR any(r IN ranked[i].recs WHERE r.ch = 'exact')
+                                      OR EXISTS { MATCH (f)-[:FIXES|SUPERSEDES]->(m)
+                                                  WHERE f = ranked[i].n
+                                                    AND m IN [h IN ranked[..$near.of]
+                                                              WHERE h.relevance = closest | h.n] })
+             ][..$near.head] AS lead
+UNWIND range(0, size(ranked) - 1) AS i
+WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
+                          AND ranked[i].score > 0.99 * ranked[lead[-1]].score
+                          THEN 0.99 * ranked[lead[-1]].score END AS passed
+WITH h {.*, score: coalesce(passed, h.score)} AS h
+ORDER BY h.score DESC, h.n.zk_id
+LIMIT $k
+// when no hit reaches $tuning.floor, none holds a rare identifier of the query (the exact
+// channel) and none of the lexical channel's holds at least $rare_words rare words of the
+// query (fragments/lexical_in_project), nothing relevant is stored: no rows.
+WITH collect(h) AS top
 WHERE any(h IN top WHERE h.relevance >= $tuning.floor
                          OR any(r IN h.recs WHERE r.ch = 'exact' OR r.rare >= $rare_words))
 UNWIND top AS h

@@ -81,10 +81,12 @@ def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df
                 excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, stamp: bool,
                 now: datetime, rare_share: float, rare_words: int, same_linked: float,
+                near: dict[str, float],
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
-    entity bridges and typed links; stamps access on the hits when `stamp`. `tuning`: the
-    statement's constants, read as `$tuning.alpha` (its header names each one)."""
+    entity bridges and typed links, the hits close to the query first (`near`); stamps access
+    on the hits when `stamp`. `tuning`: the statement's constants, read as `$tuning.alpha`
+    (its header names each one)."""
 
 
 @read("search/related_notes.cypher")

@@ -498,3 +498,36 @@ def test_deep_search_weighs_a_word_by_its_rarity_in_the_project_searched(
     assert hits[0].zk_id == rare and "lexical" in {f.channel for f in hits[0].found_by}
     monkeypatch.setattr(search_module, "OWN_IDF_MAX", 10)
     assert lexical.deep_search("kestrel harbour", project, hops=1, top_k=3)[0].zk_id in harbour
+
+
+def test_deep_search_gives_a_top_place_to_a_close_hit_over_a_far_session_neighbour(
+        brain: Brain, search: Search, project: str) -> None:
+    """A note written just after a found one in its session is lifted by it whatever it says
+    (here half the best hit's score, just above the third close note's): among the best 3, a
+    hit far from the query (cosine more than NEAR_GAP below the closest) yields its place to
+    a close one further down and scores just below it."""
+    write = brain.writer.add
+    bucket = write("Generated files are kept in the S3 bucket acme-report-files for 30 days.",
+                   project, session_id="window-a").note.zk_id
+    far = write("Standup moved to 10:30 on Mondays, and the Tuesday demo is cancelled this "
+                "month.", project, session_id="window-a").note.zk_id
+    export = write("The reports service produces CSV exports with a server-side cursor; it also "
+                   "renders the weekly PDF digest and owns the admin pages.", project,
+                   session_id="window-b").note.zk_id
+    close = write("The CSV exports are gzip-compressed before the upload.", project,
+                  session_id="window-c").note.zk_id
+    for n, text in enumerate(["The mobile app caches avatars for a week.",
+                              "Grafana dashboards live in the ops folder.",
+                              "Feature flags are read from LaunchDarkly at start."]):
+        write(text, project, session_id=f"window-f{n}")
+    query = ("reports service CSV exports: how are they made, and which S3 bucket keeps the "
+             "finished files and for how long?")
+    hits = search.deep_search(query, project, top_k=5)
+    ids = [h.zk_id for h in hits]
+    assert set(ids[:3]) == {bucket, export, close}
+    assert far in ids[3:]
+    lifted = next(h for h in hits if h.zk_id == far)
+    assert "session" in {f.channel for f in lifted.found_by}
+    closest = max(h.relevance for h in hits[:search_module.NEAR_OF])
+    assert lifted.relevance < closest - search_module.NEAR_GAP
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
