@@ -64,6 +64,12 @@ def channels(hit: Hit) -> set[str]:
     return {f.channel for f in hit.found_by}
 
 
+def rankings(brain: Brain, query: str, project: str) -> list[list[str]]:
+    """The ids search_memory and deep_search answer `query` with, best first."""
+    return [[h.zk_id for h in search(query, project)]
+            for search in (brain.search.search_memory, brain.search.deep_search)]
+
+
 @pytest.mark.parametrize("query", ["what was PAY-1432 about?", "PAY-1432", "pay-1432 again"])
 def test_the_note_holding_the_asked_identifier_ranks_first_among_lookalikes(
         brain: Brain, project: str, query: str) -> None:
@@ -126,11 +132,10 @@ def test_the_newer_value_ranks_first_and_a_history_question_gets_the_older(
                  replace(brain.search.deep_tuning, same_n=0))
     ranked = [h.zk_id for h in off.search_memory(current, project)]
     assert ranked.index(old) < ranked.index(new)  # the older note words the question closer
-    for search in (brain.search.search_memory, brain.search.deep_search):
-        ranked = [h.zk_id for h in search(current, project)]
+    for ranked in rankings(brain, current, project):
         assert ranked.index(new) < ranked.index(old)
-        ranked = [h.zk_id for h in search(
-            "which port did the ledger API serve on in development before?", project)]
+    for ranked in rankings(brain, "which port did the ledger API serve on in development "
+                                  "before?", project):
         assert ranked.index(old) < ranked.index(new)
 
 
@@ -162,8 +167,7 @@ def test_the_newer_value_is_lifted_from_below_lookalikes(brain: Brain, days: Day
                  replace(brain.search.deep_tuning, same_n=0))
     ranked = [h.zk_id for h in off.search_memory(current, project)]
     assert ranked[0] == old and ranked.index(new) >= 3  # below the other ports
-    for search in (brain.search.search_memory, brain.search.deep_search):
-        ranked = [h.zk_id for h in search(current, project)]
+    for ranked in rankings(brain, current, project):
         assert ranked[:2] == [new, old]
 
 
@@ -178,11 +182,9 @@ def test_a_note_rewritten_by_update_states_the_current_value(brain: Brain, days:
     days.next()
     brain.writer.update(first, "EXPORT_CRON is 04:15 UTC now (deploy/cron.yaml): the nightly "
                                "invoice export runs after the backup and the vacuum jobs.")
-    for search in (brain.search.search_memory, brain.search.deep_search):
-        ranked = [h.zk_id for h in search("when does the nightly invoice export run?", project)]
+    for ranked in rankings(brain, "when does the nightly invoice export run?", project):
         assert ranked.index(first) < ranked.index(second)
-        ranked = [h.zk_id for h in search(
-            "when did the nightly invoice export run before?", project)]
+    for ranked in rankings(brain, "when did the nightly invoice export run before?", project):
         assert ranked.index(second) < ranked.index(first)
 
 
@@ -201,7 +203,6 @@ def test_a_fix_keeps_its_place_above_a_later_note_on_its_setting(brain: Brain, d
     later, = write(brain, days, project, [
         "HARBOUR_LABEL_TIMEOUT is 45 s now for the Harbour Post label API in production; label "
         "batches are still split at 40 parcels."])
-    for search in (brain.search.search_memory, brain.search.deep_search):
-        ranked = [h.zk_id for h in search(
-            "label printing for Harbour Post times out on big batches", project)]
+    for ranked in rankings(brain, "label printing for Harbour Post times out on big batches",
+                           project):
         assert ranked.index(fix.fix_zk_id) < ranked.index(later)
