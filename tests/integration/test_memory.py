@@ -237,7 +237,7 @@ def _vectors(db: Database, zk_ids: list[str]) -> dict[str, list[float]]:
 
 def _cosine(a: list[float], b: list[float]) -> float:
     dot = sum(x * y for x, y in zip(a, b, strict=True))
-    return dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5)
+    return float(dot / (sum(x * x for x in a) ** 0.5 * sum(y * y for y in b) ** 0.5))
 
 
 def _written(note: NoteView) -> str:
