@@ -50,7 +50,8 @@ FIX_TIE = 0.01  # share of a lifted fix's own score added to its lift (search_me
 class Notes:
     """One project's live notes: ids, kinds, creation and statement times, unit embeddings,
     links as index pairs (later, earlier) for FOLLOWS, (fix, mistake) for FIXES, (new, old) for
-    SUPERSEDES, and the entities (with how many notes mention each) each note mentions."""
+    SUPERSEDES (`asserted`: those someone linked, not the write path), and the entities (with
+    how many notes mention each) each note mentions."""
 
     ids: list[str]
     kinds: np.ndarray
@@ -60,6 +61,7 @@ class Notes:
     fixes: np.ndarray
     fix_weights: np.ndarray  # each FIXES link's weight, in the order of `fixes`
     supersedes: np.ndarray
+    asserted: np.ndarray
     entities: list[dict[str, int]]
     entity_kinds: dict[str, str]
     texts: list[str]
@@ -103,6 +105,7 @@ def read_notes(db: Database, project: str) -> Notes:
                                          for o, w in zip(r["fixes"], r["fix_weights"], strict=True)
                                          if o in at], dtype=np.float64),
                  supersedes=_pairs(rows, "supersedes", at),
+                 asserted=_pairs(rows, "asserted", at),
                  entities=[dict(zip(r["entities"], r["entity_notes"], strict=True))
                            for r in rows],
                  entity_kinds={e: k for r in rows
@@ -236,8 +239,9 @@ def _fix(notes: Notes, q: Asked, score: np.ndarray, found: np.ndarray, keep: np.
 
 
 def _yield(score: np.ndarray, found: np.ndarray, pairs: np.ndarray, t: Tuning) -> np.ndarray:
-    """A note superseded by a live note (`pairs`: yielding, successor) takes the `superseded`
-    factor when its successor was found scoring at least supersede_share of its own score."""
+    """A note superseded by a live note through an asserted link (`pairs`: yielding,
+    successor) takes the `superseded` factor when its successor was found scoring at least
+    supersede_share of its own score."""
     best = np.zeros_like(score)
     on = found[pairs[:, 1]]
     np.maximum.at(best, pairs[on, 0], score[pairs[on, 1]])
@@ -277,8 +281,8 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
     if t.fix_lift > 0 and notes.fixes.size:
         score = _fix(notes, q, score, found, keep, t)
         found |= score > 0
-    score = _yield(score, found, notes.supersedes[:, ::-1] if not q.history
-                   else notes.supersedes, t)
+    score = _yield(score, found, notes.asserted[:, ::-1] if not q.history
+                   else notes.asserted, t)
     ranked = _top(score, found, len(notes.ids), notes.order)
     if t.same_n > 0:
         score = current_first(notes, q, ranked, score, t)

@@ -255,6 +255,7 @@ class RankingNote(TypedDict):
     fixes: list[str]
     fix_weights: list[float]
     supersedes: list[str]
+    asserted: list[str]
     entities: list[str]
     entity_notes: list[int]
     entity_kinds: list[str]

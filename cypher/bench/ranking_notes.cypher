@@ -1,11 +1,12 @@
 // Every live note of a project with what search_memory's ranking reads of it (bench/ranking.py
 // mirrors that ranking in numpy to fit its constants); read only. params: project.
 // returns: zk_id, title, content, note_kind, created, stated, embedding, follows, fixes,
-//          fix_weights, supersedes, entities, entity_notes, entity_kinds; created: epoch
+//          fix_weights, supersedes, asserted, entities, entity_notes, entity_kinds; created: epoch
 //          seconds; stated: the same, or when update_memory last rewrote it if later; follows:
 //          the notes it FOLLOWS (written just before it in its session); fixes: the notes it
 //          FIXES, fix_weights: those links' weights (1 when unset), in the same order;
-//          supersedes: the live notes it SUPERSEDES; entities: keys of the entities it
+//          supersedes: the live notes it SUPERSEDES, asserted: those of them linked by someone,
+//          not the write path (origin not 'auto'); entities: keys of the entities it
 //          MENTIONS; entity_notes, entity_kinds: how many notes mention each and its kind, in
 //          the same order
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
@@ -24,6 +25,8 @@ RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
                  RETURN coalesce(r.weight, 1.0) ORDER BY m.zk_id } AS fix_weights,
        COLLECT { MATCH (n)-[:SUPERSEDES]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id }
          AS supersedes,
+       COLLECT { MATCH (n)-[s:SUPERSEDES]->(m:Note {memory_type: 'permanent'})
+                 WHERE s.origin <> 'auto' RETURN m.zk_id } AS asserted,
        COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.key ORDER BY e.key } AS entities,
        COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.notes ORDER BY e.key }
          AS entity_notes,

@@ -12,9 +12,9 @@
 // neighbours. The notes written just before and after a found one in its session share its
 // score, up to just below it. A note that FIXES a found mistake ranks with it ($tuning.fix_lift
 // times the link's weight) unless the query names an identifier the mistake holds and the fix
-// lacks ($named); a note superseded by a live note yields to it ($tuning.superseded weight), and so does an older
-// hit stating the same thing as a newer one (fragments/current_first); $history turns both
-// round. Every result says which channels and paths found it. Access is stamped on the
+// lacks ($named); a note superseded by a live note through a link someone asserted yields to
+// it ($tuning.superseded weight), and so does an older hit stating the same thing as a newer
+// one (fragments/current_first); $history turns both round. Every result says which channels and paths found it. Access is stamped on the
 // returned notes when $stamp.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
@@ -198,15 +198,17 @@ WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs,
 WITH n, recs, CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
                    ELSE lifted + 0.01 * own END AS fused
 WITH collect({n: n, recs: recs, s: fused}) AS hits
-// a note superseded by a live note yields to it when that note was found scoring at least
+// a note superseded by a live note through a link someone asserted (not the write path's:
+// origin 'auto') yields to it when that note was found scoring at least
 // $tuning.supersede_share of its score (as search_memory); asked for history, the successor
+// yields to the note it superseded
 UNWIND hits AS h
 WITH hits, h, h.n AS n
 WITH hits, h, n, CASE WHEN $history
-       THEN COLLECT { MATCH (n)-[:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
-                      RETURN o.zk_id }
-       ELSE COLLECT { MATCH (n)<-[:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
-                      RETURN o.zk_id } END AS other
+       THEN COLLECT { MATCH (n)-[s:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
+                      WHERE s.origin <> 'auto' RETURN o.zk_id }
+       ELSE COLLECT { MATCH (n)<-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
+                      WHERE s.origin <> 'auto' RETURN o.zk_id } END AS other
 WITH n, h.recs AS recs, h.s * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
               CASE WHEN x.n.zk_id IN other AND x.s > b THEN x.s ELSE b END)

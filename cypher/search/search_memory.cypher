@@ -5,9 +5,9 @@
 // word for word adds $w_exact times its exact-match signal (fragments/exact_matches). The notes
 // written just before and after a found one in its session share its score up to just below it
 // ($session_before, $session_after); the fix of a found note ranks with it ($fix_lift); a note
-// superseded by a live note yields to it ($superseded factor), and so does an older hit stating
-// the same thing as a newer one (fragments/current_first); $history turns both round. Stamps
-// access on every returned note when $stamp.
+// superseded by a live note through a link someone asserted yields to it ($superseded factor),
+// and so does an older hit stating the same thing as a newer one (fragments/current_first);
+// $history turns both round. Stamps access on every returned note when $stamp.
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; lex: one {query, whole} per query word, the query that word
@@ -128,14 +128,16 @@ WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: f
              lexical: lexical}) AS hits
 // a note superseded by a live note yields to it ($superseded factor) when that note was found
 // scoring at least $supersede_share of its score (0: whenever it exists); asked for history,
-// the successor yields to the note it superseded
+// the successor yields to the note it superseded. Only a link someone asserted (origin not
+// 'auto'): the write path also links a note of several facts to a later note changing one of
+// them, and such a link counts through the current value first alone (fragments/current_first)
 UNWIND hits AS h
 WITH hits, h, h.n AS n
 WITH hits, h, n, CASE WHEN $history
-       THEN COLLECT { MATCH (n)-[:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
-                      RETURN o.zk_id }
-       ELSE COLLECT { MATCH (n)<-[:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
-                      RETURN o.zk_id } END AS other
+       THEN COLLECT { MATCH (n)-[s:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
+                      WHERE s.origin <> 'auto' RETURN o.zk_id }
+       ELSE COLLECT { MATCH (n)<-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
+                      WHERE s.origin <> 'auto' RETURN o.zk_id } END AS other
 WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.lexical AS lexical,
      h.score * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |

@@ -375,6 +375,22 @@ def test_a_mistake_brings_up_its_fix_and_a_superseded_note_yields(brain: Brain, 
         assert new in ids and (old not in ids or ids.index(new) < ids.index(old))
 
 
+def test_a_note_the_write_path_linked_as_superseded_keeps_its_place(brain: Brain, search: Search,
+                                                                    project: str) -> None:
+    # the pair above, linked by the write path (origin auto): it links a note of several facts
+    # to a later note changing one of them, so the link alone demotes nothing, however much an
+    # asserted one would
+    old = brain.writer.add("The export API listens on port 8001.", project).note.zk_id
+    new = brain.writer.add("The export API moved to a new listener.", project).note.zk_id
+    brain.db.write_tx(lambda tx: brain.writer.link(tx, new, old, LinkType.SUPERSEDES,
+                                                   "changes port", origin="auto"))
+    strict = Search(brain.deps, replace(search.tuning, superseded=0.1, supersede_share=0.0),
+                    replace(search.deep_tuning, superseded=0.1, supersede_share=0.0))
+    for found in (strict.deep_search("which port does the export API listen on", project),
+                  strict.search_memory("which port does the export API listen on", project)):
+        assert found[0].zk_id == old
+
+
 def test_a_symptom_question_gets_the_fix_above_the_mistake_it_words(brain: Brain,
                                                                     search: Search,
                                                                     project: str) -> None:

@@ -15,6 +15,7 @@ FIELDS = ("content", "title", "keywords", "context")
 
 
 def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[assignment]
+          inferred: list[tuple[int, int]] = (),  # type: ignore[assignment]
           entities: list[dict[str, int]] | None = None, vectors: np.ndarray | None = None,
           texts: list[str] | None = None, kinds: dict[str, str] | None = None,
           note_kinds: list[str] | None = None,
@@ -26,7 +27,8 @@ def notes(count: int, supersedes: list[tuple[int, int]] = (),  # type: ignore[as
                  follows=np.zeros((0, 2), dtype=np.int64),
                  fixes=np.asarray([f[:2] for f in fixes], dtype=np.int64).reshape(-1, 2),
                  fix_weights=np.asarray([f[2] for f in fixes], dtype=np.float64),
-                 supersedes=np.asarray(supersedes, dtype=np.int64).reshape(-1, 2),
+                 supersedes=np.asarray([*supersedes, *inferred], dtype=np.int64).reshape(-1, 2),
+                 asserted=np.asarray(supersedes, dtype=np.int64).reshape(-1, 2),
                  entities=entities or [{} for _ in ids], entity_kinds=kinds or {},
                  texts=texts or [""] * count, order=np.arange(count),
                  stated=np.arange(count, dtype=np.float64))
@@ -54,6 +56,14 @@ def test_a_superseded_note_yields_only_to_a_successor_the_query_reaches() -> Non
     always = replace(Tuning(), supersede_share=0.0, same_n=0)
     assert rank(pool, q, always)[0] == 1
     assert rank(pool, q, replace(always, supersede_share=0.5))[0] == 0
+
+
+def test_a_note_the_write_path_linked_as_superseded_does_not_yield() -> None:
+    # as above, but the write path made the link (it links a note of several facts to a later
+    # note changing one of them): the query about note 0 keeps it first
+    pool = notes(4, inferred=[(2, 0)])
+    q = asked([0.8, 0.75, 0.1, 0.0], {0})
+    assert rank(pool, q, replace(Tuning(), supersede_share=0.0, same_n=0))[0] == 0
 
 
 def test_a_fix_ranks_by_its_link_weight_and_yields_to_the_mistake_a_query_names() -> None:
