@@ -7,7 +7,10 @@ project large enough to matter. Below a share of want x MARGIN / ceiling the pro
 and the statements' exact scan of the project (their fallback when the index leaves them short)
 is cheaper than a huge index query: the fetch is 0, the statements skip the index and the scan
 answers alone (a base-sized index query would rarely find enough of the project's notes, and the
-scan would follow it anyway).
+scan would follow it anyway). A write's nearest notes (`or_scan`) take the scan also for a
+project no larger than its fetch: reading each note costs about what reading an index candidate
+does (measured beside each other in a database of many projects), so the scan is the cheaper,
+and exact, of the two.
 Shares are counted once per project per `ttl_s` seconds in each process.
 """
 
@@ -47,6 +50,13 @@ class IndexFetch:
         share = self.share(project)
         need = math.ceil(want * MARGIN / share) if share > 0 else math.inf
         return max(floor, int(need)) if need <= self.ceiling else 0
+
+    def or_scan(self, project: str, want: int, base: int | None = None) -> int:
+        """As a call, or 0 (the exact scan) when the project holds no more notes than the index
+        would be asked for: the index reads at least as many candidates as the scan reads notes,
+        walks its graph besides, and answers approximately where the scan is exact."""
+        fetch = self(project, want, base)
+        return 0 if self.size(project) <= fetch else fetch
 
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase

@@ -42,6 +42,17 @@ def test_a_tiny_or_empty_project_skips_the_index_for_the_exact_scan() -> None:
     assert fetch_for({}, "a") == 0
 
 
+def test_a_write_scans_a_project_no_larger_than_its_fetch() -> None:
+    """The index would be asked for more candidates than the project holds notes."""
+    fetch = IndexFetch(Counts({"a": 500, "b": 29_500}), base=100, ceiling=2_000)
+    assert fetch("a", 6, 120) == 540 and fetch.or_scan("a", 6, 120) == 0  # 6 x 1.5 / (1/60)
+    fetch = IndexFetch(Counts({"a": 600, "b": 29_400}), base=100, ceiling=2_000)
+    assert fetch.or_scan("a", 6, 120) == fetch("a", 6, 120) == 450
+    fetch = IndexFetch(Counts({"a": 10_000, "b": 20_000}), base=100, ceiling=2_000)
+    assert fetch.or_scan("a", 6, 120) == 120  # a large project keeps the index
+    assert IndexFetch(Counts({"a": 20, "b": 99_980})).or_scan("a", 6, 120) == 0
+
+
 def test_shares_are_counted_once_per_project_within_the_ttl() -> None:
     counts = Counts({"a": 100, "b": 900})
     fetch = IndexFetch(counts, ttl_s=60.0)  # type: ignore[arg-type]
