@@ -25,6 +25,7 @@ from kg_brain.domain.query_text import (
     fielded_query,
     identifiers,
     in_project,
+    just_before,
     lucene_query,
     names,
     proper_names,
@@ -323,7 +324,7 @@ class Search:
                 "exact": in_project(exact_query(terms), project), "project": project,
                 "mentioned": [in_project(fielded_query(w, self._boosts()), project)
                               for w in proper_names(text)], "named_floor": NAMED_FLOOR,
-                "excluded": _excluded(include_contextual),
+                "excluded": _excluded(include_contextual), "before": just_before(text),
                 "history": HISTORY.search(text) is not None, "stamp": stamp, "now": self.clock()}
 
     def search_memory(self, query: str, project: str, top_k: int = 10,
