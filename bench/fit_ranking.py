@@ -17,12 +17,10 @@ leave-one-project-out on the coding projects: each variant is fitted on all of t
 everything. The result (the constants, per-kind figures of the defaults and of the fit,
 in-sample and left out) is printed or saved with `--out`; the constants go into Tuning by hand.
 
-`--floor-share P` chooses the relevance floors (Tuning.floor, and NAMED_FLOOR for a query naming
-a thing no note of the project holds) instead, by leave-one-project-out too: for each coding
-project, the pair of FLOORS that answers at least P% of the other projects' questions about
-nothing stored with nothing at their best objective, applied to it; the result holds the
-floors of each fold, the per-kind figures left out, the pair chosen on every project with its
-figures in-sample, and those of each single floor (both at one value) in-sample.
+`--floor-share P` chooses the relevance floor (Tuning.floor) instead, by leave-one-project-out
+too: for each coding project, the lowest of FLOORS that answers at least P% of the other
+projects' questions about nothing stored with nothing, applied to it; the result holds the
+floor of each fold, the per-kind figures left out and those of each floor in-sample.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import pickle
 import sys
 from collections.abc import Callable
@@ -136,56 +133,20 @@ def nothing_share(rows: list[tuple[str, dict[str, float]]]) -> float:
     return float(np.mean(got)) if got else 100.0
 
 
-def floor_left_out(projects: list[Project], share: float, start: Tuning
-                   ) -> tuple[list[tuple[float, float]], list[tuple[str, dict[str, float]]]]:
-    """Each coding project scored at the floors (Tuning.floor, NAMED_FLOOR: a pair of FLOORS,
-    the second at least the first) that answer at least `share`% of the other projects'
-    questions about nothing stored with nothing at the best objective over their questions
-    (the highest pair when none does; ties to the lower floors): the floors of each fold and
-    the rows left out."""
+def floor_left_out(projects: list[Project], share: float,
+                   start: Tuning) -> tuple[list[float], list[tuple[str, dict[str, float]]]]:
+    """Each coding project scored at the lowest of FLOORS that answers at least `share`% of the
+    other projects' questions about nothing stored with nothing (the highest when none does):
+    the floor of each fold and the rows left out."""
+    rows = {f: [score(notes, asked, replace(start, floor=f)) for notes, asked in projects]
+            for f in FLOORS}
     chosen, left_out = [], []
     for i in range(len(projects)):
-        others = projects[:i] + projects[i + 1:]
-        pair = best_floors(others, share, start)
-        chosen.append(pair)
-        left_out += at_floors([projects[i]], start, pair)
+        floor = next((f for f in FLOORS if nothing_share(
+            [r for j, got in enumerate(rows[f]) if j != i for r in got]) >= share), FLOORS[-1])
+        chosen.append(floor)
+        left_out += rows[floor][i]
     return chosen, left_out
-
-
-def best_floors(projects: list[Project], share: float, start: Tuning) -> tuple[float, float]:
-    """The floors answering at least `share`% of `projects`' questions about nothing stored
-    with nothing at the best objective (see floor_left_out)."""
-    rows = {f: _rows_at(projects, start, f) for f in FLOORS}
-    best: tuple[float, float] = (FLOORS[-1], FLOORS[-1])
-    value = -math.inf
-    for low in FLOORS:
-        for high in (f for f in FLOORS if f >= low):
-            got = [r for j in range(len(projects)) for r in _combined(projects[j][1], rows[low][j],
-                                                                      rows[high][j])]
-            if nothing_share(got) >= share and objective(got) > value + 1e-9:
-                best, value = (low, high), objective(got)
-    return best
-
-
-def at_floors(projects: list[Project], start: Tuning,
-              pair: tuple[float, float]) -> list[tuple[str, dict[str, float]]]:
-    """`projects`' rows with Tuning.floor and NAMED_FLOOR at `pair`."""
-    low, high = _rows_at(projects, start, pair[0]), _rows_at(projects, start, pair[1])
-    return [r for j, (_, asked) in enumerate(projects)
-            for r in _combined(asked, low[j], high[j])]
-
-
-def _rows_at(projects: list[Project], start: Tuning,
-             floor: float) -> list[list[tuple[str, dict[str, float]]]]:
-    """Each project's rows with both floors at `floor`."""
-    return [score(notes, asked, replace(start, floor=floor), named_floor=floor)
-            for notes, asked in projects]
-
-
-def _combined(asked: list[Asked], low: list[tuple[str, dict[str, float]]],
-              high: list[tuple[str, dict[str, float]]]) -> list[tuple[str, dict[str, float]]]:
-    """A question's row from `high` when it names a thing the project lacks, else from `low`."""
-    return [h if q.unheard else lo for q, lo, h in zip(asked, low, high, strict=True)]
 
 
 def _cached(cache: Path | None, read: Callable[[Brain], list[Project]],
@@ -239,19 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
                    help="the variants compared by leave-one-project-out")
     p.add_argument("--floor-share", type=float, metavar="P",
-                   help="choose the relevance floors instead: the pair that answers P%% of the "
-                        "questions about nothing stored with nothing at the best objective, by "
-                        "leave-one-project-out")
+                   help="choose the relevance floor instead: the lowest that answers P%% of the "
+                        "questions about nothing stored with nothing, by leave-one-project-out")
     args = p.parse_args(argv)
     settings = load_settings()
     projects = load(args.manifest, args.cache, settings)
     if args.floor_share is not None:
         per_fold, left_out = floor_left_out(projects, args.floor_share, Tuning())
-        pair = best_floors(projects, args.floor_share, Tuning())
         floors: dict[str, Any] = {
-            "floors": per_fold, "left_out": by_kind(left_out), "chosen": pair,
-            "in_sample": by_kind(at_floors(projects, Tuning(), pair)),
-            "one_floor": {str(f): by_kind(at_floors(projects, Tuning(), (f, f)))
+            "floors": per_fold, "left_out": by_kind(left_out),
+            "in_sample": {str(f): by_kind(evaluate(projects, replace(Tuning(), floor=f)))
                           for f in FLOORS}}
         if args.out:
             emit_result(floors, args.out, settings)

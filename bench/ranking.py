@@ -28,16 +28,13 @@ from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.query_text import (
     HISTORY,
     MAX_LEX_WORDS,
-    fielded_query,
     identifiers,
-    in_project,
     just_before,
     lucene_query,
     names,
-    proper_names,
     word_queries,
 )
-from kg_brain.domain.search import NAMED_FLOOR, RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
+from kg_brain.domain.search import RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
 from kg_brain.store.notes import project_share
@@ -85,7 +82,6 @@ class Asked:
     expected: set[int]
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
-    unheard: bool = False  # it names a thing by a word no note of the project holds
     before: bool = False  # a history question asking for the value just before the one named
 
 
@@ -128,17 +124,11 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     holders = np.asarray([[t in body for body in notes.texts] for t in terms],
                          dtype=bool).reshape(len(terms), len(notes.ids))
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
-    boosts = {"content": 1.0, "title": Tuning().lex_title, "keywords": Tuning().lex_keywords,
-              "context": Tuning().lex_context}
-    unheard = any(not store.ranking_lexical(db, lex=in_project(fielded_query(w, boosts), project),
-                                            limit=3, project=project)
-                  for w in proper_names(text))
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
                  before=just_before(text),
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
                  size=int(project_share(db, project=project)["project_notes"]),
-                 holders=holders, expected=expected, pairs=pairs, named=names(text, terms),
-                 unheard=unheard)
+                 holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
 
 
 def _index_scores(db: Database, notes: Notes, project: str, word: str,
@@ -262,10 +252,8 @@ def _yield(score: np.ndarray, found: np.ndarray, pairs: np.ndarray, t: Tuning) -
     return out
 
 
-def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10,
-         named_floor: float = NAMED_FLOOR) -> list[int]:
-    """The note indexes search_memory answers for `q` under `t`, best first (`named_floor`:
-    the floor when the query names a thing no note of the project holds)."""
+def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
+    """The note indexes search_memory answers for `q` under `t`, best first."""
     keep = np.ones(len(notes.ids), dtype=bool) if q.contextual else ~np.isin(
         notes.kinds, [x.value for x in HANDOFF_KINDS])
     score = np.zeros(len(notes.ids))
@@ -299,8 +287,7 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10,
         score = current_first(notes, q, ranked, score, t)
         ranked = _top(score, found, len(notes.ids), notes.order)
     top = ranked[:k]
-    floor = named_floor if q.unheard else t.floor
-    if not ((q.cosine[top] >= floor).any() or (exact[top] > 0).any() or strong[top].any()):
+    if not ((q.cosine[top] >= t.floor).any() or (exact[top] > 0).any() or strong[top].any()):
         return []  # nothing relevant stored
     return [int(i) for i in top]
 
@@ -369,15 +356,13 @@ def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool
                and notes.entity_kinds[e] not in ("person", "proper_noun", "date") for e in shared)
 
 
-def score(notes: Notes, asked: list[Asked], t: Tuning,
-          named_floor: float = NAMED_FLOOR) -> list[tuple[str, dict[str, float]]]:
+def score(notes: Notes, asked: list[Asked], t: Tuning) -> list[tuple[str, dict[str, float]]]:
     """(question kind, hit@1, MRR, all@3, right: hit@1 with no outdated note or mistake above
-    the note that replaces or fixes it) of each question under `t` (and `named_floor`, as in
-    rank); (absent, nothing: 100 when answered with nothing) of each question about nothing
-    stored. One row per question, in the order asked."""
+    the note that replaces or fixes it) of each question under `t`; (absent, nothing: 100
+    when answered with nothing) of each question about nothing stored."""
     out = []
     for q in asked:
-        ranked = rank(notes, q, t, named_floor=named_floor)
+        ranked = rank(notes, q, t)
         if q.kind == ABSENT:
             out.append((ABSENT, {"nothing": 100.0 * (not ranked)}))
             continue

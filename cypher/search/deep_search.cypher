@@ -46,9 +46,7 @@
 //         (0: off); same_n, same_cos, same_reach, same_subject: the current value first; floor: least cosine the best
 //         hit must reach unless a hit holds a rare identifier or rare_words rare words;
 //         same_linked (apart from tuning, as search_memory's): least mutual cosine of a
-//         SUPERSEDES pair for the current value first; mentioned, named_floor (apart from
-//         tuning, as search_memory's): the words the query names things by and the floor
-//         when one of them has no hit in the project.
+//         SUPERSEDES pair for the current value first.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links,
 //          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
 //          FOLLOWS), link_count: all; best first
@@ -254,17 +252,11 @@ WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
 WITH h {.*, score: coalesce(passed, h.score)} AS h
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
-// when no hit reaches the floor ($tuning.floor, or $named_floor when the query names a thing by
-// a word no note of the project holds: fragments/floor_for_names), none holds a rare
-// identifier of the query (the exact channel) and none of the lexical channel's holds at least
-// $rare_words rare words of the query (fragments/lexical_in_project), nothing relevant is
-// stored: no rows.
+// when no hit reaches $tuning.floor, none holds a rare identifier of the query (the exact
+// channel) and none of the lexical channel's holds at least $rare_words rare words of the
+// query (fragments/lexical_in_project), nothing relevant is stored: no rows.
 WITH collect(h) AS top
-{{> floor_for_names
-    carry: top
-    floor: $tuning.floor
-    as: floor }}
-WHERE any(h IN top WHERE h.relevance >= floor
+WHERE any(h IN top WHERE h.relevance >= $tuning.floor
                          OR any(r IN h.recs WHERE r.ch = 'exact' OR r.rare >= $rare_words))
 UNWIND top AS h
 WITH h.n AS n, h.recs AS recs, h.score AS score, h.relevance AS relevance

@@ -31,9 +31,7 @@
 //         cosine of a SUPERSEDES pair for the current value first (fragments/current_first);
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
 //         identifier, at least rare_words rare words of the query or has a lexical score of
-//         at least lex_floor; mentioned, named_floor: the words the query names things by,
-//         each a note index query kept to the project, and the floor when one of them has no
-//         hit there; stamp: count the hits as used (access count, last access);
+//         at least lex_floor; stamp: count the hits as used (access count, last access);
 //         now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
 //          links, link_count; channels: vector, lexical, exact; fixes: the found note this one
@@ -160,18 +158,13 @@ UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; when no hit reaches the floor, none holds a rare identifier of the
+// comparable across queries; when no hit reaches $floor, none holds a rare identifier of the
 // query (the exact channel), none of the lexical channel's holds at least $rare_words rare
 // words of the query (fragments/lexical_in_project) nor has a lexical score of at least
-// $lex_floor, nothing relevant is stored: no rows. The floor is $floor, or $named_floor when
-// the query names a thing by a word no note of the project holds (fragments/floor_for_names).
+// $lex_floor, nothing relevant is stored: no rows.
 WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
                                               0.0) - 1.0}) AS top
-{{> floor_for_names
-    carry: top
-    floor: $floor
-    as: floor }}
-WHERE any(h IN top WHERE h.relevance >= floor OR 'exact' IN h.channels OR h.lexical = 1)
+WHERE any(h IN top WHERE h.relevance >= $floor OR 'exact' IN h.channels OR h.lexical = 1)
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance

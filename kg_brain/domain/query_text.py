@@ -51,11 +51,6 @@ def just_before(text: str) -> bool:
     return HISTORY.search(text) is not None and FIRST_VALUE.search(text) is None
 
 
-# A query that names a thing by a word no note of the project holds (proper_names) asks about
-# something not stored: search_memory and deep_search answer it only from a closer cosine
-# (NAMED_FLOOR, kg_brain/domain/search.py). At most this many such words are looked up.
-MAX_NAMES = 4
-_SENTENCE_ENDS = ".?!:;\n"
 MAX_QUERY_TERMS = 64
 # search_memory asks the note index once per query word and field: a long query (a pasted log)
 # is cut to its first words
@@ -88,22 +83,6 @@ def names(text: str, terms: list[str]) -> bool:
     NAMING_WORDS words outside its identifiers."""
     return bool(terms) and len([w for w in lucene_query(text).split()
                                 if not any(w in t for t in terms)]) <= NAMING_WORDS
-
-
-def proper_names(text: str) -> list[str]:
-    """The words the query names things by, lower-cased, at most MAX_NAMES: capitalised past a
-    sentence's first word, or with two capitals or more anywhere (Kafka, GraphQL, iOS, MQTT,
-    PG16); not "I"."""
-    seen: dict[str, None] = {}
-    for match in _WORD.finditer(text):
-        word = match.group(0).strip("_")
-        capitals = sum(c.isupper() for c in word)
-        if len(word) < 2 or not capitals or word.lower() in STOP_WORDS:
-            continue
-        before = text[:match.start()].rstrip()
-        if capitals >= 2 or (before and before[-1] not in _SENTENCE_ENDS):
-            seen.setdefault(word.lower(), None)
-    return list(seen)[:MAX_NAMES]
 
 
 def exact_query(terms: list[str]) -> str:

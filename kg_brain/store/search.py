@@ -60,7 +60,7 @@ class Neighbourhood(TypedDict):
 # would ask for other words (or for none: the full-text parser refuses the marker's brackets).
 
 
-@write("search/search_memory.cypher", matched=("lex", "terms", "exact", "mentioned"))
+@write("search/search_memory.cypher", matched=("lex", "terms", "exact"))
 def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex_df: int,
                   terms: list[str], exact: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
@@ -69,22 +69,20 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
                   session_after: float, session_before: float, fix_lift: float, history: bool,
                   before: bool, named: bool, same_n: int, same_cos: float, same_reach: float,
                   same_subject: int, same_linked: float, k: int, floor: float,
-                  mentioned: list[str], named_floor: float, lex_floor: float,
-                  rare_share: float, rare_words: int, stamp: bool,
+                  lex_floor: float, rare_share: float, rare_words: int, stamp: bool,
                   now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;
     stamps access on the hits when `stamp`."""
 
 
-@write("search/deep_search.cypher",
-       matched=("text", "lex", "terms", "exact", "entity_keys", "mentioned"))
+@write("search/deep_search.cypher", matched=("text", "lex", "terms", "exact", "entity_keys"))
 def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df: int,
                 terms: list[str], exact: str, entity_keys: list[str], project: str,
                 excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
                 stamp: bool,
                 now: datetime, rare_share: float, rare_words: int, same_linked: float,
-                near: dict[str, float], mentioned: list[str], named_floor: float,
+                near: dict[str, float],
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
     entity bridges and typed links, the hits close to the query first (`near`); stamps access

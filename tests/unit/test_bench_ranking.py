@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from bench.fit_ranking import at_floors, best_floors, fit, floor_left_out, objective
+from bench.fit_ranking import fit, floor_left_out, objective
 from bench.ranking import ABSENT, Asked, Notes, rank, score
 from kg_brain.domain.search import RARE_WORDS, Tuning
 
@@ -148,33 +148,6 @@ def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_ou
 
     chosen, left_out = floor_left_out([project(0.35), project(0.45)], 100.0, Tuning())
     # each fold's floor is the lowest above the other project's question about nothing stored
-    # (neither question names a thing the project lacks: the named floor goes with it)
-    assert chosen == [(0.46, 0.46), (0.36, 0.36)]
+    assert chosen == [0.46, 0.36]
     assert [m["nothing"] for k, m in left_out if k == ABSENT] == [100.0, 0.0]
     assert [m["hit@1"] for k, m in left_out if k != ABSENT] == [100.0, 100.0]
-
-
-def test_a_query_naming_what_the_project_lacks_has_the_named_floor() -> None:
-    pool = notes(3)
-    plain = asked([0.4, 0.1, 0.0], {0})
-    unheard = asked([0.4, 0.1, 0.0], {0})
-    unheard.unheard = True
-    t = replace(Tuning(), floor=0.35)
-    assert rank(pool, plain, t, named_floor=0.45)[0] == 0
-    assert rank(pool, unheard, t, named_floor=0.45) == []
-    assert rank(pool, unheard, t, named_floor=0.4)[0] == 0
-
-
-def test_the_two_floors_are_chosen_apart() -> None:
-    def question(cosine: float, kind: str, unheard: bool) -> Asked:
-        q = asked([cosine, 0.1, 0.0], set() if kind == ABSENT else {0})
-        q.kind, q.unheard = kind, unheard
-        return q
-
-    project = (notes(3), [question(0.4, "lookup", False), question(0.55, "lookup", True),
-                          question(0.3, ABSENT, False), question(0.5, ABSENT, True)])
-    # the lowest floor above the plain question about nothing stored, the lowest named floor
-    # above the one naming what the project lacks: every real question still answered
-    assert best_floors([project], 100.0, Tuning()) == (0.31, 0.51)
-    assert [m["hit@1"] for k, m in at_floors([project], Tuning(), (0.31, 0.51))
-            if k != ABSENT] == [100.0, 100.0]

@@ -10,13 +10,11 @@ from kg_brain.domain.query_text import (
     HISTORY,
     MAX_IDENTIFIERS,
     MAX_LEX_WORDS,
-    MAX_NAMES,
     exact_query,
     identifiers,
     in_project,
     just_before,
     names,
-    proper_names,
     word_queries,
 )
 from kg_brain.domain.search import MAX_QUERY_CHARS
@@ -122,22 +120,3 @@ def test_each_query_word_but_stop_words_is_asked_alone_in_the_boosted_fields_at_
     many = " ".join(f"w{n}" for n in range(MAX_LEX_WORDS + 5))
     assert len(word_queries(many, {"content": 1.0}, "api")) == MAX_LEX_WORDS
     assert word_queries("", boosts, "api") == []
-
-
-@pytest.mark.parametrize(("query", "named"), [
-    ("which Kafka topic carries order events?", ["kafka"]),
-    ("Which port does the Flower dashboard use?", ["flower"]),  # not the first word alone
-    ("how do we sign the iOS app? GraphQL too. Then MQTT", ["ios", "graphql", "mqtt"]),
-    ("CIDR of the backup network?", ["cidr"]),  # two capitals: a name wherever it stands
-    ("Can I run the firmware tests without hardware?", []),
-    ("where do the pages go. Which webhook?", []),
-    ("why is The cache cold", []),  # a stop word is no name
-])
-def test_the_words_a_query_names_things_by(query: str, named: list[str]) -> None:
-    assert proper_names(query) == named
-
-
-def test_the_names_looked_up_are_capped_and_deduplicated() -> None:
-    query = "Kafka and kafka " + " ".join(f"Name{chr(97 + i)}x" for i in range(10))
-    named = proper_names("see " + query)
-    assert named[0] == "kafka" and len(named) == MAX_NAMES == len(set(named))

@@ -104,8 +104,8 @@ def test_a_matched_parameter_is_never_stored(name: str) -> None:
 
 def test_only_the_searches_pass_a_query_ungated() -> None:
     assert {n: s.matched for n, s in WRITES.items() if s.matched} == {
-        "search/search_memory": ("lex", "terms", "exact", "mentioned"),
-        "search/deep_search": ("text", "lex", "terms", "exact", "entity_keys", "mentioned")}
+        "search/search_memory": ("lex", "terms", "exact"),
+        "search/deep_search": ("text", "lex", "terms", "exact", "entity_keys")}
 
 
 def test_the_gate_lets_through_only_validated_identifiers() -> None:
