@@ -29,6 +29,7 @@ from kg_brain.domain.query_text import (
     HISTORY,
     MAX_LEX_WORDS,
     identifiers,
+    just_before,
     lucene_query,
     names,
     word_queries,
@@ -83,6 +84,7 @@ class Asked:
     expected: set[int]
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
+    before: bool = False  # a history question asking for the value just before the one named
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -126,6 +128,7 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                          dtype=bool).reshape(len(terms), len(notes.ids))
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
+                 before=just_before(text),
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
@@ -311,8 +314,9 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     same subject stated later (earlier for a history question; `stated`: written or rewritten
     by update_memory) that, asked for the current value, holds every identifier of the query it
     holds; the later note takes the best score of those yielding to it, and a note yielding to
-    m notes scores at most 0.99^m times the best of theirs. Mistakes, fixes and handoffs take
-    no part."""
+    m notes scores at most 0.99^m times the best of theirs. Asked for the value just before
+    (`before`), only the best of these notes yields, to the one stated just before it. Mistakes,
+    fixes and handoffs take no part."""
     head = [int(i) for i in ranked[:t.same_n]]
     fixes = {(int(a), int(b)) for a, b in notes.fixes}
     linked = {(int(a), int(b)) for a, b in notes.supersedes}
@@ -324,6 +328,10 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
              and same_subject(notes, q, a, b, t, (a, b) in linked)
              and (q.history or not (q.holders[:, a] & ~q.holders[:, b]).any())
              and (a, b) not in fixes and (b, a) not in fixes]
+    if q.before:
+        top = next((a for a in head if notes.kinds[a] not in _NO_VALUE), None)
+        earlier = [p for p in pairs if p[0] == top]
+        pairs = [max(earlier, key=lambda p: notes.stated[p[1]])] if earlier else []
     lifted = score.copy()
     for a, b in pairs:
         lifted[b] = max(lifted[b], score[a])

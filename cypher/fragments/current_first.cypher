@@ -12,7 +12,9 @@
 // name or a date: who said it and when). The later note takes the best score of the notes
 // yielding to it; a note yielding to m hits scores at most 0.99^m times the best of theirs
 // (of a value changed twice, the first ranks last). $history (a question asking for an earlier
-// value) turns it round: the later note yields to the earlier. Mistakes and fixes state no
+// value) turns it round: the later note yields to the earlier; and asked for the value just
+// before one ($before: "before we went to 60", not "originally"), only the best hit stating a
+// value yields, to the note of the same thing stated just before it. Mistakes and fixes state no
 // value (a fix ranks with its mistake by FIXES), nor do handoffs: they take no part; a FIXES
 // pair never yields; nor, asked for the current value, does a note holding an identifier of
 // the query ($terms) to one that does not hold it (look-alike services written in a row share
@@ -39,8 +41,9 @@ CALL ({{hits}}) {
     WHERE NOT x.n.note_kind IN ['mistake', 'fix', 'session_summary', 'open_thread']
       AND NOT y.n.note_kind IN ['mistake', 'fix', 'session_summary', 'open_thread']
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
-    WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near
-    WITH i, j, a, b, near, vector.similarity.cosine(a.embedding, b.embedding) AS ab
+    WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
+         y.stated AS stated
+    WITH i, j, a, b, near, stated, vector.similarity.cosine(a.embedding, b.embedding) AS ab
     WHERE (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
            OR ab >= (1.0 + {{same}}) / 2.0 AND near
               AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)
@@ -51,8 +54,13 @@ CALL ({{hits}}) {
                                                OR toLower(coalesce(a.title, '')) CONTAINS t)
                                           AND NOT (toLower(b.content) CONTAINS t
                                                    OR toLower(coalesce(b.title, '')) CONTAINS t)))
+    WITH i, j, stated ORDER BY i, stated DESC, j
     RETURN collect([i, j]) AS pairs
   }
+  WITH {{hits}}, CASE WHEN $before
+         THEN [p IN pairs WHERE p[0] = [x IN told WHERE NOT x.n.note_kind IN
+                 ['mistake', 'fix', 'session_summary', 'open_thread'] | x.i][0]][0..1]
+         ELSE pairs END AS pairs
   // a later note takes the best score of the notes yielding to it
   WITH {{hits}} AS hits, pairs, [k IN range(0, size({{hits}}) - 1) |
                 reduce(s = {{hits}}[k].score, p IN pairs |

@@ -29,7 +29,8 @@
 //         sizes; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
 //         query names what it asks for (an identifier and few other words); history: the
-//         question asks for an earlier value; stamp: count the hits as used; now; near: {gap,
+//         question asks for an earlier value; before: the value just before the one it names,
+//         not the first (fragments/current_first); stamp: count the hits as used; now; near: {gap,
 //         of, head}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD in
 //         kg_brain/domain/search.py); tuning: a map
 //         of the constants (kg_brain/domain/search.py DeepTuning): ent_fetch: entity-name candidates;

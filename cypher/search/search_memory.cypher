@@ -24,7 +24,8 @@
 //         after / before it gets (0: off);
 //         fix_lift: least share of a found mistake's score a note that FIXES it gets, times
 //         the link's weight (0: off); named: the query names what it asks for;
-//         history: the question asks for an earlier value; same_n, same_cos, same_reach,
+//         history: the question asks for an earlier value; before: the value just before
+//         the one it names, not the first (fragments/current_first); same_n, same_cos, same_reach,
 //         same_subject, same_linked: how many hits, least mutual cosine, most a later note's
 //         cosine to the query may be below, most notes of a shared entity and least mutual
 //         cosine of a SUPERSEDES pair for the current value first (fragments/current_first);

@@ -28,12 +28,29 @@ NAMING_WORDS = 4
 # A question asking for an earlier value: the old note of a subject ranks first, not the
 # newest. Chosen on the coding tuning split's history and current-value questions: "before"
 # asks for history when a time or change follows it ("before we went to 60", "before the 3.12
-# upgrade", "before 16", "before?"), not as a conjunction ("before it gives up", "before tests
-# start").
+# upgrade", "before 16", "before?"), or when the question asks in the past tense ("what was
+# the budget before finance raised it", "how many workers did we have before going to five"),
+# not as a conjunction of the present ("before it gives up", "do we wait before going to 50%
+# now", "before tests start"); "which Go did the repo start on?" asks for the first value.
 HISTORY = re.compile(r"\b(?:originally|original|used to|did\b[^?]*?\buse to|previously|formerly|"
                      r"initially|at first|at the (?:very )?start|start(?:ed)? out|first set|"
+                     r"did\b[^?]*?\bstart on\s*(?:$|[?.])|"
+                     r"(?:was|were|did|had)\b[^?]*?\bbefore\b|"
                      r"before(?=\s*(?:$|[?.,;]|\d|(?:we|any|the|that|then)\b)))",
                      re.IGNORECASE)
+# Of those, a question asking for the first value ("originally", "at the start", "did the repo
+# start on?"): the oldest note of the subject ranks first. Any other ("before we went to 60",
+# "right before 1.8", "before the resize") asks for the value just before the one it names or
+# the newest: the best hit stating a value yields to the note stated just before it alone.
+FIRST_VALUE = re.compile(r"\b(?:originally|original|used to|use to|initially|at first|"
+                         r"start(?:ed)?|first)\b", re.IGNORECASE)
+
+
+def just_before(text: str) -> bool:
+    """The question asks for the value just before the one it names (or the newest)."""
+    return HISTORY.search(text) is not None and FIRST_VALUE.search(text) is None
+
+
 MAX_QUERY_TERMS = 64
 # search_memory asks the note index once per query word and field: a long query (a pasted log)
 # is cut to its first words

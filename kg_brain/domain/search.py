@@ -25,6 +25,7 @@ from kg_brain.domain.query_text import (
     fielded_query,
     identifiers,
     in_project,
+    just_before,
     lucene_query,
     names,
     word_queries,
@@ -320,7 +321,7 @@ class Search:
         return {"vector": self.embedder.encode(text), "text": words,
                 "lex": in_project(fielded_query(words, self._boosts()), project), "terms": terms,
                 "exact": in_project(exact_query(terms), project), "project": project,
-                "excluded": _excluded(include_contextual),
+                "excluded": _excluded(include_contextual), "before": just_before(text),
                 "history": HISTORY.search(text) is not None, "stamp": stamp, "now": self.clock()}
 
     def search_memory(self, query: str, project: str, top_k: int = 10,

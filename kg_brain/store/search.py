@@ -67,7 +67,7 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
                   rrf_k: float, w_vec: float, w_lex: float, w_exact: float, exact_df: int,
                   superseded: float, supersede_share: float, vec_span: float,
                   session_after: float, session_before: float, fix_lift: float, history: bool,
-                  named: bool, same_n: int, same_cos: float, same_reach: float,
+                  before: bool, named: bool, same_n: int, same_cos: float, same_reach: float,
                   same_subject: int, same_linked: float, k: int, floor: float,
                   lex_floor: float, rare_share: float, rare_words: int, stamp: bool,
                   now: datetime) -> list[SearchHit]:
@@ -79,7 +79,8 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
 def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df: int,
                 terms: list[str], exact: str, entity_keys: list[str], project: str,
                 excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
-                total: int, ent_cap: int, k: int, named: bool, history: bool, stamp: bool,
+                total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
+                stamp: bool,
                 now: datetime, rare_share: float, rare_words: int, same_linked: float,
                 near: dict[str, float],
                 tuning: dict[str, float]) -> list[DeepHit]:

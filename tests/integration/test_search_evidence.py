@@ -206,3 +206,17 @@ def test_a_fix_keeps_its_place_above_a_later_note_on_its_setting(brain: Brain, d
     for ranked in rankings(brain, "label printing for Harbour Post times out on big batches",
                            project):
         assert ranked.index(fix.fix_zk_id) < ranked.index(later)
+
+
+def test_a_question_for_the_value_before_a_named_one_gets_that_one_not_the_first(
+        brain: Brain, days: Days, project: str) -> None:
+    first, middle, newest = write(brain, days, project, [
+        "The ledger API serves on port 8020 in development; set LEDGER_HTTP_PORT to change it.",
+        "LEDGER_HTTP_PORT is now 8025: the ledger API serves there in development (was 8020).",
+        "LEDGER_HTTP_PORT is now 8030: the ledger API serves there in development (was 8025)."])
+    for ranked in rankings(brain, "which port did the ledger API serve on in development "
+                                  "right before 8030?", project):
+        assert ranked[:2] == [middle, newest]
+    for ranked in rankings(brain, "which port did the ledger API serve on in development "
+                                  "originally?", project):
+        assert ranked[0] == first

@@ -105,6 +105,21 @@ def test_a_later_statement_far_down_the_pool_takes_the_place_of_the_one_it_repla
     assert rank(pool, q, t)[0] == 0
 
 
+def test_asked_for_the_value_before_a_named_one_the_note_just_before_it_ranks_first() -> None:
+    # notes 0, 1, 2 state one setting in turn (2 the newest, closest to the query: it names
+    # it), notes 3-5 are other subjects
+    alike = np.eye(6)
+    alike[1] = alike[2] = alike[0]
+    pool = notes(6, vectors=alike, entities=[{"pool_size": 3}] * 3 + [{}] * 3,
+                 kinds={"pool_size": "setting"})
+    q = asked([0.6, 0.62, 0.7, 0.3, 0.2, 0.1], {1})
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    q.history = True
+    assert rank(pool, q, t)[0] == 0  # "originally": the first value
+    q.before = True
+    assert rank(pool, q, t)[:2] == [1, 2]  # "before we went to 60": the one just before
+
+
 def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
     pool = notes(3)
     q = asked([0.5, 0.6, 0.0], {0}, lexical=[9.0, 1.0, 0.0])

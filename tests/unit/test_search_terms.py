@@ -13,6 +13,7 @@ from kg_brain.domain.query_text import (
     exact_query,
     identifiers,
     in_project,
+    just_before,
     names,
     word_queries,
 )
@@ -66,6 +67,11 @@ def test_a_query_with_lone_surrogates_can_be_sent() -> None:
     ("which TLS cipher did we use before the 2.0 release?", True),
     ("which region was the bucket in originally?", True),
     ("previously, what did the cron say?", True),
+    ("how many replicas did we run before scaling out to eight?", True),
+    ("what was the cache size before ops first cut it?", True),
+    ("which node release did the monorepo start on?", True),
+    ("how many minutes do we wait before going to full traffic now?", False),
+    ("what hobby did Maria start on weekends?", False),
     ("what's the ingest batch size now?", False),
     ("how long does the job wait before it retries?", False),
     ("the migration has to finish before deploys start", False),
@@ -73,6 +79,19 @@ def test_a_query_with_lone_surrogates_can_be_sent() -> None:
 ])
 def test_a_history_question_is_told_by_its_words(question: str, history: bool) -> None:
     assert (HISTORY.search(question) is not None) == history
+
+
+@pytest.mark.parametrize(("question", "before"), [
+    ("what was the lock timeout before we raised it?", True),
+    ("which TLS cipher did we use right before 2.0?", True),
+    ("which region was the bucket in originally?", False),
+    ("which Go version did the service start out on?", False),
+    ("what did the ingest batch size used to be?", False),
+    ("how long does the job wait before it retries?", False),
+])
+def test_a_history_question_asks_for_the_first_value_or_the_one_just_before(
+        question: str, before: bool) -> None:
+    assert just_before(question) == before
 
 
 @pytest.mark.parametrize(("query", "named"), [
