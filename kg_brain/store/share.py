@@ -7,10 +7,10 @@ project large enough to matter. Below a share of want x MARGIN / ceiling the pro
 and the statements' exact scan of the project (their fallback when the index leaves them short)
 is cheaper than a huge index query: the fetch is 0, the statements skip the index and the scan
 answers alone (a base-sized index query would rarely find enough of the project's notes, and the
-scan would follow it anyway). A write's nearest notes (`or_scan`) take the scan also for a
-project no larger than its fetch: reading each note costs about what reading an index candidate
-does (measured beside each other in a database of many projects), so the scan is the cheaper,
-and exact, of the two.
+scan would follow it anyway). A write's nearest notes and a search's vector channel
+(`or_scan`) take the scan also for a project no larger than its fetch: reading each note costs
+about what reading an index candidate does (measured beside each other in a database of many
+projects), so the scan is the cheaper, and exact, of the two.
 Shares are counted once per project per `ttl_s` seconds in each process.
 """
 

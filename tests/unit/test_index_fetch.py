@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+from kg_brain.domain.search import Search
 from kg_brain.store.share import TEXT_CEILING, IndexFetch
 
 
@@ -77,3 +79,19 @@ def test_a_name_of_stop_words_widens_full_text_candidates_up_to_their_ceiling() 
     assert text_fetch_for({"the_it": 1_000, "b": 9_000}, "the_it") == 3_750
     assert text_fetch_for({"a": 20, "b": 99_980}, "a") == TEXT_CEILING  # no scan to fall back on
     assert text_fetch_for({}, "a") == TEXT_CEILING
+
+
+def search_fetch(sizes: dict[str, int], project: str, want: int = 20) -> int:
+    deps = SimpleNamespace(db=None, embedder=None, clock=None,
+                           index_fetch=IndexFetch(Counts(sizes)))  # type: ignore[arg-type]
+    return Search(deps)._fetches(project, want, 10)["fetch"]  # type: ignore[arg-type]
+
+
+def test_a_search_scans_a_project_no_larger_than_its_vector_fetch() -> None:
+    """search_memory's pool (20) in a project of 700 notes among 30k would ask the index for
+    1,286 candidates: the scan reads fewer notes, exactly."""
+    assert fetch_for({"a": 700, "b": 29_300}, "a", want=20) == 1_286
+    assert search_fetch({"a": 700, "b": 29_300}, "a") == 0
+    assert search_fetch({"a": 1_200, "b": 28_800}, "a") == 750  # more notes than candidates
+    assert search_fetch({"a": 1_200, "b": 28_800}, "a", want=40) == 0  # deep_search: 1,500
+    assert search_fetch({"a": 10_000, "b": 20_000}, "a") == 100  # a large project: the base
