@@ -9,8 +9,8 @@
 // project's share of the database) and keeps the project's notes that pass {{where}}; when fewer
 // than {{size}} remain (a small project beside large ones) an exact scan of the project answers
 // instead; otherwise the scan's index seek gets a null key and costs nothing. A $fetch of 0 (a
-// project too small for the index to find its notes, kg_brain/store/share.py) skips the index
-// query: the scan answers alone. {{except}} leaves
+// project too small for the index to find its notes, or holding no more notes than the fetch,
+// kg_brain/store/share.py) skips the index query: the scan answers alone. {{except}} leaves
 // notes out of the answer without deciding between the two (notes a caller has already seen).
 // A null {{vector}} finds nothing.
 CALL ({{imports}}) {

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+from kg_brain.domain.search import Search
 from kg_brain.store.share import TEXT_CEILING, IndexFetch
 
 
@@ -42,12 +44,15 @@ def test_a_tiny_or_empty_project_skips_the_index_for_the_exact_scan() -> None:
     assert fetch_for({}, "a") == 0
 
 
-def test_a_write_scans_a_project_no_larger_than_its_fetch() -> None:
-    """The index would be asked for more candidates than the project holds notes."""
+def test_a_write_scans_a_project_no_larger_than_its_fetch_and_an_index_query() -> None:
+    """The index would be asked for more candidates than the project holds notes, or so few
+    fewer that its query's own cost (INDEX_QUERY_NOTES) outweighs them."""
     fetch = IndexFetch(Counts({"a": 500, "b": 29_500}), base=100, ceiling=2_000)
     assert fetch("a", 6, 120) == 540 and fetch.or_scan("a", 6, 120) == 0  # 6 x 1.5 / (1/60)
-    fetch = IndexFetch(Counts({"a": 600, "b": 29_400}), base=100, ceiling=2_000)
-    assert fetch.or_scan("a", 6, 120) == fetch("a", 6, 120) == 450
+    fetch = IndexFetch(Counts({"a": 1_200, "b": 28_800}), base=100, ceiling=2_000)
+    assert fetch("a", 6, 120) == 225 and fetch.or_scan("a", 6, 120) == 0  # within 225 + 1,000
+    fetch = IndexFetch(Counts({"a": 2_000, "b": 28_000}), base=100, ceiling=2_000)
+    assert fetch.or_scan("a", 6, 120) == fetch("a", 6, 120) == 135
     fetch = IndexFetch(Counts({"a": 10_000, "b": 20_000}), base=100, ceiling=2_000)
     assert fetch.or_scan("a", 6, 120) == 120  # a large project keeps the index
     assert IndexFetch(Counts({"a": 20, "b": 99_980})).or_scan("a", 6, 120) == 0
@@ -77,3 +82,20 @@ def test_a_name_of_stop_words_widens_full_text_candidates_up_to_their_ceiling() 
     assert text_fetch_for({"the_it": 1_000, "b": 9_000}, "the_it") == 3_750
     assert text_fetch_for({"a": 20, "b": 99_980}, "a") == TEXT_CEILING  # no scan to fall back on
     assert text_fetch_for({}, "a") == TEXT_CEILING
+
+
+def search_fetch(sizes: dict[str, int], project: str, want: int = 20) -> int:
+    deps = SimpleNamespace(db=None, embedder=None, clock=None,
+                           index_fetch=IndexFetch(Counts(sizes)))  # type: ignore[arg-type]
+    return Search(deps)._fetches(project, want, 10)["fetch"]  # type: ignore[arg-type]
+
+
+def test_a_search_scans_a_project_no_larger_than_its_vector_fetch_and_an_index_query() -> None:
+    """search_memory's pool (20) in a project of 700 notes among 30k would ask the index for
+    1,286 candidates: the scan reads fewer notes, exactly."""
+    assert fetch_for({"a": 700, "b": 29_300}, "a", want=20) == 1_286
+    assert search_fetch({"a": 700, "b": 29_300}, "a") == 0
+    assert search_fetch({"a": 1_200, "b": 28_800}, "a") == 0  # 750 candidates + 1,000
+    assert search_fetch({"a": 1_800, "b": 28_200}, "a") == 500  # more notes than that
+    assert search_fetch({"a": 1_800, "b": 28_200}, "a", want=40) == 0  # deep_search: 1,000
+    assert search_fetch({"a": 10_000, "b": 20_000}, "a") == 100  # a large project: the base
