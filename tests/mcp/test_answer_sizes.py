@@ -54,9 +54,9 @@ def calls(ids: list[str], long_text: str) -> dict[str, tuple[dict[str, Any], dic
         "open_session": ({}, {}),
         "get_session_context": ({}, {}),
         "get_inbox": ({}, {"limit": 499}),
-        "search_memory": ({"query": "why do ingest writes time out?"},
+        "search_memory": ({"query": "why do ingest worker writes to Neo4j time out?"},
                           {"query": long_text[:4_000], "top_k": 100, "include_contextual": True}),
-        "deep_search": ({"query": "why do ingest writes time out?"},
+        "deep_search": ({"query": "why do ingest worker writes to Neo4j time out?"},
                         {"query": long_text[:4_000], "top_k": 100, "hops": 3,
                          "include_contextual": True}),
         "recall": ({"zk_ids": ids[1:4]}, {"zk_ids": ids[::8][:50]}),
@@ -160,8 +160,9 @@ def test_search_answers_are_mostly_content(server: FastMCP, brain: Brain, projec
 
     async def ask() -> dict[str, dict[str, Any]]:
         async with Client(server) as client:
-            return {tool: dict((await client.call_tool(tool, {"query": "why do ingest writes "
-                                                                      "time out?"}))
+            return {tool: dict((await client.call_tool(tool, {"query": "why do ingest worker "
+                                                                      "writes to Neo4j time "
+                                                                      "out?"}))
                                .structured_content)
                     for tool in ("search_memory", "deep_search")}
 
