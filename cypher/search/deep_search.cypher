@@ -236,7 +236,8 @@ WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embed
 // identifier of the query, or that fix or supersede the closest (what a question wording a
 // failure or a stale value asks for, in other words); a hit passed over (a typed link, a
 // bridge or a session neighbour lifted it, or words it shares with the query, while it is
-// about something else) scores just below the last of them
+// about something else) scores just below the last of them, the hits passed over in the order
+// of their closeness to the query (a thousandth of that score less per unit of cosine below 1)
 WITH ranked, reduce(b = -1.0, h IN ranked[..$near.of] |
                     CASE WHEN h.relevance > b THEN h.relevance ELSE b END) AS closest
 WITH ranked, [i IN range(0, size(ranked) - 1)
@@ -250,7 +251,8 @@ WITH ranked, [i IN range(0, size(ranked) - 1)
 UNWIND range(0, size(ranked) - 1) AS i
 WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
                           AND ranked[i].score > 0.99 * ranked[lead[-1]].score
-                          THEN 0.99 * ranked[lead[-1]].score END AS passed
+                          THEN 0.99 * ranked[lead[-1]].score
+                               * (1.0 - 0.001 * (1.0 - ranked[i].relevance)) END AS passed
 WITH h {.*, score: coalesce(passed, h.score)} AS h
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k

@@ -31,7 +31,8 @@ def test_add_memory_names_the_derived_project_and_recall_returns_the_note(
 def test_search_memory_and_deep_search_find_the_note(server: FastMCP, project: str) -> None:
     port = call(server, "add_memory", content=PORT_NOTE)["zk_id"]
     call(server, "add_memory", content=NEO4J_NOTE)
-    found = call(server, "search_memory", query="which port does the HTTP server use?", top_k=3)
+    found = call(server, "search_memory", query="which port does the HTTP transport listen on?",
+                 top_k=3)
     assert found["project"] == project and found["hits"][0]["zk_id"] == port
     deep = call(server, "deep_search", query="why would the MCP HTTP endpoint be on 8765?",
                 hops=2, top_k=5)
