@@ -1,8 +1,9 @@
 """How the OpenCode plugin reaches the service (kg_brain/surfaces/opencode/kg-brain-service.mjs, run
 under Node against stand-ins on 127.0.0.1 and on the service's socket): a service that accepts and
 does not answer costs one read timeout and one warning, then no call waits until its /health
-answers again; a start command that cannot run is one warning, never an exception; a start's
-output goes to the service log; the token goes to the service's socket, never to the port."""
+answers again; a request the service dropped unanswered is sent once more; a start command
+that cannot run is one warning, never an exception; a start's output goes to the service log;
+the token goes to the service's socket, never to the port."""
 
 from __future__ import annotations
 
@@ -139,6 +140,54 @@ def test_a_hung_service_costs_one_wait_and_one_warning_until_its_health_answers(
     assert second["started"] == [None, None]  # nothing listened: started once, nothing waited
     assert log.read_text() == "started by the plugin\n"
     assert sum("starting the shared service" in entry["message"] for entry in second["logs"]) == 1
+
+
+class DropsFirst(StandIn):
+    """Reads the first request and closes its connection unanswered (as a service closes an idle
+    keep-alive connection a request was just sent on), then answers each request `200 {}`."""
+
+    def __init__(self) -> None:
+        self.requests: list[bytes] = []
+        super().__init__()
+        self.answering.set()
+
+    def accept(self) -> None:
+        while True:
+            try:
+                conn = self.listener.accept()[0]
+            except OSError:
+                return
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:
+                    request += conn.recv(65536) or b"\r\n\r\n"
+                self.requests.append(request.split(b"\r\n", 1)[0])
+                if len(self.requests) > 1:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                 b"Content-Length: 2\r\nConnection: close\r\n\r\n{}")
+
+
+ONE_WRITE = """
+const { Memory } = await import(process.argv[1])
+const logs = []
+const memory = new Memory(JSON.parse(process.argv[2]), "/tmp/ws",
+  (level, message) => logs.push({ level, message }))
+const answer = await memory.call("failure", { command: "make test" }, true)
+process.stdout.write(JSON.stringify({ answer, logs }) + "\\n")
+"""
+
+
+def test_a_write_the_service_dropped_unanswered_is_sent_once_more(node: str) -> None:
+    service = DropsFirst()
+    try:
+        done = subprocess.run([node, "--input-type=module", "-e", ONE_WRITE, CONNECTION.as_uri(),
+                               json.dumps(config(service.url))],
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        service.close()
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"answer": {}, "logs": []}  # nothing lost, nothing warned
+    assert service.requests == [b"POST /plugin/failure HTTP/1.1"] * 2
 
 
 def test_a_start_command_that_cannot_run_is_one_warning(node: str, tmp_path: Path) -> None:
