@@ -56,9 +56,13 @@ process.exit(0)
 
 class StandIn:
     """A port that holds every connection unanswered until `answer()`, then answers each request
-    `200 {}` (its /health and its actions alike)."""
+    `200 {}` (its /health and its actions alike). `drop_first`: the first request it reads, it
+    closes unanswered (as a service closes an idle keep-alive connection a request was just sent
+    on). `requests`: the request lines it read."""
 
-    def __init__(self) -> None:
+    def __init__(self, drop_first: bool = False) -> None:
+        self.drop_first = drop_first
+        self.requests: list[bytes] = []
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.answering = threading.Event()
         self.held: list[socket.socket] = []
@@ -81,6 +85,9 @@ class StandIn:
                 request = b""
                 while b"\r\n\r\n" not in request:
                     request += conn.recv(65536) or b"\r\n\r\n"
+                self.requests.append(request.split(b"\r\n", 1)[0])
+                if self.drop_first and len(self.requests) == 1:
+                    continue
                 conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 2\r\nConnection: close\r\n\r\n{}")
 
@@ -91,8 +98,8 @@ class StandIn:
 
 
 @contextmanager
-def stand_in() -> Iterator[StandIn]:
-    server = StandIn()
+def stand_in(drop_first: bool = False) -> Iterator[StandIn]:
+    server = StandIn(drop_first)
     try:
         yield server
     finally:
@@ -142,31 +149,6 @@ def test_a_hung_service_costs_one_wait_and_one_warning_until_its_health_answers(
     assert sum("starting the shared service" in entry["message"] for entry in second["logs"]) == 1
 
 
-class DropsFirst(StandIn):
-    """Reads the first request and closes its connection unanswered (as a service closes an idle
-    keep-alive connection a request was just sent on), then answers each request `200 {}`."""
-
-    def __init__(self) -> None:
-        self.requests: list[bytes] = []
-        super().__init__()
-        self.answering.set()
-
-    def accept(self) -> None:
-        while True:
-            try:
-                conn = self.listener.accept()[0]
-            except OSError:
-                return
-            with conn:
-                request = b""
-                while b"\r\n\r\n" not in request:
-                    request += conn.recv(65536) or b"\r\n\r\n"
-                self.requests.append(request.split(b"\r\n", 1)[0])
-                if len(self.requests) > 1:
-                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                 b"Content-Length: 2\r\nConnection: close\r\n\r\n{}")
-
-
 ONE_WRITE = """
 const { Memory } = await import(process.argv[1])
 const logs = []
@@ -178,13 +160,11 @@ process.stdout.write(JSON.stringify({ answer, logs }) + "\\n")
 
 
 def test_a_write_the_service_dropped_unanswered_is_sent_once_more(node: str) -> None:
-    service = DropsFirst()
-    try:
+    with stand_in(drop_first=True) as service:
+        service.answering.set()
         done = subprocess.run([node, "--input-type=module", "-e", ONE_WRITE, CONNECTION.as_uri(),
                                json.dumps(config(service.url))],
                               capture_output=True, text=True, timeout=60)
-    finally:
-        service.close()
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"answer": {}, "logs": []}  # nothing lost, nothing warned
     assert service.requests == [b"POST /plugin/failure HTTP/1.1"] * 2
