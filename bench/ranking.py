@@ -2,7 +2,7 @@
 
 `signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
 note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and for
-each question its cosine to every note, the note index's score of every note for each query
+each question its cosine to every note, each note index's score of every note for each query
 word in each field (the statement asks for a word in the boosted fields at once: the sum of
 those scores times the boosts) and which notes hold each identifier of the query. `rank`
 then scores a question as cypher/search/search_memory.cypher does for a given Tuning, in
@@ -24,7 +24,7 @@ from bench import store
 from bench.coding import must_yield
 from bench.coding_data import CodingProject
 from bench.datasets import Corpus, TurnKey
-from kg_brain.base.vocab import HANDOFF_KINDS
+from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
     HISTORY,
     MAX_LEX_WORDS,
@@ -34,7 +34,7 @@ from kg_brain.domain.query_text import (
     names,
     word_queries,
 )
-from kg_brain.domain.search import RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
+from kg_brain.domain.search import AS_WRITTEN, RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
 from kg_brain.store.notes import project_share
@@ -78,7 +78,8 @@ class Asked:
     contextual: bool
     history: bool
     cosine: np.ndarray
-    words: list[dict[str, np.ndarray]]  # per query word and field, each note's index score
+    words: list[dict[str, np.ndarray]]  # per query word and field, each note's stemmed score
+    written: list[dict[str, np.ndarray]]  # the same from the index of words as written
     size: int  # the project's notes (the statement's count)
     holders: np.ndarray  # terms x notes: the note holds the identifier word for word
     expected: set[int]
@@ -121,8 +122,9 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
         contextual: bool, expected: set[int], pairs: list[tuple[int, int]]) -> Asked:
     """The signals of one question over `notes` (one embedding, one query per word and field)."""
     kept = [w for w in lucene_query(text).split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
-    words = [{name: _index_scores(db, notes, project, word, name) for name in FIELDS}
-             for word in kept]
+    words, written = ([{name: _index_scores(db, notes, project, word, name, index)
+                        for name in FIELDS} for word in kept]
+                      for index in (FULLTEXT_INDEX, WORD_INDEX))
     terms = identifiers(text)
     holders = np.asarray([[t in body for body in notes.texts] for t in terms],
                          dtype=bool).reshape(len(terms), len(notes.ids))
@@ -130,39 +132,48 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
                  before=just_before(text),
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
+                 written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
 
 
-def _index_scores(db: Database, notes: Notes, project: str, word: str,
-                  field: str) -> np.ndarray:
-    """The note index's score of every note for `word` alone in `field` (0: no match)."""
+def _index_scores(db: Database, notes: Notes, project: str, word: str, field: str,
+                  index: str) -> np.ndarray:
+    """The note index `index`'s score of every note for `word` alone in `field` (0: no
+    match)."""
     at = {z: i for i, z in enumerate(notes.ids)}
     scores = np.zeros(len(notes.ids))
-    for term in word_queries(word, {field: 1.0}, project):
-        for row in store.ranking_lexical(db, lex=term["query"], limit=LEX_LIMIT, project=project):
+    for term in word_queries(word, {field: 1.0}, project, AS_WRITTEN):
+        if term["index"] != index:
+            continue
+        for row in store.ranking_lexical(db, index=index, lex=term["query"], limit=LEX_LIMIT,
+                                         project=project):
             if row["zk_id"] in at:
                 scores[at[row["zk_id"]]] = row["score"]
     return scores
 
 
 def lexical(q: Asked, boosts: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
-    """fragments/lexical_in_project over `q`: each note's lexical score (per word, asked for in
-    the boosted fields at once: its idf among the project's notes times its score over its best
-    one there) and how many rare words of the query it holds (words at most RARE_SHARE of the
-    notes hold, at least one). A word's hits are counted among the live notes here."""
+    """fragments/lexical_in_project over `q`: each note's lexical score (per word and index,
+    asked for in the boosted fields at once: the index's share times the word's idf among the
+    project's notes times its score over its best one there) and how many rare words of the
+    query it holds in the stemmed index (words at most RARE_SHARE of the notes hold, at least
+    one). A word's hits are counted among the live notes here."""
     score = np.zeros(len(q.cosine))
     rare: np.ndarray = np.zeros(len(q.cosine), dtype=np.int64)
-    for word in q.words:
-        both = sum((b * word[f] for f, b in boosts.items() if b > 0), np.zeros(len(q.cosine)))
-        held = both > 0
-        df = int(held.sum())
-        if not df:
-            continue
-        idf = math.log(1.0 + (max(q.size - df, 0) + 0.5) / (df + 0.5))
-        score += idf * both / both.max()
-        if df <= max(1.0, RARE_SHARE * q.size):
-            rare += held
+    for share, words, counted in ((1.0 - AS_WRITTEN, q.words, True),
+                                  (AS_WRITTEN, q.written, False)):
+        for word in words if share > 0 else []:
+            both = sum((b * word[f] for f, b in boosts.items() if b > 0),
+                       np.zeros(len(q.cosine)))
+            held = both > 0
+            df = int(held.sum())
+            if not df:
+                continue
+            idf = math.log(1.0 + (max(q.size - df, 0) + 0.5) / (df + 0.5))
+            score += share * idf * both / both.max()
+            if counted and df <= max(1.0, RARE_SHARE * q.size):
+                rare += held
     return score, rare
 
 

@@ -44,7 +44,8 @@ def asked(cosine: list[float], expected: set[int], holders: list[list[bool]] | N
     """A lookup over len(cosine) notes; `lexical`: one query word's content score per note."""
     size = len(cosine)
     return Asked(kind="lookup", contextual=False, history=False, cosine=np.asarray(cosine),
-                 words=[word(size, content=lexical)] if lexical else [], size=size,
+                 words=[word(size, content=lexical)] if lexical else [],
+                 written=[word(size, content=lexical)] if lexical else [], size=size,
                  holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
                  expected=expected, pairs=[])
 
@@ -118,6 +119,18 @@ def test_asked_for_the_value_before_a_named_one_the_note_just_before_it_ranks_fi
     assert rank(pool, q, t)[0] == 0  # "originally": the first value
     q.before = True
     assert rank(pool, q, t)[:2] == [1, 2]  # "before we went to 60": the one just before
+
+
+def test_a_note_holding_the_query_word_as_written_ranks_above_one_holding_its_stem() -> None:
+    # notes 0 and 1 equally close; the stemmed index scores both alike for the query word
+    # ("generation" meets "generate"), the index of words as written only note 1
+    pool = notes(3)
+    q = asked([0.5, 0.5, 0.0], {1}, lexical=[5.0, 5.0, 0.0])
+    q.written = [word(3, content=[0.0, 5.0, 0.0])]
+    t = replace(Tuning(), same_n=0)
+    assert rank(pool, q, t)[0] == 1
+    q.written = [word(3, content=[5.0, 5.0, 0.0])]
+    assert rank(pool, q, t)[0] == 0  # alike in both: the smaller id
 
 
 def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
