@@ -2,16 +2,13 @@
 
 `signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
 note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and for
-each question its cosine to every note, the note index's score of every note (live or not: the
-statement counts a word's hits among all the project's notes) for each query word in each field
-(the statement asks for a word in the boosted fields at once: the sum of those scores times the
-boosts) and which notes hold each identifier of the query (word for word, and found by the
-index as a phrase). `rank` then scores a question as cypher/search/search_memory.cypher does
-for a given Tuning, in microseconds instead of a round trip, so bench/fit_ranking.py can search
-the constants. On the eleven coding tuning projects it puts the same note first as the
-statement for every question, and answers the same questions about nothing stored with nothing;
-on the LoCoMo tuning conversations (asked, as the bench asks them, for 25) its recall@10 is the
-statement's.
+each question its cosine to every note, each note index's score of every note (live or not:
+the statement counts a word's hits among all the project's notes) for each query word in each
+field (the statement asks for a word in the boosted fields at once: the sum of those scores times
+the boosts) and which notes hold each identifier of the query (word for word, and found by the
+stemmed index as a phrase). `rank` then scores a question as cypher/search/search_memory.cypher
+does for a given Tuning, in microseconds instead of a round trip, so bench/fit_ranking.py can
+search the constants; its agreement with the statement is measured in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ from bench.coding import must_yield
 from bench.coding_data import CodingProject
 from bench.datasets import Corpus, TurnKey
 from bench.retrieval import DEPTH
-from kg_brain.base.vocab import HANDOFF_KINDS
+from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
     HISTORY,
     MAX_LEX_WORDS,
@@ -41,7 +38,7 @@ from kg_brain.domain.query_text import (
     lucene_query,
     names,
 )
-from kg_brain.domain.search import RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
+from kg_brain.domain.search import AS_WRITTEN, RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
 from kg_brain.store.notes import project_share
@@ -96,10 +93,11 @@ class Asked:
     contextual: bool
     history: bool
     cosine: np.ndarray
-    # per query word and field, each note's index score, then those of the project's notes
-    # that are not live (archived, fleeting) holding a word of the query: the statement counts
-    # them among a word's hits
+    # per query word and field, each note's stemmed index score, then those of the project's
+    # notes that are not live (archived, fleeting) holding a word of the query: the statement
+    # counts them among a word's hits
     words: list[dict[str, np.ndarray]]
+    written: list[dict[str, np.ndarray]]  # the same from the index of words as written
     size: int  # the project's notes (the statement's count)
     # terms x notes: the note holds the identifier word for word, and the note index finds it
     # as a phrase (fragments/exact_matches)
@@ -145,11 +143,14 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     """The signals of one question over `notes` (one embedding, one query per word and field,
     one per identifier)."""
     kept = [w for w in lucene_query(text).split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
-    hits = [{name: _index_hits(db, project, fielded_query(word, {name: 1.0}))
-             for name in FIELDS} for word in kept]
-    others = sorted({z for word in hits for got in word.values() for z in got} - set(notes.ids))
+    hits = {index: [{name: _index_hits(db, project, fielded_query(word, {name: 1.0}), index)
+                     for name in FIELDS} for word in kept]
+            for index in (FULLTEXT_INDEX, WORD_INDEX)}
+    others = sorted({z for found in hits.values() for word in found for got in word.values()
+                     for z in got} - set(notes.ids))
     at = {z: i for i, z in enumerate([*notes.ids, *others])}
-    words = [{name: _scores(got, at) for name, got in word.items()} for word in hits]
+    words, written = ([{name: _scores(got, at) for name, got in word.items()}
+                       for word in hits[index]] for index in (FULLTEXT_INDEX, WORD_INDEX))
     terms = identifiers(text)
     indexed = [_index_hits(db, project, exact_query([t])).keys() for t in terms]
     holders = np.asarray([[z in found and t in body for z, body in zip(notes.ids, notes.texts,
@@ -160,14 +161,16 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
                  before=just_before(text),
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
+                 written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
 
 
-def _index_hits(db: Database, project: str, query: str) -> dict[str, float]:
+def _index_hits(db: Database, project: str, query: str,
+                index: str = FULLTEXT_INDEX) -> dict[str, float]:
     """The note index's score of each of the project's notes, live or not, for `query`."""
     return {row["zk_id"]: row["score"] for row in store.ranking_lexical(
-        db, lex=in_project(query, project), limit=LEX_LIMIT, project=project)}
+        db, index=index, lex=in_project(query, project), limit=LEX_LIMIT, project=project)}
 
 
 def _scores(hits: dict[str, float], at: dict[str, int]) -> np.ndarray:
@@ -178,25 +181,28 @@ def _scores(hits: dict[str, float], at: dict[str, int]) -> np.ndarray:
 
 
 def lexical(q: Asked, boosts: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
-    """fragments/lexical_in_project over `q`: each note's lexical score (per word, asked for in
-    the boosted fields at once: its idf among the project's notes times its score over its best
-    one there) and how many rare words of the query it holds (words at most RARE_SHARE of the
-    notes hold, at least one). A word's hits, as in the statement, are all the project's notes
-    that hold it, live or not (a word's scores run past the live notes: `Asked.words`)."""
+    """fragments/lexical_in_project over `q`: each note's lexical score (per word and index,
+    asked for in the boosted fields at once: the index's share times the word's idf among the
+    project's notes times its score over its best one there) and how many rare words of the
+    query it holds in the stemmed index (words at most RARE_SHARE of the notes hold, at least
+    one). A word's hits, as in the statement, are all the project's notes that hold it, live or
+    not (a word's scores run past the live notes: `Asked.words`)."""
     live = len(q.cosine)
     score = np.zeros(live)
     rare: np.ndarray = np.zeros(live, dtype=np.int64)
-    for word in q.words:
-        both = sum((b * word[f] for f, b in boosts.items() if b > 0),
-                   np.zeros(len(word["content"])))
-        held = both > 0
-        df = int(held.sum())
-        if not df:
-            continue
-        idf = math.log(1.0 + (max(q.size - df, 0) + 0.5) / (df + 0.5))
-        score += idf * both[:live] / both.max()
-        if df <= max(1.0, RARE_SHARE * q.size):
-            rare += held[:live]
+    for share, words, counted in ((1.0 - AS_WRITTEN, q.words, True),
+                                  (AS_WRITTEN, q.written, False)):
+        for word in words if share > 0 else []:
+            both = sum((b * word[f] for f, b in boosts.items() if b > 0),
+                       np.zeros(len(word["content"])))
+            held = both > 0
+            df = int(held.sum())
+            if not df:
+                continue
+            idf = math.log(1.0 + (max(q.size - df, 0) + 0.5) / (df + 0.5))
+            score += share * idf * both[:live] / both.max()
+            if counted and df <= max(1.0, RARE_SHARE * q.size):
+                rare += held[:live]
     return score, rare
 
 

@@ -267,5 +267,6 @@ def ranking_notes(on: On, *, project: str) -> list[RankingNote]:
 
 
 @read("bench/ranking_lexical.cypher")
-def ranking_lexical(on: On, *, lex: str, limit: int, project: str) -> list[RawHit]:
-    """The note index's BM25 scores of a project's notes (live or not) for one Lucene query."""
+def ranking_lexical(on: On, *, index: str, lex: str, limit: int,
+                    project: str) -> list[RawHit]:
+    """A note index's BM25 scores of a project's notes (live or not) for one Lucene query."""

@@ -1,32 +1,38 @@
 // Fragment, rendered into statements when they load (never run alone): BM25 with the project's
-// own statistics over the note index, bound to {{as}} as a list of {n, s, rare}, best first, at
-// most {{size}}, of the notes of $project that pass {{where}} (conditions on n). The index's idf
-// is database-wide (a word rare in this project but common in others would weigh little), so
-// each query word is asked for alone, in every boosted field at once as one document is read
-// ($lex: one {query, whole} per word, kept to the project; [] = no lexical part), its hits in
-// the project counted (at most $lex_df: its document frequency there, of {{notes}} notes) and
-// their scores divided by its best one there (the database-wide idf cancels, the term-frequency
-// part and the field boosts stay); a note scores the sum over words of the word's idf in the
-// project times that share. rare: how many of the query's words the note holds that at most
-// $rare_share of the project's notes hold (at least one note): lexical evidence that does not
-// depend on the scores' scale. Counting costs a read of each hit: a project of more notes than
-// OWN_IDF_MAX (kg_brain/domain/search.py) passes one term of weight 1 (whole: the whole fielded
-// query), scored as the index scores it, with no rare words. The CALL imports {{imports}}.
+// own statistics over the note indexes, bound to {{as}} as a list of {n, s, rare}, best first,
+// at most {{size}}, of the notes of $project that pass {{where}} (conditions on n). The index's
+// idf is database-wide (a word rare in this project but common in others would weigh little),
+// so each query word is asked for alone, in every boosted field at once as one document is read
+// ($lex: one {query, whole, index, share, rare} per word and index, kept to the project; [] =
+// no lexical part), its hits in the project counted (at most $lex_df: its document frequency
+// there, of {{notes}} notes) and their scores divided by its best one there (the database-wide
+// idf cancels, the term-frequency part and the field boosts stay); a note scores the sum over
+// words and indexes of the index's share times the word's idf in the project times that share
+// of its best. A word is asked of the stemmed index (note_fulltext) and of the one of words as
+// written (note_words), so a note holding the query's own word form scores above one holding
+// another form of its stem. rare: how many of the query's words the note holds (in the terms
+// marked rare: one index's) that at most $rare_share of the project's notes hold (at least one
+// note): lexical evidence that does not depend on the scores' scale. Counting costs a read of
+// each hit: a project of more notes than OWN_IDF_MAX (kg_brain/domain/search.py) passes one
+// term of weight 1 (whole: the whole fielded query), scored as the index scores it, with no
+// rare words. The CALL imports {{imports}}.
 CALL ({{imports}}) {
   UNWIND $lex AS term
   CALL (term) {
-    CALL db.index.fulltext.queryNodes('note_fulltext', term.query, {limit: $lex_df})
+    CALL db.index.fulltext.queryNodes(term.index, term.query, {limit: $lex_df})
     YIELD node, score
     WHERE node.project = $project
     RETURN collect({n: node, s: score}) AS hits
   }
   WITH term, hits, {{notes}} AS notes WHERE size(hits) > 0
-  WITH hits, CASE WHEN term.whole THEN 1.0
-                  ELSE log(1.0 + (CASE WHEN notes > size(hits) THEN notes - size(hits)
-                                       ELSE 0 END + 0.5) / (size(hits) + 0.5)) / hits[0].s
-             END AS weight,
-       CASE WHEN NOT term.whole AND size(hits) <= CASE WHEN $rare_share * notes > 1
-                                                       THEN $rare_share * notes ELSE 1 END
+  WITH hits,
+       term.share * CASE WHEN term.whole THEN 1.0
+                         ELSE log(1.0 + (CASE WHEN notes > size(hits) THEN notes - size(hits)
+                                              ELSE 0 END + 0.5) / (size(hits) + 0.5)) / hits[0].s
+                    END AS weight,
+       CASE WHEN term.rare AND NOT term.whole
+                 AND size(hits) <= CASE WHEN $rare_share * notes > 1 THEN $rare_share * notes
+                                        ELSE 1 END
             THEN 1 ELSE 0 END AS rare
   UNWIND hits AS hit
   WITH hit.n AS n, sum(weight * hit.s) AS score, sum(rare) AS rare

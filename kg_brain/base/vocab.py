@@ -11,7 +11,8 @@ from enum import StrEnum
 
 EMBEDDING_DIM = 384
 VECTOR_INDEX = "vector_index_Note_embedding"
-FULLTEXT_INDEX = "note_fulltext"
+FULLTEXT_INDEX = "note_fulltext"  # english analyzer: words stemmed
+WORD_INDEX = "note_words"  # the same fields, words as written
 ENTITY_INDEX = "entity_names"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX
 from kg_brain.store.search import LexTerm
 from kg_brain.store.share import STOP_WORDS
 
@@ -129,14 +130,27 @@ def in_project(query: str, project: str) -> str:
     return f"+({query}) +project:{_phrase(project)}^0" if query else ""
 
 
-def word_queries(words: str, boosts: dict[str, float], project: str) -> list[LexTerm]:
+def word_queries(words: str, boosts: dict[str, float], project: str,
+                 as_written: float) -> list[LexTerm]:
     """The searches' lexical channel: each of `words` (from lucene_query) but the index's stop
     words, at most MAX_LEX_WORDS, alone in every field with a positive boost (fielded_query: a
     note read as one document, its fields weighed by their boosts), kept to `project`: the
-    statement counts each one's hits in the project for an idf of the project's own."""
+    statement counts each one's hits in the project for an idf of the project's own. Each word
+    is asked of the stemmed index (its scores weigh 1 - `as_written`; its hits count as rare
+    words) and, when `as_written` > 0, of the index of words as written (weighing
+    `as_written`)."""
     kept = [w for w in words.split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
-    return [{"query": in_project(fielded_query(word, boosts), project), "whole": False}
-            for word in kept]
+    shares = [(FULLTEXT_INDEX, 1.0 - as_written), (WORD_INDEX, as_written)]
+    return [{"query": in_project(fielded_query(word, boosts), project), "whole": False,
+             "index": index, "share": share, "rare": index == FULLTEXT_INDEX}
+            for word in kept for index, share in shares if share > 0]
+
+
+def whole_query(query: str) -> list[LexTerm]:
+    """The lexical channel of a project too large to count each word's hits in: `query` (a
+    fielded query kept to the project) scored as the stemmed index scores it ([] if empty)."""
+    return [{"query": query, "whole": True, "index": FULLTEXT_INDEX, "share": 1.0,
+             "rare": False}] if query else []
 
 
 def fielded_query(words: str, boosts: dict[str, float]) -> str:

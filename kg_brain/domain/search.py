@@ -29,12 +29,12 @@ from kg_brain.domain.query_text import (
     just_before,
     lucene_query,
     names,
+    whole_query,
     word_queries,
 )
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.shapes.models import EntityView, FoundBy, Hit, HitLink
 from kg_brain.store import search as statements
-from kg_brain.store.search import LexTerm
 
 MAX_QUERY_CHARS = 4_000
 MAX_RELATED = 100
@@ -56,6 +56,9 @@ OWN_IDF_MAX = 5_000
 # at 81.2.
 RARE_WORDS = 3
 RARE_SHARE = 0.1
+# A query word is asked of the stemmed note index and of the one of words as written, whose
+# scores weigh AS_WRITTEN (query_text.word_queries). Chosen on the tuning splits (BENCHMARKS).
+AS_WRITTEN = 0.25
 # The current value first (Tuning.same_n): a SUPERSEDES link the write path made makes two notes
 # one subject when their mutual cosine (in [-1, 1]) is at least this; the write path also links
 # look-alikes of a project's other services, less alike than that.
@@ -303,10 +306,10 @@ class Search:
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
         if notes > OWN_IDF_MAX:
-            whole: list[LexTerm] = [{"query": params["lex"], "whole": True}]
-            return {"lex": whole if params["lex"] else [], "notes": notes, "lex_df": lex_fetch,
+            return {"lex": whole_query(params["lex"]), "notes": notes, "lex_df": lex_fetch,
                     "lex_floor": t.lex_floor}
-        return {"lex": word_queries(params["text"], self._boosts(), project), "notes": notes,
+        return {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
+                "notes": notes,
                 "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
                 "lex_floor": math.inf}
 

@@ -27,6 +27,7 @@ from kg_brain.base.vocab import (
     ENTITY_INDEX,
     FULLTEXT_INDEX,
     VECTOR_INDEX,
+    WORD_INDEX,
     MemoryType,
     NoteKind,
 )
@@ -69,7 +70,7 @@ SCHEMA_MODELS = (Note,)
 SCHEMA_INDEXES = frozenset({
     "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
-    FULLTEXT_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
+    FULLTEXT_INDEX, WORD_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
     "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created",
     "plugin_session_id", "command_run_key", "project_id", "project_key",
 })
@@ -81,6 +82,11 @@ FULLTEXT_FIELDS = frozenset({"title", "content", "context", "keywords", "project
 @autocommit("schema/create_fulltext_index.cypher")
 def create_fulltext_index(on: On) -> None:
     """BM25 over title, content, context and keywords (english analyzer)."""
+
+
+@autocommit("schema/create_word_index.cypher")
+def create_word_index(on: On) -> None:
+    """BM25 over the same fields, words as written (no stemming)."""
 
 
 @autocommit("schema/drop_fulltext_index.cypher")
@@ -153,7 +159,7 @@ def await_indexes(on: On) -> None:
     """Until every index is online."""
 
 
-STATEMENTS = (create_fulltext_index, create_job_index, create_job_state_index,
+STATEMENTS = (create_fulltext_index, create_word_index, create_job_index, create_job_state_index,
               create_lease_constraint, create_revision_index, create_entity_constraint,
               create_entity_fulltext_index, create_forgotten_constraint,
               create_session_order_index, create_plugin_session_constraint,

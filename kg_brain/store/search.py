@@ -11,11 +11,15 @@ Vector = list[float]
 
 
 class LexTerm(TypedDict):
-    """One word of a query in the boosted fields of the note index: its Lucene query, kept to
-    the project; or (`whole`) the whole query, scored as the index scores it."""
+    """One word of a query in the boosted fields of a note index (`index`: FULLTEXT_INDEX or
+    WORD_INDEX): its Lucene query, kept to the project; or (`whole`) the whole query, scored as
+    the index scores it. Its scores weigh `share`; `rare`: its hits count as rare words."""
 
     query: str
     whole: bool
+    index: str
+    share: float
+    rare: bool
 
 
 class SearchHit(TypedDict):

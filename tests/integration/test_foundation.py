@@ -13,7 +13,7 @@ import pytest
 
 from bench.store import raw_fulltext_query
 from kg_brain.base.cypher import all_query_names
-from kg_brain.base.vocab import VECTOR_INDEX
+from kg_brain.base.vocab import VECTOR_INDEX, WORD_INDEX
 from kg_brain.domain.query_text import in_project
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.store import admin
@@ -48,6 +48,8 @@ def test_schema_bootstrap_is_idempotent_and_creates_the_indexes(db: Database) ->
     assert indexes[VECTOR_INDEX]["type"] == "VECTOR"
     assert indexes["note_fulltext"]["properties"] == ["title", "content", "context", "keywords",
                                                       "project"]
+    assert indexes[WORD_INDEX]["properties"] == ["content", "title", "keywords", "context",
+                                                 "project"]
     for prop in ("project", "memory_type", "note_kind", "last_accessed"):
         assert indexes[f"index_Note_{prop}"]["state"] == "ONLINE"
     assert indexes["constraint_unique_Note_zk_id"]["properties"] == ["zk_id"]

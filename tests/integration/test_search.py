@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.store import project_vectors, raw_fulltext_query
+from bench.store import project_vectors, ranking_lexical, raw_fulltext_query
 from kg_brain.base.errors import NotFound
-from kg_brain.base.vocab import LinkType
+from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX, LinkType
 from kg_brain.domain import search as search_module
 from kg_brain.domain.query_text import fielded_query, in_project, lucene_query
 from kg_brain.domain.search import DeepTuning, Search, Tuning
@@ -278,6 +278,24 @@ def test_a_small_project_beside_a_crowding_one_still_finds_its_notes(
     assert [m.zk_id for m in brain.mistakes.preflight_check(text, project).mistakes] == [own]
     added = brain.writer.add(own_text, project, note_kind="mistake")  # the same note again
     assert added.deduplicated and added.matched_zk_id == own
+
+
+def test_the_word_index_matches_a_query_word_as_written_the_stemmed_one_its_stem(
+        brain: Brain, db: Database, project: str) -> None:
+    """`generation` meets `generates` in the stemmed index and only `generation` in the index
+    of words as written: the searches ask both, so the note holding the query's own word form
+    scores above a look-alike holding another form of its stem."""
+    own, other = brain.importer.add_many([
+        note("Schema generation runs before each deploy.", project),
+        note("The deploy generates a fresh schema file.", project)])
+    query = in_project(fielded_query("generation", {"content": 1.0}), project)
+
+    def found(index: str) -> set[str]:
+        return {h["zk_id"] for h in ranking_lexical(db, index=index, lex=query, limit=10,
+                                                    project=project)}
+
+    assert found(FULLTEXT_INDEX) == {own, other}
+    assert found(WORD_INDEX) == {own}
 
 
 def test_a_small_projects_full_text_match_is_not_lost_beside_a_crowding_one(

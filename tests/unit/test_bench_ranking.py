@@ -9,7 +9,7 @@ import numpy as np
 
 from bench.fit_ranking import fit, floor_left_out, objective
 from bench.ranking import ABSENT, Asked, Notes, lexical, rank, score
-from kg_brain.domain.search import RARE_WORDS, Tuning
+from kg_brain.domain.search import AS_WRITTEN, RARE_WORDS, Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
 
@@ -44,7 +44,8 @@ def asked(cosine: list[float], expected: set[int], holders: list[list[bool]] | N
     """A lookup over len(cosine) notes; `lexical`: one query word's content score per note."""
     size = len(cosine)
     return Asked(kind="lookup", contextual=False, history=False, cosine=np.asarray(cosine),
-                 words=[word(size, content=lexical)] if lexical else [], size=size,
+                 words=[word(size, content=lexical)] if lexical else [],
+                 written=[word(size, content=lexical)] if lexical else [], size=size,
                  holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
                  expected=expected, pairs=[])
 
@@ -120,6 +121,18 @@ def test_asked_for_the_value_before_a_named_one_the_note_just_before_it_ranks_fi
     assert rank(pool, q, t)[:2] == [1, 2]  # "before we went to 60": the one just before
 
 
+def test_a_note_holding_the_query_word_as_written_ranks_above_one_holding_its_stem() -> None:
+    # notes 0 and 1 equally close; the stemmed index scores both alike for the query word
+    # ("generation" meets "generate"), the index of words as written only note 1
+    pool = notes(3)
+    q = asked([0.5, 0.5, 0.0], {1}, lexical=[5.0, 5.0, 0.0])
+    q.written = [word(3, content=[0.0, 5.0, 0.0])]
+    t = replace(Tuning(), same_n=0)
+    assert rank(pool, q, t)[0] == 1
+    q.written = [word(3, content=[5.0, 5.0, 0.0])]
+    assert rank(pool, q, t)[0] == 0  # alike in both: the smaller id
+
+
 def test_the_fit_finds_the_lexical_weight_a_lexical_question_needs() -> None:
     pool = notes(3)
     q = asked([0.5, 0.6, 0.0], {0}, lexical=[9.0, 1.0, 0.0])
@@ -166,10 +179,11 @@ def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_ou
 def test_a_word_held_by_notes_no_longer_live_counts_them_as_the_statement_does() -> None:
     # two live notes hold the word, and an archived one (the last column) holds it best: the
     # statement counts all three for the word's idf and divides by the archived note's score
+    # (the stemmed index's share; the index of words as written finds none here)
     live = asked([0.5, 0.4, 0.0], {0})
     live.size = 4
     live.words = [word(4, content=[2.0, 1.0, 0.0, 4.0])]
     score, rare = lexical(live, {"content": 1.0})
-    idf = np.log(1.0 + (4 - 3 + 0.5) / (3 + 0.5))
+    idf = (1.0 - AS_WRITTEN) * np.log(1.0 + (4 - 3 + 0.5) / (3 + 0.5))
     assert np.allclose(score, [idf * 0.5, idf * 0.25, 0.0])
     assert rare.tolist() == [0, 0, 0]  # three of four notes hold it: no rare word

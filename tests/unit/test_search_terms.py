@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kg_brain.base.validate import content
+from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX
 from kg_brain.domain.query_text import (
     HISTORY,
     MAX_IDENTIFIERS,
@@ -16,6 +17,7 @@ from kg_brain.domain.query_text import (
     in_project,
     just_before,
     names,
+    whole_query,
     word_queries,
 )
 from kg_brain.domain.search import MAX_QUERY_CHARS
@@ -115,12 +117,29 @@ def test_a_note_index_query_keeps_to_the_project_as_a_zero_boost_phrase() -> Non
 
 def test_each_query_word_but_stop_words_is_asked_alone_in_the_boosted_fields_at_once() -> None:
     boosts = {"content": 1.0, "title": 0.25, "context": 0.0}
-    assert word_queries("the kafka lag", boosts, "api") == [
-        {"query": '+(content:(kafka) title:(kafka)^0.25) +project:"api"^0', "whole": False},
-        {"query": '+(content:(lag) title:(lag)^0.25) +project:"api"^0', "whole": False}]
+    kafka = '+(content:(kafka) title:(kafka)^0.25) +project:"api"^0'
+    lag = '+(content:(lag) title:(lag)^0.25) +project:"api"^0'
+    stemmed = {"whole": False, "index": FULLTEXT_INDEX, "share": 1.0, "rare": True}
+    assert word_queries("the kafka lag", boosts, "api", 0.0) == [
+        {"query": kafka, **stemmed}, {"query": lag, **stemmed}]
     many = " ".join(f"w{n}" for n in range(MAX_LEX_WORDS + 5))
-    assert len(word_queries(many, {"content": 1.0}, "api")) == MAX_LEX_WORDS
-    assert word_queries("", boosts, "api") == []
+    assert len(word_queries(many, {"content": 1.0}, "api", 0.0)) == MAX_LEX_WORDS
+    assert word_queries("", boosts, "api", 0.25) == []
+
+
+def test_each_word_is_asked_of_both_indexes_the_stemmed_one_counting_rare_words() -> None:
+    boosts = {"content": 1.0}
+    query = '+(content:(generation)) +project:"api"^0'
+    assert word_queries("generation", boosts, "api", 0.25) == [
+        {"query": query, "whole": False, "index": FULLTEXT_INDEX, "share": 0.75, "rare": True},
+        {"query": query, "whole": False, "index": WORD_INDEX, "share": 0.25, "rare": False}]
+
+
+def test_a_whole_query_is_scored_by_the_stemmed_index_alone() -> None:
+    assert whole_query("") == []
+    assert whole_query("content:(lag)") == [{"query": "content:(lag)", "whole": True,
+                                             "index": FULLTEXT_INDEX, "share": 1.0,
+                                             "rare": False}]
 
 
 @pytest.mark.parametrize(("question", "parts"), [
