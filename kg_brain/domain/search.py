@@ -38,22 +38,16 @@ from kg_brain.store import search as statements
 
 MAX_QUERY_CHARS = 4_000
 MAX_RELATED = 100
-# Counting a word's hits (search_memory's idf in the project) reads each of them, so its cost
-# grows with the project: in a project of 38k notes search_memory's database time went from 3.0
-# to 8.2-8.7 raw vector queries (5.5 with at most 500 hits counted per word). A project of more
-# notes than OWN_IDF_MAX is searched by the whole query as the note index scores it (its
-# database-wide idf: in so large a project much of the database), and a hit's lexical score
-# makes it relevant from Tuning.lex_floor (the coding tuning projects, 400 notes each, never
-# take this path).
+# Counting a word's hits (search_memory's idf in the project) reads each of them: in a project of
+# 38k notes search_memory's database time went from 3.0 to 8.2-8.7 raw vector queries. A project
+# of more notes than OWN_IDF_MAX is searched by the whole query as the note index scores it, and
+# a hit's lexical score makes it relevant from Tuning.lex_floor.
 OWN_IDF_MAX = 5_000
 # Lexical evidence of relevance, whatever the cosine, in a project searched word by word: a
 # hit of the lexical channel holding at least RARE_WORDS of the query's words that each at
 # most RARE_SHARE of the project's notes hold (at least one note). Counted, not scored, so it
-# reads alike in every project and whatever the channel's weights. Chosen with Tuning.floor on
-# the coding tuning split through the mirror (docs/BENCHMARKS.md; 1-4 words held by at most
-# 1-20% of the notes): at a floor of 0.44 it answers 91% of the questions about nothing
-# stored with nothing at hit@1 81.8, where the lexical score floor of 11 it replaces gave 93%
-# at 81.2.
+# reads alike in every project. Chosen with Tuning.floor on the coding tuning split through the
+# mirror (docs/BENCHMARKS.md; 1-4 words held by at most 1-20% of the notes).
 RARE_WORDS = 3
 RARE_SHARE = 0.1
 # A query word is asked of the stemmed note index and of the one of words as written, whose
