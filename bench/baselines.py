@@ -1,14 +1,15 @@
 """Retrieval the product's searches are measured against; used by the benchmarks only.
 
-- `vector_search`: flat vector search over a project's live notes (the index, widened by the
-  project's share of the database, with an exact scan as fallback).
+- `vector_search`: vector search over a project's live notes through the index, widened by the
+  project's share of the database, with an exact scan as fallback (what the index gives).
 - `deep_reference`: the seed's iterative retrieval, kept faithful: hop 0 embeds the query and
   searches; hop h embeds "query + titles of hop h-1's top results", searches again and adds the
   graph neighbours of hop h-1's top results; the union is ranked by the best score each note got
   in any hop (a cosine to that hop's query vector), with no penalty for later hops.
 - `Fusion`: cosine of the query vector to every stored note embedding plus BM25 over title and
   content, each min-max normalised over the project's notes and summed; computed in numpy from
-  the notes as stored, in the same run as the searches it is compared with.
+  the notes as stored, in the same run as the searches it is compared with. Its cosine alone,
+  exact over every note of the project, is the flat vector baseline (`Fusion.cosine`).
 """
 
 from __future__ import annotations
@@ -191,7 +192,16 @@ class Fusion:
 
     def search(self, query: str, project: str, top_k: int = 10,
                include_contextual: bool = False) -> list[str]:
-        """Ranked zk_ids, best first (ties by id)."""
+        """Ranked zk_ids by cosine + BM25, best first (ties by id)."""
+        return self._ranked(query, project, top_k, include_contextual, lexical=True)
+
+    def cosine(self, query: str, project: str, top_k: int = 10,
+               include_contextual: bool = False) -> list[str]:
+        """Ranked zk_ids by the exact cosine alone (the flat vector baseline), best first."""
+        return self._ranked(query, project, top_k, include_contextual, lexical=False)
+
+    def _ranked(self, query: str, project: str, top_k: int, include_contextual: bool,
+                lexical: bool) -> list[str]:
         if project not in self._indexes:
             self.load(project)
         index = self._indexes[project]
@@ -200,7 +210,7 @@ class Fusion:
             return []
         vector = np.asarray(self.embedder.encode(query), dtype=np.float64)
         cosine = index.vectors[keep] @ (vector / (np.linalg.norm(vector) or 1.0))
-        score = min_max(cosine) + min_max(index.bm25.scores(query)[keep])
+        score = min_max(cosine) + min_max(index.bm25.scores(query)[keep]) if lexical else cosine
         ids = [z for z, k in zip(index.ids, keep, strict=True) if k]
         order = sorted(range(len(ids)), key=lambda i: (-score[i], ids[i]))
         return [ids[i] for i in order[:top_k]]

@@ -35,8 +35,7 @@ def build(search: Search, open_: Search, baselines: Baselines, fusion: Fusion, h
           depth: int) -> dict[str, Method]:
     """`open_`: the same search with the floor off (see unfloored)."""
     return {
-        "vector": lambda q, p, c: _ids([h.zk_id for h in baselines.vector_search(
-            q, p, top_k=depth, include_contextual=c)]),
+        "vector": lambda q, p, c: _ids(fusion.cosine(q, p, top_k=depth, include_contextual=c)),
         "search_memory": lambda q, p, c: _answer(search.search_memory(
             q, p, top_k=depth, include_contextual=c)),
         "deep_search": lambda q, p, c: _answer(search.deep_search(

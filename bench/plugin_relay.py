@@ -11,6 +11,8 @@ from typing import Any
 
 import httpx
 
+KEEP_ALIVE_S = 2.0
+
 
 class Relay:
     """A timing relay in front of the service: what each plugin action took as the plugin saw
@@ -20,11 +22,14 @@ class Relay:
         self.target = target
         self.samples: dict[str, list[float]] = {}
         self.unread: list[str] = []  # actions whose answer came after the plugin's process ended
+        self.unanswered: list[str] = []  # actions the service gave no answer to (the plugin: 502)
         self.closes: list[dict[str, Any]] = []  # the service's answers to `close`
         self.busy = 0  # requests under way
         self.lock = Lock()
         self.last = time.monotonic()  # when the last one ended
-        self.client = httpx.Client(timeout=120)
+        # An idle connection is let go before the service's own keep-alive (uvicorn's 5 s) can
+        # close it under a request sent on it, which then gets no answer at all.
+        self.client = httpx.Client(timeout=120, limits=httpx.Limits(keepalive_expiry=KEEP_ALIVE_S))
         relay = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -49,12 +54,17 @@ class Relay:
 
             def relayed(self, method: str, body: bytes) -> None:
                 began = time.perf_counter()
-                reply = relay.client.request(method, relay.target + self.path, content=body,
-                                             headers={k: v for k, v in self.headers.items()
-                                                      if k.lower() in ("authorization",
-                                                                       "content-type")})
-                ms = (time.perf_counter() - began) * 1000
                 action = self.path.rsplit("/", 1)[-1]
+                try:
+                    reply = relay.client.request(method, relay.target + self.path, content=body,
+                                                 headers={k: v for k, v in self.headers.items()
+                                                          if k.lower() in ("authorization",
+                                                                           "content-type")})
+                except httpx.TransportError:
+                    relay.unanswered.append(action)
+                    self.send_error(502)
+                    return
+                ms = (time.perf_counter() - began) * 1000
                 relay.samples.setdefault(action, []).append(ms)
                 if action == "close" and reply.status_code == 200:
                     relay.closes.append(reply.json())

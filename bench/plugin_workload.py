@@ -254,6 +254,7 @@ def summarise(mode: str, played: list[dict[str, Any]], notes: list[dict[str, Any
         "title_requests": sum(p["titles"] for p in played),
         "title_requests_with_memory": sum(p["titles_with_memory"] for p in played),
         "answers_unread": dict(Counter(relay.unread)),
+        "unanswered": dict(Counter(relay.unanswered)),
         "latency": {action: ms(v) for action, v in sorted(relay.samples.items())
                     if action != "health"} | {"health_floor": ms(health)},
         "cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),

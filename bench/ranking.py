@@ -2,13 +2,16 @@
 
 `signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
 note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and for
-each question its cosine to every note, the note index's score of every note for each query
-word in each field (the statement asks for a word in the boosted fields at once: the sum of
-those scores times the boosts) and which notes hold each identifier of the query. `rank`
-then scores a question as cypher/search/search_memory.cypher does for a given Tuning, in
-microseconds instead of a round trip, so bench/fit_ranking.py can search the constants. The
-mirror leaves out what only moves rows across the relevance floor; the floor is measured through
-Neo4j.
+each question its cosine to every note, the note index's score of every note (live or not: the
+statement counts a word's hits among all the project's notes) for each query word in each field
+(the statement asks for a word in the boosted fields at once: the sum of those scores times the
+boosts) and which notes hold each identifier of the query (word for word, and found by the
+index as a phrase). `rank` then scores a question as cypher/search/search_memory.cypher does
+for a given Tuning, in microseconds instead of a round trip, so bench/fit_ranking.py can search
+the constants. On the eleven coding tuning projects it puts the same note first as the
+statement for every question, and answers the same questions about nothing stored with nothing;
+on the LoCoMo tuning conversations (asked, as the bench asks them, for 25) its recall@10 is the
+statement's.
 """
 
 from __future__ import annotations
@@ -16,23 +19,27 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from bench import store
+from bench import coding, store
 from bench.coding import must_yield
 from bench.coding_data import CodingProject
 from bench.datasets import Corpus, TurnKey
+from bench.retrieval import DEPTH
 from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.query_text import (
     HISTORY,
     MAX_LEX_WORDS,
+    exact_query,
+    fielded_query,
     identifiers,
+    in_project,
     just_before,
     lucene_query,
     names,
-    word_queries,
 )
 from kg_brain.domain.search import RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
 from kg_brain.enrichment.embed import Embedder
@@ -69,6 +76,17 @@ class Notes:
     order: np.ndarray  # each note's place among the ids sorted: ties go to the smaller id
     stated: np.ndarray  # when each was written or last rewritten by update_memory
 
+    @cached_property
+    def fix_pairs(self) -> set[tuple[int, int]]:
+        """The FIXES links as (fix, mistake) pairs."""
+        return {(int(a), int(b)) for a, b in self.fixes}
+
+    @cached_property
+    def linked(self) -> set[tuple[int, int]]:
+        """The SUPERSEDES links as pairs both ways."""
+        pairs = {(int(a), int(b)) for a, b in self.supersedes}
+        return pairs | {(b, a) for a, b in pairs}
+
 
 @dataclass
 class Asked:
@@ -78,9 +96,14 @@ class Asked:
     contextual: bool
     history: bool
     cosine: np.ndarray
-    words: list[dict[str, np.ndarray]]  # per query word and field, each note's index score
+    # per query word and field, each note's index score, then those of the project's notes
+    # that are not live (archived, fleeting) holding a word of the query: the statement counts
+    # them among a word's hits
+    words: list[dict[str, np.ndarray]]
     size: int  # the project's notes (the statement's count)
-    holders: np.ndarray  # terms x notes: the note holds the identifier word for word
+    # terms x notes: the note holds the identifier word for word, and the note index finds it
+    # as a phrase (fragments/exact_matches)
+    holders: np.ndarray
     expected: set[int]
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
@@ -119,12 +142,19 @@ def read_notes(db: Database, project: str) -> Notes:
 
 def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str, kind: str,
         contextual: bool, expected: set[int], pairs: list[tuple[int, int]]) -> Asked:
-    """The signals of one question over `notes` (one embedding, one query per word and field)."""
+    """The signals of one question over `notes` (one embedding, one query per word and field,
+    one per identifier)."""
     kept = [w for w in lucene_query(text).split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
-    words = [{name: _index_scores(db, notes, project, word, name) for name in FIELDS}
-             for word in kept]
+    hits = [{name: _index_hits(db, project, fielded_query(word, {name: 1.0}))
+             for name in FIELDS} for word in kept]
+    others = sorted({z for word in hits for got in word.values() for z in got} - set(notes.ids))
+    at = {z: i for i, z in enumerate([*notes.ids, *others])}
+    words = [{name: _scores(got, at) for name, got in word.items()} for word in hits]
     terms = identifiers(text)
-    holders = np.asarray([[t in body for body in notes.texts] for t in terms],
+    indexed = [_index_hits(db, project, exact_query([t])).keys() for t in terms]
+    holders = np.asarray([[z in found and t in body for z, body in zip(notes.ids, notes.texts,
+                                                                        strict=True)]
+                          for t, found in zip(terms, indexed, strict=True)],
                          dtype=bool).reshape(len(terms), len(notes.ids))
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
@@ -134,15 +164,16 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                  holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
 
 
-def _index_scores(db: Database, notes: Notes, project: str, word: str,
-                  field: str) -> np.ndarray:
-    """The note index's score of every note for `word` alone in `field` (0: no match)."""
-    at = {z: i for i, z in enumerate(notes.ids)}
-    scores = np.zeros(len(notes.ids))
-    for term in word_queries(word, {field: 1.0}, project):
-        for row in store.ranking_lexical(db, lex=term["query"], limit=LEX_LIMIT, project=project):
-            if row["zk_id"] in at:
-                scores[at[row["zk_id"]]] = row["score"]
+def _index_hits(db: Database, project: str, query: str) -> dict[str, float]:
+    """The note index's score of each of the project's notes, live or not, for `query`."""
+    return {row["zk_id"]: row["score"] for row in store.ranking_lexical(
+        db, lex=in_project(query, project), limit=LEX_LIMIT, project=project)}
+
+
+def _scores(hits: dict[str, float], at: dict[str, int]) -> np.ndarray:
+    scores = np.zeros(len(at))
+    for zk_id, got in hits.items():
+        scores[at[zk_id]] = got
     return scores
 
 
@@ -150,19 +181,22 @@ def lexical(q: Asked, boosts: dict[str, float]) -> tuple[np.ndarray, np.ndarray]
     """fragments/lexical_in_project over `q`: each note's lexical score (per word, asked for in
     the boosted fields at once: its idf among the project's notes times its score over its best
     one there) and how many rare words of the query it holds (words at most RARE_SHARE of the
-    notes hold, at least one). A word's hits are counted among the live notes here."""
-    score = np.zeros(len(q.cosine))
-    rare: np.ndarray = np.zeros(len(q.cosine), dtype=np.int64)
+    notes hold, at least one). A word's hits, as in the statement, are all the project's notes
+    that hold it, live or not (a word's scores run past the live notes: `Asked.words`)."""
+    live = len(q.cosine)
+    score = np.zeros(live)
+    rare: np.ndarray = np.zeros(live, dtype=np.int64)
     for word in q.words:
-        both = sum((b * word[f] for f, b in boosts.items() if b > 0), np.zeros(len(q.cosine)))
+        both = sum((b * word[f] for f, b in boosts.items() if b > 0),
+                   np.zeros(len(word["content"])))
         held = both > 0
         df = int(held.sum())
         if not df:
             continue
         idf = math.log(1.0 + (max(q.size - df, 0) + 0.5) / (df + 0.5))
-        score += idf * both / both.max()
+        score += idf * both[:live] / both.max()
         if df <= max(1.0, RARE_SHARE * q.size):
-            rare += held
+            rare += held[:live]
     return score, rare
 
 
@@ -256,12 +290,14 @@ def _yield(score: np.ndarray, found: np.ndarray, pairs: np.ndarray, t: Tuning) -
     return out
 
 
-def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
-    """The note indexes search_memory answers for `q` under `t`, best first."""
+def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
+    """The note indexes search_memory answers for `q` under `t` asked for `k`, best first (each
+    channel's list holds at least k notes, as in the statement)."""
     keep = np.ones(len(notes.ids), dtype=bool) if q.contextual else ~np.isin(
         notes.kinds, [x.value for x in HANDOFF_KINDS])
+    pool = max(t.pool, k)
     score = np.zeros(len(notes.ids))
-    vec = _top(q.cosine, keep, t.pool, notes.order)
+    vec = _top(q.cosine, keep, pool, notes.order)
     low = min(q.cosine[vec[-1]], q.cosine[vec[0]] - t.vec_span) if vec.size else 0.0
     span = q.cosine[vec[0]] - low if vec.size else 0.0
     score[vec] += t.w_vec * ((q.cosine[vec] - low) / span if span > 0 else 1.0)
@@ -270,7 +306,7 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = 10) -> list[int]:
     boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
               "context": t.lex_context}
     scores, rare = lexical(q, boosts)
-    lex = _top(scores, keep & (scores > 0), t.pool, notes.order)
+    lex = _top(scores, keep & (scores > 0), pool, notes.order)
     strong: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
     if lex.size:
         score[lex] += t.w_lex * scores[lex] / scores[lex[0]]
@@ -319,9 +355,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     and handoffs take no part; a fix never yields, and only asked for the current value is one
     yielded to."""
     head = [int(i) for i in ranked[:t.same_n]]
-    fixes = {(int(a), int(b)) for a, b in notes.fixes}
-    linked = {(int(a), int(b)) for a, b in notes.supersedes}
-    linked |= {(b, a) for a, b in linked}
+    fixes, linked = notes.fix_pairs, notes.linked
     pairs = [(a, b) for a in head if notes.kinds[a] not in _NO_VALUE
              for b in head if b != a
              and notes.kinds[b] not in (_NO_VALUE if q.history else _NO_VALUE_LATER)
@@ -370,7 +404,7 @@ def score(notes: Notes, asked: list[Asked], t: Tuning) -> list[tuple[str, dict[s
     when answered with nothing) of each question about nothing stored."""
     out = []
     for q in asked:
-        ranked = rank(notes, q, t)
+        ranked = rank(notes, q, t, DEPTH if q.kind == CHAT else coding.DEPTH)
         if q.kind == ABSENT:
             out.append((ABSENT, {"nothing": 100.0 * (not ranked)}))
             continue

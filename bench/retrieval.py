@@ -4,9 +4,10 @@ Suites: `locomo` (evidence recall on LoCoMo-format files), `musique` (the multi-
 and `coding` (the coding-agent set shipped in bench/data/coding, see bench/coding.py).
 For LoCoMo and MuSiQue each conversation goes into its own project through the bulk import
 (`--write-path import`), through add_memory one turn at a time (`add`), or both side by side;
-every question then runs through search_memory, deep_search and the baselines (flat vector
-search, the seed's deep search, numpy vector + BM25 fusion). Prints and saves evidence
-recall@5/10/25, all-evidence hit@10 and MRR per category and overall, plus per-query latency.
+every question then runs through search_memory, deep_search and the baselines (the exact
+cosine over the project's stored vectors, the seed's deep search, numpy vector + BM25 fusion).
+Prints and saves evidence recall@5/10/25, all-evidence hit@10 and MRR per category and overall,
+plus per-query latency.
 Nothing is keyed on ids, names or texts of a particular file.
 """
 

@@ -31,8 +31,9 @@
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,
 //         not the first (fragments/current_first); stamp: count the hits as used; now; near: {gap,
-//         of, head}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD in
-//         kg_brain/domain/search.py); tuning: a map
+//         of, head, clause_of}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD, CLAUSE_OF
+//         in kg_brain/domain/search.py); clauses: a vector per clause of a question asking
+//         several things ([] for one); tuning: a map
 //         of the constants (kg_brain/domain/search.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
 //         blend_n, alpha: the blended hop; expand_n: notes the graph step starts from;
@@ -254,6 +255,24 @@ WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
                           THEN 0.99 * ranked[lead[-1]].score
                                * (1.0 - 0.001 * (1.0 - ranked[i].relevance)) END AS passed
 WITH h {.*, score: coalesce(passed, h.score)} AS h
+ORDER BY h.score DESC, h.n.zk_id
+// a question asking several things ($clauses: a vector per clause, [] for one): after the first
+// place, the closest hit to each clause (its cosine to the clause) among the best
+// $near.clause_of takes one of the best $near.head places, clause by clause; the others follow
+// in their order, just below the last of them
+WITH collect(h) AS placed
+WITH placed, reduce(lead = [0], c IN $clauses |
+       CASE WHEN size(lead) >= $near.head THEN lead ELSE lead + [pick IN [reduce(b = 0,
+         i IN range(0, size(placed[..$near.clause_of]) - 1) |
+         CASE WHEN vector.similarity.cosine(placed[i].n.embedding, c)
+                   > vector.similarity.cosine(placed[b].n.embedding, c) THEN i ELSE b END)]
+         WHERE NOT pick IN lead] END) AS lead
+WITH placed, [i IN range(0, size(placed) - 1) WHERE i IN lead] AS lead
+UNWIND range(0, size(placed) - 1) AS i
+WITH placed[i] AS h, CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i IN lead
+                          THEN 0.99 * placed[lead[-1]].score
+                               * (1.0 - 0.001 * (i + 1) / size(placed)) END AS passed
+WITH h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END} AS h
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // when no hit reaches $tuning.floor, none holds a rare identifier of the query (the exact

@@ -51,6 +51,26 @@ def just_before(text: str) -> bool:
     return HISTORY.search(text) is not None and FIRST_VALUE.search(text) is None
 
 
+# A question asking several things ("pgbackrest: where does the repo live and when do the
+# fulls run?"): its clauses, split at a comma, a semicolon, or an "and" that opens another
+# question (a wh-word follows), each after the topic a leading "topic: " names. A text of
+# more than MAX_CLAUSES of them (a pasted log, a list) is read as one.
+_TOPIC = re.compile(r"^([^:?]{2,60}):\s+(.*)$", re.DOTALL)
+_CLAUSE = re.compile(r",\s*(?:and\s+|then\s+)?|;\s*|\s+and\s+(?=(?:what|which|how|why|where|"
+                     r"when|who|whose|in what|what's)\b)")
+MAX_CLAUSES = 4
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a question asking several things, each with its topic; [] for one."""
+    rest = text.strip().rstrip("?").strip()
+    topic = ""
+    if (m := _TOPIC.match(rest)) is not None:
+        topic, rest = m.group(1), m.group(2)
+    parts = [f"{topic} {p.strip()}".strip() for p in _CLAUSE.split(rest) if p.strip()]
+    return parts if 2 <= len(parts) <= MAX_CLAUSES else []
+
+
 MAX_QUERY_TERMS = 64
 # search_memory asks the note index once per query word and field: a long query (a pasted log)
 # is cut to its first words

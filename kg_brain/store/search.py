@@ -82,10 +82,11 @@ def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
                 stamp: bool,
                 now: datetime, rare_share: float, rare_words: int, same_linked: float,
-                near: dict[str, float],
+                near: dict[str, float], clauses: list[Vector],
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
-    entity bridges and typed links, the hits close to the query first (`near`); stamps access
+    entity bridges and typed links, the hits close to the query first (`near`), then a hit
+    close to each clause of a question asking several things (`clauses`); stamps access
     on the hits when `stamp`. `tuning`: the statement's constants, read as `$tuning.alpha`
     (its header names each one)."""
 

@@ -38,6 +38,7 @@ def test_the_small_workload_meets_the_targets(opencode_binary: Path,
     with http_server(env, "127.0.0.1", free_port(), tmp_path / "service") as mcp_url:
         result = run(mcp_url, env, db, tmp_path, project, small=True, mode=mode)
 
+    assert result["unanswered"] == {}, result  # every plugin request reached the service
     assert result["handoffs_per_session"] == {"sessions_with_one": SESSIONS, "max_live": 1,
                                               "live_summaries": SESSIONS}, result
     assert result["notes_written"]["session_summary"] == SESSIONS  # never one per reply

@@ -6,8 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pytest
 
+from bench import store
 from bench.baselines import Baselines, Fusion
 from kg_brain.base.vocab import LinkType
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
@@ -92,3 +94,17 @@ def test_fusion_ranks_an_exact_text_first_and_skips_session_notes_by_default(
     assert fusion.search("rotated deploy key session", project, top_k=10,
                          include_contextual=True)[0] == summary
     assert fusion.search("anything", f"{project}-empty", top_k=3) == []
+
+
+def test_the_flat_cosine_ranks_every_note_of_the_project_by_its_exact_cosine(
+        brain: Brain, embedder: SentenceTransformerEmbedder, project: str) -> None:
+    ids = _seed(brain, project)
+    brain.importer.add_many([_note(TEXTS["pool"], f"{project}-crowd") for _ in range(300)])
+    query = "workers exhaust the database connection pool"
+    q = np.asarray(embedder.encode(query))
+    stored = {r["zk_id"]: np.asarray(r["embedding"])
+              for r in store.project_vectors(brain.db, project=project)}
+    cosine = {z: float(v @ q / np.linalg.norm(v) / np.linalg.norm(q)) for z, v in stored.items()}
+    fusion = Fusion(brain.deps)
+    assert fusion.cosine(query, project, top_k=10) == sorted(cosine, key=lambda z: -cosine[z])
+    assert fusion.cosine(query, project, top_k=2)[0] == ids["pool"]

@@ -547,3 +547,32 @@ def test_deep_search_gives_a_top_place_to_a_close_hit_over_a_far_session_neighbo
     closest = max(h.relevance for h in hits[:search_module.NEAR_OF])
     assert lifted.relevance < closest - search_module.NEAR_GAP
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_deep_search_gives_a_top_place_to_the_closest_hit_of_each_clause(
+        brain: Brain, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A question asking two things: notes sharing the first clause's words fill the best
+    places, so the note answering the second clause gets one only through its clause."""
+    write = brain.writer.add
+    port = write("The payments service listens on port 8443 behind the gateway.", project,
+                 session_id="window-a").note.zk_id
+    for n, text in enumerate([
+            "The payments service health check calls port 8443 every 10 seconds.",
+            "The payments service exports its metrics on port 9464.",
+            "The payments service admin pages listen on port 8444.",
+            "The payments service gRPC reflection port is 8445 in staging."]):
+        write(text, project, session_id=f"window-p{n}")
+    owner = write("Who reviews payments changes: Priya Raman signs off every merge request.",
+                  project, session_id="window-b").note.zk_id
+    for n, text in enumerate(["The mobile app caches avatars for a week.",
+                              "Grafana dashboards live in the ops folder."]):
+        write(text, project, session_id=f"window-f{n}")
+    query = "payments service: which port does it listen on, and who reviews its changes?"
+    hits = search.deep_search(query, project, top_k=5)
+    ids = [h.zk_id for h in hits]
+    assert port in ids[:3] and owner in ids[:3], [h.title for h in hits]
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    monkeypatch.setattr(search_module, "CLAUSE_OF", 0)  # no clause takes a place
+    without = search.deep_search(query, project, top_k=5)
+    assert owner not in [h.zk_id for h in without][:3], [h.title for h in without]

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from bench.fit_ranking import fit, floor_left_out, objective
-from bench.ranking import ABSENT, Asked, Notes, rank, score
+from bench.ranking import ABSENT, Asked, Notes, lexical, rank, score
 from kg_brain.domain.search import RARE_WORDS, Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
@@ -178,3 +178,15 @@ def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_ou
     assert chosen == [0.46, 0.36]
     assert [m["nothing"] for k, m in left_out if k == ABSENT] == [100.0, 0.0]
     assert [m["hit@1"] for k, m in left_out if k != ABSENT] == [100.0, 100.0]
+
+
+def test_a_word_held_by_notes_no_longer_live_counts_them_as_the_statement_does() -> None:
+    # two live notes hold the word, and an archived one (the last column) holds it best: the
+    # statement counts all three for the word's idf and divides by the archived note's score
+    live = asked([0.5, 0.4, 0.0], {0})
+    live.size = 4
+    live.words = [word(4, content=[2.0, 1.0, 0.0, 4.0])]
+    score, rare = lexical(live, {"content": 1.0})
+    idf = np.log(1.0 + (4 - 3 + 0.5) / (3 + 0.5))
+    assert np.allclose(score, [idf * 0.5, idf * 0.25, 0.0])
+    assert rare.tolist() == [0, 0, 0]  # three of four notes hold it: no rare word

@@ -1,8 +1,9 @@
 """How the OpenCode plugin reaches the service (kg_brain/surfaces/opencode/kg-brain-service.mjs, run
 under Node against stand-ins on 127.0.0.1 and on the service's socket): a service that accepts and
 does not answer costs one read timeout and one warning, then no call waits until its /health
-answers again; a start command that cannot run is one warning, never an exception; a start's
-output goes to the service log; the token goes to the service's socket, never to the port."""
+answers again; a request the service dropped unanswered is sent once more; a start command
+that cannot run is one warning, never an exception; a start's output goes to the service log;
+the token goes to the service's socket, never to the port."""
 
 from __future__ import annotations
 
@@ -55,9 +56,13 @@ process.exit(0)
 
 class StandIn:
     """A port that holds every connection unanswered until `answer()`, then answers each request
-    `200 {}` (its /health and its actions alike)."""
+    `200 {}` (its /health and its actions alike). `drop_first`: the first request it reads, it
+    closes unanswered (as a service closes an idle keep-alive connection a request was just sent
+    on). `requests`: the request lines it read."""
 
-    def __init__(self) -> None:
+    def __init__(self, drop_first: bool = False) -> None:
+        self.drop_first = drop_first
+        self.requests: list[bytes] = []
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.answering = threading.Event()
         self.held: list[socket.socket] = []
@@ -80,6 +85,9 @@ class StandIn:
                 request = b""
                 while b"\r\n\r\n" not in request:
                     request += conn.recv(65536) or b"\r\n\r\n"
+                self.requests.append(request.split(b"\r\n", 1)[0])
+                if self.drop_first and len(self.requests) == 1:
+                    continue
                 conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 2\r\nConnection: close\r\n\r\n{}")
 
@@ -90,8 +98,8 @@ class StandIn:
 
 
 @contextmanager
-def stand_in() -> Iterator[StandIn]:
-    server = StandIn()
+def stand_in(drop_first: bool = False) -> Iterator[StandIn]:
+    server = StandIn(drop_first)
     try:
         yield server
     finally:
@@ -139,6 +147,27 @@ def test_a_hung_service_costs_one_wait_and_one_warning_until_its_health_answers(
     assert second["started"] == [None, None]  # nothing listened: started once, nothing waited
     assert log.read_text() == "started by the plugin\n"
     assert sum("starting the shared service" in entry["message"] for entry in second["logs"]) == 1
+
+
+ONE_WRITE = """
+const { Memory } = await import(process.argv[1])
+const logs = []
+const memory = new Memory(JSON.parse(process.argv[2]), "/tmp/ws",
+  (level, message) => logs.push({ level, message }))
+const answer = await memory.call("failure", { command: "make test" }, true)
+process.stdout.write(JSON.stringify({ answer, logs }) + "\\n")
+"""
+
+
+def test_a_write_the_service_dropped_unanswered_is_sent_once_more(node: str) -> None:
+    with stand_in(drop_first=True) as service:
+        service.answering.set()
+        done = subprocess.run([node, "--input-type=module", "-e", ONE_WRITE, CONNECTION.as_uri(),
+                               json.dumps(config(service.url))],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"answer": {}, "logs": []}  # nothing lost, nothing warned
+    assert service.requests == [b"POST /plugin/failure HTTP/1.1"] * 2
 
 
 def test_a_start_command_that_cannot_run_is_one_warning(node: str, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from kg_brain.domain.query_text import (
     HISTORY,
     MAX_IDENTIFIERS,
     MAX_LEX_WORDS,
+    clauses,
     exact_query,
     identifiers,
     in_project,
@@ -120,3 +121,18 @@ def test_each_query_word_but_stop_words_is_asked_alone_in_the_boosted_fields_at_
     many = " ".join(f"w{n}" for n in range(MAX_LEX_WORDS + 5))
     assert len(word_queries(many, {"content": 1.0}, "api")) == MAX_LEX_WORDS
     assert word_queries("", boosts, "api") == []
+
+
+@pytest.mark.parametrize(("question", "parts"), [
+    ("pgbackrest: where does the repo live and when do the fulls run?",
+     ["pgbackrest where does the repo live", "pgbackrest when do the fulls run"]),
+    ("why did the broker change, and what's the amqp url now?",
+     ["why did the broker change", "what's the amqp url now"]),
+    ("which node do I need; which pnpm?", ["which node do I need", "which pnpm"]),
+    ("what runs on a merge request: the linter and the dbt build?", []),  # one clause
+    ("which port does the payments service listen on?", []),
+    ("a, b, c, d, e", []),  # more than MAX_CLAUSES: a list or a pasted log, read as one
+])
+def test_a_question_asking_several_things_is_split_into_its_clauses(
+        question: str, parts: list[str]) -> None:
+    assert clauses(question) == parts

@@ -5,7 +5,7 @@
 // Settings: ../kg-brain.json beside the plugin folder (the same on every machine, so a workspace's
 // can be committed) over this machine's, in kg-brain's user folder (kg_brain/surfaces/machine.py). Memory
 // never blocks the session: a call that fails is logged once (one warning per process) and
-// answered null. Nothing listening: the service is started once (`kg-brain service start`, which
+// answered null; one the service dropped unanswered is first sent once more. Nothing listening: the service is started once (`kg-brain service start`, which
 // starts one however many clients race and logs to the service log). A service that accepts and
 // does not answer in time costs one wait: no call waits for it again until its /health answers.
 //
@@ -28,6 +28,9 @@ const MACHINE_FILE = join(process.env.XDG_CONFIG_HOME || join(homedir(), ".confi
 const RECHECK_MAX_MS = 300000 // the longest wait between two /health checks of a hung service
 // Nothing listens (Bun, Node; a socket file missing or left by a service that died).
 const REFUSED = new Set(["ConnectionRefused", "ECONNREFUSED", "ENOENT", "FailedToOpenSocket"])
+// The service closed the connection as the request went out (an idle keep-alive connection it let
+// go): no answer, and nothing done, so the request is sent once more.
+const DROPPED = new Set(["ECONNRESET", "EPIPE"])
 const PORT_HELD = 98 // `kg-brain service start`: the port is held by a program that is not kg-brain
 const DEFAULTS = {
   url: "http://127.0.0.1:8765",
@@ -92,7 +95,7 @@ export class Memory {
     if (this.down) return null
     const timeout = write ? this.config.write_timeout_ms : this.config.read_timeout_ms
     try {
-      const reply = await this.send(`/plugin/${action}`, timeout,
+      const reply = await this.resent(`/plugin/${action}`, timeout,
         { directory: this.directory, ...body })
       this.started = false
       this.recheckMs = 0
@@ -102,6 +105,16 @@ export class Memory {
       this.failed(error, timeout)
     }
     return null
+  }
+
+  // `send`, once more on a new connection when the service dropped the first unanswered.
+  async resent(path, timeout, body) {
+    try {
+      return await this.send(path, timeout, body)
+    } catch (error) {
+      if (!DROPPED.has(error?.code)) throw error
+      return this.send(path, timeout, body)
+    }
   }
 
   // One request (a POST of `body`, else a GET): `{ ok, status, data }` (data: the JSON answer,
