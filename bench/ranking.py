@@ -357,12 +357,14 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     by update_memory) that, asked for the current value, holds every identifier of the query it
     holds; the later note takes the best score of those yielding to it, and a note yielding to
     m notes scores at most 0.99^m times the best of theirs. Asked for the value just before
-    (`before`), only the best of these notes yields, to the one stated just before it. Mistakes,
-    fixes and handoffs take no part."""
+    (`before`), only the best of these notes yields, to the one stated just before it. Mistakes
+    and handoffs take no part; a fix never yields, and only asked for the current value is one
+    yielded to."""
     head = [int(i) for i in ranked[:t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
     pairs = [(a, b) for a in head if notes.kinds[a] not in _NO_VALUE
-             for b in head if b != a and notes.kinds[b] not in _NO_VALUE
+             for b in head if b != a
+             and notes.kinds[b] not in (_NO_VALUE if q.history else _NO_VALUE_LATER)
              and (notes.stated[b] < notes.stated[a] if q.history
                   else notes.stated[b] > notes.stated[a])
              and same_subject(notes, q, a, b, t, (a, b) in linked)
@@ -382,7 +384,9 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     return out
 
 
-_NO_VALUE = ("mistake", "fix", "session_summary", "open_thread")  # kinds that state no value
+_NO_VALUE = ("mistake", "fix", "session_summary", "open_thread")  # kinds that never yield
+_NO_VALUE_LATER = ("mistake", "session_summary", "open_thread")  # never yielded to: a fix states
+# the value it set
 
 
 def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:

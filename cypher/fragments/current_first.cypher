@@ -14,11 +14,14 @@
 // (of a value changed twice, the first ranks last). $history (a question asking for an earlier
 // value) turns it round: the later note yields to the earlier; and asked for the value just
 // before one ($before: "before we went to 60", not "originally"), only the best hit stating a
-// value yields, to the note of the same thing stated just before it. Mistakes and fixes state no
-// value (a fix ranks with its mistake by FIXES), nor do handoffs: they take no part; a FIXES
-// pair never yields; nor, asked for the current value, does a note holding an identifier of
-// the query ($terms) to one that does not hold it (look-alike services written in a row share
-// their words, not the name asked about; a history question names the later value).
+// value yields, to the note of the same thing stated just before it. Mistakes and handoffs state
+// no value: they take no part. A fix states the value it set ("raised the pool to 60"), so asked
+// for the current value a note yields to a later fix of the same thing; a fix never yields (it
+// ranks with its mistake by FIXES: a symptom question asks for the fix, not for a later note on
+// its setting), nor does a history question turn to one; a FIXES pair never yields; nor,
+// asked for the current value, does a note holding an identifier of the query ($terms) to one
+// that does not hold it (look-alike services written in a row share their words, not the name
+// asked about; a history question names the later value).
 CALL ({{hits}}) {
   CALL ({{hits}}) {
     UNWIND range(0, size({{hits}}) - 1) AS i
@@ -39,7 +42,9 @@ CALL ({{hits}}) {
     UNWIND told AS y
     WITH x, y
     WHERE NOT x.n.note_kind IN ['mistake', 'fix', 'session_summary', 'open_thread']
-      AND NOT y.n.note_kind IN ['mistake', 'fix', 'session_summary', 'open_thread']
+      AND NOT y.n.note_kind IN CASE WHEN $history
+                                    THEN ['mistake', 'fix', 'session_summary', 'open_thread']
+                                    ELSE ['mistake', 'session_summary', 'open_thread'] END
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
     WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
          y.stated AS stated

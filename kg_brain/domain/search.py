@@ -155,15 +155,13 @@ class Tuning:
     # at most same_reach below its own and an entity both mention that at most same_subject
     # notes mention (not a person, a name or a date: in a chat every turn names its speaker
     # and day). The later note takes the best score of those yielding to it, each of them
-    # falls just below it; mistakes, fixes and handoffs take no part. Asked for the current
-    # value, a note holding an identifier of the query the later one lacks does not yield
-    # (look-alike services written in a row, "alpha-3" and "alpha-4", share rare words but not
-    # the name asked about); a history question turns it round. Chosen by leave-one-project-out
-    # on the coding tuning split through the mirror (bench/ranking.py; docs/BENCHMARKS.md):
-    # same_n 3, 10, 20, 40; SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7; same_reach 0.15-0.3;
-    # same_subject 4, 8; SUPERSEDES, fixes and the reach on linked pairs in or out. same_n 20
-    # put one more history question right and cost the LoCoMo tuning conversations 0.2-1
-    # point of recall@10, with four times the pairs to compare: 10.
+    # falls just below it; mistakes and handoffs take no part, a fix (stating the value it set)
+    # is yielded to, never yields. Asked for the current value, a note holding an identifier of
+    # the query the later one lacks does not yield (look-alikes "alpha-3", "alpha-4"); a history
+    # question turns it round. Chosen by leave-one-project-out on the coding tuning split
+    # through the mirror (bench/ranking.py; docs/BENCHMARKS.md): same_n 3, 10, 20, 40;
+    # SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7; same_reach 0.15-0.3; same_subject 4, 8; fixes,
+    # SUPERSEDES and the reach on linked pairs in or out; same_n 20 cost LoCoMo 0.2-1 point.
     same_n: int = 10
     same_cos: float = 0.6
     same_reach: float = 0.15

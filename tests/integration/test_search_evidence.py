@@ -70,6 +70,13 @@ def rankings(brain: Brain, query: str, project: str) -> list[list[str]]:
             for search in (brain.search.search_memory, brain.search.deep_search)]
 
 
+def unordered_by_time(brain: Brain, query: str, project: str) -> list[str]:
+    """The ids search_memory answers `query` with when no note yields to a later one."""
+    off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
+                 replace(brain.search.deep_tuning, same_n=0))
+    return [h.zk_id for h in off.search_memory(query, project)]
+
+
 @pytest.mark.parametrize("query", ["what was PAY-1432 about?", "PAY-1432", "pay-1432 again"])
 def test_the_note_holding_the_asked_identifier_ranks_first_among_lookalikes(
         brain: Brain, project: str, query: str) -> None:
@@ -118,6 +125,18 @@ def write(brain: Brain, days: Days, project: str, contents: list[str]) -> list[s
     return ids
 
 
+def the_newer_first(brain: Brain, project: str, old: str, new: str, current: str,
+                    history: str) -> None:
+    """`old` ranks above `new` for `current` when no note yields to a later one (the older
+    note words the question closer); both searches put `new` first, and `old` for `history`."""
+    ranked = unordered_by_time(brain, current, project)
+    assert ranked.index(old) < ranked.index(new)
+    for ranked in rankings(brain, current, project):
+        assert ranked.index(new) < ranked.index(old)
+    for ranked in rankings(brain, history, project):
+        assert ranked.index(old) < ranked.index(new)
+
+
 def test_the_newer_value_ranks_first_and_a_history_question_gets_the_older(
         brain: Brain, days: Days, project: str) -> None:
     old, = write(brain, days, project, [
@@ -127,16 +146,9 @@ def test_the_newer_value_ranks_first_and_a_history_question_gets_the_older(
         f"_HTTP_PORT to change it." for i, s in enumerate(SERVICES[:6])])
     new, = write(brain, days, project, [
         "LEDGER_HTTP_PORT is now 8025: the ledger API serves there in development (was 8020)."])
-    current = "which port does the ledger API serve on in development?"
-    off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
-                 replace(brain.search.deep_tuning, same_n=0))
-    ranked = [h.zk_id for h in off.search_memory(current, project)]
-    assert ranked.index(old) < ranked.index(new)  # the older note words the question closer
-    for ranked in rankings(brain, current, project):
-        assert ranked.index(new) < ranked.index(old)
-    for ranked in rankings(brain, "which port did the ledger API serve on in development "
-                                  "before?", project):
-        assert ranked.index(old) < ranked.index(new)
+    the_newer_first(brain, project, old, new,
+                    "which port does the ledger API serve on in development?",
+                    "which port did the ledger API serve on in development before?")
 
 
 def test_a_note_on_another_subject_does_not_yield(brain: Brain, days: Days,
@@ -163,9 +175,7 @@ def test_the_newer_value_is_lifted_from_below_lookalikes(brain: Brain, days: Day
         "We moved the ledger API to 8025 in development (LEDGER_HTTP_PORT) since 8020 clashed "
         "with the docs preview server."])
     current = "which port does the ledger API serve on in development?"
-    off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
-                 replace(brain.search.deep_tuning, same_n=0))
-    ranked = [h.zk_id for h in off.search_memory(current, project)]
+    ranked = unordered_by_time(brain, current, project)
     assert ranked[0] == old and ranked.index(new) >= 3  # below the other ports
     for ranked in rankings(brain, current, project):
         assert ranked[:2] == [new, old]
@@ -188,16 +198,21 @@ def test_a_note_rewritten_by_update_states_the_current_value(brain: Brain, days:
         assert ranked.index(second) < ranked.index(first)
 
 
+def label_printing_failed(brain: Brain, project: str) -> str:
+    """A recorded failure a fix can resolve; its id."""
+    return brain.mistakes.record_failure(
+        "Label printing for Harbour Post fails: the label API call times out after 8 s when a "
+        "batch holds more than 40 parcels.", project, "HP-LABEL-TIMEOUT").zk_id
+
+
 def test_a_fix_keeps_its_place_above_a_later_note_on_its_setting(brain: Brain, days: Days,
                                                                 project: str) -> None:
-    """A fix states how a failure was resolved, no value that a later note replaces: a symptom
-    question still gets the fix first, not a later note setting the same timeout again."""
-    failed = brain.mistakes.record_failure(
-        "Label printing for Harbour Post fails: the label API call times out after 8 s when a "
-        "batch holds more than 40 parcels.", project, "HP-LABEL-TIMEOUT")
+    """A fix never yields: a symptom question still gets the fix first, not a later note setting
+    the same timeout again."""
+    failed = label_printing_failed(brain, project)
     days.next()
     fix = brain.mistakes.record_resolution(
-        failed.zk_id, "Raised HARBOUR_LABEL_TIMEOUT to 30 s and split Harbour Post label "
+        failed, "Raised HARBOUR_LABEL_TIMEOUT to 30 s and split Harbour Post label "
                       "batches at 40 parcels; label printing no longer times out.", project)
     days.next()
     later, = write(brain, days, project, [
@@ -206,6 +221,23 @@ def test_a_fix_keeps_its_place_above_a_later_note_on_its_setting(brain: Brain, d
     for ranked in rankings(brain, "label printing for Harbour Post times out on big batches",
                            project):
         assert ranked.index(fix.fix_zk_id) < ranked.index(later)
+
+
+def test_a_value_a_fix_set_ranks_above_the_one_it_replaced(brain: Brain, days: Days,
+                                                          project: str) -> None:
+    """A recorded resolution states the value it set: asked for the current value it comes
+    before the earlier note stating the old one; asked for history, the earlier note."""
+    old, = write(brain, days, project, [
+        "The Harbour Post label API client in production uses HARBOUR_LABEL_TIMEOUT = 8 s."])
+    failed = label_printing_failed(brain, project)
+    days.next()
+    fix = brain.mistakes.record_resolution(
+        failed, "Raised HARBOUR_LABEL_TIMEOUT to 30 s for the Harbour Post label API in "
+                      "production and split label batches at 40 parcels.", project).fix_zk_id
+    the_newer_first(brain, project, old, fix,
+                    "what is HARBOUR_LABEL_TIMEOUT for the Harbour Post label API in production?",
+                    "what was HARBOUR_LABEL_TIMEOUT for the Harbour Post label API in production "
+                    "before?")
 
 
 def test_a_question_for_the_value_before_a_named_one_gets_that_one_not_the_first(

@@ -106,6 +106,23 @@ def test_a_later_statement_far_down_the_pool_takes_the_place_of_the_one_it_repla
     assert rank(pool, q, t)[0] == 0
 
 
+def test_a_note_yields_to_a_later_fix_of_its_setting_but_a_fix_never_yields() -> None:
+    # note 0 states a timeout, note 1 (a recorded fix, later) raised it, note 2 (later still)
+    # sets it again; notes 3-4 are other subjects
+    alike = np.eye(5)
+    alike[1] = alike[2] = alike[0]
+    pool = notes(5, vectors=alike, entities=[{"label_timeout": 3}] * 3 + [{}] * 2,
+                 kinds={"label_timeout": "setting"}, note_kinds=["general", "fix", "general",
+                                                                 "general", "general"])
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    q = asked([0.8, 0.7, 0.1, 0.3, 0.2], {1})  # note 2 is out of the query's reach
+    assert rank(pool, q, t)[:2] == [1, 0]  # the fix states the value it set
+    symptom = asked([0.3, 0.8, 0.75, 0.2, 0.1], {1})
+    assert rank(pool, symptom, t)[0] == 1  # a fix does not yield to the later note
+    q.history = True
+    assert rank(pool, q, t)[0] == 0  # asked for history, nothing turns to the fix
+
+
 def test_asked_for_the_value_before_a_named_one_the_note_just_before_it_ranks_first() -> None:
     # notes 0, 1, 2 state one setting in turn (2 the newest, closest to the query: it names
     # it), notes 3-5 are other subjects
