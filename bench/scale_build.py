@@ -4,7 +4,6 @@ add_memory, the import's rate beside the embedding runtime's raw batched rate.""
 from __future__ import annotations
 
 import itertools
-import os
 import statistics
 import sys
 import time
@@ -14,6 +13,7 @@ from typing import Any
 from tqdm import tqdm
 
 from bench import corpus, store
+from bench.cold_start import cpu_seconds
 from kg_brain.base.vocab import VECTOR_INDEX
 from kg_brain.domain.memory.text import embed_text
 from kg_brain.root.app import Brain
@@ -98,17 +98,6 @@ def latency_stats(samples: list[float]) -> dict[str, float]:
             "n": len(ordered)}
 
 
-def process_cpu_s(pid: int) -> float | None:
-    """CPU seconds (user and system, all threads) process `pid` has used; None when it cannot
-    be read (no /proc, the process gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def cpu_between(began: float | None, ended: float | None) -> float | None:
     return None if began is None or ended is None else round(ended - began, 1)
 
@@ -139,13 +128,13 @@ def imported(brain: Brain, records: list[dict[str, Any]], label: str,
     brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
     enrich, before, cpu_before = raw_rates(brain, sample)
     split: dict[str, float] = {}
-    server_began = process_cpu_s(server_pid) if server_pid else None
+    server_began = cpu_seconds(server_pid) if server_pid else None
     cpu_began = time.process_time()
     with tqdm(total=len(records), desc=label, file=sys.stderr, unit="note") as bar:
         import_s = seconds(lambda: brain.importer.add_many(
             records, progress=imported_on(bar), split=split))
     cpu_s = time.process_time() - cpu_began
-    server_cpu = cpu_between(server_began, process_cpu_s(server_pid) if server_pid else None)
+    server_cpu = cpu_between(server_began, cpu_seconds(server_pid) if server_pid else None)
     _, after, cpu_after = raw_rates(brain, sample)
     rate = len(records) / import_s
     return {"imported": len(records), "embedding_runtime": brain.embedder.runtime,
