@@ -176,9 +176,11 @@ def measure_graph(brain: Brain, project: str, samples: int) -> dict[str, Any]:
 
 def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: float,
         warmup_s: float, profile: bool = False, mcp_queries: int = 0,
-        save: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        save: Callable[[dict[str, Any]], None] | None = None,
+        server_pid: int | None = None) -> dict[str, Any]:
     """Grow one database through `sizes` and measure at each, saving the result so far after
-    each size (`save`); each search is profiled there too when `profile`, and timed end to
+    each size (`save`; `server_pid`: a private server's process, whose CPU during each import
+    is recorded); each search is profiled there too when `profile`, and timed end to
     end through an MCP session for `mcp_queries` queries (bench/scale_e2e.py). The layout's
     projects are left in place: the caller deletes them or drops the server."""
     layout = Layout(f"bench-scale-{uuid.uuid4().hex[:6]}", projects)
@@ -188,7 +190,7 @@ def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: 
                                "sizes": {}, "machine": {"cpus": os.cpu_count()}}
     for stage, size in enumerate(sizes):
         before = load_avg()
-        entry: dict[str, Any] = grow(brain, layout, size, add_share, stage)
+        entry: dict[str, Any] = grow(brain, layout, size, add_share, stage, server_pid)
         entry["graph"] = dict(store.graph_counts(brain.db, prefix=layout.prefix))
         entry["project_notes"] = dict(layout.have)
         reads = Reads(brain, layout)
@@ -213,7 +215,8 @@ def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: 
     return results
 
 
-def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) -> dict[str, Any]:
+def _private_run(settings: Settings,
+                 run_it: Callable[[Brain, int | None], dict[str, Any]]) -> dict[str, Any]:
     """A private server on free ports in a temporary home, stopped (and its data dropped) at
     the end, whatever happens (SIGTERM included: cmd_scale turns it into an interrupt)."""
     with tempfile.TemporaryDirectory(prefix="kg-scale-") as tmp:
@@ -227,7 +230,8 @@ def _private_run(settings: Settings, run_it: Callable[[Brain], dict[str, Any]]) 
                 "obsidian_vault_path": Path(tmp) / "vault"})
             brain = Brain(private)
             try:
-                return {**run_it(brain), "server": "private Neo4j 5.26, heap 2g, page cache 1g"}
+                return {**run_it(brain, server.running_pid()),
+                        "server": "private Neo4j 5.26, heap 2g, page cache 1g"}
             finally:
                 brain.close()
         finally:
@@ -242,10 +246,10 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
     def save(result: dict[str, Any]) -> None:
         emit_result(result, Path(args.out), settings)
 
-    def run_it(brain: Brain) -> dict[str, Any]:
+    def run_it(brain: Brain, server_pid: int | None) -> dict[str, Any]:
         quiet_http_logs()
         result = run(brain, sizes, args.projects, args.queries, args.add_share,
-                     args.warmup_seconds, args.profile, args.mcp_queries, save)
+                     args.warmup_seconds, args.profile, args.mcp_queries, save, server_pid)
         if args.clients:
             result["clients"] = {"at_notes": sizes[-1], **run_load(
                 brain.db, server_env(brain.settings), args.clients, args.load_seconds,
@@ -258,7 +262,7 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
     else:
         brain = Brain(settings)
         try:
-            result = {**run_it(brain), "server": "configured"}
+            result = {**run_it(brain, None), "server": "configured"}
             for project in result["projects"]:
                 delete_bench_project(brain.db, project)
         finally:

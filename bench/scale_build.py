@@ -13,6 +13,7 @@ from typing import Any
 from tqdm import tqdm
 
 from bench import corpus, store
+from bench.cold_start import cpu_seconds
 from kg_brain.base.vocab import VECTOR_INDEX
 from kg_brain.domain.memory.text import embed_text
 from kg_brain.root.app import Brain
@@ -97,27 +98,44 @@ def latency_stats(samples: list[float]) -> dict[str, float]:
             "n": len(ordered)}
 
 
-def raw_rates(brain: Brain, records: list[dict[str, Any]]) -> tuple[float, float]:
+def cpu_between(began: float | None, ended: float | None) -> float | None:
+    return None if began is None or ended is None else round(ended - began, 1)
+
+
+def raw_rates(brain: Brain, records: list[dict[str, Any]]) -> tuple[float, float, float]:
     """Notes/s of the import's enrichment (validation, redaction, key phrases, entities) of
-    these records, then of raw batched embedding of the text the import embeds for them."""
+    these records, then of raw batched embedding of the text the import embeds for them, and
+    that embedding's CPU seconds per note (all of this process's threads)."""
     rows: list[dict[str, Any]] = []
     enrich_s = seconds(lambda: rows.extend(brain.importer.import_row(r) for r in records))
     texts = [embed_text(r["title"], r["content"], r["context"]) for r in rows]
-    return len(rows) / enrich_s, len(texts) / seconds(lambda: brain.embedder.encode_many(texts))
+    cpu_began, began = time.process_time(), time.perf_counter()
+    brain.embedder.encode_many(texts)
+    embed_s, cpu_s = time.perf_counter() - began, time.process_time() - cpu_began
+    return len(rows) / enrich_s, len(texts) / embed_s, cpu_s / len(texts)
 
 
-def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[str, Any]:
+def imported(brain: Brain, records: list[dict[str, Any]], label: str,
+             server_pid: int | None = None) -> dict[str, Any]:
     """The bulk import of `records` with a progress bar on stderr, between two timings of raw
     batched embedding of a sample of the same texts; the ratio is to the faster of the two.
-    The split: the import's seconds, of them embedding (on its own thread) and writing."""
+    The split: the import's seconds, of them embedding (on its own thread) and writing. The
+    CPU: seconds this process used during the import (embedding, checking, the driver's
+    writes), of them what raw embedding of as many notes uses (the slower sample's per-note
+    CPU), and the seconds the server process `server_pid` used (a private server's; None
+    otherwise)."""
     sample = records[:RAW_SAMPLE]
     brain.embedder.encode_many([r["content"] for r in sample[:64]])  # load and warm the model
-    enrich, before = raw_rates(brain, sample)
+    enrich, before, cpu_before = raw_rates(brain, sample)
     split: dict[str, float] = {}
+    server_began = cpu_seconds(server_pid) if server_pid else None
+    cpu_began = time.process_time()
     with tqdm(total=len(records), desc=label, file=sys.stderr, unit="note") as bar:
         import_s = seconds(lambda: brain.importer.add_many(
             records, progress=imported_on(bar), split=split))
-    _, after = raw_rates(brain, sample)
+    cpu_s = time.process_time() - cpu_began
+    server_cpu = cpu_between(server_began, cpu_seconds(server_pid) if server_pid else None)
+    _, after, cpu_after = raw_rates(brain, sample)
     rate = len(records) / import_s
     return {"imported": len(records), "embedding_runtime": brain.embedder.runtime,
             "raw_embedding_notes_per_s": {"before": round(before, 1), "after": round(after, 1)},
@@ -125,7 +143,11 @@ def imported(brain: Brain, records: list[dict[str, Any]], label: str) -> dict[st
             "bulk_import_notes_per_s": round(rate, 1),
             "import_to_raw_ratio": round(rate / max(before, after), 3),
             "import_split_s": {"total": round(import_s, 1),
-                               **{k: round(v, 1) for k, v in split.items()}}}
+                               **{k: round(v, 1) for k, v in split.items()}},
+            "import_cpu_s": {"kg_brain": round(cpu_s, 1),
+                             "raw_embedding_of_as_many": round(
+                                 max(cpu_before, cpu_after) * len(records), 1),
+                             "server": server_cpu}}
 
 
 def _adds_per_project(layout: Layout, adds: int) -> dict[str, int]:
@@ -188,10 +210,11 @@ def added(brain: Brain, layout: Layout, plan: dict[str, int],
              for where, parts in floor_times.items() if parts})
 
 
-def grow(brain: Brain, layout: Layout, size: int, add_share: float,
-         stage: int) -> dict[str, Any]:
+def grow(brain: Brain, layout: Layout, size: int, add_share: float, stage: int,
+         server_pid: int | None = None) -> dict[str, Any]:
     """The layout's projects grown to `size` notes in all: the share `add_share` of the new
-    notes through add_memory, the rest through the bulk import."""
+    notes through add_memory, the rest through the bulk import (`server_pid`: the private
+    server's process, whose CPU during the import is recorded)."""
     target = layout.sizes(size)
     new = {project: max(0, target[project] - layout.have[project]) for project in layout.names}
     plan = _adds_per_project(layout, round(sum(new.values()) * add_share))
@@ -200,7 +223,7 @@ def grow(brain: Brain, layout: Layout, size: int, add_share: float,
         plan[project] = min(plan[project], new[project])
         count = new[project] - plan[project]
         records += corpus.notes(count, project, seed=10_000 * (stage + 1) + p)
-    entry = imported(brain, records, f"import to {size}")
+    entry = imported(brain, records, f"import to {size}", server_pid)
     entry["add_memory"], entry["add_memory_write_floor"] = added(brain, layout, plan, stage)
     for project in layout.names:
         layout.have[project] += new[project]

@@ -37,6 +37,9 @@ def test_scale_bench_and_report_on_a_tiny_corpus(
         assert entry["graph"]["mentions"] > 0
         assert entry["imported"] + sum(s["n"] for s in entry["add_memory"].values()) <= 100
         assert entry["bulk_import_notes_per_s"] > 0 and entry["import_to_raw_ratio"] > 0
+        cpu = entry["import_cpu_s"]  # this process's CPU during the import; no server pid given
+        assert cpu["kg_brain"] > 0 and cpu["raw_embedding_of_as_many"] > 0
+        assert cpu["server"] is None
         assert entry["embedding_runtime"] == embedder.runtime  # raw figure from the app's embedder
         for name in ("search_memory", "deep_search"):
             for where in ("largest", "other"):
