@@ -8,6 +8,9 @@ product's. The new note's link to the existing one is read back (`DUPLICATE` whe
 into it, `NONE` when no link was made). Prints per-type precision and recall, the confusion
 matrix, merges of different notes, typed links between notes about different things and
 kind-inference accuracy for each half (`tune`, `check`) and both; saves the same as JSON.
+`--split tune` writes and scores the tuning half alone (the pairs and the kind texts), where rules
+and thresholds are chosen; `check` the check half alone; `all` (the default) both. A run that
+scores the check half says so in the check ledger.
 """
 
 from __future__ import annotations
@@ -144,10 +147,12 @@ def _select(rows: list[dict[str, Any]], half: str) -> list[Any]:
     return rows if half == "all" else [r for r in rows if r["half"] == half]
 
 
-def report(outcomes: list[Outcome], kinds: list[dict[str, Any]], enricher: str
-           ) -> dict[str, Any]:
-    result: dict[str, Any] = {"benchmark": "links", "enricher": enricher, "halves": {}}
-    for half in HALVES:
+def report(outcomes: list[Outcome], kinds: list[dict[str, Any]], enricher: str,
+           split: str = "all") -> dict[str, Any]:
+    """The scores of each half of `split` (`all`: tune, check and both)."""
+    result: dict[str, Any] = {"benchmark": "links", "enricher": enricher, "split": split,
+                              "halves": {}}
+    for half in HALVES if split == "all" else (split,):
         chosen = [o for o in outcomes if half == "all" or o.half == half]
         result["halves"][half] = {"links": link_scores(chosen),
                                   "kinds": kind_scores(_select(kinds, half))}
@@ -184,12 +189,14 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def run(settings: Settings, pairs_path: Path, kinds_path: Path, keep: bool = False
-        ) -> dict[str, Any]:
+def run(settings: Settings, pairs_path: Path, kinds_path: Path, keep: bool = False,
+        split: str = "all") -> dict[str, Any]:
+    """Only the pairs and kind texts of `split` are written and scored."""
     brain = Brain(settings)
     try:
-        outcomes = decide(brain, load_jsonl(pairs_path), keep)
-        result = report(outcomes, load_jsonl(kinds_path), brain.deps.enricher.name)
+        outcomes = decide(brain, _select(load_jsonl(pairs_path), split), keep)
+        result = report(outcomes, _select(load_jsonl(kinds_path), split),
+                        brain.deps.enricher.name, split)
     finally:
         brain.close()
     return result | {"pairs_file": pairs_path.name, "similarity_scale": "cosine in [-1, 1]",
@@ -198,9 +205,10 @@ def run(settings: Settings, pairs_path: Path, kinds_path: Path, keep: bool = Fal
 
 
 def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
-    result = run(settings, Path(args.pairs), Path(args.kinds), args.keep)
-    record_check_run("links", "all", [Path(args.pairs).name, Path(args.kinds).name],
-                     Path(args.out))  # both halves are scored
+    result = run(settings, Path(args.pairs), Path(args.kinds), args.keep, args.split)
+    if args.split != "tune":
+        record_check_run("links", args.split, [Path(args.pairs).name, Path(args.kinds).name],
+                         Path(args.out))
     sys.stdout.write(render(result) + "\n\n")
     emit_result(result, Path(args.out))
     return 0
@@ -216,6 +224,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pairs", default=str(DATA / "write_pairs.jsonl"),
                    help="labelled pairs (link_pairs.jsonl: the earlier, smaller set)")
     p.add_argument("--kinds", default=str(DATA / "note_kinds.jsonl"))
+    p.add_argument("--split", choices=HALVES, default="all",
+                   help="the half written and scored: tune (where rules are chosen), check, all")
     p.add_argument("--out", default="docs/bench/links.json")
     p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
 

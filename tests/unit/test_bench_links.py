@@ -76,3 +76,11 @@ def test_the_report_has_both_halves_and_renders_a_confusion_matrix() -> None:
     assert result["halves"]["tune"]["kinds"]["accuracy"] == 1.0
     text = render(result)
     assert "== check: 1 pairs" in text and "confusion" in text
+
+
+def test_a_split_reports_its_half_alone() -> None:
+    tune = [outcome("FIXES", "FIXES"), outcome("NONE", "FIXES")]
+    result = report(tune, [k for k in KINDS if k["half"] == "tune"], "heuristic", "tune")
+    assert list(result["halves"]) == ["tune"] and result["split"] == "tune"
+    assert result["halves"]["tune"]["links"]["pairs"] == 2
+    assert "== check" not in render(result)
