@@ -102,6 +102,10 @@ class Asked:
     # terms x notes: the note holds the identifier word for word, and the note index finds it
     # as a phrase (fragments/exact_matches)
     holders: np.ndarray
+    # terms x notes: the note's title or content holds the identifier, found by the index or not
+    # (inside a longer token: "community.hashi_vault"), as fragments/fixes_of_mistake and
+    # fragments/current_first test it
+    contains: np.ndarray
     expected: set[int]
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
@@ -153,17 +157,18 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                        for word in hits[index]] for index in (FULLTEXT_INDEX, WORD_INDEX))
     terms = identifiers(text)
     indexed = [_index_hits(db, project, exact_query([t])).keys() for t in terms]
-    holders = np.asarray([[z in found and t in body for z, body in zip(notes.ids, notes.texts,
-                                                                        strict=True)]
-                          for t, found in zip(terms, indexed, strict=True)],
-                         dtype=bool).reshape(len(terms), len(notes.ids))
+    contains = np.asarray([[t in body for body in notes.texts] for t in terms],
+                          dtype=bool).reshape(len(terms), len(notes.ids))
+    holders = contains & np.asarray([[z in found for z in notes.ids] for found in indexed],
+                                    dtype=bool).reshape(len(terms), len(notes.ids))
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
                  before=just_before(text),
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
-                 holders=holders, expected=expected, pairs=pairs, named=names(text, terms))
+                 holders=holders, contains=contains, expected=expected, pairs=pairs,
+                 named=names(text, terms))
 
 
 def _index_hits(db: Database, project: str, query: str,
@@ -271,7 +276,7 @@ def _fix(notes: Notes, q: Asked, score: np.ndarray, found: np.ndarray, keep: np.
     and the mistake holds an identifier of it the fix lacks."""
     fix, mistake = notes.fixes[:, 0], notes.fixes[:, 1]
     on = found[mistake] & keep[fix] & (notes.kinds[mistake] == "mistake")
-    lacks = (q.holders[:, mistake] & ~q.holders[:, fix]).any(axis=0) if q.named \
+    lacks = (q.contains[:, mistake] & ~q.contains[:, fix]).any(axis=0) if q.named \
         else np.zeros(len(fix), dtype=bool)
     share = t.fix_lift * notes.fix_weights
     share = np.where(lacks, np.minimum(share, 0.99), share)
@@ -368,7 +373,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
              and (notes.stated[b] < notes.stated[a] if q.history
                   else notes.stated[b] > notes.stated[a])
              and same_subject(notes, q, a, b, t, (a, b) in linked)
-             and (q.history or not (q.holders[:, a] & ~q.holders[:, b]).any())
+             and (q.history or not (q.contains[:, a] & ~q.contains[:, b]).any())
              and (a, b) not in fixes and (b, a) not in fixes]
     if q.before:
         top = next((a for a in head if notes.kinds[a] not in _NO_VALUE), None)

@@ -248,8 +248,8 @@ class RankingNote(TypedDict):
     title: str
     content: str
     note_kind: str
-    created: int
-    stated: int
+    created: float
+    stated: float
     embedding: list[float]
     follows: list[str]
     fixes: list[str]

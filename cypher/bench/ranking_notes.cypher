@@ -2,7 +2,9 @@
 // mirrors that ranking in numpy to fit its constants); read only. params: project.
 // returns: zk_id, title, content, note_kind, created, stated, embedding, follows, fixes,
 //          fix_weights, supersedes, asserted, entities, entity_notes, entity_kinds; created: epoch
-//          seconds; stated: the same, or when update_memory last rewrote it if later; follows:
+//          seconds with their fraction (notes written within one second keep their order, as
+//          search_memory compares them); stated: the same, or when update_memory last rewrote it
+//          if later; follows:
 //          the notes it FOLLOWS (written just before it in its session); fixes: the notes it
 //          FIXES, fix_weights: those links' weights (1 when unset), in the same order;
 //          supersedes: the live notes it SUPERSEDES, asserted: those of them linked by someone,
@@ -12,10 +14,12 @@
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE n.embedding IS NOT NULL
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
-       n.note_kind AS note_kind, n.created.epochSeconds AS created,
-       reduce(t = n.created.epochSeconds, x IN COLLECT {
+       n.note_kind AS note_kind,
+       n.created.epochSeconds + n.created.nanosecond / 1.0e9 AS created,
+       reduce(t = n.created.epochSeconds + n.created.nanosecond / 1.0e9, x IN COLLECT {
                 MATCH (r:Revision)-[:REVISION_OF]->(n) WHERE r.cause = 'update'
-                RETURN r.created.epochSeconds } | CASE WHEN x > t THEN x ELSE t END) AS stated,
+                RETURN r.created.epochSeconds + r.created.nanosecond / 1.0e9 }
+              | CASE WHEN x > t THEN x ELSE t END) AS stated,
        n.embedding AS embedding,
        COLLECT { MATCH (n)-[:FOLLOWS]->(m:Note {memory_type: 'permanent'}) RETURN m.zk_id }
          AS follows,

@@ -40,13 +40,15 @@ def word(size: int, **fields: list[float]) -> dict[str, np.ndarray]:
 
 
 def asked(cosine: list[float], expected: set[int], holders: list[list[bool]] | None = None,
-          lexical: list[float] | None = None) -> Asked:
-    """A lookup over len(cosine) notes; `lexical`: one query word's content score per note."""
+          lexical: list[float] | None = None, contains: list[list[bool]] | None = None) -> Asked:
+    """A lookup over len(cosine) notes; `lexical`: one query word's content score per note;
+    `contains`: which notes hold each identifier in their text (`holders` unless given)."""
     size = len(cosine)
     return Asked(kind="lookup", contextual=False, history=False, cosine=np.asarray(cosine),
                  words=[word(size, content=lexical)] if lexical else [],
                  written=[word(size, content=lexical)] if lexical else [], size=size,
                  holders=np.asarray(holders or [], dtype=bool).reshape(-1, size),
+                 contains=np.asarray(contains or holders or [], dtype=bool).reshape(-1, size),
                  expected=expected, pairs=[])
 
 
@@ -79,6 +81,11 @@ def test_a_fix_ranks_by_its_link_weight_and_yields_to_the_mistake_a_query_names(
     assert rank(pool, named, t)[:2] == [0, 1]
     named.named = False  # a symptom quoting the identifier still gets the fix first
     assert rank(pool, named, t)[:2] == [1, 0]
+    # the fix holds it inside a longer token the index does not find it in: it holds it
+    inside = asked([0.8, 0.1, 0.3, 0.0], {1}, holders=[[True, False, False, False]],
+                   contains=[[True, True, False, False]])
+    inside.named = True
+    assert rank(pool, inside, t)[:2] == [1, 0]
 
 
 def test_a_hit_holding_the_asked_identifier_does_not_yield_to_a_later_look_alike() -> None:
@@ -90,6 +97,11 @@ def test_a_hit_holding_the_asked_identifier_does_not_yield_to_a_later_look_alike
     assert rank(pool, q, t)[0] == 0
     both = asked([0.6, 0.55, 0.0], {0}, holders=[[True, True, False]])
     assert rank(pool, both, t)[0] == 1  # both hold it: the later states the current value
+    # the later note holds it inside a longer token ("community.hashi_vault" for
+    # "hashi_vault"): the index finds no phrase there, but it holds the identifier all the same
+    inside = asked([0.6, 0.55, 0.0], {0}, holders=[[True, False, False]],
+                   contains=[[True, True, False]])
+    assert rank(pool, inside, t)[0] == 1
 
 
 def test_a_later_statement_far_down_the_pool_takes_the_place_of_the_one_it_replaces() -> None:
