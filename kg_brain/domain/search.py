@@ -370,7 +370,7 @@ class Search:
             named=names(text, params["terms"]), rare_share=RARE_SHARE, rare_words=RARE_WORDS,
             same_linked=SAME_LINKED, near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD,
                                            "clause_of": CLAUSE_OF},
-            clauses=[self.embedder.encode(c) for c in clauses(text)],
+            clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
         return [_hit(r) for r in rows]
 
