@@ -5,7 +5,7 @@ MANIFEST lists the coding tuning projects as written by
 `kg-brain bench retrieval --suite coding --split tune --reuse MANIFEST`; `--locomo` names the
 LoCoMo tuning conversations written through add_memory the same way. Their signals are read
 once (bench/ranking.py; cached in `--cache`, `--chat-cache`), then the constants of
-kg_brain/domain/search.py Tuning named in GRID are searched by coordinate ascent on the numpy mirror
+kg_brain/domain/ranking.py Tuning named in GRID are searched by coordinate ascent on the numpy mirror
 of the statement. The objective gives each suite the same weight: for the coding set the mean
 over question kinds of the share answered right (the expected note first with no outdated
 note above its successor nor a mistake above its fix; every needed note in the top 3 for
@@ -43,7 +43,7 @@ from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
 from bench.ranking import ABSENT, CHAT, Asked, Notes, by_kind, chat_signals, score, signals
 from kg_brain.base.settings import Settings, load_settings
-from kg_brain.domain.search import Tuning
+from kg_brain.domain.ranking import Tuning
 from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)

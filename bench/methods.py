@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bench.baselines import Baselines, Fusion
-from kg_brain.domain.search import DeepTuning, Search, Tuning
+from kg_brain.domain.ranking import DeepTuning, Tuning
+from kg_brain.domain.search import Search
 from kg_brain.shapes.models import Hit
 
 METHODS = ("vector", "search_memory", "deep_search", "search_memory_nofloor",

@@ -38,7 +38,7 @@ from kg_brain.domain.query_text import (
     lucene_query,
     names,
 )
-from kg_brain.domain.search import AS_WRITTEN, RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
+from kg_brain.domain.ranking import AS_WRITTEN, RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
 from kg_brain.store.notes import project_share

@@ -40,7 +40,8 @@ from bench.methods import METHODS, Method, build, unfloored
 from bench.metrics import KS, latency, score_question, summarise
 from kg_brain.base.errors import InvalidInput
 from kg_brain.base.settings import Settings
-from kg_brain.domain.search import DeepTuning, Search, Tuning
+from kg_brain.domain.ranking import DeepTuning, Tuning
+from kg_brain.domain.search import Search
 from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@
 // another form of its stem. rare: how many of the query's words the note holds (in the terms
 // marked rare: one index's) that at most $rare_share of the project's notes hold (at least one
 // note): lexical evidence that does not depend on the scores' scale. Counting costs a read of
-// each hit: a project of more notes than OWN_IDF_MAX (kg_brain/domain/search.py) passes one
+// each hit: a project of more notes than OWN_IDF_MAX (kg_brain/domain/ranking.py) passes one
 // term of weight 1 (whole: the whole fielded query), scored as the index scores it, with no
 // rare words. The CALL imports {{imports}}.
 CALL ({{imports}}) {

@@ -32,9 +32,9 @@
 //         question asks for an earlier value; before: the value just before the one it names,
 //         not the first (fragments/current_first); stamp: count the hits as used; now; near: {gap,
 //         of, head, clause_of}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD, CLAUSE_OF
-//         in kg_brain/domain/search.py); clauses: a vector per clause of a question asking
+//         in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
 //         several things ([] for one); tuning: a map
-//         of the constants (kg_brain/domain/search.py DeepTuning): ent_fetch: entity-name candidates;
+//         of the constants (kg_brain/domain/ranking.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
 //         blend_n, alpha: the blended hop; expand_n: notes the graph step starts from;
 //         nb_limit: typed neighbours per note; w_vec, w_lex, w_exact, w_ent, w_bridge, w_fix,

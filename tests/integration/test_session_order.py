@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kg_brain.base.vocab import LinkType
-from kg_brain.domain.search import NEAR_HEAD, Search
+from kg_brain.domain.ranking import NEAR_HEAD
+from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
 from kg_brain.shapes.models import Hit

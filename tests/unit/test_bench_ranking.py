@@ -9,7 +9,7 @@ import numpy as np
 
 from bench.fit_ranking import fit, floor_left_out, objective
 from bench.ranking import ABSENT, Asked, Notes, lexical, rank, score
-from kg_brain.domain.search import AS_WRITTEN, RARE_WORDS, Tuning
+from kg_brain.domain.ranking import AS_WRITTEN, RARE_WORDS, Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
 

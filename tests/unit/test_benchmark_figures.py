@@ -49,7 +49,7 @@ from typing import Any
 import pytest
 
 from kg_brain.base.settings import Settings
-from kg_brain.domain.search import DeepTuning, Tuning
+from kg_brain.domain.ranking import DeepTuning, Tuning
 from kg_brain.surfaces.cli.commands import build_parser
 from tests.support.figures import (
     RESULTS,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kg_brain.base.cypher import all_query_names
-from kg_brain.domain.search import DeepTuning
+from kg_brain.domain.ranking import DeepTuning
 from kg_brain.store.statement import On, read
 from tests.support.statements import (
     body,
