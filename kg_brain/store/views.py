@@ -83,9 +83,9 @@ def enqueue_mirror_jobs(on: On, *, zk_ids: list[str], now: datetime) -> list[Job
 
 
 @write("views/finish_mirror_job.cypher")
-def finish_mirror_job(on: On, *, key: str, claimed_at: datetime, now: datetime, state: str,
-                      retry_at: datetime | None, error: str | None) -> FinishedJob | None:
-    """Done, failed or pending again; stays pending when the note changed meanwhile."""
+def finish_mirror_job(on: On, *, key: str, now: datetime, state: str, retry_at: datetime | None,
+                      error: str | None) -> FinishedJob | None:
+    """Done, failed or pending again; stays pending when the note changed after the claim."""
 
 
 @read("views/list_note_ids.cypher")

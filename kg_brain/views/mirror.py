@@ -221,9 +221,9 @@ class Mirror:
                  "until": now + timedelta(minutes=2), "worker": self.worker}
         claimed = (jobs.claim_project_jobs(self.db, project=validate.project(project), **claim)
                    if project is not None else jobs.claim_jobs(self.db, **claim))
-        return sum(self._run(job, now) for job in claimed)
+        return sum(self._run(job) for job in claimed)
 
-    def _run(self, job: ClaimedJob, claimed_at: datetime) -> int:
+    def _run(self, job: ClaimedJob) -> int:
         state, error, retry_at = "done", None, None
         try:
             self.sync([job["zk_id"]])
@@ -236,8 +236,8 @@ class Mirror:
             retry_at = None if failed else self.clock() + timedelta(seconds=30 * 2 ** attempts)
             log.warning("obsidian mirror of %s failed (attempt %s): %s", job["zk_id"],
                         job["attempts"], error)
-        views.finish_mirror_job(self.db, key=job["key"], claimed_at=claimed_at,
-                                now=self.clock(), state=state, retry_at=retry_at, error=error)
+        views.finish_mirror_job(self.db, key=job["key"], now=self.clock(), state=state,
+                                retry_at=retry_at, error=error)
         return int(state == "done")
 
     def sync(self, zk_ids: Sequence[str]) -> int:

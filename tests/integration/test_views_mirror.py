@@ -108,6 +108,56 @@ def test_failing_target_keeps_the_job_for_a_retry(db: Database,
     assert rows[0]["state"] == "pending" and rows[0]["retry"] is not None
 
 
+class _Recording:
+    """A mirror target that keeps what it was given and can run a change while it writes."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.puts: list[str] = []
+        self.during_put: Callable[[], None] | None = None
+
+    def put(self, path: PurePosixPath, text: str) -> None:
+        self.puts.append(text)
+        if self.during_put is not None:
+            change, self.during_put = self.during_put, None
+            change()
+
+    def delete(self, path: PurePosixPath) -> None:
+        raise AssertionError(f"nothing is deleted here: {path}")
+
+
+def _job_state(db: Database, zk_id: str) -> tuple[str, int]:
+    row = db.driver.execute_query("MATCH (j:Job {key: $key}) RETURN j.state AS s, j.attempts AS a",
+                                  key=f"mirror:{zk_id}").records[0]
+    return row["s"], row["a"]
+
+
+def test_a_change_is_mirrored_again_only_when_it_came_after_the_claim(
+        db: Database, embedder: SentenceTransformerEmbedder, project: str,
+        tmp_path: Path) -> None:
+    """A change queued before the claim is in the render: the job is done at its first attempt
+    even when the writer's clock is ahead of the drain's (two processes). A change made while
+    the note is being written out leaves the job pending, and the next drain writes it."""
+    ahead = make_brain(db, embedder, clock=lambda: utc_now() + timedelta(minutes=1),
+                       obsidian_vault_path=tmp_path / "vault")
+    target = _Recording()
+    mirror = Mirror(ahead.settings, db, utc_now, targets=[target])
+    zk_id = ahead.writer.add("The release checklist lives in docs/RELEASING.md.",
+                             project).note.zk_id
+    assert mirror.drain(project=project) == 1
+    assert _job_state(db, zk_id) == ("done", 1)
+    target.during_put = lambda: ahead.writer.update(
+        zk_id, "The release checklist moved to docs/release/CHECKLIST.md.")
+    behind = make_brain(db, embedder, obsidian_vault_path=tmp_path / "vault")
+    behind.writer.update(zk_id, "The release checklist lives in docs/RELEASING.md, step 4.")
+    mirror.drain(project=project)  # changed while written out: pending again
+    assert _job_state(db, zk_id)[0] == "pending"
+    assert mirror.drain(project=project) == 1
+    assert _job_state(db, zk_id) == ("done", 1)
+    assert "docs/release/CHECKLIST.md" in target.puts[-1] and len(target.puts) == 3
+
+
 def test_a_write_that_rolls_back_leaves_no_mirror_job(db: Database,
                                                       embedder: SentenceTransformerEmbedder,
                                                       project: str,
