@@ -5,8 +5,8 @@ MANIFEST lists the coding tuning projects as written by
 `kg-brain bench retrieval --suite coding --split tune --reuse MANIFEST`; `--locomo` names the
 LoCoMo tuning conversations written through add_memory the same way. Their signals are read
 once (bench/ranking.py; cached in `--cache`, `--chat-cache`), then the constants of
-kg_brain/domain/ranking.py Tuning named in GRID are searched by coordinate ascent on the numpy mirror
-of the statement. The objective gives each suite the same weight: for the coding set the mean
+kg_brain/domain/ranking.py Tuning named in GRID are searched by coordinate ascent on the numpy
+mirror of the statement. The objective gives each suite the same weight: for the coding set the mean
 over question kinds of the share answered right (the expected note first with no outdated
 note above its successor nor a mistake above its fix; every needed note in the top 3 for
 multi-note questions) plus a hundredth of the MRR to break ties, for LoCoMo the evidence
@@ -21,6 +21,11 @@ in-sample and left out) is printed or saved with `--out`; the constants go into 
 too: for each coding project, the lowest of FLOORS that answers at least P% of the other
 projects' questions about nothing stored with nothing, applied to it; the result holds the
 floor of each fold, the per-kind figures left out and those of each floor in-sample.
+
+`--why KIND` says, for each question of that kind whose expected note search_memory does not
+put first, which of its rules puts it there when switched off alone (RULES_OFF: the relevance
+floor for a question answered with nothing; the current value first, the session, the fix lift
+and the superseded factor otherwise); one no rule moves is lost in the two channels.
 """
 
 from __future__ import annotations
@@ -41,7 +46,17 @@ import numpy as np
 from bench.coding_data import shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
-from bench.ranking import ABSENT, CHAT, Asked, Notes, by_kind, chat_signals, score, signals
+from bench.ranking import (
+    ABSENT,
+    CHAT,
+    Asked,
+    Notes,
+    by_kind,
+    chat_signals,
+    rank,
+    score,
+    signals,
+)
 from kg_brain.base.settings import Settings, load_settings
 from kg_brain.domain.ranking import Tuning
 from kg_brain.root.app import Brain
@@ -85,6 +100,13 @@ FLOORS = [round(0.30 + 0.01 * i, 2) for i in range(31)]  # the relevance floors 
 # the full-text scores under the fixed lex_floor and left out of the fit answered 49% of them
 # with nothing (leave-one-project-out of the channel weights on the coding tuning projects).
 NOTHING = 80.0
+# `--why`: each rule of search_memory switched off, as constants of Tuning
+RULES_OFF: dict[str, dict[str, Any]] = {
+    "current_first": {"same_n": 0},
+    "session": {"session_after": 0.0, "session_before": 0.0},
+    "fix_lift": {"fix_lift": 0.0},
+    "superseded": {"superseded": 1.0},
+}
 
 
 def objective(rows: list[tuple[str, dict[str, float]]]) -> float:
@@ -182,6 +204,34 @@ def floor_left_out(projects: list[Project], share: float,
     return chosen, left_out
 
 
+def why(projects: list[Project], kind: str, start: Tuning) -> dict[str, Any]:
+    """Each question of `kind` whose expected note is not first under `start`: answered with
+    nothing (and first without the floor, or not), or the rules of RULES_OFF that each, switched
+    off alone, put it first ("channels" when none does); how many questions each reason holds."""
+    unfloored = replace(start, floor=-1.0)
+    rows: list[dict[str, Any]] = []
+    for p, (notes, asked) in enumerate(projects):
+        for i, q in enumerate(asked):
+            ranked = rank(notes, q, start)
+            if q.kind != kind or (ranked and ranked[0] in q.expected):
+                continue
+            if not ranked:
+                first = rank(notes, q, unfloored)[0] in q.expected
+                reasons = ["floor" if first else "floor_and_channels"]
+            else:
+                reasons = [name for name, off in RULES_OFF.items()
+                           if (got := rank(notes, q, replace(start, **off)))
+                           and got[0] in q.expected]
+            rows.append({"project": p, "question": i, "reasons": reasons or ["channels"],
+                         "best_cosine": round(float(max(q.cosine[list(q.expected)])), 3)})
+    counts: dict[str, int] = {}
+    for row in rows:
+        for reason in row["reasons"]:
+            counts[reason] = counts.get(reason, 0) + 1
+    return {"kind": kind, "asked": sum(q.kind == kind for _, asked in projects for q in asked),
+            "not_first": len(rows), "reasons": counts, "questions": rows}
+
+
 def _cached(cache: Path | None, read: Callable[[Brain], list[Project]],
             settings: Settings) -> list[Project]:
     if cache and cache.exists():
@@ -235,9 +285,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--floor-share", type=float, metavar="P",
                    help="choose the relevance floor instead: the lowest that answers P%% of the "
                         "questions about nothing stored with nothing, by leave-one-project-out")
+    p.add_argument("--why", metavar="KIND",
+                   help="say which rule keeps the expected note of each question of KIND from "
+                        "first place instead")
     args = p.parse_args(argv)
     settings = load_settings()
     projects = load(args.manifest, args.cache, settings)
+    if args.why:
+        explained = why(projects, args.why, Tuning())
+        if args.out:
+            emit_result(explained, args.out, settings)
+        else:
+            sys.stdout.write(json.dumps(explained, indent=2) + "\n")
+        return 0
     if args.floor_share is not None:
         per_fold, left_out = floor_left_out(projects, args.floor_share, Tuning())
         floors: dict[str, Any] = {

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from bench.fit_ranking import fit, floor_left_out, objective
+from bench.fit_ranking import fit, floor_left_out, objective, why
 from bench.ranking import ABSENT, Asked, Notes, lexical, rank, score
 from kg_brain.domain.ranking import AS_WRITTEN, RARE_WORDS, Tuning
 
@@ -203,6 +203,23 @@ def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_ou
     assert chosen == [0.46, 0.36]
     assert [m["nothing"] for k, m in left_out if k == ABSENT] == [100.0, 0.0]
     assert [m["hit@1"] for k, m in left_out if k != ABSENT] == [100.0, 100.0]
+
+
+def test_why_names_the_rule_that_keeps_the_expected_note_from_first_place() -> None:
+    # note 0 is asked for; note 1, its successor through a link someone asserted, takes its
+    # place (the superseded factor); the second lookup's note 2 is under the floor, first
+    # without it; the third's note 1 is first in both channels; the fourth is answered
+    pool = notes(3, supersedes=[(1, 0)])
+    t = replace(Tuning(), same_n=0, supersede_share=0.0)
+    yielded = asked([0.8, 0.7, 0.0], {0})
+    under = asked([0.1, 0.0, 0.3], {2})
+    lost = asked([0.6, 0.0, 0.8], {0})
+    right = asked([0.0, 0.0, 0.8], {2})
+    answered = why([(pool, [yielded, under, lost, right])], "lookup", t)
+    assert [row["reasons"] for row in answered["questions"]] == [
+        ["superseded"], ["floor"], ["channels"]]
+    assert answered["reasons"] == {"superseded": 1, "floor": 1, "channels": 1}
+    assert answered["asked"] == 4 and answered["not_first"] == 3
 
 
 def test_a_word_held_by_notes_no_longer_live_counts_them_as_the_statement_does() -> None:
