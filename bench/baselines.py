@@ -193,24 +193,27 @@ class Fusion:
     def search(self, query: str, project: str, top_k: int = 10,
                include_contextual: bool = False) -> list[str]:
         """Ranked zk_ids by cosine + BM25, best first (ties by id)."""
-        return self._ranked(query, project, top_k, include_contextual, lexical=True)
+        return self.ranked(query, project, top_k, include_contextual, lexical=True)[0]
 
     def cosine(self, query: str, project: str, top_k: int = 10,
                include_contextual: bool = False) -> list[str]:
         """Ranked zk_ids by the exact cosine alone (the flat vector baseline), best first."""
-        return self._ranked(query, project, top_k, include_contextual, lexical=False)
+        return self.ranked(query, project, top_k, include_contextual, lexical=False)[0]
 
-    def _ranked(self, query: str, project: str, top_k: int, include_contextual: bool,
-                lexical: bool) -> list[str]:
+    def ranked(self, query: str, project: str, top_k: int, include_contextual: bool,
+               lexical: bool) -> tuple[list[str], float | None]:
+        """The ranked zk_ids (cosine + BM25 when `lexical`, else the cosine alone) and the best
+        cosine among the notes searched (in [-1, 1]; None when there are none): what a
+        relevance floor would read."""
         if project not in self._indexes:
             self.load(project)
         index = self._indexes[project]
         keep = ~np.isin(index.kinds, excluded_kinds(include_contextual))
         if not keep.any():
-            return []
+            return [], None
         vector = np.asarray(self.embedder.encode(query), dtype=np.float64)
         cosine = index.vectors[keep] @ (vector / (np.linalg.norm(vector) or 1.0))
         score = min_max(cosine) + min_max(index.bm25.scores(query)[keep]) if lexical else cosine
         ids = [z for z, k in zip(index.ids, keep, strict=True) if k]
         order = sorted(range(len(ids)), key=lambda i: (-score[i], ids[i]))
-        return [ids[i] for i in order[:top_k]]
+        return [ids[i] for i in order[:top_k]], float(cosine.max())

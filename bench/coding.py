@@ -268,7 +268,8 @@ def floor_report(result: dict[str, Any]) -> list[str]:
             a = body["absent"]
             lines.append(f"{name:<24}about nothing stored: {a['answered_nothing']:.1f}% of "
                          f"{a['questions']} answered with nothing")
-        for row in body.get("floor_sweep", []) if name.endswith("_nofloor") else []:
+        swept = name.endswith("_nofloor") or name == "fusion"
+        for row in body.get("floor_sweep", []) if swept else []:
             lines.append(f"{name:<24}floor {row['floor']:.2f}: nothing for "
                          f"{row['absent_nothing']:.1f}% of them, hit@1 {row['hit@1']:.1f}")
     return lines

@@ -1,7 +1,8 @@
 """The retrieval methods every benchmark question runs through, by name: the product's two
 searches (as configured, and with the relevance floor off) and the baselines they are measured
 against. Each answers note ids, best first, and the best hit's relevance (the product's cosine
-in [-1, 1]; None for the baselines, which have no floor)."""
+in [-1, 1]; for the flat cosine and the fusion, which apply no floor, the best cosine among the
+notes they searched, so the bench can say what a floor would do to them)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def build(search: Search, open_: Search, baselines: Baselines, fusion: Fusion, h
           depth: int) -> dict[str, Method]:
     """`open_`: the same search with the floor off (see unfloored)."""
     return {
-        "vector": lambda q, p, c: _ids(fusion.cosine(q, p, top_k=depth, include_contextual=c)),
+        "vector": lambda q, p, c: fusion.ranked(q, p, depth, c, lexical=False),
         "search_memory": lambda q, p, c: _answer(search.search_memory(
             q, p, top_k=depth, include_contextual=c)),
         "deep_search": lambda q, p, c: _answer(search.deep_search(
@@ -47,5 +48,5 @@ def build(search: Search, open_: Search, baselines: Baselines, fusion: Fusion, h
             q, p, hops=hops, top_k=depth, include_contextual=c)),
         "deep_reference": lambda q, p, c: _ids([h.zk_id for h in baselines.deep_reference(
             q, p, hops=hops, top_k=depth, include_contextual=c)]),
-        "fusion": lambda q, p, c: _ids(fusion.search(q, p, top_k=depth, include_contextual=c)),
+        "fusion": lambda q, p, c: fusion.ranked(q, p, depth, c, lexical=True),
     }

@@ -106,7 +106,10 @@ def test_coding_suite_scores_every_method_and_cleans_up(
     assert absent["questions"] == len(data.absent) and absent["answered_nothing"] == 0.0
     sweep = result["methods"]["search_memory_nofloor"]["floor_sweep"]
     assert sweep[0]["floor"] == 0.0 and sweep[-1]["absent_nothing"] >= sweep[0]["absent_nothing"]
-    assert "fusion" in result["methods"] and "floor_sweep" not in result["methods"]["fusion"]
+    fused = result["methods"]["fusion"]  # no floor of its own; what one would do, swept
+    assert fused["absent"]["answered_nothing"] == 0.0
+    assert fused["floor_sweep"][-1]["absent_nothing"] > fused["floor_sweep"][0]["absent_nothing"]
+    assert "fusion                  floor 0.60" in report(result)
     assert not project_vectors(db, project=stats["project"])
 
 
