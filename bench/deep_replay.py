@@ -13,9 +13,10 @@ else written). Then `near` and `by_clause` (below) replay the two steps as
 cypher/search/deep_search.cypher does them for each setting of GRID, and each setting is scored
 as bench/fit_ranking.py scores search_memory's mirror (`objective`: the coding kinds and LoCoMo's
 recall@10 weighing alike). For each coding project, the setting best on the others (and LoCoMo)
-is scored on it; the result holds each fold's setting, the figures left out, every setting's
-in-sample figures, the statement's own with today's constants and on how many questions the
-replay of today's constants ranks the best ten as the statement does.
+is scored on it; the result holds each fold's setting (and how many folds chose each), the
+figures left out, every setting's in-sample figures (`settings`, in the order of
+settings_grid), the statement's own with today's constants and on how many questions the replay
+of today's constants ranks the best ten as the statement does.
 
 `--rewordings FILE` (bench/data/coding/tune-rewordings.json) adds other wordings of the coding
 tuning multi-note questions: their all@3 under each setting and through the statement, beside
@@ -30,6 +31,7 @@ import json
 import logging
 import pickle
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -278,13 +280,15 @@ def choose(notes: dict[str, Notes], asked: list[Question]) -> dict[str, Any]:
     same = sum(replayed[:len(q.today)] == q.today for q, replayed in zip(
         original, (replay(q, notes[q.project], leads(notes[q.project]), TODAY)
                    for q in original), strict=True))
+    chosen = Counter(_key(f["setting"]) for f in folds)
     result: dict[str, Any] = {
         "today": TODAY, "folds": folds,
-        "left_out": by_kind(left_out), "left_out_objective": objective(left_out),
-        "replayed_today": by_kind(today), "statement_today": by_kind(statement),
+        "chosen": [{"setting": s, "folds": chosen[_key(s)]} for s in grid if chosen[_key(s)]],
+        "left_out": by_kind(left_out), "replayed_today": by_kind(today),
+        "statement_today": by_kind(statement),
         "same_ranking": {"questions": len(original), "same": same},
-        "settings": {_key(s): {"objective": objective(rows[_key(s)]), **by_kind(rows[_key(s)])}
-                     for s in grid}}
+        "settings": [{"setting": s, "objective": objective(rows[_key(s)]),
+                      **by_kind(rows[_key(s)])} for s in grid]}
     reworded = sorted({q.wording for q in asked} - {"original"})
     if reworded:
         multi = [q for q in asked if q.kind == "multi_note"]
@@ -292,9 +296,9 @@ def choose(notes: dict[str, Notes], asked: list[Question]) -> dict[str, Any]:
             wording: {"questions": sum(q.wording == wording for q in multi),
                       "statement_today": by_kind([row(q, q.today) for q in multi
                                                   if q.wording == wording])["multi_note"],
-                      "settings": {_key(s): by_kind(evaluate(
+                      "settings": [by_kind(evaluate(
                           notes, [q for q in multi if q.wording == wording], s))["multi_note"]
-                          for s in grid}}
+                          for s in grid]}
             for wording in ["original", *reworded]}
     return result
 
