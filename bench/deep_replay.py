@@ -29,7 +29,6 @@ import argparse
 import itertools
 import json
 import logging
-import pickle
 import sys
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -45,7 +44,7 @@ from bench.coding import must_yield
 from bench.coding_data import shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
-from bench.fit_ranking import objective
+from bench.fit_ranking import cached, objective
 from bench.ranking import CHAT, Notes, by_kind, read_notes
 from bench.retrieval import DEPTH
 from kg_brain.base.settings import load_settings
@@ -314,26 +313,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rewordings", type=Path, help="other wordings of the multi-note questions")
     p.add_argument("--dump", type=Path, help="the statement's answers (read if present, else "
                                              "written)")
-    p.add_argument("--out", type=Path, help="write the result JSON here")
+    p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
     args = p.parse_args(argv)
     settings = load_settings()
-    if args.dump and args.dump.exists():
-        notes, asked = pickle.loads(args.dump.read_bytes())  # this program's own file
-    else:
-        brain = Brain(settings)
-        try:
-            notes, asked = dump(brain, args.manifest, args.locomo, args.data, args.rewordings)
-        finally:
-            brain.close()
-        if args.dump:
-            args.dump.write_bytes(pickle.dumps((notes, asked)))
-    result = choose(notes, asked)
-    if args.out:
-        emit_result(result, args.out, settings)
-    else:
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    notes, asked = cached(args.dump, lambda brain: dump(
+        brain, args.manifest, args.locomo, args.data, args.rewordings), settings)
+    emit_result(choose(notes, asked), args.out, settings)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
