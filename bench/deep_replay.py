@@ -54,7 +54,9 @@ from kg_brain.domain.search import Search
 from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)
-DUMP_K = 40  # the statement's best hits replayed
+# the statement's best hits replayed: up to 50 it fetches the candidates it fetches for the
+# benchmarks' ten (Search._fetches), a deeper answer more, and ranks otherwise
+DUMP_K = 40
 OFF = 0  # NEAR_OF or CLAUSE_OF: the step is off
 GRID: dict[str, list[float]] = {
     "gap": [0.1, 0.2, 0.3, 9.0],  # 9: every hit among the best `of` is close
