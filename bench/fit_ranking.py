@@ -39,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from kg_brain.root.app import Brain
 
 log = logging.getLogger(__name__)
 Project = tuple[Notes, list[Asked]]
+T = TypeVar("T")
 GRID: dict[str, list[Any]] = {
     "w_lex": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0],
     "lex_title": [0.0, 0.25, 0.5, 1.0, 2.0],
@@ -232,11 +233,11 @@ def why(projects: list[Project], kind: str, start: Tuning) -> dict[str, Any]:
             "not_first": len(rows), "reasons": counts, "questions": rows}
 
 
-def _cached(cache: Path | None, read: Callable[[Brain], list[Project]],
-            settings: Settings) -> list[Project]:
+def cached(cache: Path | None, read: Callable[[Brain], T], settings: Settings) -> T:
+    """What `read` reads from the database, kept in `cache` (read if present, else written)."""
     if cache and cache.exists():
-        cached: list[Project] = pickle.loads(cache.read_bytes())  # this program's own file
-        return cached
+        kept: T = pickle.loads(cache.read_bytes())  # this program's own file
+        return kept
     brain = Brain(settings)
     try:
         projects = read(brain)
@@ -250,7 +251,7 @@ def _cached(cache: Path | None, read: Callable[[Brain], list[Project]],
 def load(manifest: Path, cache: Path | None, settings: Settings) -> list[Project]:
     """The coding tuning projects' signals."""
     written = json.loads(manifest.read_text(encoding="utf-8"))
-    return _cached(cache, lambda brain: [
+    return cached(cache, lambda brain: [
         signals(brain.db, brain.deps.embedder, data, written[data.name]["project"],
                 written[data.name]["ids"]) for data in shipped_projects(sorted(written), "tune")],
         settings)
@@ -262,7 +263,7 @@ def load_chat(manifest: Path, data: Path, cache: Path | None,
     entries = [e for e in json.loads(manifest.read_text(encoding="utf-8"))
                if e["write_path"] == "add"]
     corpora = split_corpora(load_locomo(data), "tune", False)
-    return _cached(cache, lambda brain: [
+    return cached(cache, lambda brain: [
         chat_signals(brain.db, brain.deps.embedder, corpus, e["project"],
                      {(s, t): z for s, t, z in e["ids"]})
         for corpus, e in zip(corpora, entries, strict=True)], settings)
