@@ -62,7 +62,7 @@ def populate(db: Database, project: str, notes: int, now: datetime, seed: int) -
     ids: list[str] = []
     for start in range(0, notes, BATCH):
         rows = synthetic_rows(rng, project, min(BATCH, notes - start), now)
-        ids += _insert(db, rows, now)
+        ids += _insert(db, rows)
     linked = rng.choice(len(ids), size=int(len(ids) * LINKED_SHARE), replace=False)
     links = [{"src": ids[int(rng.integers(len(ids)))], "dst": ids[int(i)], "type": "RELATES_TO",
               "reason": "bench", "weight": 0.7} for i in linked]
@@ -71,9 +71,8 @@ def populate(db: Database, project: str, notes: int, now: datetime, seed: int) -
     return ids
 
 
-def _insert(db: Database, rows: list[dict[str, Any]], now: datetime) -> list[str]:
-    return with_fresh_ids(lambda: [r["zk_id"] for r in create_notes(db, rows=rows, now=now)],
-                          rows)
+def _insert(db: Database, rows: list[dict[str, Any]]) -> list[str]:
+    return with_fresh_ids(lambda: [r["zk_id"] for r in create_notes(db, rows=rows)], rows)
 
 
 def timed(fn: Any) -> tuple[Any, float]:

@@ -49,7 +49,7 @@ def write_old_graph(brain: Brain, notes: int, project: str, seed: int) -> None:
              "note_kind": r["note_kind"] if rng.random() < 0.5 else "general",
              "embedding": vectors[i].tolist()} for i, r in enumerate(records)]
     for start in range(0, len(rows), BATCH):
-        create_notes(brain.db, rows=rows[start:start + BATCH], now=now)
+        create_notes(brain.db, rows=rows[start:start + BATCH])
     ids = [r["zk_id"] for r in rows]
     links = _similarity_links(ids, vectors, brain.settings.link_top_k,
                               brain.settings.link_min_cosine)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from kg_brain.base.errors import Conflict
 from kg_brain.store.db import Tx
+from kg_brain.store.entities import replace_mentions
 from kg_brain.store.statement import On, read, write
 
 if TYPE_CHECKING:  # rows name the driver's type; importing it loads the driver
@@ -115,15 +116,18 @@ class Rewritten(TypedDict):
 
 
 @write("notes/create_notes.cypher", "zk_id")
-def create_notes(on: On, *, rows: list[dict[str, Any]], now: datetime) -> list[NoteId]:
-    """Every property of each note (kg_brain.domain.memory.text.note_row), embedding included,
-    and the entities it mentions (`entities`, no property: MENTIONS, one merge per entity of
-    the batch)."""
+def create_notes(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
+    """Every property of each note (kg_brain.domain.memory.text.note_row), embedding included;
+    `entities` is not a property (insert_notes writes them as MENTIONS)."""
 
 
 def insert_notes(tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[str]:
     """New notes and the entities they mention (row["entities"]), in the caller's transaction."""
-    return [r["zk_id"] for r in create_notes(tx, rows=rows, now=now)]
+    ids = [r["zk_id"] for r in create_notes(tx, rows=rows)]
+    mentions = [{"zk_id": r["zk_id"], "entities": r["entities"]} for r in rows if r.get("entities")]
+    if mentions:
+        replace_mentions(tx, rows=mentions, now=now)
+    return ids
 
 
 @write("notes/add_note.cypher", "changed")

@@ -11,7 +11,6 @@ from kg_brain.base.clock import utc_now
 from kg_brain.base.vocab import LinkType
 from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
-from kg_brain.store.notes import insert_notes
 from tests.support.brains import make_brain
 
 
@@ -100,33 +99,6 @@ def test_every_write_path_writes_mentions(brain: Brain, project: str) -> None:
             captured.notes[0].zk_id} <= mentioned
     assert len(entities["ledger service"]["mentioned_by"]) >= 5
     assert "psycopg.errors.uniqueviolation" in entities or "uniqueviolation" in entities
-
-
-def test_a_batch_merges_each_entity_once_and_counts_its_live_notes(brain: Brain,
-                                                                   project: str) -> None:
-    before = brain.writer.add("The payment worker runs its migrations with Alembic.", project).note
-    ids = brain.importer.add_many([
-        {"content": "Alembic autogenerate misses server defaults.", "project": project},
-        {"content": "The ledger service runs Alembic from its entrypoint.", "project": project,
-         "memory_type": "archived"},
-        {"content": "The ledger service pins psycopg 3.1.", "project": project},
-    ], batch_size=2)
-    entities = _entities(brain.db, project)
-    assert entities["alembic"]["notes"] == 2  # the archived note mentions it but does not count
-    assert sorted(entities["alembic"]["mentioned_by"]) == sorted([before.zk_id, *ids[:2]])
-    assert entities["ledger service"]["notes"] == 1  # in both batches, one live note
-    assert sorted(entities["ledger service"]["mentioned_by"]) == sorted(ids[1:])
-    twice = {"key": "pgbouncer", "name": "PgBouncer", "kind": "tool"}
-    row = {**brain.importer.import_row({"content": "PgBouncer pools the ledger's connections.",
-                                        "project": project}),
-           "embedding": brain.embedder.encode("PgBouncer pools the ledger's connections.")}
-    row["entities"] = [twice, {**twice, "name": "pgbouncer"}]
-    brain.db.write_tx(lambda tx: insert_notes(tx, [row], utc_now()))
-    rows, _, _ = brain.db.driver.execute_query(
-        "MATCH (e:Entity {project: $project, key: 'pgbouncer'}) "
-        "RETURN e.name AS name, e.notes AS notes, COUNT { (e)<-[:MENTIONS]-() } AS mentions",
-        project=project, database_=brain.db.conn.database)
-    assert [dict(r) for r in rows] == [{"name": "PgBouncer", "notes": 1, "mentions": 1}]
 
 
 def test_a_general_note_gets_its_kind_from_the_text(brain: Brain, project: str) -> None:

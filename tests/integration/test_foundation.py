@@ -69,7 +69,7 @@ def test_bootstrap_rebuilds_a_full_text_index_made_before_the_project_was_indexe
             "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}")
         text = "The nightly compaction of the audit log runs at two."
         made = _note("upgrade-probe", text, embedder.encode(text))
-        create_notes(db, rows=[made], now=datetime.now(UTC))
+        create_notes(db, rows=[made])
         bootstrap_schema(db)
         indexes = {i["name"]: i for i in admin.list_indexes(db)}
         assert indexes["note_fulltext"]["properties"] == ["title", "content", "context",
@@ -89,7 +89,7 @@ def test_vector_index_returns_the_nearest_note_for_real_embeddings(
              "Bananas are rich in potassium",
              "The train to Zurich leaves at nine"]
     rows = [_note(project, t, v) for t, v in zip(texts, embedder.encode_many(texts), strict=True)]
-    create_notes(db, rows=rows, now=datetime.now(UTC))
+    create_notes(db, rows=rows)
     found = nearest_notes(db, vector=embedder.encode("which fruit has potassium?"),
                           project=project, memory_types=["permanent"], fetch=100, k=1,
                           exclude=[])
@@ -152,7 +152,7 @@ def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
             _note(project, "The deploy failed: a migration was missing", near_a)]
     for row in rows:
         row["note_kind"] = "mistake"
-    create_notes(db, rows=rows, now=datetime.now(UTC))
+    create_notes(db, rows=rows)
     ask = {"project": project, "memory_types": ["permanent"], "fetch": 100, "k": 2, "exclude": []}
     for query, expected in ((c, [0.0, 0.0]), ((-np.array(a)).tolist(), [-0.8, -1.0]),
                             (a, [1.0, 0.8])):

@@ -167,13 +167,13 @@ def test_a_write_that_rolls_back_leaves_no_mirror_job(db: Database,
            "memory_type": "permanent", "note_kind": "general", "embedding": [0.1] * 384}
 
     def fail_after_writing(tx: Tx) -> None:
-        create_notes(tx, rows=[row], now=utc_now())
+        create_notes(tx, rows=[row])
         raise RuntimeError("crash before commit")
 
     with pytest.raises(RuntimeError):
         brain.db.write_tx(fail_after_writing)
     assert _mirror_job(db, row["zk_id"]) == []
-    brain.db.write_tx(lambda tx: create_notes(tx, rows=[row], now=utc_now()))
+    brain.db.write_tx(lambda tx: create_notes(tx, rows=[row]))
     assert _mirror_job(db, row["zk_id"])[0]["state"] == "pending"
 
 

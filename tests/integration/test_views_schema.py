@@ -37,7 +37,7 @@ def _bad_notes(db: Database, project: str, vector: list[float]) -> dict[str, str
                "created": NOW, "updated": NOW, "access_count": 0, "pinned": False,
                "keywords": [], "tags": [], "context": "", "embedding": vector, **spec}
         rows.append({k: v for k, v in row.items() if v is not None})
-    create_notes(db, rows=rows, now=NOW)
+    create_notes(db, rows=rows)
     return ids
 
 

@@ -75,7 +75,7 @@ def _old_graph(db: Database, embedder: Embedder, project: str) -> OldGraph:
              "note_kind": "mistake" if name == "failure" else "general",
              "created": NOW, "updated": NOW, "access_count": 0, "embedding": vectors[name]}
             for name, text in texts.items()]
-    create_notes(db, rows=rows, now=NOW)
+    create_notes(db, rows=rows)
 
     def similar(a: str, b: str, link_type: str = "RELATES_TO") -> dict[str, Any]:
         weight = round(sum(x * y for x, y in zip(vectors[a], vectors[b], strict=True)), 4)
@@ -188,7 +188,7 @@ def test_the_graph_migration_adds_no_session_order_to_notes_of_no_session(
     minutes = {"a": 0, "b": 3, "c": 5, "d": 7}
     ids = {name: new_zk_id() for name in minutes}
     vectors = embedder.encode_many([f"note {name}" for name in minutes])
-    create_notes(db, now=NOW, rows=[
+    create_notes(db, rows=[
         {"zk_id": ids[name], "title": name, "content": f"note {name}", "context": "",
          "keywords": [], "tags": [], "project": project, "pinned": False,
          "memory_type": "permanent", "note_kind": "general",
