@@ -85,10 +85,14 @@ CALL (named, total) {
   WITH e, m * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
   WHERE w > 0
   WITH e, w ORDER BY w DESC, e.key LIMIT $tuning.ent_n
+  // the notes weighed before any of their properties is read, best first (equal weights by
+  // id): the filter reads as many as it takes to keep $pool live notes of the project
   MATCH (e)<-[:MENTIONS]-(n:Note)
+  WITH n, sum(w) AS s, collect(e)[0] AS via ORDER BY s DESC, n.zk_id
+  WITH n, s, via
   WHERE n.project = $project AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-  WITH n, sum(w) AS s, collect(e.name)[0] AS via ORDER BY s DESC LIMIT $pool
-  RETURN collect({n: n, s: s, via: via}) AS ent
+  WITH n, s, via LIMIT $pool
+  RETURN collect({n: n, s: s, via: via.name}) AS ent
 }
 WITH total, vec, lex, exact, ent, CASE WHEN vec[-1].s < vec[0].s - $tuning.vec_span
                                        THEN vec[-1].s ELSE vec[0].s - $tuning.vec_span END AS vlow
@@ -132,15 +136,21 @@ WITH hop0, hop1, base, base[0].s AS top, total
 CALL (base, top, total) {
   UNWIND base[..CASE WHEN $hops >= 3 THEN 2 * $tuning.expand_n ELSE $tuning.expand_n END] AS seed
   WITH seed.n AS sn, seed.s / top AS pull, total
+  // bridged notes as the entity channel's: weighed first, then read until $tuning.nb_limit
+  // live notes of the project are kept
   CALL (sn, pull, total) {
-    MATCH (sn)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Note)
-    WHERE e.notes >= 2 AND e.notes <= $ent_cap AND m <> sn AND m.project = $project
-      AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
-    WITH m, e, pull * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
+    MATCH (sn)-[:MENTIONS]->(e:Entity)
+    WHERE e.notes >= 2 AND e.notes <= $ent_cap
+    WITH e, pull * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
     WHERE w > 0
-    WITH m, sum(w) AS bw, collect(e.name)[0] AS via ORDER BY bw DESC LIMIT $tuning.nb_limit
+    MATCH (e)<-[:MENTIONS]-(m:Note)
+    WHERE m <> sn
+    WITH m, sum(w) AS bw, collect(e)[0] AS via ORDER BY bw DESC, m.zk_id
+    WITH m, bw, via
+    WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
+    WITH m, bw, via LIMIT $tuning.nb_limit
     RETURN collect({n: m, s: $tuning.w_bridge * bw, hop: 1, ch: 'bridge', via: sn.zk_id,
-                    rel: 'MENTIONS', ent: via}) AS bridged
+                    rel: 'MENTIONS', ent: via.name}) AS bridged
   }
   CALL (sn, pull) {
     MATCH (sn)-[r:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF]-(m:Note)

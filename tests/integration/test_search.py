@@ -363,6 +363,28 @@ def test_deep_search_bridges_to_a_note_sharing_a_rare_entity(brain: Brain,
     assert bridged and bridged[0].via == first and bridged[0].entity.lower() == "ledgerkit"
 
 
+def test_the_bridge_keeps_the_best_live_notes_equal_weights_by_id(brain: Brain,
+                                                                  project: str) -> None:
+    """From a found note the bridge keeps nb_limit notes: the most weighted by the entities
+    they share with it, equal weights by id, never an archived note or one of a kind the search
+    leaves out, even when those share more with it."""
+    first, second = _billing(brain, project)
+    live = brain.importer.add_many([
+        note("The reconciler pins LedgerKit to avoid a breaking change.", project),
+        note("The audit export reads balances from LedgerKit nightly.", project)])
+    brain.importer.add_many([  # Stripe and LedgerKit both: above the others, were they kept
+        note("Stripe webhooks reached LedgerKit before the reporting job was retired.", project,
+             memory_type="archived"),
+        note("Stripe payouts through LedgerKit still need a retry.", project,
+             note_kind="open_thread")])
+    bridging = Search(brain.deps, deep_tuning=DeepTuning(nb_limit=2, session_after=0.0,
+                                                         session_before=0.0))
+    hits = bridging.deep_search(BILLING_QUESTION, project, top_k=20)
+    bridged = {h.zk_id for h in hits for f in h.found_by if f.channel == "bridge"
+               and f.via == first}
+    assert bridged == set(sorted([second, *live])[:2])
+
+
 def test_an_entity_in_more_notes_than_the_ceiling_leads_nowhere(brain: Brain,
                                                                project: str) -> None:
     """The ceiling bounds the graph step's work however large a project grows."""
