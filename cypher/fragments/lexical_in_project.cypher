@@ -36,7 +36,9 @@ CALL ({{imports}}) {
             THEN 1 ELSE 0 END AS rare
   UNWIND hits AS hit
   WITH hit.n AS n, sum(weight * hit.s) AS score, sum(rare) AS rare
-  WHERE {{where}}
-  WITH n, score, rare ORDER BY score DESC, n.zk_id
-  RETURN collect({n: n, s: score, rare: rare})[..{{size}}] AS {{as}}
+  ORDER BY score DESC, n.zk_id
+  // best first, then {{where}}: only the notes read until {{size}} pass are checked
+  WITH n, score, rare WHERE {{where}}
+  WITH n, score, rare LIMIT {{size}}
+  RETURN collect({n: n, s: score, rare: rare}) AS {{as}}
 }

@@ -134,15 +134,14 @@ WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: f
 // them, and such a link counts through the current value first alone (fragments/current_first)
 UNWIND hits AS h
 WITH hits, h, h.n AS n
-WITH hits, h, n, CASE WHEN $history
-       THEN COLLECT { MATCH (n)-[s:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
-                      WHERE s.origin <> 'auto' RETURN o.zk_id }
-       ELSE COLLECT { MATCH (n)<-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
-                      WHERE s.origin <> 'auto' RETURN o.zk_id } END AS other
+WITH hits, h, n, COLLECT { MATCH (n)-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
+                            WHERE s.origin <> 'auto'
+                              AND startNode(s) = CASE WHEN $history THEN n ELSE o END
+                            RETURN o } AS other
 WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.lexical AS lexical,
      h.score * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
-              CASE WHEN x.n.zk_id IN other AND x.score > b THEN x.score ELSE b END)
+              CASE WHEN x.n IN other AND x.score > b THEN x.score ELSE b END)
             >= $supersede_share * h.score THEN $superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
@@ -172,16 +171,16 @@ WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance
 FOREACH (used IN CASE WHEN $stamp THEN [n] ELSE [] END |
   SET used.access_count = coalesce(used.access_count, 0) + 1, used.last_accessed = $now)
+// the note's links read once: the first 3 shown, all counted
+WITH n, channels, fixes, session, score, relevance,
+     COLLECT {
+       MATCH (n)-[r]-(m:Note)
+       RETURN {zk_id: m.zk_id, type: type(r),
+               direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END} AS link
+       ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 WHEN 'FOLLOWS' THEN 2 ELSE 0 END,
+                coalesce(r.weight, 0.0) DESC, link.zk_id
+     } AS links
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
        left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project, channels, fixes,
-       session,
-       COLLECT {
-         MATCH (n)-[r]-(m:Note)
-         RETURN {zk_id: m.zk_id, type: type(r),
-                 direction: CASE WHEN startNode(r) = n THEN 'out' ELSE 'in' END} AS link
-         ORDER BY CASE type(r) WHEN 'RELATES_TO' THEN 1 WHEN 'FOLLOWS' THEN 2 ELSE 0 END,
-                  coalesce(r.weight, 0.0) DESC, link.zk_id
-         LIMIT 3
-       } AS links,
-       COUNT { (n)--(:Note) } AS link_count
+       session, links[..3] AS links, size(links) AS link_count
 ORDER BY score DESC, zk_id

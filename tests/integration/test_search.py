@@ -416,6 +416,41 @@ def test_a_mistake_brings_up_its_fix_and_a_superseded_note_yields(brain: Brain, 
         assert new in ids and (old not in ids or ids.index(new) < ids.index(old))
 
 
+def test_asked_for_history_the_successor_yields_to_the_note_it_superseded(
+        brain: Brain, search: Search, project: str) -> None:
+    # the supersede step read in the other direction: an asserted SUPERSEDES link, then a
+    # question for the earlier value
+    old = brain.writer.add("The export API listens on port 8001.", project).note.zk_id
+    new = brain.writer.add("The export API moved to a new listener.", project).note.zk_id
+    brain.db.write_tx(lambda tx: brain.writer.link(tx, new, old, LinkType.SUPERSEDES, "r"))
+    strict = Search(brain.deps, replace(search.tuning, superseded=0.1, supersede_share=0.0))
+    ids = [h.zk_id for h in strict.search_memory(
+        "which port did the export API listen on before", project)]
+    assert old in ids and (new not in ids or ids.index(old) < ids.index(new))
+
+
+def test_a_hit_shows_its_first_three_links_and_counts_them_all(brain: Brain, search: Search,
+                                                               project: str) -> None:
+    ids = seed(brain, project)
+    hub, others = ids["pool"], [ids[k] for k in ("retry", "token", "cache", "ports", "tests")]
+
+    def linked(tx: Any) -> None:
+        brain.writer.link(tx, hub, others[0], LinkType.RELATES_TO, "r", weight=0.9)
+        brain.writer.link(tx, others[1], hub, LinkType.SUPPORTS, "r", weight=0.5)
+        brain.writer.link(tx, hub, others[2], LinkType.EXTENDS, "r", weight=0.8)
+        brain.writer.link(tx, hub, others[3], LinkType.RELATES_TO, "r", weight=0.4)
+        brain.writer.link(tx, others[4], hub, LinkType.CAUSED_BY, "r", weight=0.3)
+
+    brain.db.write_tx(linked)
+    hit = next(h for h in search.search_memory("connection pool exhausted by workers", project)
+               if h.zk_id == hub)
+    assert hit.link_count == 5
+    # typed links first (heaviest first), then RELATES_TO
+    assert [(link.zk_id, link.type, link.direction) for link in hit.links] == [
+        (others[2], "EXTENDS", "out"), (others[1], "SUPPORTS", "in"),
+        (others[4], "CAUSED_BY", "in")]
+
+
 def test_a_note_the_write_path_linked_as_superseded_keeps_its_place(brain: Brain, search: Search,
                                                                     project: str) -> None:
     # the pair above, linked by the write path (origin auto): it links a note of several facts
