@@ -9,7 +9,8 @@
 - `Fusion`: cosine of the query vector to every stored note embedding plus BM25 over title and
   content, each min-max normalised over the project's notes and summed; computed in numpy from
   the notes as stored, in the same run as the searches it is compared with. Its cosine alone,
-  exact over every note of the project, is the flat vector baseline (`Fusion.cosine`).
+  exact over every note of the project, is the flat vector baseline (`Fusion.ranked`, not
+  `lexical`).
 """
 
 from __future__ import annotations
@@ -190,19 +191,10 @@ class Fusion:
             vectors=vectors / np.where(norms > 0, norms, 1.0),
             bm25=BM25([f"{r['title']}\n{r['content']}" for r in rows]))
 
-    def search(self, query: str, project: str, top_k: int = 10,
-               include_contextual: bool = False) -> list[str]:
-        """Ranked zk_ids by cosine + BM25, best first (ties by id)."""
-        return self.ranked(query, project, top_k, include_contextual, lexical=True)[0]
-
-    def cosine(self, query: str, project: str, top_k: int = 10,
-               include_contextual: bool = False) -> list[str]:
-        """Ranked zk_ids by the exact cosine alone (the flat vector baseline), best first."""
-        return self.ranked(query, project, top_k, include_contextual, lexical=False)[0]
-
-    def ranked(self, query: str, project: str, top_k: int, include_contextual: bool,
-               lexical: bool) -> tuple[list[str], float | None]:
-        """The ranked zk_ids (cosine + BM25 when `lexical`, else the cosine alone) and the best
+    def ranked(self, query: str, project: str, top_k: int = 10, include_contextual: bool = False,
+               lexical: bool = True) -> tuple[list[str], float | None]:
+        """The ranked zk_ids, best first (ties by id): by cosine + BM25 (the fusion baseline), or
+        by the exact cosine alone when not `lexical` (the flat vector baseline); and the best
         cosine among the notes searched (in [-1, 1]; None when there are none): what a
         relevance floor would read."""
         if project not in self._indexes:

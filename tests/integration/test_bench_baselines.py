@@ -88,12 +88,12 @@ def test_fusion_ranks_an_exact_text_first_and_skips_session_notes_by_default(
     [summary] = brain.importer.add_many([_note(summary_text, project,
                                                note_kind="session_summary")])
     fusion = Fusion(brain.deps)
-    assert fusion.search(TEXTS["retry"], project, top_k=3)[0] == ids["retry"]
-    assert fusion.search("QX7ZETA-4411", project, top_k=3)[0] == ids["token"]
-    assert summary not in fusion.search("rotated deploy key session", project, top_k=10)
-    assert fusion.search("rotated deploy key session", project, top_k=10,
-                         include_contextual=True)[0] == summary
-    assert fusion.search("anything", f"{project}-empty", top_k=3) == []
+    assert fusion.ranked(TEXTS["retry"], project, top_k=3)[0][0] == ids["retry"]
+    assert fusion.ranked("QX7ZETA-4411", project, top_k=3)[0][0] == ids["token"]
+    assert summary not in fusion.ranked("rotated deploy key session", project, top_k=10)[0]
+    assert fusion.ranked("rotated deploy key session", project, top_k=10,
+                         include_contextual=True)[0][0] == summary
+    assert fusion.ranked("anything", f"{project}-empty", top_k=3)[0] == []
 
 
 def test_the_flat_cosine_ranks_every_note_of_the_project_by_its_exact_cosine(
@@ -106,5 +106,6 @@ def test_the_flat_cosine_ranks_every_note_of_the_project_by_its_exact_cosine(
               for r in store.project_vectors(brain.db, project=project)}
     cosine = {z: float(v @ q / np.linalg.norm(v) / np.linalg.norm(q)) for z, v in stored.items()}
     fusion = Fusion(brain.deps)
-    assert fusion.cosine(query, project, top_k=10) == sorted(cosine, key=lambda z: -cosine[z])
-    assert fusion.cosine(query, project, top_k=2)[0] == ids["pool"]
+    flat = fusion.ranked(query, project, top_k=10, lexical=False)[0]
+    assert flat == sorted(cosine, key=lambda z: -cosine[z])
+    assert fusion.ranked(query, project, top_k=2, lexical=False)[0][0] == ids["pool"]
