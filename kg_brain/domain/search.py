@@ -34,6 +34,7 @@ from kg_brain.domain.query_text import (
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
     CLAUSE_OF,
+    KNOWN_FLOOR,
     NEAR_GAP,
     NEAR_HEAD,
     NEAR_OF,
@@ -41,6 +42,8 @@ from kg_brain.domain.ranking import (
     RARE_SHARE,
     RARE_WORDS,
     SAME_LINKED,
+    UNKNOWN_MOST,
+    UNKNOWN_STEP,
     DeepTuning,
     Tuning,
 )
@@ -129,18 +132,19 @@ class Search:
 
     def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
         """The lexical terms of either search, the project's size, how many hits of each term to
-        read (every one of the project's) and the lexical score floor: per word (rare words
-        are the evidence, no score is) up to OWN_IDF_MAX notes, else the whole query (`lex` of
-        `params`), its fetch and Tuning.lex_floor."""
+        read (every one of the project's), the lexical score floor and search_memory's
+        relevance floor: per word (rare words are the evidence, no score is; the floor
+        KNOWN_FLOOR, raised per unknown word) up to OWN_IDF_MAX notes, else the whole query
+        (`lex` of `params`), its fetch, Tuning.lex_floor and Tuning.floor."""
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
         if notes > OWN_IDF_MAX:
             return {"lex": whole_query(params["lex"]), "notes": notes, "lex_df": lex_fetch,
-                    "lex_floor": t.lex_floor}
+                    "lex_floor": t.lex_floor, "floor": t.floor}
         return {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
                 "notes": notes,
                 "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
-                "lex_floor": math.inf}
+                "lex_floor": math.inf, "floor": KNOWN_FLOOR}
 
     def _boosts(self) -> dict[str, float]:
         t = self.tuning
@@ -182,8 +186,8 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, k=k, floor=t.floor, rare_share=RARE_SHARE,
-            rare_words=RARE_WORDS)
+            same_linked=SAME_LINKED, k=k, unknown_step=UNKNOWN_STEP, unknown_most=UNKNOWN_MOST,
+            rare_share=RARE_SHARE, rare_words=RARE_WORDS)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,

@@ -122,13 +122,15 @@ def test_relevance_is_the_cosine_and_the_floor_answers_nothing(
                      / np.linalg.norm(stored))  # the cosine in [-1, 1]
     assert pool.relevance == pytest.approx(expected, abs=0.001)
     floor = max(h.relevance for h in hits) + 0.001  # above every hit: nothing relevant stored
-    strict = Search(brain.deps, replace(search.tuning, floor=floor),
-                    replace(search.deep_tuning, floor=floor))
+    # search_memory's floor in a project searched word by word, here not raised by words the
+    # notes lack; deep_search's is its tuning's
+    monkeypatch.setattr(search_module, "UNKNOWN_STEP", 0.0)
+    monkeypatch.setattr(search_module, "KNOWN_FLOOR", floor)
+    strict = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=floor))
     assert strict.search_memory(query, project, top_k=3) == []
     assert strict.deep_search(query, project, top_k=3) == []
-    lenient = Search(brain.deps, replace(search.tuning, floor=pool.relevance),
-                     replace(search.deep_tuning, floor=pool.relevance))
-    assert ids["pool"] in {h.zk_id for h in lenient.search_memory(query, project, top_k=3)}
+    monkeypatch.setattr(search_module, "KNOWN_FLOOR", pool.relevance)
+    assert ids["pool"] in {h.zk_id for h in search.search_memory(query, project, top_k=3)}
 
 
 def test_note_kinds_filter(brain: Brain, search: Search, project: str) -> None:
@@ -527,7 +529,7 @@ def test_a_query_naming_an_identifier_gets_the_note_holding_it_above_its_fix(
 
 
 def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
-        brain: Brain, search: Search, project: str) -> None:
+        brain: Brain, search: Search, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """RARE_WORDS (3) words of the query that at most RARE_SHARE of the project's notes hold,
     held by one note, make it relevant in both searches with no cosine reaching the floor;
     two such words, or three words most of the project's notes hold, do not."""
@@ -536,12 +538,24 @@ def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
     target = brain.importer.add_many([note(
         "The quokka exporter writes zephyr metrics to the obsidian bucket behind the gateway.",
         project)])[0]
-    no_cosine = Search(brain.deps, replace(search.tuning, floor=1.01),
-                       replace(search.deep_tuning, floor=1.01))
+    monkeypatch.setattr(search_module, "KNOWN_FLOOR", 1.01)
+    no_cosine = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=1.01))
     for run in (no_cosine.search_memory, no_cosine.deep_search):
         assert run("quokka zephyr obsidian", project)[0].zk_id == target
         assert run("quokka zephyr harbour", project) == []
         assert run("harbour service gateway", project) == []
+
+
+def test_a_content_word_no_note_of_the_project_holds_raises_the_floor(
+        brain: Brain, search: Search, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n} behind the "
+                                  "gateway.", project) for n in range(5)])
+    monkeypatch.setattr(search_module, "KNOWN_FLOOR", -1.0)
+    monkeypatch.setattr(search_module, "UNKNOWN_STEP", 2.0)  # one unknown word: past any cosine
+    assert search.search_memory("which port does harbour service 3 answer on?", project)
+    assert search.search_memory("which port does the kafka gateway answer on?", project) == []
+    # the question's own words are no content words: known or not, no step
+    assert search.search_memory("how did we get the port of the gateway?", project)
 
 
 def kestrel_and_harbours(brain: Brain, project: str) -> tuple[str, list[str]]:
