@@ -113,13 +113,17 @@ def _found_by(row: dict[str, Any]) -> list[dict[str, Any]]:
 
 class Search:
     def __init__(self, deps: Deps, tuning: Tuning | None = None,
-                 deep_tuning: DeepTuning | None = None) -> None:
+                 deep_tuning: DeepTuning | None = None,
+                 word_floor: tuple[float, float] = (KNOWN_FLOOR, UNKNOWN_STEP)) -> None:
+        """`word_floor`: search_memory's relevance floor in a project searched word by word,
+        with every content word of the query known, and what each unknown one adds."""
         self.db = deps.db
         self.embedder = deps.embedder
         self.clock = deps.clock
         self.index_fetch = deps.index_fetch
         self.tuning = tuning or Tuning()
         self.deep_tuning = deep_tuning or DeepTuning()
+        self.word_floor = word_floor
 
     def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
         """Vector candidates for `project`, widened the smaller the project's share of the
@@ -134,7 +138,7 @@ class Search:
         """The lexical terms of either search, the project's size, how many hits of each term to
         read (every one of the project's), the lexical score floor and search_memory's
         relevance floor: per word (rare words are the evidence, no score is; the floor
-        KNOWN_FLOOR, raised per unknown word) up to OWN_IDF_MAX notes, else the whole query
+        `word_floor`, raised per unknown word) up to OWN_IDF_MAX notes, else the whole query
         (`lex` of `params`), its fetch, Tuning.lex_floor and Tuning.floor."""
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
@@ -144,7 +148,7 @@ class Search:
         return {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
                 "notes": notes,
                 "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
-                "lex_floor": math.inf, "floor": KNOWN_FLOOR}
+                "lex_floor": math.inf, "floor": self.word_floor[0]}
 
     def _boosts(self) -> dict[str, float]:
         t = self.tuning
@@ -186,7 +190,8 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, k=k, unknown_step=UNKNOWN_STEP, unknown_most=UNKNOWN_MOST,
+            same_linked=SAME_LINKED, k=k, unknown_step=self.word_floor[1],
+            unknown_most=UNKNOWN_MOST,
             rare_share=RARE_SHARE, rare_words=RARE_WORDS)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 

@@ -124,13 +124,12 @@ def test_relevance_is_the_cosine_and_the_floor_answers_nothing(
     floor = max(h.relevance for h in hits) + 0.001  # above every hit: nothing relevant stored
     # search_memory's floor in a project searched word by word, here not raised by words the
     # notes lack; deep_search's is its tuning's
-    monkeypatch.setattr(search_module, "UNKNOWN_STEP", 0.0)
-    monkeypatch.setattr(search_module, "KNOWN_FLOOR", floor)
-    strict = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=floor))
+    strict = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=floor),
+                    word_floor=(floor, 0.0))
     assert strict.search_memory(query, project, top_k=3) == []
     assert strict.deep_search(query, project, top_k=3) == []
-    monkeypatch.setattr(search_module, "KNOWN_FLOOR", pool.relevance)
-    assert ids["pool"] in {h.zk_id for h in search.search_memory(query, project, top_k=3)}
+    lenient = Search(brain.deps, search.tuning, word_floor=(pool.relevance, 0.0))
+    assert ids["pool"] in {h.zk_id for h in lenient.search_memory(query, project, top_k=3)}
 
 
 def test_note_kinds_filter(brain: Brain, search: Search, project: str) -> None:
@@ -529,7 +528,7 @@ def test_a_query_naming_an_identifier_gets_the_note_holding_it_above_its_fix(
 
 
 def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
-        brain: Brain, search: Search, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        brain: Brain, search: Search, project: str) -> None:
     """RARE_WORDS (3) words of the query that at most RARE_SHARE of the project's notes hold,
     held by one note, make it relevant in both searches with no cosine reaching the floor;
     two such words, or three words most of the project's notes hold, do not."""
@@ -538,8 +537,8 @@ def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
     target = brain.importer.add_many([note(
         "The quokka exporter writes zephyr metrics to the obsidian bucket behind the gateway.",
         project)])[0]
-    monkeypatch.setattr(search_module, "KNOWN_FLOOR", 1.01)
-    no_cosine = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=1.01))
+    no_cosine = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=1.01),
+                       word_floor=(1.01, 0.0))
     for run in (no_cosine.search_memory, no_cosine.deep_search):
         assert run("quokka zephyr obsidian", project)[0].zk_id == target
         assert run("quokka zephyr harbour", project) == []
@@ -547,11 +546,11 @@ def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
 
 
 def test_a_content_word_no_note_of_the_project_holds_raises_the_floor(
-        brain: Brain, search: Search, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        brain: Brain, project: str) -> None:
     brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n} behind the "
                                   "gateway.", project) for n in range(5)])
-    monkeypatch.setattr(search_module, "KNOWN_FLOOR", -1.0)
-    monkeypatch.setattr(search_module, "UNKNOWN_STEP", 2.0)  # one unknown word: past any cosine
+    # one unknown word: past any cosine
+    search = Search(brain.deps, word_floor=(-1.0, 2.0))
     assert search.search_memory("which port does harbour service 3 answer on?", project)
     assert search.search_memory("which port does the kafka gateway answer on?", project) == []
     # the question's own words are no content words: known or not, no step

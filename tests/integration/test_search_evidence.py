@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from kg_brain.domain import search as search_module
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
@@ -88,14 +87,12 @@ def test_the_note_holding_the_asked_identifier_ranks_first_among_lookalikes(
         assert not [h for h in hits[1:] if "exact" in channels(h)]
 
 
-def test_a_held_identifier_is_relevant_whatever_its_cosine(
-        brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_held_identifier_is_relevant_whatever_its_cosine(brain: Brain, project: str) -> None:
     tickets(brain, project)
     held = brain.importer.add_many([record(
         "Rolled back 7c1e9a04bd: it restored the old nginx upstream block.", project)])[0]
-    monkeypatch.setattr(search_module, "KNOWN_FLOOR", 0.99)  # search_memory's, word by word
     strict = Search(brain.deps, replace(brain.search.tuning, floor=0.99),
-                    replace(brain.search.deep_tuning, floor=0.99))
+                    replace(brain.search.deep_tuning, floor=0.99), word_floor=(0.99, 0.0))
     for hits in (strict.search_memory("7c1e9a04bd", project, top_k=3),
                  strict.deep_search("7c1e9a04bd", project, top_k=3)):
         assert hits[0].zk_id == held and hits[0].relevance < 0.99
