@@ -61,12 +61,9 @@ class Tuning:
     these values left out and the refit on everything returned them
     (docs/bench/tune/fit-ranking11.json)."""
 
-    # Vector index candidates at least (the index cannot filter by project: a project's share of
-    # the notes widens it, kg_brain/store/share.py); its cost grows with them. Three times the
-    # pool: on a private server of 10k notes in bench scale's layout (bench/corpus.py notes),
-    # 60 candidates held 0.9988 of an exact scan's best 20 over 200 queries (100: all of them;
-    # 40: 0.9915); in its largest project (half the notes) search_memory answered 200 queries
-    # as with 100 candidates, its database time 0.3-0.7 raw vector queries lower, side by side.
+    # Vector index candidates at least, three times the pool (the index cannot filter by
+    # project: a project's share of the notes widens it, kg_brain/store/share.py); its cost
+    # grows with them.
     fetch: int = 60
     lex_fetch: int = 250  # full-text candidates
     pool: int = 20  # per-channel ranked list fed to fusion (fitted)
