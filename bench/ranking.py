@@ -110,7 +110,6 @@ class Asked:
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
     before: bool = False  # a history question asking for the value just before the one named
-    text: str = ""  # the question as asked
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -170,7 +169,7 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, contains=contains, expected=expected, pairs=pairs,
-                 named=names(text, terms), text=text)
+                 named=names(text, terms))
 
 
 def _index_hits(db: Database, project: str, query: str,
