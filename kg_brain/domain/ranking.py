@@ -78,7 +78,10 @@ class Tuning:
     these values left out and the refit on everything returned them
     (docs/bench/tune/fit-ranking11.json)."""
 
-    fetch: int = 100  # vector index candidates (the index cannot filter by project); cost ~ k
+    # Vector index candidates at least, three times the pool (the index cannot filter by
+    # project: a project's share of the notes widens it, kg_brain/store/share.py); its cost
+    # grows with them.
+    fetch: int = 60
     lex_fetch: int = 250  # full-text candidates
     pool: int = 20  # per-channel ranked list fed to fusion (fitted)
     fusion: Literal["linear", "rrf"] = "linear"

@@ -23,6 +23,8 @@ from kg_brain.enrichment.embed import (
     model_files,
 )
 from kg_brain.enrichment.embed.model_files import PINNED
+from kg_brain.enrichment.embed.onnx_encoder import OnnxEncoder
+from kg_brain.enrichment.embed.onnx_export import ensure_artefact
 from tests.conftest import ServerUnderTest
 from tests.embed_texts import comparison_texts
 from tests.mcp.test_contract import CONTRACT
@@ -114,6 +116,21 @@ def test_onnx_vectors_match_torch_on_every_comparison_text(
     assert len(COMPARISON) >= 500
     assert batched.min() >= 0.9999, COMPARISON[int(batched.argmin())]
     assert single.min() >= 0.9999, COMPARISON[int(single.argmin())]
+
+
+def test_batches_run_at_once_give_the_vectors_one_thread_gives(
+        exported: dict[str, Any]) -> None:
+    """An import's call: many batches of 8 on 3 threads at once, against the same batches run
+    one after another on one thread: the very same floats, in the order of the texts."""
+    artefact = ensure_artefact(None, exported["cache"], "onnx")
+    together = artefact.encoder().encode(COMPARISON, 8)
+    alone = OnnxEncoder(artefact.model, artefact.tokenizer, artefact.max_seq_length,
+                        workers=1).encode(COMPARISON, 8)
+    assert np.array_equal(OnnxEncoder(artefact.model, artefact.tokenizer,
+                                      artefact.max_seq_length, workers=3).encode(COMPARISON, 8),
+                          alone)
+    assert np.array_equal(together, alone)
+    assert len(COMPARISON) // 8 >= 60
 
 
 def test_int8_stays_close_to_torch_and_is_smaller(
