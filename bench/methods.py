@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from bench.baselines import Baselines, Fusion
-from kg_brain.domain.ranking import DeepTuning, Tuning
 from kg_brain.domain.search import Search
 from kg_brain.shapes.models import Hit
 
@@ -28,9 +28,11 @@ def _ids(ids: list[str]) -> Answer:
     return ids, None
 
 
-def unfloored(search: Search) -> tuple[Tuning, DeepTuning]:
-    """The search's constants with the relevance floor off: what the floor costs."""
-    return replace(search.tuning, floor=-1.0), replace(search.deep_tuning, floor=-1.0)
+def unfloored(search: Search) -> dict[str, Any]:
+    """The search's constants with the relevance floor off, as Search's keywords: what the
+    floor costs."""
+    return {"tuning": replace(search.tuning, floor=-1.0),
+            "deep_tuning": replace(search.deep_tuning, floor=-1.0), "word_floor": (-1.0, 0.0)}
 
 
 def build(search: Search, open_: Search, baselines: Baselines, fusion: Fusion, hops: int,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -30,6 +30,7 @@ from bench.retrieval import DEPTH
 from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
     MAX_LEX_WORDS,
+    content_word,
     earlier,
     exact_query,
     fielded_query,
@@ -38,7 +39,16 @@ from kg_brain.domain.query_text import (
     lucene_query,
     names,
 )
-from kg_brain.domain.ranking import AS_WRITTEN, RARE_SHARE, RARE_WORDS, SAME_LINKED, Tuning
+from kg_brain.domain.ranking import (
+    AS_WRITTEN,
+    KNOWN_FLOOR,
+    RARE_SHARE,
+    RARE_WORDS,
+    SAME_LINKED,
+    UNKNOWN_MOST,
+    UNKNOWN_STEP,
+    Tuning,
+)
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.store.db import Database
 from kg_brain.store.notes import project_share
@@ -110,6 +120,9 @@ class Asked:
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
     before: bool = False  # a history question asking for the value just before the one named
+    # per query word (as `words`), whether it is a content word (query_text.content_word); none
+    # when empty
+    content: list[bool] = field(default_factory=list)
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -169,7 +182,7 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, contains=contains, expected=expected, pairs=pairs,
-                 named=names(text, terms))
+                 named=names(text, terms), content=[content_word(w) for w in kept])
 
 
 def _index_hits(db: Database, project: str, query: str,
@@ -210,6 +223,14 @@ def lexical(q: Asked, boosts: dict[str, float]) -> tuple[np.ndarray, np.ndarray]
             if counted and df <= max(1.0, RARE_SHARE * q.size):
                 rare += held[:live]
     return score, rare
+
+
+def unknown(q: Asked, boosts: dict[str, float]) -> int:
+    """How many content words of `q` no note of the project holds in the stemmed index's
+    boosted fields (fragments/lexical_in_project), at most UNKNOWN_MOST."""
+    return min(UNKNOWN_MOST, sum(
+        is_content and not any(word[f].any() for f, b in boosts.items() if b > 0)
+        for word, is_content in zip(q.words, q.content, strict=False)))
 
 
 def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,
@@ -328,9 +349,12 @@ def flat(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
     return [int(i) for i in _top(q.cosine, _kept(notes, q), k, notes.order)]
 
 
-def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
+def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH,
+         floor: tuple[float, float] = (KNOWN_FLOOR, UNKNOWN_STEP)) -> list[int]:
     """The note indexes search_memory answers for `q` under `t` asked for `k`, best first (each
-    channel's list holds at least k notes, as in the statement)."""
+    channel's list holds at least k notes, as in the statement); `floor`: the relevance floor
+    when every content word of the query is known to the project and what each unknown one
+    adds."""
     keep = _kept(notes, q)
     pool = max(t.pool, k)
     score = np.zeros(len(notes.ids))
@@ -343,6 +367,7 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
     boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
               "context": t.lex_context}
     scores, rare = lexical(q, boosts)
+    least = floor[0] + floor[1] * unknown(q, boosts)
     lex = _top(scores, keep & (scores > 0), pool, notes.order)
     strong: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
     if lex.size:
@@ -364,7 +389,7 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
         score = current_first(notes, q, ranked, score, t)
         ranked = _top(score, found, len(notes.ids), notes.order)
     top = ranked[:k]
-    if not ((q.cosine[top] >= t.floor).any() or (exact[top] > 0).any() or strong[top].any()):
+    if not ((q.cosine[top] >= least).any() or (exact[top] > 0).any() or strong[top].any()):
         return []  # nothing relevant stored
     return [int(i) for i in top]
 

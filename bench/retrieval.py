@@ -170,7 +170,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     is_coding = args.suite == "coding"
     try:
         search = Search(brain.deps, *parse_tuning(args.tuning))
-        every = build(search, Search(brain.deps, *unfloored(search)), Baselines(brain.deps),
+        every = build(search, Search(brain.deps, **unfloored(search)), Baselines(brain.deps),
                       Fusion(brain.deps), args.hops,
                       coding.DEPTH if is_coding else DEPTH)
         calls = {m: every[m] for m in args.methods}

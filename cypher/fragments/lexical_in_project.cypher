@@ -15,30 +15,41 @@
 // note): lexical evidence that does not depend on the scores' scale. Counting costs a read of
 // each hit: a project of more notes than OWN_IDF_MAX (kg_brain/domain/ranking.py) passes one
 // term of weight 1 (whole: the whole fielded query), scored as the index scores it, with no
-// rare words. The CALL imports {{imports}}.
+// rare words. {{as}}_unknown: how many of the query's content words (the terms marked content)
+// no note of the project holds: the question may be about something never written down. The
+// CALL imports {{imports}}.
 CALL ({{imports}}) {
-  UNWIND $lex AS term
-  CALL (term) {
-    CALL db.index.fulltext.queryNodes(term.index, term.query, {limit: $lex_df})
-    YIELD node, score
-    WHERE node.project = $project
-    RETURN collect({n: node, s: score}) AS hits
+  CALL () {
+    UNWIND $lex AS term
+    CALL (term) {
+      CALL db.index.fulltext.queryNodes(term.index, term.query, {limit: $lex_df})
+      YIELD node, score
+      WHERE node.project = $project
+      RETURN collect({n: node, s: score}) AS hits
+    }
+    RETURN collect({term: term, hits: hits}) AS asked
   }
-  WITH term, hits, {{notes}} AS notes WHERE size(hits) > 0
-  WITH hits,
-       term.share * CASE WHEN term.whole THEN 1.0
-                         ELSE log(1.0 + (CASE WHEN notes > size(hits) THEN notes - size(hits)
-                                              ELSE 0 END + 0.5) / (size(hits) + 0.5)) / hits[0].s
-                    END AS weight,
-       CASE WHEN term.rare AND NOT term.whole
-                 AND size(hits) <= CASE WHEN $rare_share * notes > 1 THEN $rare_share * notes
-                                        ELSE 1 END
-            THEN 1 ELSE 0 END AS rare
-  UNWIND hits AS hit
-  WITH hit.n AS n, sum(weight * hit.s) AS score, sum(rare) AS rare
-  ORDER BY score DESC, n.zk_id
-  // best first, then {{where}}: only the notes read until {{size}} pass are checked
-  WITH n, score, rare WHERE {{where}}
-  WITH n, score, rare LIMIT {{size}}
-  RETURN collect({n: n, s: score, rare: rare}) AS {{as}}
+  CALL (*) {
+    UNWIND asked AS held
+    WITH held.term AS term, held.hits AS hits, {{notes}} AS notes WHERE size(hits) > 0
+    WITH hits,
+         term.share * CASE WHEN term.whole THEN 1.0
+                           ELSE log(1.0 + (CASE WHEN notes > size(hits)
+                                                THEN notes - size(hits) ELSE 0 END + 0.5)
+                                    / (size(hits) + 0.5)) / hits[0].s
+                      END AS weight,
+         CASE WHEN term.rare AND NOT term.whole
+                   AND size(hits) <= CASE WHEN $rare_share * notes > 1 THEN $rare_share * notes
+                                          ELSE 1 END
+              THEN 1 ELSE 0 END AS rare
+    UNWIND hits AS hit
+    WITH hit.n AS n, sum(weight * hit.s) AS score, sum(rare) AS rare
+    ORDER BY score DESC, n.zk_id
+    // best first, then {{where}}: only the notes read until {{size}} pass are checked
+    WITH n, score, rare WHERE {{where}}
+    WITH n, score, rare LIMIT {{size}}
+    RETURN collect({n: n, s: score, rare: rare}) AS scored
+  }
+  RETURN scored AS {{as}},
+         size([held IN asked WHERE held.term.content AND size(held.hits) = 0]) AS {{as}}_unknown
 }

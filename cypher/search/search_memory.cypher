@@ -31,8 +31,9 @@
 //         cosine of a SUPERSEDES pair for the current value first (fragments/current_first);
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
 //         identifier, at least rare_words rare words of the query or has a lexical score of
-//         at least lex_floor; stamp: count the hits as used (access count, last access);
-//         now: datetime.
+//         at least lex_floor; unknown_step: what the floor gains for each content word of the
+//         query no note of the project holds, unknown_most: for at most so many; stamp: count
+//         the hits as used (access count, last access); now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
 //          links, link_count; channels: vector, lexical, exact; fixes: the found note this one
 //          was lifted from as its fix, or null; session: the found note written next to this
@@ -58,9 +59,14 @@
     most: $exact_df }}
 // the vector score runs from 0 at the pool's lowest cosine, or $vec_span below its best if
 // that is lower, to 1 at its best
-WITH vec, lex, exact, CASE WHEN vec[-1].s < vec[0].s - $vec_span THEN vec[-1].s
-                           ELSE vec[0].s - $vec_span END AS vlow
-WITH vec, lex, exact, vlow, vec[0].s - vlow AS vspan
+// the relevance floor (below) rises by $unknown_step for each content word of the query that no
+// note of the project holds, for at most $unknown_most of them
+WITH vec, lex, exact,
+     $floor + $unknown_step * CASE WHEN lex_unknown < $unknown_most THEN lex_unknown
+                                   ELSE $unknown_most END AS floor,
+     CASE WHEN vec[-1].s < vec[0].s - $vec_span THEN vec[-1].s
+          ELSE vec[0].s - $vec_span END AS vlow
+WITH vec, lex, exact, floor, vlow, vec[0].s - vlow AS vspan
 // lexical: 1 when the lexical hit counts as relevant whatever its cosine (the floor below)
 UNWIND CASE $fusion
   WHEN 'linear' THEN
@@ -77,9 +83,9 @@ UNWIND CASE $fusion
   // a history question names the later value: its holder is no answer
   [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $w_exact END * x.s, ch: 'exact'}]
   AS part
-WITH part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels,
+WITH floor, part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels,
      max(part.lexical) AS lexical
-WITH collect({n: n, channels: channels, score: fused, lexical: lexical}) AS hits
+WITH floor, collect({n: n, channels: channels, score: fused, lexical: lexical}) AS hits
 // the session: the note written just after a found one gets $session_after of its score, the
 // one written just before it $session_before (a note FOLLOWS the one written before it), but
 // never more than just below the note that lifts it (0.99 of its score): a look-alike written
@@ -94,16 +100,16 @@ UNWIND hits + COLLECT {
             near: CASE WHEN startNode(r) = m THEN $session_after ELSE $session_before END * s}
            AS near
   } AS h
-WITH h ORDER BY coalesce(h.near, 0.0) DESC
-WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
+WITH floor, h ORDER BY coalesce(h.near, 0.0) DESC
+WITH floor, h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      sum(h.score) AS own, sum(coalesce(h.near, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling,
      collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS via, max(h.lexical) AS lexical
-WITH n, channels, lexical,
+WITH floor, n, channels, lexical,
      CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
           WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
      CASE WHEN ceiling IS NOT NULL AND own < ceiling THEN via END AS session
-WITH collect({n: n, channels: channels, fixes: null, session: session, score: fused,
-             lexical: lexical}) AS found
+WITH floor, collect({n: n, channels: channels, fixes: null, session: session,
+                    score: fused, lexical: lexical}) AS found
 // a note that FIXES a found mistake scores at least $fix_lift times the mistake's score times
 // the link's weight (a fix the write path inferred weighs less than one recorded as the
 // resolution), plus 0.01 of its own (the fixes of one mistake keep their own order): a
@@ -119,34 +125,35 @@ UNWIND found + COLLECT {
         as: lift }}
     RETURN {n: f, channels: [], fixes: m.zk_id, session: null, lifted: lift} AS lifted
   } AS h
-WITH h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
+WITH floor, h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session,
      coalesce(max(h.score), 0.0) AS own, max(h.lifted) AS lifted, max(h.lexical) AS lexical
-WITH n, channels, fixes, session, lexical,
+WITH floor, n, channels, fixes, session, lexical,
      CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
           ELSE lifted + 0.01 * own END AS fused
-WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: fused,
-             lexical: lexical}) AS hits
+WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
+                    score: fused, lexical: lexical}) AS hits
 // a note superseded by a live note yields to it ($superseded factor) when that note was found
 // scoring at least $supersede_share of its score (0: whenever it exists); asked for history,
 // the successor yields to the note it superseded. Only a link someone asserted (origin not
 // 'auto'): the write path also links a note of several facts to a later note changing one of
 // them, and such a link counts through the current value first alone (fragments/current_first)
 UNWIND hits AS h
-WITH hits, h, h.n AS n
-WITH hits, h, n, COLLECT { MATCH (n)-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
+WITH floor, hits, h, h.n AS n
+WITH floor, hits, h, n, COLLECT { MATCH (n)-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
                             WHERE s.origin <> 'auto'
                               AND startNode(s) = CASE WHEN $history THEN n ELSE o END
                             RETURN o } AS other
-WITH n, h.channels AS channels, h.fixes AS fixes, h.session AS session, h.lexical AS lexical,
+WITH floor, n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
+     h.lexical AS lexical,
      h.score * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
               CASE WHEN x.n IN other AND x.score > b THEN x.score ELSE b END)
             >= $supersede_share * h.score THEN $superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
-WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: score,
-             lexical: lexical}) AS ranked
+WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
+                    score: score, lexical: lexical}) AS ranked
 {{> current_first
     as: current
     hits: ranked
@@ -156,16 +163,17 @@ WITH collect({n: n, channels: channels, fixes: fixes, session: session, score: s
     linked: $same_linked
     subject: $same_subject }}
 UNWIND current AS h
-WITH h ORDER BY h.score DESC, h.n.zk_id
+WITH floor, h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; when no hit reaches $floor, none holds a rare identifier of the
+// comparable across queries; when no hit reaches the floor, none holds a rare identifier of the
 // query (the exact channel), none of the lexical channel's holds at least $rare_words rare
 // words of the query (fragments/lexical_in_project) nor has a lexical score of at least
 // $lex_floor, nothing relevant is stored: no rows.
-WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
-                                              0.0) - 1.0}) AS top
-WHERE any(h IN top WHERE h.relevance >= $floor OR 'exact' IN h.channels OR h.lexical = 1)
+WITH floor, collect(h {.*, relevance: 2.0 * coalesce(
+                                vector.similarity.cosine(h.n.embedding, $vector), 0.0) - 1.0})
+     AS top
+WHERE any(h IN top WHERE h.relevance >= floor OR 'exact' IN h.channels OR h.lexical = 1)
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance

@@ -9,6 +9,7 @@ import re
 from typing import Literal
 
 from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX
+from kg_brain.enrichment.llm.text import STOPWORDS, WEAK_WORDS
 from kg_brain.store.search import LexTerm
 from kg_brain.store.share import STOP_WORDS
 
@@ -163,20 +164,31 @@ def word_queries(words: str, boosts: dict[str, float], project: str,
     note read as one document, its fields weighed by their boosts), kept to `project`: the
     statement counts each one's hits in the project for an idf of the project's own. Each word
     is asked of the stemmed index (its scores weigh 1 - `as_written`; its hits count as rare
-    words) and, when `as_written` > 0, of the index of words as written (weighing
-    `as_written`)."""
+    words, and a content word there that no note holds as an unknown word) and, when
+    `as_written` > 0, of the index of words as written (weighing `as_written`)."""
     kept = [w for w in words.split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
     shares = [(FULLTEXT_INDEX, 1.0 - as_written), (WORD_INDEX, as_written)]
     return [{"query": in_project(fielded_query(word, boosts), project), "whole": False,
-             "index": index, "share": share, "rare": index == FULLTEXT_INDEX}
+             "index": index, "share": share, "rare": index == FULLTEXT_INDEX,
+             "content": index == FULLTEXT_INDEX and content_word(word)}
             for word in kept for index, share in shares if share > 0]
+
+
+def content_word(word: str) -> bool:
+    """Whether a query word (from lucene_query) names something a note would hold: not a stop
+    word nor a weak word (a question's own words: "how", "why", "did", "use", "get"), not a
+    single letter (the rest of "don't"), not a number (a version's parts)."""
+    return len(word) > 1 and not word.isdigit() and word not in _NOT_CONTENT
+
+
+_NOT_CONTENT = STOPWORDS | WEAK_WORDS
 
 
 def whole_query(query: str) -> list[LexTerm]:
     """The lexical channel of a project too large to count each word's hits in: `query` (a
     fielded query kept to the project) scored as the stemmed index scores it ([] if empty)."""
     return [{"query": query, "whole": True, "index": FULLTEXT_INDEX, "share": 1.0,
-             "rare": False}] if query else []
+             "rare": False, "content": False}] if query else []
 
 
 def fielded_query(words: str, boosts: dict[str, float]) -> str:

@@ -20,6 +20,23 @@ OWN_IDF_MAX = 5_000
 # mirror (docs/BENCHMARKS.md; 1-4 words held by at most 1-20% of the notes).
 RARE_WORDS = 3
 RARE_SHARE = 0.1
+# The relevance floor of a project searched word by word (Tuning.floor elsewhere): a hit's
+# cosine (in [-1, 1]) must reach KNOWN_FLOOR plus UNKNOWN_STEP for each content word of the query
+# (query_text.content_word) that no note of the project holds, for at most UNKNOWN_MOST of
+# them: a question about something never written down names it, a lookup mostly uses the
+# project's own words. Chosen by leave-one-project-out on the eleven coding tuning projects
+# through the mirror (`python -m bench.fit_ranking MANIFEST --floor-share P`; floors 0.25-0.60
+# by 0.01, steps 0-0.15): for each project the pair answering at least P% of the other ten
+# projects' questions about nothing stored with nothing that puts the most expected notes
+# first. P is the least share whose left-out rate clears main's 83.5% (84.5 left out 82.5%):
+# at 85.5 the folds chose 0.25-0.36 and 0.08-0.12, lookups 83 of 132 first left out against
+# 76 for the floor alone, 83.5% answered with nothing against 85.6%; on all eleven, 0.32 and
+# 0.1. Counting every unknown word (no UNKNOWN_MOST) gave the coding set alike and raised the
+# floor past the cosine of a LoCoMo tuning question's evidence (one naming three things the
+# conversation never mentions); two words keep LoCoMo's recall (docs/BENCHMARKS.md).
+KNOWN_FLOOR = 0.32
+UNKNOWN_STEP = 0.1
+UNKNOWN_MOST = 2
 # A query word is asked of the stemmed note index and of the one of words as written, whose
 # scores weigh AS_WRITTEN (query_text.word_queries). Chosen on the tuning splits (BENCHMARKS).
 AS_WRITTEN = 0.25
@@ -95,7 +112,10 @@ class Tuning:
     lex_keywords: float = 0.0
     lex_context: float = 0.0
     # Least cosine a hit must reach, else "nothing relevant stored", unless it holds a rare
-    # identifier of the query (the exact channel) or RARE_WORDS rare words of it. Chosen by
+    # identifier of the query (the exact channel) or RARE_WORDS rare words of it: in a project
+    # searched by the whole query (search_memory word by word reads KNOWN_FLOOR and
+    # UNKNOWN_STEP), in deep_search's stead of nothing, and for a hit recalled unasked
+    # (Search.relevant). Chosen, as search_memory's floor of every project, by
     # leave-one-project-out on the eleven coding tuning projects through the mirror
     # (bench/ranking.py, `python -m bench.fit_ranking MANIFEST --floor-share P`): for each
     # project, the lowest floor, by 0.01, that answers at least P% of the other ten projects'

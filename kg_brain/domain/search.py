@@ -33,6 +33,7 @@ from kg_brain.domain.query_text import (
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
     CLAUSE_OF,
+    KNOWN_FLOOR,
     NEAR_GAP,
     NEAR_HEAD,
     NEAR_OF,
@@ -40,6 +41,8 @@ from kg_brain.domain.ranking import (
     RARE_SHARE,
     RARE_WORDS,
     SAME_LINKED,
+    UNKNOWN_MOST,
+    UNKNOWN_STEP,
     DeepTuning,
     Tuning,
 )
@@ -109,13 +112,17 @@ def _found_by(row: dict[str, Any]) -> list[dict[str, Any]]:
 
 class Search:
     def __init__(self, deps: Deps, tuning: Tuning | None = None,
-                 deep_tuning: DeepTuning | None = None) -> None:
+                 deep_tuning: DeepTuning | None = None,
+                 word_floor: tuple[float, float] = (KNOWN_FLOOR, UNKNOWN_STEP)) -> None:
+        """`word_floor`: search_memory's relevance floor in a project searched word by word,
+        with every content word of the query known, and what each unknown one adds."""
         self.db = deps.db
         self.embedder = deps.embedder
         self.clock = deps.clock
         self.index_fetch = deps.index_fetch
         self.tuning = tuning or Tuning()
         self.deep_tuning = deep_tuning or DeepTuning()
+        self.word_floor = word_floor
 
     def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
         """Vector candidates for `project`, widened the smaller the project's share of the
@@ -128,18 +135,19 @@ class Search:
 
     def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
         """The lexical terms of either search, the project's size, how many hits of each term to
-        read (every one of the project's) and the lexical score floor: per word (rare words
-        are the evidence, no score is) up to OWN_IDF_MAX notes, else the whole query (`lex` of
-        `params`), its fetch and Tuning.lex_floor."""
+        read (every one of the project's), the lexical score floor and search_memory's
+        relevance floor: per word (rare words are the evidence, no score is; the floor
+        `word_floor`, raised per unknown word) up to OWN_IDF_MAX notes, else the whole query
+        (`lex` of `params`), its fetch, Tuning.lex_floor and Tuning.floor."""
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
         if notes > OWN_IDF_MAX:
             return {"lex": whole_query(params["lex"]), "notes": notes, "lex_df": lex_fetch,
-                    "lex_floor": t.lex_floor}
+                    "lex_floor": t.lex_floor, "floor": t.floor}
         return {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
                 "notes": notes,
                 "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
-                "lex_floor": math.inf}
+                "lex_floor": math.inf, "floor": self.word_floor[0]}
 
     def _boosts(self) -> dict[str, float]:
         t = self.tuning
@@ -182,8 +190,9 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, k=k, floor=t.floor, rare_share=RARE_SHARE,
-            rare_words=RARE_WORDS)
+            same_linked=SAME_LINKED, k=k, unknown_step=self.word_floor[1],
+            unknown_most=UNKNOWN_MOST,
+            rare_share=RARE_SHARE, rare_words=RARE_WORDS)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,

@@ -13,13 +13,15 @@ Vector = list[float]
 class LexTerm(TypedDict):
     """One word of a query in the boosted fields of a note index (`index`: FULLTEXT_INDEX or
     WORD_INDEX): its Lucene query, kept to the project; or (`whole`) the whole query, scored as
-    the index scores it. Its scores weigh `share`; `rare`: its hits count as rare words."""
+    the index scores it. Its scores weigh `share`; `rare`: its hits count as rare words;
+    `content`: a content word of the query, counted when no note of the project holds it."""
 
     query: str
     whole: bool
     index: str
     share: float
     rare: bool
+    content: bool
 
 
 class SearchHit(TypedDict):
@@ -73,7 +75,8 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
                   session_after: float, session_before: float, fix_lift: float, history: bool,
                   before: bool, named: bool, same_n: int, same_cos: float, same_reach: float,
                   same_subject: int, same_linked: float, k: int, floor: float,
-                  lex_floor: float, rare_share: float, rare_words: int, stamp: bool,
+                  unknown_step: float, unknown_most: int, lex_floor: float,
+                  rare_share: float, rare_words: int, stamp: bool,
                   now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;
     stamps access on the hits when `stamp`."""

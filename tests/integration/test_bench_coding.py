@@ -85,7 +85,7 @@ def test_coding_suite_scores_every_method_and_cleans_up(
     data = _small()
     assert {q.type for q in data.questions} >= {"current_value", "symptom_fix", "multi_note"}
     brain, clock = _brain(db, embedder)
-    calls = build(brain.search, Search(brain.deps, *unfloored(brain.search)),
+    calls = build(brain.search, Search(brain.deps, **unfloored(brain.search)),
                   Baselines(brain.deps), Fusion(brain.deps), hops=2, depth=10)
     run_id = uuid.uuid4().hex[:8]
     result = run_coding(brain, [data], calls, clock, run_id, LOOKALIKES, seed=3, keep=False)

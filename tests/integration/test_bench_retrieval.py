@@ -50,7 +50,7 @@ def _conversation(a: str, b: str) -> dict[str, object]:
 def _brain_and_methods(db: Database,
                        embedder: SentenceTransformerEmbedder) -> tuple[Brain, dict[str, Method]]:
     brain = make_brain(db, embedder)
-    return brain, build(brain.search, Search(brain.deps, *unfloored(brain.search)),
+    return brain, build(brain.search, Search(brain.deps, **unfloored(brain.search)),
                         Baselines(brain.deps), Fusion(brain.deps), hops=2, depth=DEPTH)
 
 

@@ -200,9 +200,47 @@ def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_ou
 
     chosen, left_out = floor_left_out([project(0.35), project(0.45)], 100.0, Tuning())
     # each fold's floor is the lowest above the other project's question about nothing stored
-    assert chosen == [0.46, 0.36]
+    # (no unknown words: no step)
+    assert chosen == [(0.46, 0.0), (0.36, 0.0)]
     assert [m["nothing"] for k, m in left_out if k == ABSENT] == [100.0, 0.0]
     assert [m["hit@1"] for k, m in left_out if k != ABSENT] == [100.0, 100.0]
+
+
+def about(q: Asked, held: list[float]) -> Asked:
+    """`q` asking one content word that the notes hold with these scores (none: unknown)."""
+    q.words = [word(len(held), content=held)]
+    q.written = [word(len(held))]
+    q.content = [True]
+    return q
+
+
+def test_each_content_word_no_note_holds_raises_the_floor() -> None:
+    pool = notes(3)
+    known = about(asked([0.4, 0.1, 0.0], {0}), [1.0, 0.0, 0.0])
+    unknown = about(asked([0.4, 0.1, 0.0], {0}), [0.0, 0.0, 0.0])
+    t = replace(Tuning(), same_n=0)
+    assert rank(pool, known, t, floor=(0.35, 0.1))[0] == 0
+    assert rank(pool, unknown, t, floor=(0.35, 0.1)) == []  # 0.4 < 0.35 + 0.1
+    assert rank(pool, unknown, t, floor=(0.35, 0.0))[0] == 0
+    unknown.content = [False]  # a question's own word ("how") unknown to the notes: no step
+    assert rank(pool, unknown, t, floor=(0.35, 0.1))[0] == 0
+
+
+def test_the_floor_and_its_step_are_chosen_together_left_out() -> None:
+    # each project: a lookup whose word the notes hold, at cosine 0.4, and a question about
+    # nothing stored naming a word no note holds, at 0.45: only a step answers the first and
+    # not the second
+    def project() -> tuple[Notes, list[Asked]]:
+        nothing = about(asked([0.45, 0.1, 0.0], set()), [0.0, 0.0, 0.0])
+        nothing.kind = ABSENT
+        return notes(3), [about(asked([0.4, 0.1, 0.0], {0}), [1.0, 0.0, 0.0]), nothing]
+
+    start = replace(Tuning(), same_n=0)
+    chosen, left_out = floor_left_out([project(), project()], 100.0, start)
+    assert all(f <= 0.4 and f + step > 0.45 for f, step in chosen)
+    assert [m.get("hit@1", m.get("nothing")) for _, m in left_out] == [100.0] * 4
+    _, left_alone = floor_left_out([project(), project()], 100.0, start, [0.0])
+    assert [m.get("hit@1", m.get("nothing")) for _, m in left_alone] == [0.0, 100.0] * 2
 
 
 def test_why_names_the_rule_that_keeps_the_expected_note_from_first_place() -> None:

@@ -11,10 +11,12 @@ from kg_brain.domain.query_text import (
     MAX_IDENTIFIERS,
     MAX_LEX_WORDS,
     clauses,
+    content_word,
     earlier,
     exact_query,
     identifiers,
     in_project,
+    lucene_query,
     names,
     whole_query,
     word_queries,
@@ -117,7 +119,8 @@ def test_each_query_word_but_stop_words_is_asked_alone_in_the_boosted_fields_at_
     boosts = {"content": 1.0, "title": 0.25, "context": 0.0}
     kafka = '+(content:(kafka) title:(kafka)^0.25) +project:"api"^0'
     lag = '+(content:(lag) title:(lag)^0.25) +project:"api"^0'
-    stemmed = {"whole": False, "index": FULLTEXT_INDEX, "share": 1.0, "rare": True}
+    stemmed = {"whole": False, "index": FULLTEXT_INDEX, "share": 1.0, "rare": True,
+               "content": True}
     assert word_queries("the kafka lag", boosts, "api", 0.0) == [
         {"query": kafka, **stemmed}, {"query": lag, **stemmed}]
     many = " ".join(f"w{n}" for n in range(MAX_LEX_WORDS + 5))
@@ -129,15 +132,26 @@ def test_each_word_is_asked_of_both_indexes_the_stemmed_one_counting_rare_words(
     boosts = {"content": 1.0}
     query = '+(content:(generation)) +project:"api"^0'
     assert word_queries("generation", boosts, "api", 0.25) == [
-        {"query": query, "whole": False, "index": FULLTEXT_INDEX, "share": 0.75, "rare": True},
-        {"query": query, "whole": False, "index": WORD_INDEX, "share": 0.25, "rare": False}]
+        {"query": query, "whole": False, "index": FULLTEXT_INDEX, "share": 0.75, "rare": True,
+         "content": True},
+        {"query": query, "whole": False, "index": WORD_INDEX, "share": 0.25, "rare": False,
+         "content": False}]
+
+
+def test_a_question_s_own_words_numbers_and_letters_are_no_content_words() -> None:
+    # the question words, weak verbs, a contraction's rest and a version's parts name nothing
+    # a note would hold; the things asked about do
+    words = lucene_query("How did we get the Kafka consumer lag past 2.0 and why don't we use it")
+    assert [w for w in words.split() if content_word(w)] == ["kafka", "consumer", "lag", "past"]
+    assert [q["content"] for q in word_queries("how kafka", {"content": 1.0}, "api", 0.25)] == [
+        False, False, True, False]
 
 
 def test_a_whole_query_is_scored_by_the_stemmed_index_alone() -> None:
     assert whole_query("") == []
     assert whole_query("content:(lag)") == [{"query": "content:(lag)", "whole": True,
                                              "index": FULLTEXT_INDEX, "share": 1.0,
-                                             "rare": False}]
+                                             "rare": False, "content": False}]
 
 
 @pytest.mark.parametrize(("question", "parts"), [
