@@ -6,8 +6,10 @@ replaying them in numpy.
 MANIFEST lists the coding tuning projects as written by
 `kg-brain bench retrieval --suite coding --split tune --reuse MANIFEST`; `--locomo` the LoCoMo
 tuning conversations written through add_memory the same way. Each question is asked of the
-statement twice: with both steps off (NEAR_OF 0, no clauses), keeping its best DUMP_K hits
-(id, score, cosine, channels), and with today's constants at the benchmarks' depth. Both, the
+statement twice: with both steps off (NEAR_OF and NEAR_REACH 0, no clauses), keeping its best
+DUMP_K hits (id, score, cosine, channels), and with today's constants at the benchmarks' depth.
+The replay leaves NEAR_REACH out (the candidate closest to the query can rank past the best
+DUMP_K: bench/deep_candidates.py follows it; docs/BENCHMARKS.md). Both, the
 clause vectors and the projects' notes (bench/ranking.py) are kept in `--dump` (read if present,
 else written). Then `near` and `by_clause` (below) replay the two steps as
 cypher/search/deep_search.cypher does them for each setting of GRID, and each setting is scored
@@ -194,6 +196,7 @@ def _asked(search: Search, text: str, project: str, contextual: bool,
     today = [h.zk_id for h in search.deep_search(text, project, top_k=depth,
                                                 include_contextual=contextual, stamp=False)]
     with mock.patch.object(search_module, "NEAR_OF", OFF), \
+            mock.patch.object(search_module, "NEAR_REACH", OFF), \
             mock.patch.object(search_module, "clauses", lambda _: []):
         off = search.deep_search(text, project, top_k=DUMP_K, include_contextual=contextual,
                                  stamp=False)
@@ -206,7 +209,7 @@ def _asked(search: Search, text: str, project: str, contextual: bool,
     return hits, today, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def _rewordings(path: Path | None) -> dict[tuple[str, str], list[str]]:
+def reworded(path: Path | None) -> dict[tuple[str, str], list[str]]:
     """(project, question) -> its other wordings."""
     if path is None:
         return {}
@@ -218,7 +221,7 @@ def dump(brain: Brain, manifest: Path, locomo: Path | None, data: Path | None,
          rewordings: Path | None) -> tuple[dict[str, Notes], list[Question]]:
     """Every question's answers and the notes of its project."""
     search = Search(brain.deps)
-    other = _rewordings(rewordings)
+    other = reworded(rewordings)
     written = json.loads(manifest.read_text(encoding="utf-8"))
     notes: dict[str, Notes] = {}
     asked: list[Question] = []
@@ -304,18 +307,24 @@ def choose(notes: dict[str, Notes], asked: list[Question]) -> dict[str, Any]:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    p = argparse.ArgumentParser(prog="python -m bench.deep_replay", description=__doc__)
+def inputs(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """The arguments naming the tuning questions (this module's and bench/deep_candidates.py's)."""
+    p = argparse.ArgumentParser(prog=prog, description=doc)
     p.add_argument("manifest", type=Path, help="coding tuning projects written with --reuse")
     p.add_argument("--locomo", type=Path, metavar="MANIFEST",
                    help="the LoCoMo tuning conversations written through add_memory")
     p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
     p.add_argument("--rewordings", type=Path, help="other wordings of the multi-note questions")
+    p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    p = inputs("python -m bench.deep_replay", __doc__)
     p.add_argument("--dump", type=Path, help="the statement's answers (read if present, else "
                                              "written)")
-    p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
     args = p.parse_args(argv)
     settings = load_settings()
     notes, asked = cached(args.dump, lambda brain: dump(
