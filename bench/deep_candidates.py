@@ -9,8 +9,9 @@ project's live notes, its place in each channel: the query's cosine, the best of
 rare entities (at most `ent_cap` notes) it shares with the other needed notes, the typed links
 and the session order (FOLLOWS) joining it to them, its cosine to them and its place among the
 neighbours (typed links, FOLLOWS, rare shared entities) of the statement's best NEIGHBOURS_OF
-scored by the query's cosine. `summary` counts, for the needed notes missing from the best 3
-and from the best 10, how many each channel holds among its best 5 and 10.
+scored by the query's cosine. `summary` counts the questions answered with nothing and, for
+the needed notes missing from the best 3, 10 and 40, how many each channel holds among its
+best 5 and 10.
 """
 
 from __future__ import annotations
@@ -117,11 +118,13 @@ def _question(search: Search, brain: Brain, notes: Notes, typed: set[tuple[int, 
 
 
 def _summary(asked: list[dict[str, Any]]) -> dict[str, Any]:
-    """For the needed notes missing from the statement's best 3 and best 10: how many each
-    channel holds in its best 5 and 10."""
+    """The questions answered with nothing (the relevance floor), and for the needed notes
+    missing from the statement's best 3, 10 and 40: how many each channel holds in its best 5
+    and 10."""
     out: dict[str, Any] = {"questions": len(asked),
                            "all@3": round(100.0 * sum(q["all@3"] for q in asked)
-                                          / max(1, len(asked)), 1)}
+                                          / max(1, len(asked)), 1),
+                           "answered_nothing": sum(not q["top"] for q in asked)}
     notes = [n for q in asked for n in q["needed"]]
     for cut in (3, 10, 40):
         lost = [n for n in notes if n["deep"] is None or n["deep"] > cut]
