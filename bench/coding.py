@@ -186,24 +186,31 @@ class Tally:
         return out
 
 
-def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally: Tally) -> None:
+def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally: Tally,
+        rewordings: dict[tuple[str, str], list[str]] | None = None) -> None:
+    """Every question of `data` through every method; with `rewordings` ((project name,
+    question) -> other wordings), only the questions it rewords, each in every other wording,
+    and no question about nothing stored."""
     steps = {k: s for s in data.notes for k in s.stored_keys()}
-    for q in data.questions:
+    asked = [(q, text) for q in data.questions
+             for text in ([q.text] if rewordings is None
+                          else rewordings.get((data.name, q.text), []))]
+    for q, text in asked:
         expected = {written.ids[k] for k in q.expected}
         pairs = [(written.ids[b], written.ids[w]) for b, w in must_yield(q, steps)]
         ranks: dict[str, dict[str, int | None]] = {}
         for name, call in calls.items():
             began = time.perf_counter()
-            ranked, best = call(q.text, written.project, q.contextual)
+            ranked, best = call(text, written.project, q.contextual)
             tally.latency[name].append(1000.0 * (time.perf_counter() - began))
             scores = score_expected(ranked, expected, pairs)
             tally.scored[name].append((q.type, scores))
             tally.relevance[name].append((best, float(scores["hit@1"] or 0.0)))
             ranks[name] = {k: ranked.index(written.ids[k]) + 1 if written.ids[k] in ranked
                            else None for k in q.expected + q.outdated}
-        tally.questions.append({"project": data.name, "type": q.type, "text": q.text,
+        tally.questions.append({"project": data.name, "type": q.type, "text": text,
                                 "ranks": ranks})
-    for text in data.absent:
+    for text in data.absent if rewordings is None else []:
         for name, call in calls.items():
             ranked, best = call(text, written.project, False)
             tally.absent[name].append((not ranked, best))
@@ -211,9 +218,11 @@ def ask(data: CodingProject, written: Replayed, calls: dict[str, Method], tally:
 
 def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Method],
                clock: ReplayClock, run_id: str, count: int, seed: int,
-               keep: bool, reuse: Path | None = None, prefix: str = "bench") -> dict[str, Any]:
+               keep: bool, reuse: Path | None = None, prefix: str = "bench",
+               rewordings: dict[tuple[str, str], list[str]] | None = None) -> dict[str, Any]:
     """Replay and question every project (`<prefix>-coding-<run>-<name>`); the bench projects
-    are deleted unless `keep`.
+    are deleted unless `keep`. `rewordings`: ask the questions it rewords in their other
+    wordings instead (ask).
     `reuse`: a manifest of replayed projects (name -> project, note ids); a project it lists is
     questioned as stored, one it lacks is replayed, kept and added to it."""
     tally = Tally.of(list(calls))
@@ -229,7 +238,7 @@ def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Met
             else:
                 written = replay(brain, clock, steps,
                                  dates(steps, datetime.fromisoformat(data.start), seed), project)
-            ask(data, written, calls, tally)
+            ask(data, written, calls, tally, rewordings)
         finally:
             if not (keep or reuse):
                 delete_bench_project(brain.db, project)

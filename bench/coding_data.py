@@ -127,6 +127,13 @@ def load_project(path: Path) -> CodingProject:
     return project
 
 
+def rewordings_of(path: Path) -> dict[tuple[str, str], list[str]]:
+    """(project, question) -> the question's other wordings, from a rewordings file
+    (bench/data/coding/tune-rewordings*.json)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {(r["project"], r["question"]): r["rewordings"] for r in data["questions"]}
+
+
 def shipped_projects(names: list[str] | None = None,
                      split: str | None = None) -> list[CodingProject]:
     """The projects shipped with the package, by file name, of one split (`tune`, `check`) or

@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from bench import store
-from bench.coding_data import shipped_projects
+from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
-from bench.deep_replay import inputs, reworded
+from bench.deep_replay import inputs
 from bench.ranking import Notes, ask, lexical, read_notes
 from kg_brain.base.settings import load_settings
 from kg_brain.domain.query_text import clauses
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     brain = Brain(settings)
     search = Search(brain.deps)
     t = search.deep_tuning
-    other = reworded(args.rewordings)
+    other = rewordings_of(args.rewordings) if args.rewordings else {}
     asked: dict[str, list[dict[str, Any]]] = {}
     try:
         written = json.loads(args.manifest.read_text(encoding="utf-8"))

@@ -24,11 +24,11 @@ import numpy as np
 import kg_brain.domain.search as search_module
 from bench import coding
 from bench.coding import must_yield
-from bench.coding_data import shipped_projects
+from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
 from bench.deep_candidates import MULTI_HOP
-from bench.deep_replay import Question, inputs, reworded, row
+from bench.deep_replay import Question, inputs, row
 from bench.fit_ranking import objective
 from bench.ranking import CHAT, by_kind
 from bench.retrieval import DEPTH
@@ -43,7 +43,7 @@ REACH = [0, 1, 3]
 def questions(args: Any) -> list[dict[str, Any]]:
     """Every question: its suite, project, kind, wording (0: the original), text and what it
     expects."""
-    other = reworded(args.rewordings)
+    other = rewordings_of(args.rewordings) if args.rewordings else {}
     written = json.loads(args.manifest.read_text(encoding="utf-8"))
     out: list[dict[str, Any]] = []
     for project in shipped_projects(sorted(written), "tune"):

@@ -43,7 +43,7 @@ import numpy as np
 import kg_brain.domain.search as search_module
 from bench import coding
 from bench.coding import must_yield
-from bench.coding_data import shipped_projects
+from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
 from bench.fit_ranking import cached, objective
@@ -209,19 +209,11 @@ def _asked(search: Search, text: str, project: str, contextual: bool,
     return hits, today, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def reworded(path: Path | None) -> dict[tuple[str, str], list[str]]:
-    """(project, question) -> its other wordings."""
-    if path is None:
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {(r["project"], r["question"]): r["rewordings"] for r in data["questions"]}
-
-
 def dump(brain: Brain, manifest: Path, locomo: Path | None, data: Path | None,
          rewordings: Path | None) -> tuple[dict[str, Notes], list[Question]]:
     """Every question's answers and the notes of its project."""
     search = Search(brain.deps)
-    other = reworded(rewordings)
+    other = rewordings_of(rewordings) if rewordings else {}
     written = json.loads(manifest.read_text(encoding="utf-8"))
     notes: dict[str, Notes] = {}
     asked: list[Question] = []

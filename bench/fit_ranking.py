@@ -22,6 +22,10 @@ too: for each coding project, the lowest of FLOORS that answers at least P% of t
 projects' questions about nothing stored with nothing, applied to it; the result holds the
 floor of each fold, the per-kind figures left out and those of each floor in-sample.
 
+`--rewordings FILE...` (bench/data/coding/tune-rewordings-values-*.json) scores, per question
+kind, the questions those files reword as written and in each file's wordings: search_memory's
+mirror under today's constants and the flat cosine beside it.
+
 `--why KIND` says, for each question of that kind whose expected note search_memory does not
 put first, which of its rules puts it there when switched off alone (RULES_OFF: the relevance
 floor for a question answered with nothing; the current value first, the session, the fix lift
@@ -43,7 +47,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from bench.coding_data import shipped_projects
+from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
 from bench.ranking import (
@@ -53,7 +57,9 @@ from bench.ranking import (
     Notes,
     by_kind,
     chat_signals,
+    flat,
     rank,
+    reworded,
     score,
     signals,
 )
@@ -257,6 +263,39 @@ def load(manifest: Path, cache: Path | None, settings: Settings) -> list[Project
         settings)
 
 
+def load_reworded(manifest: Path, path: Path, projects: list[Project], cache: Path | None,
+                  settings: Settings) -> list[Project]:
+    """The coding tuning projects' notes (`projects`) with the signals of the other wordings
+    `path` holds of their questions (bench/data/coding/tune-rewordings*.json)."""
+    written = json.loads(manifest.read_text(encoding="utf-8"))
+    other = rewordings_of(path)
+    shipped = shipped_projects(sorted(written), "tune")
+    asked = cached(cache, lambda brain: [
+        reworded(brain.db, brain.deps.embedder, notes, data, written[data.name]["project"],
+                 written[data.name]["ids"], other)
+        for (notes, _), data in zip(projects, shipped, strict=True)], settings)
+    return [(notes, got) for (notes, _), got in zip(projects, asked, strict=True)]
+
+
+def as_written(manifest: Path, projects: list[Project],
+               keys: set[tuple[str, str]]) -> list[Project]:
+    """The coding tuning projects with only their questions `keys` names ((project name,
+    question) pairs), as written."""
+    shipped = shipped_projects(sorted(json.loads(manifest.read_text(encoding="utf-8"))), "tune")
+    return [(notes, [a for a, q in zip(asked, data.questions, strict=False)
+                     if (data.name, q.text) in keys])
+            for (notes, asked), data in zip(projects, shipped, strict=True)]
+
+
+def wordings(sets: dict[str, list[Project]], t: Tuning) -> dict[str, Any]:
+    """Per wording (the questions as written, and each rewordings file), per question kind:
+    search_memory's mirror under `t` and the flat cosine, over the questions reworded."""
+    return {name: {"search_memory": by_kind(evaluate(projects, t)),
+                   "flat": by_kind([r for notes, asked in projects
+                                    for r in score(notes, asked, t, flat)])}
+            for name, projects in sets.items()}
+
+
 def load_chat(manifest: Path, data: Path, cache: Path | None,
               settings: Settings) -> list[Project]:
     """The LoCoMo tuning conversations' signals, as written through add_memory."""
@@ -267,6 +306,14 @@ def load_chat(manifest: Path, data: Path, cache: Path | None,
         chat_signals(brain.db, brain.deps.embedder, corpus, e["project"],
                      {(s, t): z for s, t, z in e["ids"]})
         for corpus, e in zip(corpora, entries, strict=True)], settings)
+
+
+def _emit(result: dict[str, Any], out: Path | None, settings: Settings) -> None:
+    """`result` written to `out`, or printed."""
+    if out:
+        emit_result(result, out, settings)
+    else:
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -286,18 +333,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--floor-share", type=float, metavar="P",
                    help="choose the relevance floor instead: the lowest that answers P%% of the "
                         "questions about nothing stored with nothing, by leave-one-project-out")
+    p.add_argument("--rewordings", type=Path, nargs="+", metavar="FILE",
+                   help="score the questions these files reword, as written and in each "
+                        "file's wordings, per kind, instead (the signals of FILE cached in "
+                        "CACHE.<file name> with --cache)")
     p.add_argument("--why", metavar="KIND",
                    help="say which rule keeps the expected note of each question of KIND from "
                         "first place instead")
     args = p.parse_args(argv)
     settings = load_settings()
     projects = load(args.manifest, args.cache, settings)
+    if args.rewordings:
+        sets = {path.stem: load_reworded(
+            args.manifest, path, projects,
+            args.cache.with_name(f"{args.cache.name}.{path.stem}") if args.cache else None,
+            settings) for path in args.rewordings}
+        keys = {key for path in args.rewordings for key in rewordings_of(path)}
+        _emit(wordings({"original": as_written(args.manifest, projects, keys)} | sets,
+                       Tuning()), args.out, settings)
+        return 0
     if args.why:
         explained = why(projects, args.why, Tuning())
-        if args.out:
-            emit_result(explained, args.out, settings)
-        else:
-            sys.stdout.write(json.dumps(explained, indent=2) + "\n")
+        _emit(explained, args.out, settings)
         return 0
     if args.floor_share is not None:
         per_fold, left_out = floor_left_out(projects, args.floor_share, Tuning())
@@ -305,10 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             "floors": per_fold, "left_out": by_kind(left_out),
             "in_sample": {str(f): by_kind(evaluate(projects, replace(Tuning(), floor=f)))
                           for f in FLOORS}}
-        if args.out:
-            emit_result(floors, args.out, settings)
-        else:
-            sys.stdout.write(json.dumps(floors, indent=2) + "\n")
+        _emit(floors, args.out, settings)
         return 0
     chat = load_chat(args.locomo, args.data, args.chat_cache, settings) if args.locomo else []
     start = Tuning()
@@ -335,10 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     result |= {"chosen": chosen, "fitted": by_kind(scorer(projects + chat, fitted)),
                "objective": objective(scorer(projects + chat, fitted)),
                "constants": {k: v for k, v in asdict(fitted).items() if k in GRID}}
-    if args.out:
-        emit_result(result, args.out, settings)
-    else:
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    _emit(result, args.out, settings)
     return 0
 
 

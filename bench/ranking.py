@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -23,18 +24,17 @@ import numpy as np
 
 from bench import coding, store
 from bench.coding import must_yield
-from bench.coding_data import CodingProject
+from bench.coding_data import CodingProject, Question
 from bench.datasets import Corpus, TurnKey
 from bench.retrieval import DEPTH
 from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
-    HISTORY,
     MAX_LEX_WORDS,
+    earlier,
     exact_query,
     fielded_query,
     identifiers,
     in_project,
-    just_before,
     lucene_query,
     names,
 )
@@ -162,8 +162,9 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     holders = contains & np.asarray([[z in found for z in notes.ids] for found in indexed],
                                     dtype=bool).reshape(len(terms), len(notes.ids))
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
-    return Asked(kind=kind, contextual=contextual, history=HISTORY.search(text) is not None,
-                 before=just_before(text),
+    asks = earlier(text)
+    return Asked(kind=kind, contextual=contextual, history=asks is not None,
+                 before=asks == "before",
                  cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
@@ -215,18 +216,31 @@ def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,
             ids: dict[str, str]) -> tuple[Notes, list[Asked]]:
     """A written coding project's notes and the signals of each of its questions."""
     notes = read_notes(db, project)
-    at = {z: i for i, z in enumerate(notes.ids)}
-    steps = {k: s for s in data.notes for k in s.stored_keys()}
-    asked = []
-    for q in data.questions:
-        expected = {at[ids[k]] for k in q.expected if ids[k] in at}
-        pairs = [(at[ids[b]], at[ids[w]]) for b, w in must_yield(q, steps)
-                 if ids[b] in at and ids[w] in at]
-        asked.append(ask(db, embedder, notes, project, q.text, q.type, q.contextual, expected,
-                         pairs))
+    asked = [ask(db, embedder, notes, project, q.text, q.type, q.contextual, expected, pairs)
+             for q, expected, pairs in _expects(notes, data, ids)]
     asked += [ask(db, embedder, notes, project, text, ABSENT, False, set(), [])
               for text in data.absent]
     return notes, asked
+
+
+def reworded(db: Database, embedder: Embedder, notes: Notes, data: CodingProject, project: str,
+             ids: dict[str, str], other: dict[tuple[str, str], list[str]]) -> list[Asked]:
+    """The signals of the other wordings (`other`: (project name, question) -> its wordings) of
+    a written coding project's questions, each expecting what its question expects; a question
+    without one is left out."""
+    return [ask(db, embedder, notes, project, text, q.type, q.contextual, expected, pairs)
+            for q, expected, pairs in _expects(notes, data, ids)
+            for text in other.get((data.name, q.text), [])]
+
+
+def _expects(notes: Notes, data: CodingProject, ids: dict[str, str]
+             ) -> list[tuple[Question, set[int], list[tuple[int, int]]]]:
+    """Each question of `data`, the indexes of the notes it expects and its must-yield pairs."""
+    at = {z: i for i, z in enumerate(notes.ids)}
+    steps = {k: s for s in data.notes for k in s.stored_keys()}
+    return [(q, {at[ids[k]] for k in q.expected if ids[k] in at},
+             [(at[ids[b]], at[ids[w]]) for b, w in must_yield(q, steps)
+              if ids[b] in at and ids[w] in at]) for q in data.questions]
 
 
 def chat_signals(db: Database, embedder: Embedder, corpus: Corpus, project: str,
@@ -301,11 +315,23 @@ def _yield(score: np.ndarray, found: np.ndarray, pairs: np.ndarray, t: Tuning) -
     return out
 
 
+def _kept(notes: Notes, q: Asked) -> np.ndarray:
+    """The notes a search may answer `q` with: handoffs only for a contextual question."""
+    keep: np.ndarray = np.ones(len(notes.ids), dtype=bool) if q.contextual else ~np.isin(
+        notes.kinds, [x.value for x in HANDOFF_KINDS])
+    return keep
+
+
+def flat(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
+    """The flat cosine's answer (bench/baselines.py Fusion.ranked's vector baseline): the `k`
+    notes closest to the query, best first (`t` unread)."""
+    return [int(i) for i in _top(q.cosine, _kept(notes, q), k, notes.order)]
+
+
 def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
     """The note indexes search_memory answers for `q` under `t` asked for `k`, best first (each
     channel's list holds at least k notes, as in the statement)."""
-    keep = np.ones(len(notes.ids), dtype=bool) if q.contextual else ~np.isin(
-        notes.kinds, [x.value for x in HANDOFF_KINDS])
+    keep = _kept(notes, q)
     pool = max(t.pool, k)
     score = np.zeros(len(notes.ids))
     vec = _top(q.cosine, keep, pool, notes.order)
@@ -367,16 +393,16 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     yielded to."""
     head = [int(i) for i in ranked[:t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
-    pairs = [(a, b) for a in head if notes.kinds[a] not in _NO_VALUE
+    pairs = [(a, b) for a in head if notes.kinds[a] not in (*VALUELESS, "fix")
              for b in head if b != a
-             and notes.kinds[b] not in (_NO_VALUE if q.history else _NO_VALUE_LATER)
+             and notes.kinds[b] not in ((*VALUELESS, "fix") if q.history else VALUELESS)
              and (notes.stated[b] < notes.stated[a] if q.history
                   else notes.stated[b] > notes.stated[a])
              and same_subject(notes, q, a, b, t, (a, b) in linked)
              and (q.history or not (q.contains[:, a] & ~q.contains[:, b]).any())
              and (a, b) not in fixes and (b, a) not in fixes]
     if q.before:
-        top = next((a for a in head if notes.kinds[a] not in _NO_VALUE), None)
+        top = next((a for a in head if notes.kinds[a] not in (*VALUELESS, "fix")), None)
         earlier = [p for p in pairs if p[0] == top]
         pairs = [max(earlier, key=lambda p: notes.stated[p[1]])] if earlier else []
     lifted = score.copy()
@@ -389,9 +415,8 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     return out
 
 
-_NO_VALUE = ("mistake", "fix", "session_summary", "open_thread")  # kinds that never yield
-_NO_VALUE_LATER = ("mistake", "session_summary", "open_thread")  # never yielded to: a fix states
-# the value it set
+VALUELESS = ("mistake", "session_summary", "open_thread")  # kinds stating no value (a fix
+# states the one it set, but never yields)
 
 
 def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:
@@ -409,13 +434,16 @@ def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool
                and notes.entity_kinds[e] not in ("person", "proper_noun", "date") for e in shared)
 
 
-def score(notes: Notes, asked: list[Asked], t: Tuning) -> list[tuple[str, dict[str, float]]]:
+def score(notes: Notes, asked: list[Asked], t: Tuning,
+          by: Callable[[Notes, Asked, Tuning, int], list[int]] = rank
+          ) -> list[tuple[str, dict[str, float]]]:
     """(question kind, hit@1, MRR, all@3, right: hit@1 with no outdated note or mistake above
-    the note that replaces or fixes it) of each question under `t`; (absent, nothing: 100
-    when answered with nothing) of each question about nothing stored."""
+    the note that replaces or fixes it) of each question under `t` (ranked `by` search_memory's
+    mirror, or the flat cosine); (absent, nothing: 100 when answered with nothing) of each
+    question about nothing stored."""
     out = []
     for q in asked:
-        ranked = rank(notes, q, t, DEPTH if q.kind == CHAT else coding.DEPTH)
+        ranked = by(notes, q, t, DEPTH if q.kind == CHAT else coding.DEPTH)
         if q.kind == ABSENT:
             out.append((ABSENT, {"nothing": 100.0 * (not ranked)}))
             continue

@@ -25,7 +25,7 @@ from typing import Any
 
 from bench import coding
 from bench.baselines import Baselines, Fusion
-from bench.coding_data import shipped_projects
+from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import BENCH_PREFIX, delete_bench_project, provenance, record_check_run
 from bench.datasets import (
     SPLITS,
@@ -181,8 +181,10 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
                                         None if args.split == "all" else args.split)
             return coding.run_coding(brain, projects, calls, clock, uuid.uuid4().hex[:8],
                                      args.lookalikes, args.seed, args.keep, args.reuse,
-                                     args.prefix) | meta | {
-                "lookalikes_per_project": args.lookalikes, "seed": args.seed}
+                                     args.prefix, rewordings_of(args.rewordings)
+                                     if args.rewordings else None) | meta | {
+                "lookalikes_per_project": args.lookalikes, "seed": args.seed,
+                "rewordings": str(args.rewordings) if args.rewordings else None}
         corpora = _corpora(args)
         paths = list(WRITE_PATHS) if args.write_path == "both" else [args.write_path]
         results = {p: run_corpora(brain, calls, corpora, args.keep, not args.no_reply_context,
@@ -219,6 +221,9 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
                    help="locomo/musique: bulk import, add_memory per turn, or both side by side")
     p.add_argument("--projects", nargs="+", metavar="NAME",
                    help="coding: only these projects of the shipped set")
+    p.add_argument("--rewordings", type=Path, metavar="FILE",
+                   help="coding: ask only the questions FILE rewords "
+                        "(bench/data/coding/tune-rewordings*.json), in its wordings")
     p.add_argument("--lookalikes", type=int, default=300,
                    help="coding: look-alike notes generated per project")
     p.add_argument("--seed", type=int, default=7, help="coding: look-alike generator seed")

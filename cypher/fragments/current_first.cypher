@@ -34,17 +34,16 @@ CALL ({{hits}}) {
     }
     WITH i, n, CASE WHEN rewritten > n.created THEN rewritten ELSE n.created END AS stated
     ORDER BY i
-    RETURN collect({i: i, n: n, stated: stated,
+    // mistakes and handoffs state no value; a fix states the one it set
+    RETURN collect({i: i, n: n, stated: stated, fix: n.note_kind = 'fix',
+                    valued: NOT n.note_kind IN ['mistake', 'session_summary', 'open_thread'],
                     q: vector.similarity.cosine(n.embedding, $vector)}) AS told
   }
   CALL (told) {
     UNWIND told AS x
     UNWIND told AS y
     WITH x, y
-    WHERE NOT x.n.note_kind IN ['mistake', 'fix', 'session_summary', 'open_thread']
-      AND NOT y.n.note_kind IN CASE WHEN $history
-                                    THEN ['mistake', 'fix', 'session_summary', 'open_thread']
-                                    ELSE ['mistake', 'session_summary', 'open_thread'] END
+    WHERE x.valued AND NOT x.fix AND y.valued AND NOT ($history AND y.fix)
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
     WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
          y.stated AS stated
@@ -63,8 +62,7 @@ CALL ({{hits}}) {
     RETURN collect([i, j]) AS pairs
   }
   WITH {{hits}}, CASE WHEN $before
-         THEN [p IN pairs WHERE p[0] = [x IN told WHERE NOT x.n.note_kind IN
-                 ['mistake', 'fix', 'session_summary', 'open_thread'] | x.i][0]][0..1]
+         THEN [p IN pairs WHERE p[0] = [x IN told WHERE x.valued AND NOT x.fix | x.i][0]][0..1]
          ELSE pairs END AS pairs
   // a later note takes the best score of the notes yielding to it
   WITH {{hits}} AS hits, pairs, [k IN range(0, size({{hits}}) - 1) |

@@ -47,11 +47,11 @@ NEAR_OF = 5
 NEAR_HEAD = 3
 # ... and the NEAR_REACH candidates closest to the query join the best NEAR_OF there: the
 # lexical channel (twice the vector's weight) can put 40 notes sharing the query's words above
-# the note closest in meaning, which then misses the step. Chosen by leave-one-project-out
-# through Neo4j over the eleven coding tuning projects with the LoCoMo tuning conversations
-# (0, 1, 3 or 5; 9 of 11 folds chose 1; 3 and 5 lose LoCoMo recall@10): the needed note
-# missing from the best 40 of a multi-note question is most often among the query's 5
-# closest (bench/deep_candidates.py, docs/BENCHMARKS.md).
+# the note closest in meaning, which then misses the step: a needed note missing from the best
+# 40 of a multi-note question is most often among the query's 5 closest
+# (bench/deep_candidates.py). Chosen by leave-one-project-out through the statement over the
+# eleven coding tuning projects with the LoCoMo tuning conversations (0, 1 or 3; 9 of 11 folds
+# chose 1; at 3 LoCoMo's recall@10 falls): `python -m bench.deep_reach`, docs/BENCHMARKS.md.
 NEAR_REACH = 1
 CLAUSE_OF = 15
 
@@ -69,7 +69,10 @@ class Tuning:
     these values left out and the refit on everything returned them
     (docs/bench/tune/fit-ranking11.json)."""
 
-    fetch: int = 100  # vector index candidates (the index cannot filter by project); cost ~ k
+    # Vector index candidates at least, three times the pool (the index cannot filter by
+    # project: a project's share of the notes widens it, kg_brain/store/share.py); its cost
+    # grows with them.
+    fetch: int = 60
     lex_fetch: int = 250  # full-text candidates
     pool: int = 20  # per-channel ranked list fed to fusion (fitted)
     fusion: Literal["linear", "rrf"] = "linear"

@@ -19,13 +19,12 @@ from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.query_text import (
-    HISTORY,
     clauses,
+    earlier,
     exact_query,
     fielded_query,
     identifiers,
     in_project,
-    just_before,
     lucene_query,
     names,
     whole_query,
@@ -154,11 +153,12 @@ class Search:
         words = lucene_query(text)
         terms = identifiers(text)
         project = validate.project(project)
+        asks = earlier(text)
         return {"vector": self.embedder.encode(text), "text": words,
                 "lex": in_project(fielded_query(words, self._boosts()), project), "terms": terms,
                 "exact": in_project(exact_query(terms), project), "project": project,
-                "excluded": _excluded(include_contextual), "before": just_before(text),
-                "history": HISTORY.search(text) is not None, "stamp": stamp, "now": self.clock()}
+                "excluded": _excluded(include_contextual), "history": asks is not None,
+                "before": asks == "before", "stamp": stamp, "now": self.clock()}
 
     def search_memory(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False, note_kinds: list[str] | None = None,

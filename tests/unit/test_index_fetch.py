@@ -98,4 +98,5 @@ def test_a_search_scans_a_project_no_larger_than_its_vector_fetch_and_an_index_q
     assert search_fetch({"a": 1_200, "b": 28_800}, "a") == 0  # 750 candidates + 1,000
     assert search_fetch({"a": 1_800, "b": 28_200}, "a") == 500  # more notes than that
     assert search_fetch({"a": 1_800, "b": 28_200}, "a", want=40) == 0  # deep_search: 1,000
-    assert search_fetch({"a": 10_000, "b": 20_000}, "a") == 100  # a large project: the base
+    assert search_fetch({"a": 10_000, "b": 20_000}, "a") == 90  # 20 x 1.5 / (1/3)
+    assert search_fetch({"a": 20_000, "b": 10_000}, "a") == 60  # most notes: the base
