@@ -12,10 +12,12 @@ questions') and the rewordings' multi-note all@3.
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -28,7 +30,7 @@ from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
 from bench.deep_candidates import MULTI_HOP
-from bench.deep_replay import Question, inputs, row
+from bench.deep_replay import Question, row
 from bench.fit_ranking import objective
 from bench.ranking import CHAT, by_kind
 from bench.retrieval import DEPTH
@@ -94,7 +96,14 @@ def figures(rows: list[tuple[dict[str, Any], tuple[str, dict[str, float]]]]) -> 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    args = inputs("python -m bench.deep_reach", __doc__).parse_args(argv)
+    p = argparse.ArgumentParser(prog="python -m bench.deep_reach", description=__doc__)
+    p.add_argument("manifest", type=Path, help="coding tuning projects written with --reuse")
+    p.add_argument("--locomo", type=Path, metavar="MANIFEST",
+                   help="the LoCoMo tuning conversations written through add_memory")
+    p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
+    p.add_argument("--rewordings", type=Path, help="other wordings of the multi-note questions")
+    p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
+    args = p.parse_args(argv)
     settings = load_settings()
     brain = Brain(settings)
     search = Search(brain.deps)

@@ -299,24 +299,18 @@ def choose(notes: dict[str, Notes], asked: list[Question]) -> dict[str, Any]:
     return result
 
 
-def inputs(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    """The arguments naming the tuning questions (this module's and bench/deep_candidates.py's)."""
-    p = argparse.ArgumentParser(prog=prog, description=doc)
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    p = argparse.ArgumentParser(prog="python -m bench.deep_replay", description=__doc__)
     p.add_argument("manifest", type=Path, help="coding tuning projects written with --reuse")
     p.add_argument("--locomo", type=Path, metavar="MANIFEST",
                    help="the LoCoMo tuning conversations written through add_memory")
     p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
     p.add_argument("--rewordings", type=Path, help="other wordings of the multi-note questions")
-    p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    p = inputs("python -m bench.deep_replay", __doc__)
     p.add_argument("--dump", type=Path, help="the statement's answers (read if present, else "
                                              "written)")
+    p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
     args = p.parse_args(argv)
     settings = load_settings()
     notes, asked = cached(args.dump, lambda brain: dump(
