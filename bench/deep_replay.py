@@ -6,8 +6,10 @@ replaying them in numpy.
 MANIFEST lists the coding tuning projects as written by
 `kg-brain bench retrieval --suite coding --split tune --reuse MANIFEST`; `--locomo` the LoCoMo
 tuning conversations written through add_memory the same way. Each question is asked of the
-statement twice: with both steps off (NEAR_OF 0, no clauses), keeping its best DUMP_K hits
-(id, score, cosine, channels), and with today's constants at the benchmarks' depth. Both, the
+statement twice: with both steps off (NEAR_OF and NEAR_REACH 0, no clauses), keeping its best
+DUMP_K hits (id, score, cosine, channels), and with today's constants at the benchmarks' depth.
+The replay leaves NEAR_REACH out (the candidate closest to the query can rank past the best
+DUMP_K: bench/deep_candidates.py follows it; docs/BENCHMARKS.md). Both, the
 clause vectors and the projects' notes (bench/ranking.py) are kept in `--dump` (read if present,
 else written). Then `near` and `by_clause` (below) replay the two steps as
 cypher/search/deep_search.cypher does them for each setting of GRID, and each setting is scored
@@ -194,6 +196,7 @@ def _asked(search: Search, text: str, project: str, contextual: bool,
     today = [h.zk_id for h in search.deep_search(text, project, top_k=depth,
                                                 include_contextual=contextual, stamp=False)]
     with mock.patch.object(search_module, "NEAR_OF", OFF), \
+            mock.patch.object(search_module, "NEAR_REACH", OFF), \
             mock.patch.object(search_module, "clauses", lambda _: []):
         off = search.deep_search(text, project, top_k=DUMP_K, include_contextual=contextual,
                                  stamp=False)

@@ -31,8 +31,8 @@
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,
 //         not the first (fragments/current_first); stamp: count the hits as used; now; near: {gap,
-//         of, head, clause_of}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD, CLAUSE_OF
-//         in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
+//         of, head, reach, clause_of}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD,
+//         NEAR_REACH, CLAUSE_OF in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
 //         several things ([] for one); tuning: a map
 //         of the constants (kg_brain/domain/ranking.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
@@ -243,21 +243,28 @@ WITH h ORDER BY h.score DESC, h.n.zk_id
 WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
                                               0.0) - 1.0}) AS ranked
 // close to the query first: the best $near.head places go to the first hits among the best
-// $near.of whose cosine is at most $near.gap below the closest of those, or that hold a rare
-// identifier of the query, or that fix or supersede the closest (what a question wording a
-// failure or a stale value asks for, in other words); a hit passed over (a typed link, a
-// bridge or a session neighbour lifted it, or words it shares with the query, while it is
-// about something else) scores just below the last of them, the hits passed over in the order
-// of their closeness to the query (a thousandth of that score less per unit of cosine below 1)
-WITH ranked, reduce(b = -1.0, h IN ranked[..$near.of] |
-                    CASE WHEN h.relevance > b THEN h.relevance ELSE b END) AS closest
-WITH ranked, [i IN range(0, size(ranked) - 1)
-              WHERE i < $near.of AND (ranked[i].relevance >= closest - $near.gap
-                                      OR any(r IN ranked[i].recs WHERE r.ch = 'exact')
-                                      OR EXISTS { MATCH (f)-[:FIXES|SUPERSEDES]->(m)
-                                                  WHERE f = ranked[i].n
-                                                    AND m IN [h IN ranked[..$near.of]
-                                                              WHERE h.relevance = closest | h.n] })
+// $near.of and the $near.reach candidates closest to the query (a note closest in meaning that
+// shares few of the query's words can score below a pool of notes that share them: the lexical
+// channel weighs more than the vector's) whose cosine is at most $near.gap below the closest
+// of those, or that hold a rare identifier of the query, or that fix or supersede the closest
+// (what a question wording a failure or a stale value asks for, in other words); a hit passed
+// over (a typed link, a bridge or a session neighbour lifted it, or words it shares with the
+// query, while it is about something else) scores just below the last of them, the hits passed
+// over in the order of their closeness to the query (a thousandth of that score less per unit
+// of cosine below 1)
+WITH ranked, COLLECT { UNWIND range(0, size(ranked) - 1) AS i
+                       RETURN i ORDER BY ranked[i].relevance DESC, i LIMIT $near.reach } AS nearest
+WITH ranked, [i IN range(0, size(ranked) - 1) WHERE i < $near.of OR i IN nearest] AS seen
+WITH ranked, seen, reduce(b = -1.0, i IN seen |
+                          CASE WHEN ranked[i].relevance > b THEN ranked[i].relevance ELSE b END)
+                   AS closest
+WITH ranked, [i IN seen
+              WHERE ranked[i].relevance >= closest - $near.gap
+                    OR any(r IN ranked[i].recs WHERE r.ch = 'exact')
+                    OR EXISTS { MATCH (f)-[:FIXES|SUPERSEDES]->(m)
+                                WHERE f = ranked[i].n
+                                  AND m IN [j IN seen WHERE ranked[j].relevance = closest
+                                            | ranked[j].n] }
              ][..$near.head] AS lead
 UNWIND range(0, size(ranked) - 1) AS i
 WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead

@@ -62,6 +62,14 @@ SAME_LINKED = 0.5
 NEAR_GAP = 0.2
 NEAR_OF = 5
 NEAR_HEAD = 3
+# ... and the NEAR_REACH candidates closest to the query join the best NEAR_OF there: the
+# lexical channel (twice the vector's weight) can put 40 notes sharing the query's words above
+# the note closest in meaning, which then misses the step: a needed note missing from the best
+# 40 of a multi-note question is most often among the query's 5 closest
+# (bench/deep_candidates.py). Chosen by leave-one-project-out through the statement over the
+# eleven coding tuning projects with the LoCoMo tuning conversations (0, 1 or 3; 9 of 11 folds
+# chose 1; at 3 LoCoMo's recall@10 falls): `python -m bench.deep_reach`, docs/BENCHMARKS.md.
+NEAR_REACH = 1
 CLAUSE_OF = 15
 
 

@@ -37,6 +37,7 @@ from kg_brain.domain.ranking import (
     NEAR_GAP,
     NEAR_HEAD,
     NEAR_OF,
+    NEAR_REACH,
     OWN_IDF_MAX,
     RARE_SHARE,
     RARE_WORDS,
@@ -215,7 +216,7 @@ class Search:
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
             named=names(text, params["terms"]), rare_share=RARE_SHARE, rare_words=RARE_WORDS,
             same_linked=SAME_LINKED, near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD,
-                                           "clause_of": CLAUSE_OF},
+                                           "reach": NEAR_REACH, "clause_of": CLAUSE_OF},
             clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
         return [_hit(r) for r in rows]

@@ -638,6 +638,38 @@ def test_deep_search_gives_a_top_place_to_a_close_hit_over_a_far_session_neighbo
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
+def test_deep_search_gives_a_top_place_to_the_closest_candidate_the_lexical_channel_buries(
+        brain: Brain, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notes sharing the query's words but about something else fill the best places; the
+    note closest in meaning shares none of them, so fusion ranks it below them all. The close
+    hits first step reads the closest candidate besides the best NEAR_OF, and gives it one of
+    the best places."""
+    write = brain.writer.add
+    close = write("Session tokens refresh silently in the background, so an idle page never "
+                  "loses its login.", project, session_id="window-a").note.zk_id
+    for n, text in enumerate([
+            "The nightly ETL job sleeps 30 seconds between retries of the signed S3 upload for "
+            "finance users.",
+            "The tab-separated export lists signed contracts per region for the finance users.",
+            "The CSV importer treats a tab as the separator and skips unsigned rows; browser "
+            "uploads stay in S3.",
+            "Signed PDF invoices stay in the archive bucket for seven years; finance users "
+            "export them as tab-separated files.",
+            "The cron runner sleeps between batches; signed webhooks from the payment provider "
+            "stay queued in Redis.",
+            "Browser users signed up for the data export stay on the waitlist tab until "
+            "finance approves."]):
+        write(text, project, session_id=f"window-f{n}")
+    query = "how do browser users stay signed in when the tab sleeps"
+    hits = search.deep_search(query, project, top_k=5)
+    assert close in [h.zk_id for h in hits][:3], [h.title for h in hits]
+    assert max(h.relevance for h in hits) == next(h.relevance for h in hits if h.zk_id == close)
+    monkeypatch.setattr(search_module, "NEAR_REACH", 0)  # the best NEAR_OF alone
+    without = search.deep_search(query, project, top_k=5)
+    assert close not in [h.zk_id for h in without][:3], [h.title for h in without]
+
+
 def test_deep_search_gives_a_top_place_to_the_closest_hit_of_each_clause(
         brain: Brain, search: Search, project: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
