@@ -16,7 +16,6 @@ best 5 and 10.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import sys
@@ -29,6 +28,7 @@ from bench import store
 from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
+from bench.deep_replay import tuning_questions
 from bench.ranking import Notes, ask, lexical, read_notes
 from kg_brain.base.settings import load_settings
 from kg_brain.domain.query_text import clauses
@@ -142,14 +142,7 @@ def _summary(asked: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    p = argparse.ArgumentParser(prog="python -m bench.deep_candidates", description=__doc__)
-    p.add_argument("manifest", type=Path, help="coding tuning projects written with --reuse")
-    p.add_argument("--locomo", type=Path, metavar="MANIFEST",
-                   help="the LoCoMo tuning conversations written through add_memory")
-    p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
-    p.add_argument("--rewordings", type=Path, help="other wordings of the multi-note questions")
+    p = tuning_questions("python -m bench.deep_candidates", __doc__)
     p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
     args = p.parse_args(argv)
     settings = load_settings()

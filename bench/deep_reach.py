@@ -12,7 +12,6 @@ questions') and the rewordings' multi-note all@3.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import sys
@@ -30,7 +29,7 @@ from bench.coding_data import rewordings_of, shipped_projects
 from bench.common import emit_result
 from bench.datasets import load_locomo, split_corpora
 from bench.deep_candidates import MULTI_HOP
-from bench.deep_replay import Question, row
+from bench.deep_replay import Question, row, tuning_questions
 from bench.fit_ranking import objective
 from bench.ranking import CHAT, by_kind
 from bench.retrieval import DEPTH
@@ -94,14 +93,7 @@ def figures(rows: list[tuple[dict[str, Any], tuple[str, dict[str, float]]]]) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    p = argparse.ArgumentParser(prog="python -m bench.deep_reach", description=__doc__)
-    p.add_argument("manifest", type=Path, help="coding tuning projects written with --reuse")
-    p.add_argument("--locomo", type=Path, metavar="MANIFEST",
-                   help="the LoCoMo tuning conversations written through add_memory")
-    p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
-    p.add_argument("--rewordings", type=Path, help="other wordings of the multi-note questions")
+    p = tuning_questions("python -m bench.deep_reach", __doc__)
     p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
     args = p.parse_args(argv)
     settings = load_settings()

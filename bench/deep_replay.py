@@ -299,15 +299,23 @@ def choose(notes: dict[str, Notes], asked: list[Question]) -> dict[str, Any]:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
+def tuning_questions(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """The options of the programs reading deep_search over the tuning questions (this one,
+    bench.deep_candidates, bench.deep_reach): the coding projects, the LoCoMo conversations and
+    the rewordings; logs go to stderr."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    p = argparse.ArgumentParser(prog="python -m bench.deep_replay", description=__doc__)
+    p = argparse.ArgumentParser(prog=prog, description=doc)
     p.add_argument("manifest", type=Path, help="coding tuning projects written with --reuse")
     p.add_argument("--locomo", type=Path, metavar="MANIFEST",
                    help="the LoCoMo tuning conversations written through add_memory")
     p.add_argument("--data", type=Path, help="the LoCoMo-format file they were written from")
     p.add_argument("--rewordings", type=Path, help="other wordings of the multi-note questions")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = tuning_questions("python -m bench.deep_replay", __doc__)
     p.add_argument("--dump", type=Path, help="the statement's answers (read if present, else "
                                              "written)")
     p.add_argument("--out", type=Path, required=True, help="write the result JSON here")

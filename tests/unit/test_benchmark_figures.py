@@ -109,6 +109,9 @@ def command_problems(command: str) -> list[str]:
     if not module.startswith("bench."):
         return [f"{module!r} is not a bench program"]
     text = source.read_text(encoding="utf-8")
+    # options a bench module it imports from defines for it (a shared parser)
+    text += "".join(Path(importlib.import_module(name).__file__ or "").read_text(encoding="utf-8")
+                    for name in re.findall(r"^from (bench\.\w+) import", text, re.MULTILINE))
     gone = [a for a in options if a.startswith("--") and f'"{a.split("=")[0]}"' not in text]
     return [f"{module} has no option {', '.join(gone)} today"] if gone else []
 
