@@ -8,6 +8,7 @@ from pathlib import Path
 from bench import report
 from bench.projects import run
 from bench.store import project_vectors
+from kg_brain.domain.ranking import Tuning
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
@@ -20,11 +21,11 @@ def test_projects_bench_widens_the_fetch_as_the_share_shrinks(
     result = run(brain, notes=60, projects=[5, 2], queries=4, keep=False)
     two, five = result["results"]
     assert (two["projects"], five["projects"]) == (2, 5)
-    assert two["fixed"]["fetch"] == five["fixed"]["fetch"] == 100
+    assert two["fixed"]["fetch"] == five["fixed"]["fetch"] == Tuning().fetch
     # the test database holds other tests' notes too, so the share is below 1/P: compare only;
     # 0 is a project too small for the index, which the exact scan answers alone
     widened = [entry["widening"]["fetch"] for entry in (two, five)]
-    assert all(fetch == 0 or fetch >= 100 for fetch in widened), widened
+    assert all(fetch == 0 or fetch >= Tuning().fetch for fetch in widened), widened
     assert widened[1] == 0 or widened[1] >= widened[0] > 0, widened
     for entry in (two, five):
         for mode in ("widening", "fixed"):
