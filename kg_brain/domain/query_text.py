@@ -40,7 +40,8 @@ NAMING_WORDS = 4
 #   workers did we have before going to five?", but "how long does a session last before it
 #   expires?", "what share gets a release on the first day?");
 # - "start", "began", "launched" asks for history in the past tense ("which Go did the repo
-#   start on?", "terraform version we launched with", not "when does the nightly DAG start?").
+#   start on?", "terraform version we launched with", not "when does the nightly DAG start?");
+# - an age ("how old is she?", "a two-year-old", "30 days old") is no earlier value.
 # Chosen on the coding tuning split's current-value and history questions and on two sets of
 # other wordings of them (bench/data/coding/tune-rewordings-values-*.json, scored by
 # `python -m bench.fit_ranking MANIFEST --rewordings FILE...`): the regexes before these,
@@ -52,6 +53,7 @@ PAST = re.compile(r"\b(?:originally|original|initially|initial|previously|previo
                   r"earlier|earliest|prior|old|used to|use to)\b|\bpre-|"
                   r"\bback (?:when|then|at|before|in)\b", re.IGNORECASE)
 _CHANGE = re.compile(r"\b(?:before|until|first)\b", re.IGNORECASE)
+_AGE = re.compile(r"\bhow old\b|\b(?:years?|months?|weeks?|days?)[- ]old\b", re.IGNORECASE)
 _BEGIN = re.compile(r"\b(?:start(?:ed)?|began|begin|launch(?:ed)?)\b", re.IGNORECASE)
 _WAS = re.compile(r"\b(?:was|were|did|had)\b", re.IGNORECASE)
 _PAST_TENSE = re.compile(_WAS.pattern + r"|\b[a-z]{3,}ed\b", re.IGNORECASE)
@@ -72,6 +74,7 @@ def earlier(text: str) -> Earlier | None:
     one it names or the newest ("before"), or none (None: the current value)."""
     if PRESENT.search(text):
         return None
+    text = _AGE.sub(" ", text)
     if not (PAST.search(text)
             or _CHANGE.search(text) and (_WAS.search(text) or not _PRESENT_TENSE.search(text))
             or _BEGIN.search(text) and _PAST_TENSE.search(text)):

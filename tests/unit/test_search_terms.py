@@ -91,6 +91,11 @@ def test_a_query_with_lone_surrogates_can_be_sent() -> None:
     ("what share of users gets the release on the first day?", None),
     ("when does the nightly export start?", None),
     ("pool size as of today", None),
+    ("how old is the on-call rotation?", None),  # an age, not an earlier value
+    ("How old were the cats when she adopted them?", None),
+    ("which dump is the two-year-old backup?", None),
+    ("delete snapshots 30 days old or more?", None),
+    ("how old was the replica before the resync?", "before"),  # its other marker still counts
 ])
 def test_a_question_asking_for_an_earlier_value_is_told_by_general_markers(
         question: str, asks: str | None) -> None:
