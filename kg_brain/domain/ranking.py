@@ -46,7 +46,7 @@ AS_WRITTEN = 0.25
 # yielded to is of the other's kind or a fix: the write path links notes of one topic too, and
 # a decision, a pattern or a research note that yielded to a later general note linked to it
 # lost lookups and decisions (leave-one-project-out on the eleven coding tuning projects through
-# the mirror, 10 of 11 folds; docs/bench/tune/lookup37-mirror.json).
+# the mirror, 10 of 11 folds; docs/bench/tune/linked-kind-mirror.json).
 SAME_LINKED = 0.5
 # deep_search's close hits first: the best NEAR_HEAD places go to the first hits among the best
 # NEAR_OF whose cosine to the query (in [-1, 1]) is at most NEAR_GAP below the closest of
