@@ -445,12 +445,12 @@ VALUELESS = ("mistake", "session_summary", "open_thread")  # kinds stating no va
 
 
 def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:
-    """Two notes state the same subject: a SUPERSEDES link and mutual cosine >= SAME_LINKED,
-    or mutual cosine >= same_cos, the later one (b) at most same_reach less close to the query
-    and an entity both mention that at most same_subject notes mention, not a person, a name or
-    a date."""
+    """Two notes state the same subject (a yielding to b): a SUPERSEDES link, mutual cosine >=
+    SAME_LINKED and b of a's kind or a fix, or mutual cosine >= same_cos, the later one (b) at
+    most same_reach less close to the query and an entity both mention that at most
+    same_subject notes mention, not a person, a name or a date."""
     mutual = float(notes.vectors[a] @ notes.vectors[b])
-    if linked and mutual >= SAME_LINKED:
+    if linked and mutual >= SAME_LINKED and notes.kinds[b] in (notes.kinds[a], "fix"):
         return True
     if mutual < t.same_cos or q.cosine[b] < q.cosine[a] - t.same_reach:
         return False

@@ -5,8 +5,10 @@
 // note yields to each hit that states the same thing later. A note states what it says when it
 // is written, or last rewritten by update_memory (a Revision with cause 'update'; an evolved
 // context restates nothing). The same thing (cosines in [-1, 1]; vector.similarity.cosine()
-// answers (1 + cos) / 2): a SUPERSEDES link either way and a mutual cosine of at least
-// {{linked}}; or a mutual cosine of at least {{same}}, the later note's cosine to the query
+// answers (1 + cos) / 2): a SUPERSEDES link either way, a mutual cosine of at least
+// {{linked}}, the note yielded to of the other's kind or a fix (the write path links
+// look-alikes and notes of one topic: a decision or a research note yields to no general note
+// linked to it); or a mutual cosine of at least {{same}}, the later note's cosine to the query
 // ($vector) at most {{reach}} below the other's, and an entity both mention that at most
 // {{subject}} notes mention (a setting, a service, a file; not "localhost", nor a person, a
 // name or a date: who said it and when). The later note takes the best score of the notes
@@ -49,6 +51,7 @@ CALL ({{hits}}) {
          y.stated AS stated
     WITH i, j, a, b, near, stated, vector.similarity.cosine(a.embedding, b.embedding) AS ab
     WHERE (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
+           AND (b.note_kind = a.note_kind OR b.note_kind = 'fix')
            OR ab >= (1.0 + {{same}}) / 2.0 AND near
               AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)
                            WHERE e.notes <= {{subject}}

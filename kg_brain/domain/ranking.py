@@ -42,7 +42,11 @@ UNKNOWN_MOST = 2
 AS_WRITTEN = 0.25
 # The current value first (Tuning.same_n): a SUPERSEDES link the write path made makes two notes
 # one subject when their mutual cosine (in [-1, 1]) is at least this; the write path also links
-# look-alikes of a project's other services, less alike than that.
+# look-alikes of a project's other services, less alike than that. And only when the note
+# yielded to is of the other's kind or a fix: the write path links notes of one topic too, and
+# a decision, a pattern or a research note that yielded to a later general note linked to it
+# lost lookups and decisions (leave-one-project-out on the eleven coding tuning projects through
+# the mirror, every fold; docs/bench/tune/linked-kind-mirror.json).
 SAME_LINKED = 0.5
 # deep_search's close hits first: the best NEAR_HEAD places go to the first hits among the best
 # NEAR_OF whose cosine to the query (in [-1, 1]) is at most NEAR_GAP below the closest of
@@ -155,18 +159,19 @@ class Tuning:
     exact_df: int = 5
     # The current value first (fragments/current_first): among the best same_n hits (the
     # current note may rank far below the one it replaced), a note yields to a hit stating the
-    # same thing later (written, or rewritten by update_memory): a SUPERSEDES link either way
-    # and a mutual cosine >= SAME_LINKED, or a mutual cosine >= same_cos, a cosine to the query
-    # at most same_reach below its own and an entity both mention that at most same_subject
-    # notes mention (not a person, a name or a date: in a chat every turn names its speaker
-    # and day). The later note takes the best score of those yielding to it, each of them
-    # falls just below it; mistakes and handoffs take no part, a fix (stating the value it set)
-    # is yielded to, never yields. Asked for the current value, a note holding an identifier of
-    # the query the later one lacks does not yield (look-alikes "alpha-3", "alpha-4"); a history
-    # question turns it round. Chosen by leave-one-project-out on the coding tuning split
-    # through the mirror (bench/ranking.py; docs/BENCHMARKS.md): same_n 3, 10, 20, 40;
-    # SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7; same_reach 0.15-0.3; same_subject 4, 8; fixes,
-    # SUPERSEDES and the reach on linked pairs in or out; same_n 20 cost LoCoMo 0.2-1 point.
+    # same thing later (written, or rewritten by update_memory): a SUPERSEDES link either way,
+    # a mutual cosine >= SAME_LINKED and the note yielded to of its kind or a fix, or a mutual
+    # cosine >= same_cos, a cosine to the query at most same_reach below its own and an entity
+    # both mention that at most same_subject notes mention (not a person, a name or a date: in
+    # a chat every turn names its speaker and day). The later note takes the best score of
+    # those yielding to it, each of them falls just below it; mistakes and handoffs take no
+    # part, a fix (stating the value it set) is yielded to, never yields. Asked for the current
+    # value, a note holding an identifier of the query the later one lacks does not yield
+    # (look-alikes "alpha-3", "alpha-4"); a history question turns it round. Chosen by
+    # leave-one-project-out on the coding tuning split through the mirror (bench/ranking.py;
+    # docs/BENCHMARKS.md): same_n 3, 10, 20, 40; SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7;
+    # same_reach 0.15-0.3; same_subject 4, 8; fixes, SUPERSEDES and the reach on linked pairs
+    # in or out; same_n 20 cost LoCoMo 0.2-1 point.
     same_n: int = 10
     same_cos: float = 0.6
     same_reach: float = 0.15

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from kg_brain.base.vocab import LinkType
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
@@ -252,3 +253,25 @@ def test_a_question_for_the_value_before_a_named_one_gets_that_one_not_the_first
     for ranked in rankings(brain, "which port did the ledger API serve on in development "
                                   "originally?", project):
         assert ranked[0] == first
+
+
+@pytest.mark.parametrize("later_kind", ["general", "decision"])
+def test_a_linked_decision_yields_only_to_a_later_decision(brain: Brain, days: Days,
+                                                           project: str, later_kind: str) -> None:
+    """The write path links notes of one topic by SUPERSEDES: a decision and a later general
+    note on the same nodes (mutual cosine about 0.63, the later one far less close to the
+    question). Asked why, the decision keeps its place; a later decision on them takes it."""
+    decision, = brain.importer.add_many([record(
+        "We chose Karpenter over cluster-autoscaler for the batch nodes: it brings up spot "
+        "nodes in seconds and packs jobs onto fewer nodes.", project) | {"note_kind": "decision"}])
+    days.next()
+    later, = brain.importer.add_many([record(
+        "infra/karpenter/pools.yaml sets a spot node pool per job queue; consolidation runs "
+        "every 30 s and the on-demand fallback is 20 nodes.", project)
+        | {"note_kind": later_kind}])
+    brain.db.write_tx(lambda tx: brain.writer.link(tx, later, decision, LinkType.SUPERSEDES,
+                                                   "changes the batch nodes", origin="auto"))
+    query = "why did we choose Karpenter for the batch nodes?"
+    assert unordered_by_time(brain, query, project)[0] == decision
+    ranked = [h.zk_id for h in brain.search.search_memory(query, project)]
+    assert ranked[0] == (decision if later_kind == "general" else later)

@@ -69,6 +69,21 @@ def test_a_note_the_write_path_linked_as_superseded_does_not_yield() -> None:
     assert rank(pool, q, replace(Tuning(), supersede_share=0.0, same_n=0))[0] == 0
 
 
+def test_a_linked_note_yields_only_to_a_later_note_of_its_kind_or_a_fix() -> None:
+    # note 0 and the later note 1 are alike (mutual cosine 0.6) and linked by the write path;
+    # the query is about note 0: it yields to a later note of its kind, not to one of another
+    alike = np.eye(3)
+    alike[1] = [0.6, 0.8, 0.0]
+    q = asked([0.8, 0.5, 0.0], {0})
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    for kinds, first in ((["general", "general", "general"], 1),
+                         (["decision", "fix", "general"], 1),
+                         (["decision", "general", "general"], 0),
+                         (["research", "decision", "general"], 0)):
+        pool = notes(3, inferred=[(1, 0)], vectors=alike, note_kinds=kinds)
+        assert rank(pool, q, t)[0] == first, kinds
+
+
 def test_a_fix_ranks_by_its_link_weight_and_yields_to_the_mistake_a_query_names() -> None:
     # note 0 is the mistake; note 1 its recorded fix (weight 1), note 2 an inferred one (0.6)
     pool = notes(4, note_kinds=["mistake", "fix", "fix", "general"],
