@@ -13,8 +13,9 @@ holding a secret would search for other words, or for none: the full-text parser
 marker's brackets).
 
 Each text is redacted once on its way in: `hide` answers a `Redacted` string, which the gate
-passes as given (redaction is a pure function of the text, and its own output redacts to
-itself); a text built from one (sliced, joined, rewritten) is a plain string and is read again.
+passes as given (redaction is a pure function of the text, and reading its output again finds
+no secret: at most a marker standing as a URL's password, which it would mark a second time);
+a text built from one (sliced, joined, rewritten) is a plain string and is read again.
 Short texts (a keyword, a tag, an entity's name) repeat across the notes of a write and of an
 import, so their redaction is remembered (SHORT_TEXT, REMEMBERED).
 """
