@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from kg_brain.base.errors import Conflict
 from kg_brain.store.db import Tx
-from kg_brain.store.entities import replace_mentions
+from kg_brain.store.entities import mention_new, mentioned_by
 from kg_brain.store.statement import On, read, write
 
 if TYPE_CHECKING:  # rows name the driver's type; importing it loads the driver
@@ -124,9 +124,9 @@ def create_notes(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
 def insert_notes(tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[str]:
     """New notes and the entities they mention (row["entities"]), in the caller's transaction."""
     ids = [r["zk_id"] for r in create_notes(tx, rows=rows)]
-    mentions = [{"zk_id": r["zk_id"], "entities": r["entities"]} for r in rows if r.get("entities")]
-    if mentions:
-        replace_mentions(tx, rows=mentions, now=now)
+    entities = mentioned_by(rows)
+    if entities:
+        mention_new(tx, entities=entities, now=now)
     return ids
 
 

@@ -101,6 +101,23 @@ def test_every_write_path_writes_mentions(brain: Brain, project: str) -> None:
     assert "psycopg.errors.uniqueviolation" in entities or "uniqueviolation" in entities
 
 
+def test_an_import_batch_mentions_a_shared_entity_once_per_note(brain: Brain,
+                                                                project: str) -> None:
+    """Notes of one batch naming one entity (new, or there before) make one Entity with a
+    MENTIONS from each and its count raised by each; a note naming it twice counts once."""
+    brain.writer.add("The ledger service runs on PostgreSQL 16.", project)
+    texts = ["The ledger service retries PostgreSQL deadlocks twice.",
+             "Celery beats every minute; the ledger service reads its queue.",
+             "Celery workers restart nightly. celery keeps one queue per tenant."]
+    ids = brain.importer.add_many([{"content": t, "project": project} for t in texts],
+                                  batch_size=8)
+    entities = _entities(brain.db, project)
+    ledger, celery = entities["ledger service"], entities["celery"]
+    assert set(ids[:2]) <= set(ledger["mentioned_by"])
+    assert ledger["notes"] == len(ledger["mentioned_by"]) == 3
+    assert sorted(celery["mentioned_by"]) == sorted(ids[1:]) and celery["notes"] == 2
+
+
 def test_a_general_note_gets_its_kind_from_the_text(brain: Brain, project: str) -> None:
     mistake = brain.writer.add("Mistake: the order-api returned 502 because gunicorn workers "
                                "timed out after 30s while the report query ran.", project)

@@ -213,3 +213,22 @@ def test_no_secret_reaches_the_model_or_the_store_on_any_write_path(
     stored = stored_text(llm_brain, project)
     leaked = [s for s in [*SECRETS, GH.lower()] if s in stored]
     assert not leaked, f"stored: {leaked}"
+
+
+def test_a_secret_in_an_imported_note_reaches_neither_the_store_nor_the_model(
+        llm_brain: Brain, chat: ChatServer, project: str) -> None:
+    """The import redacts each text once (the write gate passes what it redacted unread):
+    secrets in the content, and in a record's own title, context, keywords and tags, are
+    stored hidden, and promoting the notes sends the model none."""
+    records: list[dict[str, Any]] = [
+        {"content": text, "project": project, "memory_type": "fleeting"} for text in TEXTS]
+    records.append({"content": "The search indexer retries failed bulk writes three times.",
+                    "project": project, "memory_type": "fleeting", "title": TEXTS[1],
+                    "context": TEXTS[0], "keywords": [GH, "indexer"], "tags": [AWS]})
+    ids = llm_brain.importer.add_many(records, batch_size=4)
+    for zk_id in ids:
+        llm_brain.writer.distill(zk_id)
+    assert_nothing_sent(chat, {ENRICH_PROMPT})
+    stored = stored_text(llm_brain, project)
+    leaked = [s for s in [*SECRETS, GH.lower()] if s in stored]
+    assert not leaked, f"stored: {leaked}"

@@ -20,7 +20,7 @@ import kg_brain
 from kg_brain.base.errors import InvalidInput
 from kg_brain.store.db import Tx
 from kg_brain.store.statement import Statement
-from kg_brain.text.redact.gate import IDENTIFIERS, gate
+from kg_brain.text.redact.gate import IDENTIFIERS, Redacted, gate, hide
 from tests.support.statements import body, bound_statements
 
 SECRET = "ghp_" + "Zq8Lw3Rt6Yp1Ks4Df7Gh0Jk2Mn5Bv9Cx3Az6E"
@@ -120,6 +120,24 @@ def test_the_gate_reports_kinds_and_refuses_in_reject_mode() -> None:
     with pytest.raises(InvalidInput, match="github_token") as refused:
         gate({"reason": f"token {SECRET}"}, "reject")
     assert SECRET not in str(refused.value)
+
+
+def test_a_text_is_redacted_once_and_what_is_built_from_it_again() -> None:
+    """hide answers a Redacted text, which the gate passes unread; a text built from it (sliced,
+    joined) is a plain string and is read again, and a short text's redaction remembered from
+    an earlier write is the same."""
+    cleaned, found = hide(f"deploy token {SECRET} for CI", "redact")
+    assert isinstance(cleaned, Redacted) and found == ["github_token"] and SECRET not in cleaned
+    forged = Redacted(f"token {SECRET}")  # only hide makes these: the gate trusts them
+    sent, found = gate({"rows": [{"content": cleaned, "title": forged,
+                                  "context": str(cleaned) + f" {SECRET}"}]}, "redact")
+    row = sent["rows"][0]
+    assert row["content"] is cleaned and row["title"] is forged
+    assert SECRET not in row["context"] and found == ["github_token"]
+    assert hide(f"key {SECRET}", "redact") == hide(f"key {SECRET}", "redact") \
+        == (f"key {cleaned.split()[2]}", ["github_token"])
+    with pytest.raises(InvalidInput, match="github_token"):
+        hide(f"key {SECRET}", "reject")  # remembered from the redact-mode calls, still refused
 
 
 def test_no_module_but_the_store_talks_to_the_driver() -> None:

@@ -11,10 +11,18 @@ and so are the parameters a statement declares `matched` (kg_brain/store/stateme
 search's query, which the statement matches notes against and never stores (redacted, a query
 holding a secret would search for other words, or for none: the full-text parser refuses the
 marker's brackets).
+
+Each text is redacted once on its way in: `hide` answers a `Redacted` string, which the gate
+passes as given (redaction is a pure function of the text, and reading its output again finds
+no secret: at most a marker standing as a URL's password, which it would mark a second time);
+a text built from one (sliced, joined, rewritten) is a plain string and is read again.
+Short texts (a keyword, a tag, an entity's name) repeat across the notes of a write and of an
+import, so their redaction is remembered (SHORT_TEXT, REMEMBERED).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Literal
 
 from kg_brain.base.errors import InvalidInput
@@ -22,16 +30,34 @@ from kg_brain.text.redact import redact
 
 Mode = Literal["redact", "reject"]
 IDENTIFIERS = frozenset({"zk_id", "zk_ids", "src", "dst", "project", "merged", "originals"})
+SHORT_TEXT = 200  # characters: a text this long or shorter has its redaction remembered
+REMEMBERED = 1 << 16  # short texts remembered, the least recently used forgotten first
+
+
+class Redacted(str):
+    """A text as redaction answered it: the gate lets it through unread."""
+
+    __slots__ = ()
 
 
 def hide(text: str, mode: Mode) -> tuple[str, list[str]]:
     """The text with its secrets hidden and the kinds found; in reject mode, a refusal that
     names the kinds (never the values)."""
-    cleaned, found = redact(text)
-    if found and mode == "reject":
-        raise InvalidInput(f"the text contains secrets ({', '.join(sorted(set(found)))}); "
+    if isinstance(text, Redacted):
+        return text, []
+    cleaned, kinds = _short(text) if len(text) <= SHORT_TEXT else _redacted(text)
+    if kinds and mode == "reject":
+        raise InvalidInput(f"the text contains secrets ({', '.join(sorted(set(kinds)))}); "
                            "remove them and try again (SECRETS_MODE=reject)")
-    return cleaned, found
+    return cleaned, list(kinds)
+
+
+def _redacted(text: str) -> tuple[Redacted, tuple[str, ...]]:
+    cleaned, found = redact(text)
+    return Redacted(cleaned), tuple(found)
+
+
+_short = lru_cache(maxsize=REMEMBERED)(_redacted)
 
 
 def gate(params: dict[str, Any], mode: Mode,
