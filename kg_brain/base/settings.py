@@ -90,7 +90,11 @@ class Settings(BaseSettings):
         "`kg-brain wire --global` names instead of writing the password)"))
     neo4j_database: str = "neo4j"
     neo4j_timeout_s: float = Field(10.0, gt=0, description="connect/acquire/query timeout")
-    neo4j_version: str = Field("[5.26.0,5.27.0)", description="Maven version range, local server")
+    neo4j_version: str = Field("[5.26.0,5.27.0)", description=(
+        "Maven version range of the local server; [2026.01.0,2027.0.0) runs the 2026 line "
+        "(Java 21+)"))
+    java_home: Path | None = Field(None, description=(
+        "the JDK or JRE that runs the local server (JAVA_HOME); unset = the java on PATH"))
     neo4j_bolt_port: int = Field(7687, ge=0, le=65535)
     neo4j_http_port: int = Field(7474, ge=0, le=65535)
     neo4j_heap: str = "1g"

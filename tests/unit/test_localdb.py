@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from kg_brain.base.errors import SetupError
 from kg_brain.store.localdb import LocalNeo4j
+from kg_brain.store.localdb.server import ENTRY_POINT_SERVICE, entry_class, java_needed
 
 
 def _conf(home: Path) -> dict[str, str]:
@@ -51,6 +53,43 @@ def test_missing_maven_is_one_clear_sentence(tmp_path: Path,
     server = LocalNeo4j(home=tmp_path, cache_dir=tmp_path / "cache")
     with pytest.raises(SetupError, match="Maven is needed"):
         server.ensure_jars()
+
+
+def _fake_java(home: Path, major: int) -> Path:
+    java = home / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    java.write_text(f'#!/bin/sh\necho \'openjdk version "{major}.0.1"\' >&2\n', encoding="utf-8")
+    java.chmod(0o755)
+    return java
+
+
+def test_a_calendar_release_asks_for_java_21(tmp_path: Path) -> None:
+    _fake_java(tmp_path / "jdk17", 17)
+    server = LocalNeo4j(home=tmp_path, cache_dir=tmp_path / "cache",
+                        version_range="[2026.01.0,2027.0.0)", java_home=tmp_path / "jdk17")
+    with pytest.raises(SetupError, match="Java 21 or newer is needed"):
+        server.ensure_jars()
+    assert (java_needed("5.26.30"), java_needed("2026.08.1")) == (17, 21)
+
+
+def test_java_home_wins_over_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_java(tmp_path / "jdk25", 25)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    server = LocalNeo4j(home=tmp_path, cache_dir=tmp_path / "cache",
+                        version_range="[2026.01.0,2027.0.0)", java_home=tmp_path / "jdk25")
+    with pytest.raises(SetupError, match="Maven is needed"):  # Java passed
+        server.ensure_jars()
+
+
+@pytest.mark.parametrize(("version", "declared"), [
+    ("5.26.30", "org.neo4j.server.CommunityEntryPoint"),
+    ("2026.08.1", "# a comment\norg.neo4j.server.Neo4jCommunity\n"),
+])
+def test_the_entry_class_is_the_one_the_release_declares(tmp_path: Path, version: str,
+                                                         declared: str) -> None:
+    with zipfile.ZipFile(tmp_path / f"neo4j-{version}.jar", "w") as jar:
+        jar.writestr(ENTRY_POINT_SERVICE, declared)
+    assert entry_class(tmp_path, version) == declared.splitlines()[-1].strip()
 
 
 def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:

@@ -37,4 +37,5 @@ def local_server(settings: Settings) -> LocalNeo4j:
         password=settings.neo4j_password,
         cache_dir=settings.kg_brain_cache_dir,
         browser_port=settings.kg_brain_browser_port or None,
+        java_home=settings.java_home,
     )

@@ -1,8 +1,10 @@
 """A real Neo4j Community server provisioned from Maven Central and run with the local Java.
 
 The jars are resolved once into a cache folder by Maven (the `pom.xml` beside this file); the
-server runs `org.neo4j.server.CommunityEntryPoint`, the class `bin/neo4j console` starts, with a
-generated `neo4j.conf` (loopback only, laptop-sized memory, usage reporting off). With a
+server runs the entry class its release declares (what `bin/neo4j console` starts: 5.26
+`org.neo4j.server.CommunityEntryPoint`, 2026.x `org.neo4j.server.Neo4jCommunity`) with the Java of
+JAVA_HOME (settings.java_home), else the one on PATH (17+ for 5.x, 21+ for the calendar releases),
+and a generated `neo4j.conf` (loopback only, laptop-sized memory, usage reporting off). With a
 `browser_port`, a loopback content server beside it serves `<home>/browser/` (the kg-brain guide
 and style, written there by the caller) and the Browser applies both on connect. The home and the
 jar cache are private to the user (kg_brain/base/private.py): folders 0700, files 0600; Neo4j and
@@ -20,6 +22,7 @@ import signal
 import socket
 import subprocess
 import time
+import zipfile
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -41,7 +44,8 @@ from kg_brain.store.localdb.content import (
 
 log = logging.getLogger(__name__)
 
-MAIN_CLASS = "org.neo4j.server.CommunityEntryPoint"
+# The server jar names the class that starts the release (a service of this interface)
+ENTRY_POINT_SERVICE = "META-INF/services/org.neo4j.server.startup.EntryPoint"
 JVM_FLAGS = (
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
@@ -77,6 +81,7 @@ class LocalNeo4j:
     password: str | None = None
     cache_dir: Path | None = None
     browser_port: int | None = None  # the guide and style server; None = the Browser as shipped
+    java_home: Path | None = None  # the Java that runs the server; None = the java on PATH
 
     # --- paths -------------------------------------------------------------------------------
     @property
@@ -115,7 +120,7 @@ class LocalNeo4j:
         if marker.exists():
             tighten(self.lib_dir.parent)
             return self.lib_dir
-        _require_java()
+        _require_java(self.version_range, self.java_home)
         version = self._newest_version()
         private_dir(self.lib_dir)
         log.info("fetching Neo4j %s from Maven Central into %s", version, self.lib_dir)
@@ -228,12 +233,13 @@ class LocalNeo4j:
                     "NEO4J_HTTP_PORT, or NEO4J_URI to use that server"
                 )
         lib = self.ensure_jars()
+        version = (lib / ".complete").read_text(encoding="utf-8").strip()
+        java = _require_java(version, self.java_home)
         self.write_conf()
         self._start_content()
-        java = _require_java()
         cmd = [java, f"-Xmx{self.heap}", f"-Xms{self.heap}", *JVM_FLAGS, "-cp", f"{lib}/*",
-               MAIN_CLASS, f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
-               "--console-mode"]
+               entry_class(lib, version), f"--home-dir={self.home}",
+               f"--config-dir={self.home / 'conf'}", "--console-mode"]
         with open(self.log_file, "ab") as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, start_new_session=True,
@@ -300,13 +306,34 @@ class LocalNeo4j:
         return True
 
 
-def _require_java() -> str:
-    java = shutil.which("java")
-    if java is None:
-        raise SetupError("Java 17 or newer is needed to run Neo4j 5.26: install a JDK/JRE 17+")
+def entry_class(lib: Path, version: str) -> str:
+    """The class that starts Neo4j `version`, as its server jar in `lib` declares it."""
+    with zipfile.ZipFile(lib / f"neo4j-{version}.jar") as jar:
+        lines = jar.read(ENTRY_POINT_SERVICE).decode("utf-8").splitlines()
+    names = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    if not names:
+        raise SetupError(f"the Neo4j {version} jar names no entry class")
+    return names[0]
+
+
+def java_needed(version: str) -> int:
+    """The least Java major version for Neo4j `version` (or a Maven range, by its lower end):
+    17 for 5.x, 21 for 2025.x and later."""
+    major = re.search(r"\d+", version)
+    return 17 if major is not None and int(major.group()) < 2025 else 21
+
+
+def _require_java(version: str, java_home: Path | None) -> str:
+    """The java of `java_home` when set (JAVA_HOME, as `bin/neo4j` picks it), else the one on
+    PATH."""
+    need = java_needed(version)
+    java = str(java_home / "bin" / "java") if java_home else shutil.which("java")
+    if java is None or not Path(java).exists():
+        raise SetupError(f"Java {need} or newer is needed to run Neo4j {version}: install a "
+                         f"JDK/JRE {need}+ (or set JAVA_HOME to one)")
     out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
     match = re.search(r'version "(\d+)', out)
-    if match is None or int(match.group(1)) < 17:
-        raise SetupError("Java 17 or newer is needed to run Neo4j 5.26; "
-                         f"found: {out.splitlines()[:1]}")
+    if match is None or int(match.group(1)) < need:
+        raise SetupError(f"Java {need} or newer is needed to run Neo4j {version}; "
+                         f"found: {out.splitlines()[:1]} ({java})")
     return java
