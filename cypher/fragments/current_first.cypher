@@ -39,7 +39,7 @@ CALL ({{hits}}) {
     // mistakes and handoffs state no value; a fix states the one it set
     RETURN collect({i: i, n: n, stated: stated, fix: n.note_kind = 'fix',
                     valued: NOT n.note_kind IN ['mistake', 'session_summary', 'open_thread'],
-                    q: vector.similarity.cosine(n.embedding, $vector)}) AS told
+                    e: n.embedding, q: vector.similarity.cosine(n.embedding, $vector)}) AS told
   }
   CALL (told) {
     UNWIND told AS x
@@ -48,8 +48,7 @@ CALL ({{hits}}) {
     WHERE x.valued AND NOT x.fix AND y.valued AND NOT ($history AND y.fix)
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
     WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
-         y.stated AS stated
-    WITH i, j, a, b, near, stated, vector.similarity.cosine(a.embedding, b.embedding) AS ab
+         y.stated AS stated, vector.similarity.cosine(x.e, y.e) AS ab
     WHERE (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
            AND (b.note_kind = a.note_kind OR b.note_kind = 'fix')
            OR ab >= (1.0 + {{same}}) / 2.0 AND near

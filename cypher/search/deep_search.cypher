@@ -99,7 +99,7 @@ WITH total, vec, lex, exact, ent, CASE WHEN vec[-1].s < vec[0].s - $tuning.vec_s
 WITH total, vec, lex, exact, ent, vlow, vec[0].s - vlow AS vspan
 WITH [x IN vec | {n: x.n,
                   s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
-                  hop: 0, ch: 'vector', via: null, rel: null, ent: null}] +
+                  hop: 0, ch: 'vector', via: null, rel: null, ent: null, cos: x.s}] +
      [x IN lex | {n: x.n, s: $tuning.w_lex * x.s / lex[0].s,
                   hop: 0, ch: 'lexical', via: null, rel: null, ent: null, rare: x.rare}] +
      [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $tuning.w_exact END * x.s,
@@ -137,7 +137,8 @@ CALL (base, top, total) {
   UNWIND base[..CASE WHEN $hops >= 3 THEN 2 * $tuning.expand_n ELSE $tuning.expand_n END] AS seed
   WITH seed.n AS sn, seed.s / top AS pull, total
   // bridged notes as the entity channel's: weighed first, then read until $tuning.nb_limit
-  // live notes of the project are kept
+  // live notes of the project are kept, best first (equal weights by id); the notes of one
+  // weight are taken together, so only the weights it takes to keep them have their notes read
   CALL (sn, pull, total) {
     MATCH (sn)-[:MENTIONS]->(e:Entity)
     WHERE e.notes >= 2 AND e.notes <= $ent_cap
@@ -145,10 +146,16 @@ CALL (base, top, total) {
     WHERE w > 0
     MATCH (e)<-[:MENTIONS]-(m:Note)
     WHERE m <> sn
-    WITH m, sum(w) AS bw, collect(e)[0] AS via ORDER BY bw DESC, m.zk_id
-    WITH m, bw, via
-    WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
-    WITH m, bw, via LIMIT $tuning.nb_limit
+    WITH m, sum(w) AS bw, collect(e)[0] AS via
+    WITH bw, collect({m: m, via: via}) AS tied ORDER BY bw DESC
+    WITH collect({bw: bw, tied: tied}) AS weights
+    UNWIND reduce(kept = [], g IN weights |
+             CASE WHEN size(kept) >= $tuning.nb_limit THEN kept
+                  ELSE kept + [x IN g.tied
+                               WHERE x.m.project = $project AND x.m.memory_type = 'permanent'
+                                 AND NOT x.m.note_kind IN $excluded
+                               | {m: x.m, bw: g.bw, via: x.via}] END) AS x
+    WITH x.m AS m, x.bw AS bw, x.via AS via ORDER BY bw DESC, m.zk_id LIMIT $tuning.nb_limit
     RETURN collect({n: m, s: $tuning.w_bridge * bw, hop: 1, ch: 'bridge', via: sn.zk_id,
                     rel: 'MENTIONS', ent: via.name}) AS bridged
   }
@@ -239,9 +246,12 @@ WITH collect({n: n, recs: recs, score: score}) AS ranked
 UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries
-WITH collect(h {.*, relevance: 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
-                                              0.0) - 1.0}) AS ranked
+// comparable across queries; the vector channel's own when it found the note (the embedding is
+// read once)
+WITH collect(h {.*, relevance: CASE WHEN any(r IN h.recs WHERE r.cos IS NOT NULL)
+                    THEN [r IN h.recs WHERE r.cos IS NOT NULL | r.cos][0]
+                    ELSE 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
+                                        0.0) - 1.0 END}) AS ranked
 // close to the query first: the best $near.head places go to the first hits among the best
 // $near.of and the $near.reach candidates closest to the query (a note closest in meaning that
 // shares few of the query's words can score below a pool of notes that share them: the lexical
