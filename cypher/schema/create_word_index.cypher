@@ -3,6 +3,7 @@
 // ask each query word of both indexes (fragments/lexical_in_project). Its fields are listed in
 // another order than note_fulltext's: Neo4j refuses a second full-text index over one label and
 // property list.
+// Kept up to date by the transaction that writes a note, as note_fulltext is.
 // params: none.
 // returns: nothing
 CREATE FULLTEXT INDEX note_words IF NOT EXISTS
