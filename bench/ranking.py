@@ -42,6 +42,7 @@ from kg_brain.domain.query_text import (
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
     KNOWN_FLOOR,
+    LINKED_FAR,
     RARE_SHARE,
     RARE_WORDS,
     SAME_LINKED,
@@ -415,11 +416,15 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     m notes scores at most 0.99^m times the best of theirs. Asked for the value just before
     (`before`), only the best of these notes yields, to the one stated just before it. Mistakes
     and handoffs take no part; a fix never yields, and only asked for the current value is one
-    yielded to."""
+    yielded to. Asked for the current value, a note also yields to a SUPERSEDES-linked note of
+    its kind among the best LINKED_FAR times same_n."""
     head = [int(i) for i in ranked[:t.same_n]]
+    far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
     pairs = [(a, b) for a in head if notes.kinds[a] not in (*VALUELESS, "fix")
-             for b in head if b != a
+             for b in far if b != a
+             and (b in head or not q.history and notes.kinds[b] == notes.kinds[a]
+                  and (a, b) in linked)
              and notes.kinds[b] not in ((*VALUELESS, "fix") if q.history else VALUELESS)
              and (notes.stated[b] < notes.stated[a] if q.history
                   else notes.stated[b] > notes.stated[a])

@@ -11,7 +11,9 @@
 // linked to it); or a mutual cosine of at least {{same}}, the later note's cosine to the query
 // ($vector) at most {{reach}} below the other's, and an entity both mention that at most
 // {{subject}} notes mention (a setting, a service, a file; not "localhost", nor a person, a
-// name or a date: who said it and when). The later note takes the best score of the notes
+// name or a date: who said it and when). Asked for the current value, a note also yields to a
+// linked note of its kind (as above) among the best {{far}} times {{head}} hits: the note that
+// replaced one may rank far below it. The later note takes the best score of the notes
 // yielding to it; a note yielding to m hits scores at most 0.99^m times the best of theirs
 // (of a value changed twice, the first ranks last). $history (a question asking for an earlier
 // value) turns it round: the later note yields to the earlier; and asked for the value just
@@ -28,7 +30,7 @@ CALL ({{hits}}) {
   CALL ({{hits}}) {
     UNWIND range(0, size({{hits}}) - 1) AS i
     WITH i, {{hits}}[i].n AS n
-    WHERE i < {{head}}
+    WHERE i < {{head}} * {{far}}
     CALL (n) {
       OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n)
       WHERE r.cause = 'update'
@@ -45,7 +47,7 @@ CALL ({{hits}}) {
     UNWIND told AS x
     UNWIND told AS y
     WITH x, y
-    WHERE x.valued AND NOT x.fix AND y.valued AND NOT ($history AND y.fix)
+    WHERE x.i < {{head}} AND x.valued AND NOT x.fix AND y.valued AND NOT ($history AND y.fix)
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
     WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
          y.stated AS stated, vector.similarity.cosine(x.e, y.e) AS ab
@@ -55,6 +57,8 @@ CALL ({{hits}}) {
               AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)
                            WHERE e.notes <= {{subject}}
                              AND NOT e.kind IN ['person', 'proper_noun', 'date'] })
+      AND (j < {{head}} OR NOT $history AND b.note_kind = a.note_kind
+                             AND EXISTS { (a)-[:SUPERSEDES]-(b) })
       AND NOT EXISTS { (a)-[:FIXES]-(b) }
       AND ($history OR NONE(t IN $terms WHERE (toLower(a.content) CONTAINS t
                                                OR toLower(coalesce(a.title, '')) CONTAINS t)
@@ -64,7 +68,8 @@ CALL ({{hits}}) {
     RETURN collect([i, j]) AS pairs
   }
   WITH {{hits}}, CASE WHEN $before
-         THEN [p IN pairs WHERE p[0] = [x IN told WHERE x.valued AND NOT x.fix | x.i][0]][0..1]
+         THEN [p IN pairs WHERE p[0] = [x IN told WHERE x.i < {{head}} AND x.valued
+                                                          AND NOT x.fix | x.i][0]][0..1]
          ELSE pairs END AS pairs
   // a later note takes the best score of the notes yielding to it
   WITH {{hits}} AS hits, pairs, [k IN range(0, size({{hits}}) - 1) |

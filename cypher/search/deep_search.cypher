@@ -46,8 +46,9 @@
 //         share of a found mistake's score a note that FIXES it gets, times the link's weight
 //         (0: off); same_n, same_cos, same_reach, same_subject: the current value first; floor: least cosine the best
 //         hit must reach unless a hit holds a rare identifier or rare_words rare words;
-//         same_linked (apart from tuning, as search_memory's): least mutual cosine of a
-//         SUPERSEDES pair for the current value first.
+//         same_linked, linked_far (apart from tuning, as search_memory's): least mutual cosine
+//         of a SUPERSEDES pair for the current value first, and how many times same_n hits
+//         a linked note of the same kind is yielded to among.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, found_by, links,
 //          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
 //          FOLLOWS), link_count: all; best first
@@ -242,6 +243,7 @@ WITH collect({n: n, recs: recs, score: score}) AS ranked
     same: $tuning.same_cos
     reach: $tuning.same_reach
     linked: $same_linked
+    far: $linked_far
     subject: $tuning.same_subject }}
 UNWIND current AS h
 WITH h ORDER BY h.score DESC, h.n.zk_id

@@ -29,6 +29,8 @@
 //         same_subject, same_linked: how many hits, least mutual cosine, most a later note's
 //         cosine to the query may be below, most notes of a shared entity and least mutual
 //         cosine of a SUPERSEDES pair for the current value first (fragments/current_first);
+//         linked_far: a linked note of the same kind is yielded to among linked_far * same_n
+//         hits;
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
 //         identifier, at least rare_words rare words of the query or has a lexical score of
 //         at least lex_floor; unknown_step: what the floor gains for each content word of the
@@ -161,6 +163,7 @@ WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
     same: $same_cos
     reach: $same_reach
     linked: $same_linked
+    far: $linked_far
     subject: $same_subject }}
 UNWIND current AS h
 WITH floor, h ORDER BY h.score DESC, h.n.zk_id

@@ -48,6 +48,15 @@ AS_WRITTEN = 0.25
 # lost lookups and decisions (leave-one-project-out on the eleven coding tuning projects through
 # the mirror, every fold; docs/bench/tune/linked-kind-mirror.json).
 SAME_LINKED = 0.5
+# ... and such a linked note of the other's kind is yielded to when it is among the best
+# LINKED_FAR times same_n hits, not only among the best same_n: asked for the current value, a
+# note that replaced one may rank far below the note it replaced.
+# Not asked for history, nor for a fix or a note of another kind outside the best same_n: a fix
+# reached that way took the first place from lookups. Chosen by leave-one-project-out on the
+# eleven coding tuning projects through the mirror (1, 2, 3, 4 and every hit: 2 in every fold,
+# one current value more; 3 and more lost a multi-note question or more;
+# docs/bench/tune/linked-far-mirror.json).
+LINKED_FAR = 2
 # deep_search's close hits first: the best NEAR_HEAD places go to the first hits among the best
 # NEAR_OF whose cosine to the query (in [-1, 1]) is at most NEAR_GAP below the closest of
 # those, or that hold a rare identifier of the query, or that fix or supersede the closest; a

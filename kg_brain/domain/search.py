@@ -34,6 +34,7 @@ from kg_brain.domain.ranking import (
     AS_WRITTEN,
     CLAUSE_OF,
     KNOWN_FLOOR,
+    LINKED_FAR,
     NEAR_GAP,
     NEAR_HEAD,
     NEAR_OF,
@@ -191,7 +192,7 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, k=k, unknown_step=self.word_floor[1],
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k, unknown_step=self.word_floor[1],
             unknown_most=UNKNOWN_MOST,
             rare_share=RARE_SHARE, rare_words=RARE_WORDS)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
@@ -215,8 +216,9 @@ class Search:
             entity_keys=[e.key for e in extract_entities(text)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
             named=names(text, params["terms"]), rare_share=RARE_SHARE, rare_words=RARE_WORDS,
-            same_linked=SAME_LINKED, near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD,
-                                           "reach": NEAR_REACH, "clause_of": CLAUSE_OF},
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR,
+            near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
+                  "clause_of": CLAUSE_OF},
             clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
         return [_hit(r) for r in rows]

@@ -74,7 +74,8 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
                   superseded: float, supersede_share: float, vec_span: float,
                   session_after: float, session_before: float, fix_lift: float, history: bool,
                   before: bool, named: bool, same_n: int, same_cos: float, same_reach: float,
-                  same_subject: int, same_linked: float, k: int, floor: float,
+                  same_subject: int, same_linked: float, linked_far: int, k: int,
+                  floor: float,
                   unknown_step: float, unknown_most: int, lex_floor: float,
                   rare_share: float, rare_words: int, stamp: bool,
                   now: datetime) -> list[SearchHit]:
@@ -89,7 +90,7 @@ def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
                 stamp: bool,
                 now: datetime, rare_share: float, rare_words: int, same_linked: float,
-                near: dict[str, float], clauses: list[Vector],
+                linked_far: int, near: dict[str, float], clauses: list[Vector],
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
     entity bridges and typed links, the hits close to the query first (`near`), then a hit

@@ -9,9 +9,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kg_brain.base.vocab import LinkType
+from kg_brain.domain import search as search_module
+from kg_brain.domain.ranking import SAME_LINKED
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
@@ -275,3 +278,35 @@ def test_a_linked_decision_yields_only_to_a_later_decision(brain: Brain, days: D
     assert unordered_by_time(brain, query, project)[0] == decision
     ranked = [h.zk_id for h in brain.search.search_memory(query, project)]
     assert ranked[0] == (decision if later_kind == "general" else later)
+
+
+def test_a_linked_later_note_past_the_best_hits_takes_the_current_value(
+        brain: Brain, days: Days, project: str, embedder: SentenceTransformerEmbedder,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The write path linked a later note changing a value to the note stating it (mutual
+    cosine at least SAME_LINKED, in [-1, 1]); the later note ranks below the best same_n hits.
+    Asked for the current value it still comes first, when it is among the best LINKED_FAR
+    times same_n; asked for history, the older note stays first."""
+    texts = ["The checkout API allows 100 requests per minute per client; the limit is "
+             "RATE_LIMIT_RPM in config/limits.yaml.",
+             "RATE_LIMIT_RPM is 250 now in config/limits.yaml: 100 requests per minute per "
+             "client was too low for the sale."]
+    vectors = [np.asarray(embedder.encode(t)) for t in texts]
+    assert np.dot(*vectors) / np.prod([np.linalg.norm(v) for v in vectors]) >= SAME_LINKED
+    old, new = write(brain, days, project, texts)
+    brain.db.write_tx(lambda tx: brain.writer.link(tx, new, old, LinkType.SUPERSEDES,
+                                                   "changes the limit", origin="auto"))
+    first = Search(brain.deps, replace(brain.search.tuning, same_n=1),
+                   replace(brain.search.deep_tuning, same_n=1))
+    current = "how many requests per minute may a client send to the checkout API?"
+    history = "how many requests per minute could a client send to the checkout API before?"
+
+    def ranked(query: str) -> list[list[str]]:
+        return [[h.zk_id for h in search(query, project)]
+                for search in (first.search_memory, first.deep_search)]
+
+    monkeypatch.setattr(search_module, "LINKED_FAR", 1)
+    assert ranked(current) == [[old, new], [old, new]]  # the head is the best hit alone
+    monkeypatch.undo()
+    assert ranked(current) == [[new, old], [new, old]]
+    assert [r[0] for r in ranked(history)] == [old, old]

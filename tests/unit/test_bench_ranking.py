@@ -133,6 +133,24 @@ def test_a_later_statement_far_down_the_pool_takes_the_place_of_the_one_it_repla
     assert rank(pool, q, t)[0] == 0
 
 
+def test_a_linked_note_of_its_kind_past_the_head_is_yielded_to_for_the_current_value() -> None:
+    # note 0 states a value, notes 1-2 are other subjects closer to the query than note 3, the
+    # later note the write path linked to it (mutual cosine 0.6)
+    alike = np.eye(4)
+    alike[3] = [0.6, 0, 0, 0.8]
+    q = asked([0.8, 0.75, 0.74, 0.6], {3})
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0, same_n=2)
+    pool = notes(4, inferred=[(3, 0)], vectors=alike)
+    assert rank(pool, q, t)[:2] == [3, 0]  # among the best LINKED_FAR * same_n = 4
+    assert rank(pool, q, replace(t, same_n=1))[0] == 0  # not past the best 2
+    assert rank(notes(4, vectors=alike), q, t)[0] == 0  # nor unlinked
+    kinds = ["general", "general", "general", "research"]  # nor of another kind
+    assert rank(notes(4, inferred=[(3, 0)], vectors=alike, note_kinds=kinds), q, t)[0] == 0
+    pool.stated = np.asarray([3.0, 1.0, 2.0, 0.0])  # note 3 stated first: asked for history,
+    q.history = True  # only the best same_n take part
+    assert rank(pool, q, t)[0] == 0
+
+
 def test_a_note_yields_to_a_later_fix_of_its_setting_but_a_fix_never_yields() -> None:
     # note 0 states a timeout, note 1 (a recorded fix, later) raised it, note 2 (later still)
     # sets it again; notes 3-4 are other subjects
