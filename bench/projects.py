@@ -70,7 +70,7 @@ def measure(brain: Brain, project: str, queries: list[str], exact: list[list[str
     search, baselines = Search(deps), Baselines(deps)
     result: dict[str, Any] = {"fetch": fetch(project, search.tuning.pool, search.tuning.fetch)}
     calls = {"search_memory": lambda q: search.search_memory(q, project, top_k=10),
-             "deep_search": lambda q: search.deep_search(q, project, hops=2, top_k=10),
+             "deep_search": lambda q: search.deep_search(q, project, top_k=10),
              "vector_search": lambda q: baselines.vector_search(q, project, top_k=10)}
     found: list[list[str]] = []
     for name, call in calls.items():

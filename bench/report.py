@@ -139,7 +139,7 @@ def plot_scale(result: dict[str, Any], out: Path) -> list[Path]:
     for label, fn in (
             ("search_memory, largest project (db)",
              lambda e: e["search_memory"]["largest"]["db"]["p50_ms"]),
-            ("deep_search 2 hops, largest project (db)",
+            ("deep_search, largest project (db)",
              lambda e: e["deep_search"]["largest"]["db"]["p50_ms"]),
             ("raw vector query", lambda e: e["floor"]["raw_vector_query"]["p50_ms"]),
             ("add_memory, other projects",

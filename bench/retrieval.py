@@ -40,7 +40,7 @@ from bench.methods import METHODS, Method, build, unfloored
 from bench.metrics import KS, latency, score_question, summarise
 from kg_brain.base.errors import InvalidInput
 from kg_brain.base.settings import Settings
-from kg_brain.domain.ranking import DeepTuning, Tuning
+from kg_brain.domain.ranking import DEEP_HOPS, DeepTuning, Tuning
 from kg_brain.domain.search import Search
 from kg_brain.root.app import Brain
 
@@ -229,7 +229,7 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--seed", type=int, default=7, help="coding: look-alike generator seed")
     p.add_argument("--out", type=Path, help="write the result JSON here")
     p.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
-    p.add_argument("--hops", type=int, default=2)
+    p.add_argument("--hops", type=int, default=DEEP_HOPS)
     p.add_argument("--tuning", nargs="*", default=[], metavar="KEY=VALUE")
     p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
     p.add_argument("--reuse", type=Path, metavar="MANIFEST",

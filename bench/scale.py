@@ -107,8 +107,7 @@ class Reads:
         for where, project in (("largest", self.layout.largest), ("other", other)):
             for name, call in (
                     ("search_memory", lambda p=project: search.search_memory(query, p, top_k=10)),
-                    ("deep_search", lambda p=project: search.deep_search(query, p, hops=2,
-                                                                          top_k=10))):
+                    ("deep_search", lambda p=project: search.deep_search(query, p, top_k=10))):
                 self._keep(f"{name}.{where}.total", seconds(call))
                 self._keep(f"{name}.{where}.db", self.timed.last_s)
 

@@ -60,6 +60,6 @@ def profile_searches(brain: Brain, projects: dict[str, str], query_text: str) ->
         search.search_memory(query_text, project, top_k=10, stamp=False)
         assert recording.last is not None
         out[f"search_memory.{label}"] = profiled(brain, *recording.last)
-        search.deep_search(query_text, project, hops=2, top_k=10, stamp=False)
+        search.deep_search(query_text, project, top_k=10, stamp=False)
         out[f"deep_search.{label}"] = profiled(brain, *recording.last)
     return out

@@ -84,6 +84,13 @@ NEAR_HEAD = 3
 # chose 1; at 3 LoCoMo's recall@10 falls): `python -m bench.deep_reach`, docs/BENCHMARKS.md.
 NEAR_REACH = 1
 CLAUSE_OF = 15
+# deep_search's hops when the caller names none: the question's channels and one graph step.
+# The blended vector hop (hops 2) scored as hops 1 does over the eleven coding
+# tuning projects (hit@1, MRR, all@3 and all@5 of every kind) and the LoCoMo tuning
+# conversations (recall@10 of every category), through the statement beside each other over the
+# same stored notes (docs/BENCHMARKS.md), and its second index query took about a quarter of the
+# statement's database time at 10k notes; callers asking for 2 or 3 hops still get it.
+DEEP_HOPS = 1
 
 
 @dataclass(frozen=True)

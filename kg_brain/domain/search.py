@@ -33,6 +33,7 @@ from kg_brain.domain.query_text import (
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
     CLAUSE_OF,
+    DEEP_HOPS,
     KNOWN_FLOOR,
     LINKED_FAR,
     NEAR_GAP,
@@ -197,7 +198,7 @@ class Search:
             rare_share=RARE_SHARE, rare_words=RARE_WORDS)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
-    def deep_search(self, query: str, project: str, hops: int = 2, top_k: int = 10,
+    def deep_search(self, query: str, project: str, hops: int = DEEP_HOPS, top_k: int = 10,
                     include_contextual: bool = False, stamp: bool = True) -> list[Hit]:
         """Graph-aware multi-hop retrieval as one Cypher statement (see
         cypher/search/deep_search.cypher); `stamp` as in search_memory."""

@@ -175,6 +175,24 @@ def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
     assert {f.channel for h in hits for f in h.found_by} >= {"vector", "lexical", "link"}
 
 
+def test_deep_search_blends_a_second_vector_hop_only_when_asked(
+        brain: Brain, search: Search, project: str) -> None:
+    # more notes than the vector channel's pool (top_k's, when larger), the added ones holding
+    # no word of the question: the blended hop has notes left to find
+    seed(brain, project)
+    brain.importer.add_many([note(f"Release {i} of the payments service moved nightly job {i} "
+                                  f"to shard {i % 7}.", project)
+                             for i in range(DeepTuning().pool)])
+
+    def blended(**hops: int) -> set[str]:
+        hits = search.deep_search("connection pool exhausted", project,
+                                  top_k=DeepTuning().pool, **hops)
+        return {h.zk_id for h in hits for f in h.found_by if f.channel == "vector" and f.hop == 1}
+
+    assert not blended()  # DEEP_HOPS: the question's channels and the graph step
+    assert blended(hops=2)
+
+
 def test_get_related_follows_depth_and_direction(brain: Brain, search: Search,
                                                  project: str) -> None:
     a, b, c, d = brain.importer.add_many([note(f"chain note {x}", project) for x in "abcd"])

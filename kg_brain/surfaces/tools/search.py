@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field
 
 from kg_brain.base import validate
+from kg_brain.domain.ranking import DEEP_HOPS
 from kg_brain.domain.search import MAX_RELATED, Related
 from kg_brain.shapes.models import Hit, NoteView
 from kg_brain.surfaces.tools.base import Contextual, NoteKindName, ProjectArg, ToolArea, TopK, ZkId
@@ -78,7 +79,7 @@ class SearchTools(ToolArea):
         project: ProjectArg = None,
         hops: Annotated[int, Field(ge=1, le=3, description=(
             "1: question channels and one graph step; 2: plus a blended vector hop; "
-            "3: the graph step from twice as many notes"))] = 2,
+            "3: the graph step from twice as many notes"))] = DEEP_HOPS,
         include_contextual: Contextual = False,
         top_k: TopK = 10,
     ) -> SearchResults:
