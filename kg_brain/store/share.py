@@ -7,11 +7,12 @@ project large enough to matter. Below a share of want x MARGIN / ceiling the pro
 and the statements' exact scan of the project (their fallback when the index leaves them short)
 is cheaper than a huge index query: the fetch is 0, the statements skip the index and the scan
 answers alone (a base-sized index query would rarely find enough of the project's notes, and the
-scan would follow it anyway). A write's nearest notes and a search's vector channel
-(`or_scan`) take the scan also for a project no larger than its fetch and the notes the scan
-reads in the time the index walks its graph: reading each note costs about what reading an
-index candidate does (measured beside each other in a database of many projects), so the scan
-is the cheaper, and exact, of the two.
+scan would follow it anyway). A search's vector channel (`or_scan`) takes the scan also for a
+project no larger than its fetch and the notes the scan reads in the time the index walks its
+graph: reading each note costs about what reading an index candidate does (measured beside each
+other in a database of many projects), so the scan is the cheaper, and exact, of the two. A
+write's nearest notes (`for_write`) do the same, except for a project holding most of the
+database, which takes the index once it holds more notes than the fetch.
 Shares are counted once per project per `ttl_s` seconds in each process.
 """
 
@@ -64,6 +65,17 @@ class IndexFetch:
         is exact."""
         fetch = self(project, want, base)
         return 0 if self.size(project) <= fetch + INDEX_QUERY_NOTES else fetch
+
+    def for_write(self, project: str, want: int, base: int) -> int:
+        """A write's nearest notes: as `or_scan`, except that a project holding most of the
+        database takes the index as soon as it holds more notes than the fetch. The index then
+        returns at least `base` / MARGIN of the project's notes (fetch x share); so asked, it
+        answered the scan's nearest notes and scores for every add replayed, in less time than
+        the scan, which reads every note's embedding."""
+        fetch = self(project, want, base)
+        if fetch and fetch * self.share(project) * MARGIN >= base and self.size(project) > fetch:
+            return fetch
+        return self.or_scan(project, want, base)
 
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase

@@ -58,6 +58,23 @@ def test_a_write_scans_a_project_no_larger_than_its_fetch_and_an_index_query() -
     assert IndexFetch(Counts({"a": 20, "b": 99_980})).or_scan("a", 6, 120) == 0
 
 
+def test_a_write_takes_the_index_for_a_project_holding_most_of_the_database() -> None:
+    """Once the project holds more notes than the fetch, and the fetch brings at least
+    base / MARGIN of them; a minority project keeps or_scan's choice."""
+    fetch = IndexFetch(Counts({"a": 500}), base=100, ceiling=2_000)
+    assert fetch.or_scan("a", 6, 120) == 0 and fetch.for_write("a", 6, 120) == 120
+    fetch = IndexFetch(Counts({"a": 500, "b": 200}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 6, 120) == 120  # 120 x 5/7 x 1.5 >= 120
+    fetch = IndexFetch(Counts({"a": 500, "b": 300}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 6, 120) == 0  # 120 x 0.625 x 1.5 < 120: the scan, as or_scan
+    fetch = IndexFetch(Counts({"a": 100}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 6, 120) == 0  # no more notes than the fetch
+    fetch = IndexFetch(Counts({"a": 1_200, "b": 28_800}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 6, 120) == fetch.or_scan("a", 6, 120) == 0
+    fetch = IndexFetch(Counts({"a": 10_000, "b": 20_000}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 6, 120) == fetch.or_scan("a", 6, 120) == 120
+
+
 def test_shares_are_counted_once_per_project_within_the_ttl() -> None:
     counts = Counts({"a": 100, "b": 900})
     fetch = IndexFetch(counts, ttl_s=60.0)  # type: ignore[arg-type]
