@@ -5,5 +5,5 @@ MATCH (j:Job {kind: $kind, state: 'pending', project: $project})
 WHERE j.claimed_until IS NULL OR j.claimed_until < $now
 WITH j ORDER BY j.created LIMIT $limit
 SET j.claimed_until = $until, j.worker = $worker, j.attempts = j.attempts + 1,
-    j.claimed_request = j.requested
+    j.claimed_requests = coalesce(j.requests, 0)
 RETURN j.key AS key, j.zk_id AS zk_id, j.project AS project, j.attempts AS attempts

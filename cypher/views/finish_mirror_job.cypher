@@ -5,7 +5,7 @@
 //         retry_at: datetime or null; error: text or null.
 // returns: key, state
 MATCH (j:Job {key: $key, kind: 'mirror'})
-WITH j, j.claimed_request IS NULL OR j.requested > j.claimed_request AS again
+WITH j, j.claimed_requests IS NULL OR coalesce(j.requests, 0) > j.claimed_requests AS again
 SET j.state = CASE WHEN again THEN 'pending' ELSE $state END,
     j.claimed_until = CASE WHEN again THEN null ELSE $retry_at END,
     j.finished = $now, j.error = $error

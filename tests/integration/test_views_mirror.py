@@ -137,8 +137,9 @@ def test_a_change_is_mirrored_again_only_when_it_came_after_the_claim(
         db: Database, embedder: SentenceTransformerEmbedder, project: str,
         tmp_path: Path) -> None:
     """A change queued before the claim is in the render: the job is done at its first attempt
-    even when the writer's clock is ahead of the drain's (two processes). A change made while
-    the note is being written out leaves the job pending, and the next drain writes it."""
+    even when the writer's clock is ahead of the drain's (two processes). A change committed
+    while the note is being written out leaves the job pending, and the next drain writes it,
+    even when that writer's clock is behind the one the claim saw."""
     ahead = make_brain(db, embedder, clock=lambda: utc_now() + timedelta(minutes=1),
                        obsidian_vault_path=tmp_path / "vault")
     target = _Recording()
@@ -147,7 +148,9 @@ def test_a_change_is_mirrored_again_only_when_it_came_after_the_claim(
                              project).note.zk_id
     assert mirror.drain(project=project) == 1
     assert _job_state(db, zk_id) == ("done", 1)
-    target.during_put = lambda: ahead.writer.update(
+    late = make_brain(db, embedder, clock=lambda: utc_now() - timedelta(minutes=5),
+                      obsidian_vault_path=tmp_path / "vault")
+    target.during_put = lambda: late.writer.update(
         zk_id, "The release checklist moved to docs/release/CHECKLIST.md.")
     behind = make_brain(db, embedder, obsidian_vault_path=tmp_path / "vault")
     behind.writer.update(zk_id, "The release checklist lives in docs/RELEASING.md, step 4.")
