@@ -104,7 +104,10 @@ class Tuning:
     on the coding projects: the channel weights; the others kept the values the coding set
     alone was fitted to). Refitted over the eleven coding tuning projects, no set of them beat
     these values left out and the refit on everything returned them
-    (docs/bench/tune/fit-ranking11.json)."""
+    (docs/bench/tune/fit-ranking11.json). Other forms of the two channels' fusion (the lexical
+    score over the query's idf, the vector score as a z-score or over the project's range,
+    reciprocal ranks, a bonus for notes both channels find, the fusion baseline's BM25, a
+    rare-word term) gained no more than a lookup left out (docs/bench/tune/channels-mirror.json)."""
 
     # Vector index candidates at least, three times the pool (the index cannot filter by
     # project: a project's share of the notes widens it, kg_brain/store/share.py); its cost
