@@ -316,16 +316,17 @@ WITH total, collect(h) AS placed
 WITH placed, COLLECT {
     WITH placed[0].n AS lead, [x IN placed[..$near.bridge_at - 1] | x.n] AS above
     WHERE lead IS NOT NULL AND $near.bridge_at > 1
+    // weighed before any of the notes' properties is read
     MATCH (lead)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Note)
     WHERE e.notes >= 2 AND e.notes <= $ent_cap AND NOT m IN above
-      AND m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
-    WITH lead, m, collect(e.name)[0] AS via,
+    WITH lead, m, collect(e)[0] AS via,
          sum((log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0)) ^ $near.bridge_rarity)
          AS w
-    WHERE w >= $near.bridge_least
+    WHERE w >= $near.bridge_least AND m.project = $project AND m.memory_type = 'permanent'
+      AND NOT m.note_kind IN $excluded
     WITH lead, m, via, w, vector.similarity.cosine(m.embedding, $vector) AS cos
     ORDER BY w DESC, cos DESC, m.zk_id LIMIT 1
-    RETURN {n: m, cos: 2.0 * cos - 1.0, via: lead.zk_id, ent: via} AS b
+    RETURN {n: m, cos: 2.0 * cos - 1.0, via: lead.zk_id, ent: via.name} AS b
   } AS bridge
 WITH placed, bridge[0] AS b, [x IN placed WHERE NOT x.n IN [y IN bridge | y.n]] AS rest
 // it scores just below the hit above it; the hits it passes over score just below it, in their
