@@ -88,16 +88,14 @@ CLAUSE_OF = 15
 # (each entity at least 2 and at most ent_cap notes mention weighing its rarity among the
 # project's notes, log((N+1)/(n+0.5))/log(N+2), to the power BRIDGE_RARITY, summed) takes place
 # BRIDGE_AT when they weigh at least BRIDGE_LEAST: two entities each in a handful of notes, not
-# one (0 places: off). Of the needed notes a multi-note question of the coding tuning split
-# misses from the best 3, 11 of 34 share a rare entity with a needed note found there, 4 a
-# typed link, 6 the session order; the LoCoMo tuning conversations' multi-hop questions
-# miss most of theirs with no needed note in the best 3 (58 of 89). Chosen by
-# leave-one-project-out over the eleven coding tuning projects with the LoCoMo tuning
-# conversations in every fold, replaying the statement's best 10 in numpy (place 3 or 4;
-# power 0-4; least weight 0.4-2; a seed of one or two hits and a cosine gap, tried first, lost):
-# 8 folds chose place 3, power 2 and 1.2, 2 folds 1.1, one power 3 and 0.8; every needed note
-# in the best 3 for 68.6% of the multi-note questions left out against 64.3%, no other kind and
-# no LoCoMo recall@10 moved (docs/BENCHMARKS.md).
+# one (0 places: off). A multi-note question often finds one needed note by its words while
+# another names the same rare things in other words. Chosen by leave-one-project-out over the
+# eleven coding tuning projects with the LoCoMo tuning conversations in every fold, replaying
+# the statement's best 40 in numpy (`python -m bench.deep_replay`: place 3, 4 or off; power
+# 0-4; least weight 0.4-3): 10 folds chose place 3, power 2 and 1.2, one power 3 and 0.8.
+# Through the statement, multi-note all@3 64.3 -> 70.0 on the coding tuning split, no other
+# kind's hit@1 and no LoCoMo recall@10 moved (docs/BENCHMARKS.md); what still misses is counted
+# by `python -m bench.deep_candidates`.
 BRIDGE_AT = 3
 BRIDGE_RARITY = 2.0
 BRIDGE_LEAST = 1.2
