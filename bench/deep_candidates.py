@@ -9,9 +9,11 @@ project's live notes, its place in each channel: the query's cosine, the best of
 rare entities (at most `ent_cap` notes) it shares with the other needed notes, the typed links
 and the session order (FOLLOWS) joining it to them, its cosine to them and its place among the
 neighbours (typed links, FOLLOWS, rare shared entities) of the statement's best NEIGHBOURS_OF
-scored by the query's cosine. `summary` counts the questions answered with nothing and, for
-the needed notes missing from the best 3, 10 and 40, how many each channel holds among its
-best 5 and 10.
+scored by the query's cosine, and what joins it to a needed note the statement put in its best
+3 (a rare entity, a typed link, the session order). `summary` counts the questions answered
+with nothing and, for the needed notes missing from the best 3, 10 and 40, how many each
+channel holds among its best 5 and 10, how many are joined so to a needed note found in the
+best 3, and how many belong to a question with none there.
 """
 
 from __future__ import annotations
@@ -90,9 +92,11 @@ def _question(search: Search, brain: Brain, notes: Notes, typed: set[tuple[int, 
                if m != s and rare(s) & rare(m)}
     around -= set(seeds)
     need = [at[z] for z in expected if z in at]
+    found = [at[z] for z in ranked[:3] if z in expected and z in at]
     out: list[dict[str, Any]] = []
     for i in need:
         others = [j for j in need if j != i]
+        top = [j for j in found if j != i]
         near = np.asarray([m in around for m in range(len(notes.ids))]) & keep
         out.append({
             "id": notes.ids[i], "kind": str(notes.kinds[i]),
@@ -107,6 +111,10 @@ def _question(search: Search, brain: Brain, notes: Notes, typed: set[tuple[int, 
             "shared_entities": sorted({e for j in others for e in rare(i) & rare(j)}),
             "typed_to_other": any((i, j) in typed for j in others),
             "follows_other": any((i, j) in follows for j in others),
+            "shared_with_found": sorted({e for j in top for e in rare(i) & rare(j)}),
+            "typed_to_found": any((i, j) in typed for j in top),
+            "follows_found": any((i, j) in follows for j in top),
+            "none_found": not found,
             "cos_to_other": round(max((float(notes.vectors[i] @ notes.vectors[j])
                                        for j in others), default=0.0), 3),
             "by_other": min((_place(notes.vectors @ notes.vectors[j], keep & (
@@ -137,6 +145,10 @@ def _summary(asked: list[dict[str, Any]]) -> dict[str, Any]:
         row["typed_to_other"] = sum(n["typed_to_other"] for n in lost)
         row["follows_other"] = sum(n["follows_other"] for n in lost)
         row["shares_entity"] = sum(bool(n["shared_entities"]) for n in lost)
+        row["shares_entity_found"] = sum(bool(n["shared_with_found"]) for n in lost)
+        row["typed_to_found"] = sum(n["typed_to_found"] for n in lost)
+        row["follows_found"] = sum(n["follows_found"] for n in lost)
+        row["none_found"] = sum(n["none_found"] for n in lost)
         out[f"missing_from_{cut}"] = row
     return out
 

@@ -75,7 +75,7 @@ def questions(args: Any) -> list[dict[str, Any]]:
 def _question(q: dict[str, Any]) -> Question:
     """What deep_replay's `row` reads of a question."""
     return Question(q["suite"], q["project"], q["kind"], str(q["wording"]), q["text"],
-                    q["expected"], q["pairs"], [], [], np.zeros((0, 0)))
+                    q["expected"], q["pairs"], [], [], np.zeros((0, 0)), np.zeros(0), [], 0)
 
 
 def figures(rows: list[tuple[dict[str, Any], tuple[str, dict[str, float]]]]) -> dict[str, Any]:

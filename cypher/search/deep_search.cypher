@@ -14,7 +14,8 @@
 // times the link's weight) unless the query names an identifier the mistake holds and the fix
 // lacks ($named); a note superseded by a live note through a link someone asserted yields to
 // it ($tuning.superseded weight), and so does an older hit stating the same thing as a newer
-// one (fragments/current_first); $history turns both round. Every result says which channels and paths found it. Access is stamped on the
+// one (fragments/current_first); $history turns both round. Then the
+// places: the close hits first, a hit per clause, the first hit's bridge. Every result says which channels and paths found it. Access is stamped on the
 // returned notes when $stamp.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
@@ -31,8 +32,9 @@
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,
 //         not the first (fragments/current_first); stamp: count the hits as used; now; near: {gap,
-//         of, head, reach, clause_of}, the close hits first (NEAR_GAP, NEAR_OF, NEAR_HEAD,
-//         NEAR_REACH, CLAUSE_OF in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
+//         of, head, reach, clause_of, bridge_at, bridge_rarity, bridge_least}, the close hits
+//         first and the first hit's bridge (NEAR_GAP, NEAR_OF, NEAR_HEAD, NEAR_REACH,
+//         CLAUSE_OF, BRIDGE_AT, BRIDGE_RARITY, BRIDGE_LEAST in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
 //         several things ([] for one); tuning: a map
 //         of the constants (kg_brain/domain/ranking.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
@@ -175,8 +177,8 @@ CALL (base, top, total) {
   RETURN collect(bridged + linked) AS steps
 }
 UNWIND hop0 + hop1 + reduce(all = [], step IN steps | all + step) AS rec
-WITH rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
-WITH collect({n: n, recs: recs, s: fused}) AS hits
+WITH total, rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
+WITH total, collect({n: n, recs: recs, s: fused}) AS hits
 // the session: the note written just after a found one gets $tuning.session_after of its score,
 // the one written just before it $tuning.session_before (a note FOLLOWS the one before it), but
 // never more than just below the note that lifts it (0.99 of its score)
@@ -193,13 +195,13 @@ UNWIND hits + COLLECT {
             recs: [{n: m, s: s, hop: 1, ch: 'session', via: f.zk_id, rel: 'FOLLOWS',
                     ent: null}]} AS near
   } AS h
-WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, sum(h.s) AS own,
+WITH total, h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, sum(h.s) AS own,
      sum(coalesce(h.lift, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling
-WITH n, CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
+WITH total, n, CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
              WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
      CASE WHEN ceiling IS NOT NULL AND own >= ceiling THEN [x IN recs WHERE x.ch <> 'session']
           ELSE recs END AS recs
-WITH collect({n: n, recs: recs, s: fused}) AS found
+WITH total, collect({n: n, recs: recs, s: fused}) AS found
 // a note that FIXES a found mistake scores at least $tuning.fix_lift times the mistake's score
 // times the link's weight, plus 0.01 of its own; a query that names what it asks for ($named)
 // keeps the mistake holding its identifier above a fix lacking it (as search_memory)
@@ -213,29 +215,29 @@ UNWIND found + COLLECT {
     RETURN {n: f, s: 0.0, lifted: s, recs: [{n: f, s: s, hop: 1, ch: 'link', via: m.zk_id,
                                             rel: 'FIXES', ent: null}]} AS lifted
   } AS h
-WITH h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs,
+WITH total, h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs,
      coalesce(max(h.s), 0.0) AS own, max(h.lifted) AS lifted
-WITH n, recs, CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
+WITH total, n, recs, CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
                    ELSE lifted + 0.01 * own END AS fused
-WITH collect({n: n, recs: recs, s: fused}) AS hits
+WITH total, collect({n: n, recs: recs, s: fused}) AS hits
 // a note superseded by a live note through a link someone asserted (not the write path's:
 // origin 'auto') yields to it when that note was found scoring at least
 // $tuning.supersede_share of its score (as search_memory); asked for history, the successor
 // yields to the note it superseded
 UNWIND hits AS h
-WITH hits, h, h.n AS n
-WITH hits, h, n, CASE WHEN $history
+WITH total, hits, h, h.n AS n
+WITH total, hits, h, n, CASE WHEN $history
        THEN COLLECT { MATCH (n)-[s:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
                       WHERE s.origin <> 'auto' RETURN o.zk_id }
        ELSE COLLECT { MATCH (n)<-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
                       WHERE s.origin <> 'auto' RETURN o.zk_id } END AS other
-WITH n, h.recs AS recs, h.s * CASE
+WITH total, n, h.recs AS recs, h.s * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
               CASE WHEN x.n.zk_id IN other AND x.s > b THEN x.s ELSE b END)
             >= $tuning.supersede_share * h.s THEN $tuning.superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
-WITH collect({n: n, recs: recs, score: score}) AS ranked
+WITH total, collect({n: n, recs: recs, score: score}) AS ranked
 {{> current_first
     as: current
     hits: ranked
@@ -246,11 +248,11 @@ WITH collect({n: n, recs: recs, score: score}) AS ranked
     far: $linked_far
     subject: $tuning.same_subject }}
 UNWIND current AS h
-WITH h ORDER BY h.score DESC, h.n.zk_id
+WITH total, h ORDER BY h.score DESC, h.n.zk_id
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
 // comparable across queries; the vector channel's own when it found the note (the embedding is
 // read once)
-WITH collect(h {.*, relevance: CASE WHEN any(r IN h.recs WHERE r.cos IS NOT NULL)
+WITH total, collect(h {.*, relevance: CASE WHEN any(r IN h.recs WHERE r.cos IS NOT NULL)
                     THEN [r IN h.recs WHERE r.cos IS NOT NULL | r.cos][0]
                     ELSE 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
                                         0.0) - 1.0 END}) AS ranked
@@ -264,13 +266,13 @@ WITH collect(h {.*, relevance: CASE WHEN any(r IN h.recs WHERE r.cos IS NOT NULL
 // query, while it is about something else) scores just below the last of them, the hits passed
 // over in the order of their closeness to the query (a thousandth of that score less per unit
 // of cosine below 1)
-WITH ranked, COLLECT { UNWIND range(0, size(ranked) - 1) AS i
+WITH total, ranked, COLLECT { UNWIND range(0, size(ranked) - 1) AS i
                        RETURN i ORDER BY ranked[i].relevance DESC, i LIMIT $near.reach } AS nearest
-WITH ranked, [i IN range(0, size(ranked) - 1) WHERE i < $near.of OR i IN nearest] AS seen
-WITH ranked, seen, reduce(b = -1.0, i IN seen |
+WITH total, ranked, [i IN range(0, size(ranked) - 1) WHERE i < $near.of OR i IN nearest] AS seen
+WITH total, ranked, seen, reduce(b = -1.0, i IN seen |
                           CASE WHEN ranked[i].relevance > b THEN ranked[i].relevance ELSE b END)
                    AS closest
-WITH ranked, [i IN seen
+WITH total, ranked, [i IN seen
               WHERE ranked[i].relevance >= closest - $near.gap
                     OR any(r IN ranked[i].recs WHERE r.ch = 'exact')
                     OR EXISTS { MATCH (f)-[:FIXES|SUPERSEDES]->(m)
@@ -279,30 +281,70 @@ WITH ranked, [i IN seen
                                             | ranked[j].n] }
              ][..$near.head] AS lead
 UNWIND range(0, size(ranked) - 1) AS i
-WITH ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
+WITH total, ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
                           AND ranked[i].score > 0.99 * ranked[lead[-1]].score
                           THEN 0.99 * ranked[lead[-1]].score
                                * (1.0 - 0.001 * (1.0 - ranked[i].relevance)) END AS passed
-WITH h {.*, score: coalesce(passed, h.score)} AS h
+WITH total, h {.*, score: coalesce(passed, h.score)} AS h
 ORDER BY h.score DESC, h.n.zk_id
 // a question asking several things ($clauses: a vector per clause, [] for one): after the first
 // place, the closest hit to each clause (its cosine to the clause) among the best
 // $near.clause_of takes one of the best $near.head places, clause by clause; the others follow
 // in their order, just below the last of them
-WITH collect(h) AS placed
-WITH placed, reduce(lead = [0], c IN $clauses |
+WITH total, collect(h) AS placed
+WITH total, placed, reduce(lead = [0], c IN $clauses |
        CASE WHEN size(lead) >= $near.head THEN lead ELSE lead + [pick IN [reduce(b = 0,
          i IN range(0, size(placed[..$near.clause_of]) - 1) |
          CASE WHEN vector.similarity.cosine(placed[i].n.embedding, c)
                    > vector.similarity.cosine(placed[b].n.embedding, c) THEN i ELSE b END)]
          WHERE NOT pick IN lead] END) AS lead
-WITH placed, [i IN range(0, size(placed) - 1) WHERE i IN lead] AS lead
+WITH total, placed, [i IN range(0, size(placed) - 1) WHERE i IN lead] AS lead
 UNWIND range(0, size(placed) - 1) AS i
-WITH placed[i] AS h, CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i IN lead
+WITH total, placed[i] AS h, CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i IN lead
                           THEN 0.99 * placed[lead[-1]].score
                                * (1.0 - 0.001 * (i + 1) / size(placed)) END AS passed
-WITH h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END} AS h
+WITH total, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END} AS h
 ORDER BY h.score DESC, h.n.zk_id
+// the first hit's bridge: of the notes sharing entities with the first hit that at least 2 and
+// at most $ent_cap notes mention, the one whose shared entities weigh most, each by its rarity
+// among the project's notes (as the graph step's) to the power $near.bridge_rarity, takes
+// place $near.bridge_at when it ranks below it and they weigh at least $near.bridge_least
+// (several rare things in common, not one); ties go to the closer to the query. A question
+// asking for several notes finds the one nearest its words first; another it needs names the
+// same rare things (a host, a variable, a job) in other words.
+WITH total, collect(h) AS placed
+WITH placed, COLLECT {
+    WITH placed[0].n AS lead, [x IN placed[..$near.bridge_at - 1] | x.n] AS above
+    WHERE lead IS NOT NULL AND $near.bridge_at > 1
+    // weighed before any of the notes' properties is read
+    MATCH (lead)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Note)
+    WHERE e.notes >= 2 AND e.notes <= $ent_cap AND NOT m IN above
+    WITH lead, m, collect(e)[0] AS via,
+         sum((log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0)) ^ $near.bridge_rarity)
+         AS w
+    WHERE w >= $near.bridge_least AND m.project = $project AND m.memory_type = 'permanent'
+      AND NOT m.note_kind IN $excluded
+    WITH lead, m, via, w, vector.similarity.cosine(m.embedding, $vector) AS cos
+    ORDER BY w DESC, cos DESC, m.zk_id LIMIT 1
+    RETURN {n: m, cos: 2.0 * cos - 1.0, via: lead.zk_id, ent: via.name} AS b
+  } AS bridge
+WITH placed, bridge[0] AS b, [x IN placed WHERE NOT x.n IN [y IN bridge | y.n]] AS rest
+// it scores just below the hit above it; the hits it passes over score just below it, in their
+// order
+WITH placed, b, rest, [x IN placed WHERE x.n = b.n][0] AS was,
+     0.999 * rest[size(rest[..$near.bridge_at - 1]) - 1].score AS s
+WITH b, s, CASE WHEN b IS NULL THEN placed
+                ELSE rest[..$near.bridge_at - 1]
+                     + [{n: b.n, score: s, relevance: coalesce(was.relevance, b.cos),
+                         recs: coalesce(was.recs, [])
+                               + [{n: b.n, s: s - coalesce(was.score, 0.0), hop: 1,
+                                   ch: 'bridge', via: b.via, rel: 'MENTIONS', ent: b.ent}]}]
+                     + rest[$near.bridge_at - 1..] END AS ranked
+UNWIND range(0, size(ranked) - 1) AS i
+WITH ranked[i] AS h, CASE WHEN b IS NOT NULL AND i >= $near.bridge_at
+                          THEN 0.99 * s * (1.0 - 0.001 * i / size(ranked)) END AS cap
+WITH h {.*, score: CASE WHEN cap < h.score THEN cap ELSE h.score END} AS h
+WITH h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // when no hit reaches $tuning.floor, none holds a rare identifier of the query (the exact
 // channel) and none of the lexical channel's holds at least $rare_words rare words of the

@@ -84,6 +84,21 @@ NEAR_HEAD = 3
 # chose 1; at 3 LoCoMo's recall@10 falls): `python -m bench.deep_reach`, docs/BENCHMARKS.md.
 NEAR_REACH = 1
 CLAUSE_OF = 15
+# ... and last the first hit's bridge: the note sharing the rarest entities with the first hit
+# (each entity at least 2 and at most ent_cap notes mention weighing its rarity among the
+# project's notes, log((N+1)/(n+0.5))/log(N+2), to the power BRIDGE_RARITY, summed) takes place
+# BRIDGE_AT when they weigh at least BRIDGE_LEAST: two entities each in a handful of notes, not
+# one (0 places: off). A multi-note question often finds one needed note by its words while
+# another names the same rare things in other words. Chosen by leave-one-project-out over the
+# eleven coding tuning projects with the LoCoMo tuning conversations in every fold, replaying
+# the statement's best 40 in numpy (`python -m bench.deep_replay`: place 3, 4 or off; power
+# 0-4; least weight 0.4-3): 10 folds chose place 3, power 2 and 1.2, one power 3 and 0.8.
+# Through the statement, multi-note all@3 64.3 -> 70.0 on the coding tuning split, no other
+# kind's hit@1 and no LoCoMo recall@10 moved (docs/BENCHMARKS.md); what still misses is counted
+# by `python -m bench.deep_candidates`.
+BRIDGE_AT = 3
+BRIDGE_RARITY = 2.0
+BRIDGE_LEAST = 1.2
 # deep_search's hops when the caller names none: the question's channels and one graph step.
 # The blended vector hop (hops 2) scored as hops 1 does over the eleven coding
 # tuning projects (hit@1, MRR, all@3 and all@5 of every kind) and the LoCoMo tuning

@@ -32,6 +32,9 @@ from kg_brain.domain.query_text import (
 )
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
+    BRIDGE_AT,
+    BRIDGE_LEAST,
+    BRIDGE_RARITY,
     CLAUSE_OF,
     DEEP_HOPS,
     KNOWN_FLOOR,
@@ -219,7 +222,8 @@ class Search:
             named=names(text, params["terms"]), rare_share=RARE_SHARE, rare_words=RARE_WORDS,
             same_linked=SAME_LINKED, linked_far=LINKED_FAR,
             near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
-                  "clause_of": CLAUSE_OF},
+                  "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
+                  "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST},
             clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
         return [_hit(r) for r in rows]

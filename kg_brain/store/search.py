@@ -94,7 +94,8 @@ def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
     entity bridges and typed links, the hits close to the query first (`near`), then a hit
-    close to each clause of a question asking several things (`clauses`); stamps access
+    close to each clause of a question asking several things (`clauses`), then the first
+    hit's bridge (`near`: the note sharing its rarest entities); stamps access
     on the hits when `stamp`. `tuning`: the statement's constants, read as `$tuning.alpha`
     (its header names each one)."""
 

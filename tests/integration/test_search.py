@@ -715,3 +715,35 @@ def test_deep_search_gives_a_top_place_to_the_closest_hit_of_each_clause(
     monkeypatch.setattr(search_module, "CLAUSE_OF", 0)  # no clause takes a place
     without = search.deep_search(query, project, top_k=5)
     assert owner not in [h.zk_id for h in without][:3], [h.title for h in without]
+
+
+def test_deep_search_gives_the_third_place_to_the_note_sharing_the_first_hits_rare_entities(
+        brain: Brain, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second note the question needs names the first hit's host, variable and script in
+    other words; notes sharing the question's words rank above it, and the bridge gives it
+    the third place."""
+    first, second = brain.importer.add_many([
+        note("The invoice worker connects through pgb.ledger.internal using LEDGER_POOL_DSN "
+             "and runs scripts/reconcile.py nightly.", project),
+        note("Rotating the password: update LEDGER_POOL_DSN, reload pgb.ledger.internal, then "
+             "rerun scripts/reconcile.py by hand.", project)])
+    brain.importer.add_many(
+        [note(f"The invoice worker retries a failed invoice email {n + 2} times before it "
+              "gives up.", project) for n in range(5)]
+        + [note(f"Team note {n}: the {topic} dashboard refreshes every {n + 3} minutes.",
+                project) for n, topic in enumerate(
+                    ["latency", "signup", "billing", "search", "mobile", "warehouse",
+                     "payments", "queue", "cache", "email", "storage", "auth", "export",
+                     "import", "release", "support", "pricing", "audit", "backup", "feature",
+                     "traffic", "error", "cost", "growth", "uptime"])])
+    query = "which host and DSN does the invoice worker connect through?"
+    monkeypatch.setattr(search_module, "BRIDGE_AT", 0)  # no bridge takes a place
+    without = [h.zk_id for h in search.deep_search(query, project, top_k=5)]
+    assert without[0] == first and second not in without[:3], without
+    monkeypatch.undo()
+    hits = search.deep_search(query, project, top_k=5)
+    assert [h.zk_id for h in hits][:3] == [*without[:2], second]
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    bridged = [f for f in _found(hits, second) if f.channel == "bridge" and f.via == first]
+    assert bridged and bridged[0].relationship == "MENTIONS"

@@ -1,10 +1,11 @@
-"""The numpy replay of deep_search's last two steps (bench/deep_replay.py)."""
+"""The numpy replay of deep_search's last three steps (bench/deep_replay.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from bench.deep_replay import OFF, Hit, by_clause, near, settings_grid
+from bench.deep_replay import OFF, Hit, Question, bridge, by_clause, near, settings_grid
+from bench.ranking import Notes
 
 
 def _hits(*rows: tuple[str, float, float]) -> list[Hit]:
@@ -49,3 +50,34 @@ def test_the_grid_holds_today_and_both_steps_off_once() -> None:
     grid = settings_grid()
     assert sum(s["of"] == OFF and s["clause_of"] == OFF for s in grid) == 1
     assert len({tuple(s.values()) for s in grid}) == len(grid)
+
+
+def _notes(entities: dict[str, dict[str, int]], kinds: dict[str, str]) -> Notes:
+    ids = sorted(entities)
+    empty = np.zeros((0, 2), dtype=np.int64)
+    return Notes(ids=ids, kinds=np.asarray([kinds.get(z, "general") for z in ids]),
+                 created=np.zeros(len(ids)), vectors=np.eye(len(ids)), follows=empty,
+                 fixes=empty, fix_weights=np.zeros(0), supersedes=empty, asserted=empty,
+                 entities=[entities[z] for z in ids], entity_kinds={}, texts=["" for _ in ids],
+                 order=np.arange(len(ids)), stated=np.zeros(len(ids)))
+
+
+def _question(hits: list[Hit], notes: Notes, excluded: list[str]) -> Question:
+    return Question("coding", "p", "multi_note", "original", "", set(), [], hits, [],
+                    np.zeros((0, 0)), notes.vectors[notes.ids.index("m")], excluded, 100)
+
+
+def test_the_note_sharing_the_first_hits_rare_entities_takes_the_third_place() -> None:
+    rare = {"host": 2, "var": 2}
+    notes = _notes({"a": rare, "m": rare, "n": {"host": 2}, "x": {}, "y": {}, "z": {}},
+                   {"m": "general"})
+    hits = _hits(("a", 3.0, 0.6), ("x", 2.0, 0.5), ("y", 1.9, 0.5), ("z", 1.0, 0.4))
+    q = _question(hits, notes, [])
+    ranked = bridge(hits, q, notes, at=3, rarity=2.0, least=1.2)
+    assert _ids(ranked) == ["a", "x", "m", "y", "z"]
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    # one rare entity in common weighs too little; a kind the search leaves out never comes
+    assert _ids(bridge(hits, q, notes, at=3, rarity=2.0, least=2.0)) == _ids(hits)
+    assert _ids(bridge(hits, _question(hits, notes, ["general"]), notes, at=3, rarity=2.0,
+                       least=1.2)) == _ids(hits)
+    assert _ids(bridge(hits, q, notes, at=OFF, rarity=2.0, least=1.2)) == _ids(hits)
