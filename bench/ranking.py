@@ -242,7 +242,8 @@ def held(q: Asked, boosts: dict[str, float]) -> tuple[np.ndarray, int]:
     holds: np.ndarray = np.zeros(live, dtype=np.int64)
     known = 0
     for word, is_content in zip(q.words, q.content, strict=False):
-        both = sum((b * word[f] for f, b in boosts.items() if b > 0), np.zeros(len(word["content"])))
+        both = sum((b * word[f] for f, b in boosts.items() if b > 0),
+                   np.zeros(len(word["content"])))
         if is_content and both.any():
             known += 1
             holds += both[:live] > 0

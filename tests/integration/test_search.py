@@ -575,6 +575,24 @@ def test_a_content_word_no_note_of_the_project_holds_raises_the_floor(
     assert search.search_memory("how did we get the port of the gateway?", project)
 
 
+def test_a_hit_lacking_a_word_of_the_query_other_notes_hold_has_a_higher_floor(
+        brain: Brain, search: Search, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # every word is rare among six notes: the lexical evidence, another gate, is out of the way
+    monkeypatch.setattr(search_module, "RARE_WORDS", 99)
+    brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n}.", project)
+                             for n in range(5)])
+    target = brain.importer.add_many([note(
+        "The quokka exporter writes its metrics to the cold bucket.", project)])[0]
+    # a hit holding every known content word passes from -0.5; each one it lacks adds 2
+    strict = Search(brain.deps, search.tuning, word_floor=(-0.5, 0.0, 2.0))
+    assert strict.search_memory("quokka exporter bucket", project)[0].zk_id == target
+    assert strict.search_memory("quokka exporter harbour", project) == []
+    # a word no note holds is unknown, not lacked (UNKNOWN_STEP's, here 0)
+    assert strict.search_memory("quokka exporter zeppelin", project)[0].zk_id == target
+    lenient = Search(brain.deps, search.tuning, word_floor=(-0.5, 0.0, 0.0))
+    assert lenient.search_memory("quokka exporter harbour", project)
+
+
 def kestrel_and_harbours(brain: Brain, project: str) -> tuple[str, list[str]]:
     """"kestrel" in one note of `project` and in 300 of a neighbouring one, "harbour" in 20
     notes of `project` only: the note holding "kestrel" and those holding "harbour"."""

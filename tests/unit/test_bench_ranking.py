@@ -259,6 +259,20 @@ def test_each_content_word_no_note_holds_raises_the_floor() -> None:
     assert rank(pool, unknown, t, floor=(0.35, 0.1, 0.0))[0] == 0
 
 
+def test_a_hit_holding_the_query_s_words_has_a_lower_floor_than_one_lacking_them() -> None:
+    pool = notes(3)
+    t = replace(Tuning(), same_n=0)
+    holding = about(asked([0.3, 0.1, 0.0], {0}), [1.0, 0.0, 0.0])  # note 0 holds the word
+    assert rank(pool, holding, t, floor=(0.28, 0.0, 0.05))[0] == 0
+    # the word held by note 1 instead: note 0 lacks it, 0.3 < 0.28 + 0.05, note 1 is far
+    lacking = about(asked([0.3, 0.1, 0.0], {0}), [0.0, 1.0, 0.0])
+    assert rank(pool, lacking, t, floor=(0.28, 0.0, 0.05)) == []
+    assert rank(pool, lacking, t, floor=(0.28, 0.0, 0.0))  # note 0 reaches the floor
+    # a word no note holds is unknown, not lacked: its own step
+    unknown = about(asked([0.3, 0.1, 0.0], {0}), [0.0, 0.0, 0.0])
+    assert rank(pool, unknown, t, floor=(0.28, 0.0, 0.05))[0] == 0
+
+
 def test_the_floor_and_its_step_are_chosen_together_left_out() -> None:
     # each project: a lookup whose word the notes hold, at cosine 0.4, and a question about
     # nothing stored naming a word no note holds, at 0.45: only a step answers the first and
