@@ -61,6 +61,10 @@ ABSENT = "absent"  # the kind of a question about nothing stored
 CHAT = "chat"  # the kind of a question of a conversation (LoCoMo): scored by recall@10
 LEX_LIMIT = 5_000  # full-text candidates per word and field: every match of a project
 FIX_TIE = 0.01  # share of a lifted fix's own score added to its lift (search_memory.cypher)
+# share of the score a later note takes from a note yielding to it, times its own cosine to
+# the query ((1 + cos) / 2), added to it (fragments/current_first)
+CURRENT_TIE = 0.001
+SUMMARY = "session_summary"  # states the values of several subjects (fragments/current_first)
 
 
 @dataclass
@@ -464,9 +468,11 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     holds; the later note takes the best score of those yielding to it, and a note yielding to
     m notes scores at most 0.99^m times the best of theirs. Asked for the value just before
     (`before`), only the best of these notes yields, to the one stated just before it. Mistakes
-    and handoffs take no part; a fix never yields, and only asked for the current value is one
-    yielded to. Asked for the current value, a note also yields to a SUPERSEDES-linked note of
-    its kind among the best LINKED_FAR times same_n."""
+    and open threads take no part, a session summary never yields; a fix never yields, and only
+    asked for the current value is one yielded to. Asked for the current value, a note also
+    yields to a SUPERSEDES-linked note of its kind among the best LINKED_FAR times same_n, and
+    to a later session summary among the best same_n by the entity and the reach alone; of the
+    notes it yields to, the closest to the query ranks first (CURRENT_TIE)."""
     head = [int(i) for i in ranked[:t.same_n]]
     far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
@@ -474,7 +480,8 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
              for b in far if b != a
              and (b in head or not q.history and notes.kinds[b] == notes.kinds[a]
                   and (a, b) in linked)
-             and notes.kinds[b] not in ((*VALUELESS, "fix") if q.history else VALUELESS)
+             and (notes.kinds[b] not in ((*VALUELESS, "fix") if q.history else VALUELESS)
+                  or not q.history and notes.kinds[b] == SUMMARY)
              and (notes.stated[b] < notes.stated[a] if q.history
                   else notes.stated[b] > notes.stated[a])
              and same_subject(notes, q, a, b, t, (a, b) in linked)
@@ -486,7 +493,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
         pairs = [max(earlier, key=lambda p: notes.stated[p[1]])] if earlier else []
     lifted = score.copy()
     for a, b in pairs:
-        lifted[b] = max(lifted[b], score[a])
+        lifted[b] = max(lifted[b], score[a] * (1.0 + CURRENT_TIE * (1.0 + q.cosine[b]) / 2.0))
     out = lifted.copy()
     for a in {a for a, _ in pairs}:
         over = [lifted[b] for x, b in pairs if x == a]
@@ -500,13 +507,15 @@ VALUELESS = ("mistake", "session_summary", "open_thread")  # kinds stating no va
 
 def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:
     """Two notes state the same subject (a yielding to b): a SUPERSEDES link, mutual cosine >=
-    SAME_LINKED and b of a's kind or a fix, or mutual cosine >= same_cos, the later one (b) at
-    most same_reach less close to the query and an entity both mention that at most
-    same_subject notes mention, not a person, a name or a date."""
+    SAME_LINKED and b of a's kind or a fix, or mutual cosine >= same_cos (any when b is a
+    session summary), the later one (b) at most same_reach less close to the query and an
+    entity both mention that at most same_subject notes mention, not a person, a name or a
+    date."""
     mutual = float(notes.vectors[a] @ notes.vectors[b])
     if linked and mutual >= SAME_LINKED and notes.kinds[b] in (notes.kinds[a], "fix"):
         return True
-    if mutual < t.same_cos or q.cosine[b] < q.cosine[a] - t.same_reach:
+    if (mutual < t.same_cos and notes.kinds[b] != SUMMARY
+            or q.cosine[b] < q.cosine[a] - t.same_reach):
         return False
     shared = notes.entities[a].keys() & notes.entities[b].keys()
     return any(notes.entities[a][e] <= t.same_subject

@@ -14,13 +14,19 @@
 // name or a date: who said it and when). Asked for the current value, a note also yields to a
 // linked note of its kind (as above) among the best {{far}} times {{head}} hits: the note that
 // replaced one may rank far below it. The later note takes the best score of the notes
-// yielding to it; a note yielding to m hits scores at most 0.99^m times the best of theirs
+// yielding to it, times 1 + 0.001 times its own cosine to the query ((1 + cos) / 2): of the
+// notes one hit yields to (look-alikes of other services among them), the closest in meaning
+// ranks first; a note yielding to m hits scores at most 0.99^m times the best of theirs
 // (of a value changed twice, the first ranks last). $history (a question asking for an earlier
 // value) turns it round: the later note yields to the earlier; and asked for the value just
 // before one ($before: "before we went to 60", not "originally"), only the best hit stating a
-// value yields, to the note of the same thing stated just before it. Mistakes and handoffs state
-// no value: they take no part. A fix states the value it set ("raised the pool to 60"), so asked
-// for the current value a note yields to a later fix of the same thing; a fix never yields (it
+// value yields, to the note of the same thing stated just before it. Mistakes and open threads
+// state no value: they take no part. A session summary states the values its session left, of
+// several subjects (its mutual cosine with a note of one of them stays low): it never yields,
+// and asked for the current value a note yields to a later summary among the best {{head}}
+// hits by the shared entity and the reach alone (summaries are hits only when the search asks
+// for handoffs). A fix states the value it set ("raised the pool to 60"), so asked for the
+// current value a note yields to a later fix of the same thing; a fix never yields (it
 // ranks with its mistake by FIXES: a symptom question asks for the fix, not for a later note on
 // its setting), nor does a history question turn to one; a FIXES pair never yields; nor,
 // asked for the current value, does a note holding an identifier of the query ($terms) to one
@@ -41,19 +47,21 @@ CALL ({{hits}}) {
     // mistakes and handoffs state no value; a fix states the one it set
     RETURN collect({i: i, n: n, stated: stated, fix: n.note_kind = 'fix',
                     valued: NOT n.note_kind IN ['mistake', 'session_summary', 'open_thread'],
+                    summary: n.note_kind = 'session_summary',
                     e: n.embedding, q: vector.similarity.cosine(n.embedding, $vector)}) AS told
   }
   CALL (told) {
     UNWIND told AS x
     UNWIND told AS y
     WITH x, y
-    WHERE x.i < {{head}} AND x.valued AND NOT x.fix AND y.valued AND NOT ($history AND y.fix)
+    WHERE x.i < {{head}} AND x.valued AND NOT x.fix AND NOT ($history AND y.fix)
+      AND (y.valued OR NOT $history AND y.summary)
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
     WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
-         y.stated AS stated, vector.similarity.cosine(x.e, y.e) AS ab
+         y.stated AS stated, vector.similarity.cosine(x.e, y.e) AS ab, y.summary AS summary
     WHERE (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
            AND (b.note_kind = a.note_kind OR b.note_kind = 'fix')
-           OR ab >= (1.0 + {{same}}) / 2.0 AND near
+           OR (summary OR ab >= (1.0 + {{same}}) / 2.0) AND near
               AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)
                            WHERE e.notes <= {{subject}}
                              AND NOT e.kind IN ['person', 'proper_noun', 'date'] })
@@ -67,15 +75,19 @@ CALL ({{hits}}) {
     WITH i, j, stated ORDER BY i, stated DESC, j
     RETURN collect([i, j]) AS pairs
   }
-  WITH {{hits}}, CASE WHEN $before
+  WITH {{hits}}, told, CASE WHEN $before
          THEN [p IN pairs WHERE p[0] = [x IN told WHERE x.i < {{head}} AND x.valued
                                                           AND NOT x.fix | x.i][0]][0..1]
          ELSE pairs END AS pairs
-  // a later note takes the best score of the notes yielding to it
+  // a later note takes the best score of the notes yielding to it, and a thousandth of it
+  // times its own cosine to the query ((1 + cos) / 2): of the later notes one note yields to,
+  // the closest in meaning ranks first
   WITH {{hits}} AS hits, pairs, [k IN range(0, size({{hits}}) - 1) |
                 reduce(s = {{hits}}[k].score, p IN pairs |
-                       CASE WHEN p[1] = k AND {{hits}}[p[0]].score > s
-                            THEN {{hits}}[p[0]].score ELSE s END)] AS lifted
+                       CASE WHEN p[1] = k
+                                 AND {{hits}}[p[0]].score * (1.0 + 0.001 * told[k].q) > s
+                            THEN {{hits}}[p[0]].score * (1.0 + 0.001 * told[k].q)
+                            ELSE s END)] AS lifted
   // a yielding note falls just below the best of the notes it yields to
   UNWIND range(0, size(hits) - 1) AS k
   WITH k, hits[k] AS h, lifted[k] AS s, [p IN pairs WHERE p[0] = k | lifted[p[1]]] AS over

@@ -109,7 +109,10 @@ class Tuning:
     on the coding projects: the channel weights; the others kept the values the coding set
     alone was fitted to). Refitted over the eleven coding tuning projects, no set of them beat
     these values left out and the refit on everything returned them
-    (docs/bench/tune/fit-ranking11.json)."""
+    (docs/bench/tune/fit-ranking11.json). Other forms of the two channels' fusion (the lexical
+    score over the query's idf, the vector score as a z-score or over the project's range,
+    reciprocal ranks, a bonus for notes both channels find, the fusion baseline's BM25, a
+    rare-word term) gained no more than a lookup left out (docs/bench/tune/channels-mirror.json)."""
 
     # Vector index candidates at least, three times the pool (the index cannot filter by
     # project: a project's share of the notes widens it, kg_brain/store/share.py); its cost
@@ -185,10 +188,17 @@ class Tuning:
     # cosine >= same_cos, a cosine to the query at most same_reach below its own and an entity
     # both mention that at most same_subject notes mention (not a person, a name or a date: in
     # a chat every turn names its speaker and day). The later note takes the best score of
-    # those yielding to it, each of them falls just below it; mistakes and handoffs take no
-    # part, a fix (stating the value it set) is yielded to, never yields. Asked for the current
-    # value, a note holding an identifier of the query the later one lacks does not yield
-    # (look-alikes "alpha-3", "alpha-4"); a history question turns it round. Chosen by
+    # those yielding to it, each of them falls just below it; of the later notes one yields to
+    # (look-alikes of sibling services the write path linked to it among them) the closest to
+    # the query ranks first, not the first id; mistakes and open threads take no part, a fix
+    # (stating the value it set) is yielded to, never yields, and so is a session summary
+    # (stating its session's values of several subjects, its mutual cosine with a note of one
+    # of them stays low), asked for the current value, by the entity and the reach alone
+    # (docs/bench/tune/current-lookalike-mirror.json: leave-one-project-out chose the order in
+    # every fold and the summary in the ten whose projects hold no question it moves: one
+    # current value more each, nothing else). Asked for the current value, a note holding an
+    # identifier of the query the later one lacks does not yield (look-alikes "alpha-3",
+    # "alpha-4"); a history question turns it round. Chosen by
     # leave-one-project-out on the coding tuning split through the mirror (bench/ranking.py;
     # docs/BENCHMARKS.md): same_n 3, 10, 20, 40; SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7;
     # same_reach 0.15-0.3; same_subject 4, 8; fixes, SUPERSEDES and the reach on linked pairs

@@ -310,3 +310,59 @@ def test_a_linked_later_note_past_the_best_hits_takes_the_current_value(
     monkeypatch.undo()
     assert ranked(current) == [[new, old], [new, old]]
     assert [r[0] for r in ranked(history)] == [old, old]
+
+
+def test_of_the_later_notes_a_note_yields_to_the_closest_to_the_question_ranks_first(
+        brain: Brain, days: Days, project: str, embedder: SentenceTransformerEmbedder) -> None:
+    """The write path links a note by SUPERSEDES to later look-alikes on sibling services
+    (mutual cosine at least SAME_LINKED, in [-1, 1]) as well as to the note changing its value:
+    each takes the note's score, and of them the closest to the question ranks first."""
+    old, = write(brain, days, project, [
+        "The ledger API serves on port 8020 in development; set LEDGER_HTTP_PORT to change it."])
+    texts = [f"We moved the {s} API to {8041 + i} in development "
+             f"({s.upper().replace('-', '_')}_HTTP_PORT) since {8040 + i} clashed with the docs "
+             f"preview server." for i, s in enumerate(["ledger-admin", "ledger-export",
+                                                       "ledger-audit", "ledger-sync"])]
+    texts.append("We moved the ledger API to 8025 in development (LEDGER_HTTP_PORT) since 8020 "
+                 "clashed with the docs preview server.")
+    query = "which port does the ledger API serve on in development?"
+    unit = [v / np.linalg.norm(v) for v in (np.asarray(embedder.encode(t), dtype=np.float64)
+                                            for t in [query, *texts])]
+    assert all(np.dot(unit[-1], unit[0]) > np.dot(u, unit[0]) for u in unit[1:-1])
+    later = write(brain, days, project, texts)
+    for zk_id in later:
+        brain.db.write_tx(lambda tx, z=zk_id: brain.writer.link(
+            tx, z, old, LinkType.SUPERSEDES, "changes the port", origin="auto"))
+    assert unordered_by_time(brain, query, project)[0] == old  # it outranks every later note
+    for ranked in rankings(brain, query, project):
+        assert ranked[0] == later[-1] and ranked.index(old) == len(later)
+
+
+def test_a_later_session_summary_states_the_current_value(brain: Brain, days: Days,
+                                                          project: str) -> None:
+    """A session closed with a value changed in its summary alone: asked for the current value
+    among handoffs, the summary ranks above the note stating the old value; asked for history,
+    the note."""
+    old, = write(brain, days, project, [
+        "Production rollouts wait 48 hours before going from 10% to 50% of users "
+        "(ROLLOUT_STEP_HOURS in release/config.yaml)."])
+    summary = brain.sessions.close(
+        project, "Rollout steps",
+        ["ROLLOUT_STEP_HOURS raised to 96: rollouts wait 96 hours before the 50% step"], [],
+        ["ask Play support about vitals alerts"]).summary_zk_id
+    current = "how many hours do we wait before going to 50% in a rollout now?"
+    history = "how many hours did we wait before going to 50% in a rollout originally?"
+    off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
+                 replace(brain.search.deep_tuning, same_n=0))
+    hits = {h.zk_id: h for h in off.search_memory(current, project, include_contextual=True)}
+    assert list(hits).index(old) < list(hits).index(summary)
+    # the summary reaches the query at most same_reach less close (cosines in [-1, 1])
+    assert hits[summary].relevance >= hits[old].relevance - brain.search.tuning.same_reach
+
+    def both(query: str) -> list[list[str]]:
+        return [[h.zk_id for h in search(query, project, include_contextual=True)]
+                for search in (brain.search.search_memory, brain.search.deep_search)]
+
+    assert [r[0] for r in both(current)] == [summary, summary]
+    assert [r[0] for r in both(history)] == [old, old]
+    assert brain.search.search_memory(current, project)[0].zk_id == old  # no handoffs asked for

@@ -318,3 +318,36 @@ def test_a_word_held_by_notes_no_longer_live_counts_them_as_the_statement_does()
     idf = (1.0 - AS_WRITTEN) * np.log(1.0 + (4 - 3 + 0.5) / (3 + 0.5))
     assert np.allclose(score, [idf * 0.5, idf * 0.25, 0.0])
     assert rare.tolist() == [0, 0, 0]  # three of four notes hold it: no rare word
+
+
+def test_of_the_later_notes_a_note_yields_to_the_closest_to_the_query_ranks_first() -> None:
+    # note 0 states a value; the write path linked it to the later notes 1 and 2 (mutual
+    # cosine 0.6): 1 a look-alike on a sibling service, 2 the change, closer to the query; both
+    # take note 0's score, 2 first, whichever id sorts first
+    alike = np.eye(4)
+    alike[1] = [0.6, 0.8, 0.0, 0.0]
+    alike[2] = [0.6, 0.0, 0.8, 0.0]
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    for order in ([0, 1, 2, 3], [0, 2, 1, 3]):
+        pool = notes(4, inferred=[(1, 0), (2, 0)], vectors=alike)
+        pool.order = np.asarray(order)
+        assert rank(pool, asked([0.8, 0.4, 0.5, 0.0], {2}), t)[:3] == [2, 1, 0]
+
+
+def test_a_note_yields_to_a_later_session_summary_of_its_subject_for_the_current_value() -> None:
+    # note 0 states a value; note 1, a later session summary, states it changed among other
+    # things (mutual cosine 0.3): asked for the current value among handoffs, the summary; a
+    # summary without the entity, one too far from the query or a history question: note 0
+    alike = np.eye(3)
+    alike[1] = [0.3, np.sqrt(0.91), 0.0]
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    kinds = ["general", "session_summary", "general"]
+    step = {"rollout_step_hours": 2}
+    pool = notes(3, vectors=alike, note_kinds=kinds, entities=[step, step, {}],
+                 kinds={"rollout_step_hours": "setting"})
+    q = asked([0.6, 0.5, 0.0], {1})
+    q.contextual = True
+    assert rank(pool, q, t)[:2] == [1, 0]
+    assert rank(pool, replace(q, cosine=np.asarray([0.6, 0.4, 0.0])), t)[0] == 0
+    assert rank(notes(3, vectors=alike, note_kinds=kinds), q, t)[0] == 0
+    assert rank(pool, replace(q, history=True), t)[0] == 0
