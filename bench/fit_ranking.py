@@ -17,13 +17,14 @@ leave-one-project-out on the coding projects: each variant is fitted on all of t
 everything. The result (the constants, per-kind figures of the defaults and of the fit,
 in-sample and left out) is printed or saved with `--out`; the constants go into Tuning by hand.
 
-`--floor-share P` chooses the relevance floor of a project searched word by word instead
-(KNOWN_FLOOR and UNKNOWN_STEP of kg_brain/domain/ranking.py), by leave-one-project-out too: for
-each coding project, the pair of FLOORS and STEPS that answers at least P% of the other
-projects' questions about nothing stored with nothing and puts the most of their expected notes
-first, applied to it; the result holds the pair of each fold, the per-kind figures left out,
-the same with the floor alone (step 0) and, in-sample, each pair's lookups, hit@1 and share
-answered with nothing.
+`--floor-share P...` chooses the relevance floor of a project searched word by word instead
+(KNOWN_FLOOR, UNKNOWN_STEP and LACKED_STEP of kg_brain/domain/ranking.py), by
+leave-one-project-out too: for each coding project, the floor of FLOORS, STEPS and LACKED that
+answers at least P% of the other projects' questions about nothing stored with nothing and puts
+the most of their expected notes first, applied to it; the result holds, for each P (the trade
+as a curve), the floors of each fold and the per-kind figures left out, the same with no step
+per lacked word (no_lacked) and with the floor alone (floor_alone), and, in-sample, each floor's
+lookups, hit@1 and share answered with nothing.
 
 `--rewordings FILE...` (bench/data/coding/tune-rewordings-values-*.json) scores, per question
 kind, the questions those files reword as written and in each file's wordings: search_memory's
@@ -40,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import pickle
 import sys
 from collections import OrderedDict
@@ -59,7 +59,9 @@ from bench.ranking import (
     ABSENT,
     CHAT,
     Asked,
+    Floor,
     Notes,
+    before_floor,
     by_kind,
     chat_signals,
     flat,
@@ -67,7 +69,6 @@ from bench.ranking import (
     reworded,
     score,
     signals,
-    unknown,
 )
 from kg_brain.base.settings import Settings, load_settings
 from kg_brain.domain.ranking import Tuning
@@ -107,8 +108,9 @@ PASSES = 2
 # leave-one-project-out start alike and mostly move alike, so they try many of the same
 # constants on the same projects.
 KEPT = 4_000
-FLOORS = [round(0.25 + 0.01 * i, 2) for i in range(36)]  # the relevance floors tried
+FLOORS = [round(0.2 + 0.01 * i, 2) for i in range(45)]  # the relevance floors tried
 STEPS = [0.0, 0.02, 0.04, 0.06, 0.08, 0.1, 0.12, 0.15]  # ... and what an unknown word adds
+LACKED = [0.0, 0.02, 0.04, 0.06]  # ... and a known word the hit lacks
 # Least share (%) of the questions about nothing stored answered with nothing (the issue's
 # target): a fit below it loses the shortfall. Without it, refitting the lexical weights moved
 # the full-text scores under the fixed lex_floor and left out of the fit answered 49% of them
@@ -202,47 +204,41 @@ def nothing_share(rows: list[tuple[str, dict[str, float]]]) -> float:
     return float(np.mean(got)) if got else 100.0
 
 
-Floor = tuple[float, float]  # the relevance floor with every content word known; per unknown one
-
-
 def floored(projects: list[Project], start: Tuning,
-            pairs: list[Floor]) -> dict[Floor, list[Rows]]:
-    """Each project's rows under each floor of `pairs`. A question is ranked once without the
-    floor: it is answered with nothing when its best hit's cosine is under the floor, raised by
-    its unknown words, and no hit passes on lexical or exact evidence."""
-    boosts = {"content": 1.0, "title": start.lex_title, "keywords": start.lex_keywords,
-              "context": start.lex_context}
-    asked = [(score(notes, qs, start, partial(rank, floor=(-1.0, 0.0))),
-              [(bool(rank(notes, q, start, floor=(math.inf, 0.0))),
-                max((float(q.cosine[i]) for i in rank(notes, q, start, floor=(-1.0, 0.0))),
-                    default=-math.inf), unknown(q, boosts)) for q in qs])
-             for notes, qs in projects]
+            floors: list[Floor]) -> dict[Floor, list[Rows]]:
+    """Each project's rows under each relevance floor of `floors` (bench/ranking.py rank's).
+    A question is ranked once without the floor (Reach: what the floor reads of its best
+    hits), then answered with nothing under a floor no hit passes."""
+    asked = [(score(notes, qs, start, partial(rank, floor=(-1.0, 0.0, 0.0))),
+              [before_floor(notes, q, start)[1] for q in qs]) for notes, qs in projects]
     nothing = {"hit@1": 0.0, "mrr": 0.0, "all@3": 0.0, "recall@10": 0.0, "right": 0.0}
-    return {(f, step): [[(kind, {"nothing": 100.0 * (not answered)} if kind == ABSENT
-                              else m if answered else nothing)
-                         for (kind, m), answered in zip(rows, [
-                             evident or best >= f + step * words
-                             for evident, best, words in reach], strict=True)]
-                        for rows, reach in asked]
-            for f, step in pairs}
+    return {floor: [[(kind, {"nothing": 100.0 * (not answered)} if kind == ABSENT
+                          else m if answered else nothing)
+                     for (kind, m), answered in zip(rows, [r.relevant(floor) for r in reach],
+                                                    strict=True)]
+                    for rows, reach in asked]
+            for floor in floors}
 
 
 def floor_left_out(projects: list[Project], share: float, start: Tuning,
-                   steps: list[float] = STEPS) -> tuple[list[Floor], Rows]:
-    """Each coding project scored at the pair of FLOORS and `steps` that answers at least
-    `share`% of the other projects' questions about nothing stored with nothing and puts the
-    most of their expected notes first (ties: the smaller step, then the lower floor; the
-    highest floor of step 0 when none does): the pair of each fold and the rows left out."""
-    pairs = [(f, step) for step in steps for f in FLOORS]
-    rows = floored(projects, start, pairs)
+                   steps: list[float] = STEPS,
+                   lacked: list[float] = LACKED) -> tuple[list[Floor], Rows]:
+    """Each coding project scored at the floor of FLOORS, `steps` (per unknown word) and
+    `lacked` (per known word a hit lacks) that answers at least `share`% of the other projects'
+    questions about nothing stored with nothing and puts the most of their expected notes first
+    (ties: the smaller steps, then the lower floor; the highest floor of no steps when none
+    does): the floor of each fold and the rows left out."""
+    floors = [(f, step, lack) for lack in lacked for step in steps for f in FLOORS]
+    rows = floored(projects, start, floors)
     chosen, left_out = [], []
     for i in range(len(projects)):
-        others = {p: [r for j, got in enumerate(rows[p]) if j != i for r in got] for p in pairs}
-        enough = [p for p in pairs if nothing_share(others[p]) >= share]
-        pair = max(enough, key=lambda p: (sum(m["hit@1"] for k, m in others[p] if k != ABSENT),
-                                          -p[1], -p[0])) if enough else (FLOORS[-1], 0.0)
-        chosen.append(pair)
-        left_out += rows[pair][i]
+        others = {p: [r for j, got in enumerate(rows[p]) if j != i for r in got] for p in floors}
+        enough = [p for p in floors if nothing_share(others[p]) >= share]
+        floor = max(enough, key=lambda p: (sum(m["hit@1"] for k, m in others[p] if k != ABSENT),
+                                           -p[2], -p[1], -p[0])) if enough \
+            else (FLOORS[-1], 0.0, 0.0)
+        chosen.append(floor)
+        left_out += rows[floor][i]
     return chosen, left_out
 
 
@@ -257,7 +253,7 @@ def why(projects: list[Project], kind: str, start: Tuning) -> dict[str, Any]:
             if q.kind != kind or (ranked and ranked[0] in q.expected):
                 continue
             if not ranked:
-                first = rank(notes, q, start, floor=(-1.0, 0.0))[0] in q.expected
+                first = rank(notes, q, start, floor=(-1.0, 0.0, 0.0))[0] in q.expected
                 reasons = ["floor" if first else "floor_and_channels"]
             else:
                 reasons = [name for name, off in RULES_OFF.items()
@@ -364,9 +360,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the result JSON here")
     p.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
                    help="the variants compared by leave-one-project-out")
-    p.add_argument("--floor-share", type=float, metavar="P",
-                   help="choose the relevance floor instead: the lowest that answers P%% of the "
-                        "questions about nothing stored with nothing, by leave-one-project-out")
+    p.add_argument("--floor-share", type=float, nargs="+", metavar="P",
+                   help="choose the relevance floor instead, for each P: the one that answers P%% "
+                        "of the questions about nothing stored with nothing, by "
+                        "leave-one-project-out")
     p.add_argument("--rewordings", type=Path, nargs="+", metavar="FILE",
                    help="score the questions these files reword, as written and in each "
                         "file's wordings, per kind, instead (the signals of FILE cached in "
@@ -391,16 +388,21 @@ def main(argv: list[str] | None = None) -> int:
         _emit(explained, args.out, settings)
         return 0
     if args.floor_share is not None:
-        per_fold, left_out = floor_left_out(projects, args.floor_share, Tuning())
-        alone, alone_left_out = floor_left_out(projects, args.floor_share, Tuning(), [0.0])
-        in_sample = floored(projects, Tuning(), [(f, s) for s in STEPS for f in FLOORS])
-        floors: dict[str, Any] = {
-            "floors": per_fold, "left_out": by_kind(left_out),
-            "floor_alone": {"floors": alone, "left_out": by_kind(alone_left_out)},
-            "in_sample": [{"floor": f, "step": s} | {
+        t = Tuning()
+        in_sample = floored(projects, t, [(f, s, lack) for lack in LACKED for s in STEPS
+                                          for f in FLOORS])
+        floors: dict[str, Any] = {"shares": [], "in_sample": [
+            {"floor": f, "step": s, "lacked": lack} | {
                 k: v["nothing" if k == ABSENT else "hit@1"] for k, v in by_kind(
                     [r for got in rows for r in got]).items() if k in ("overall", "lookup", ABSENT)}
-                for (f, s), rows in in_sample.items()]}
+            for (f, s, lack), rows in in_sample.items()]}
+        for share in args.floor_share:
+            got: dict[str, Any] = {"share": share}
+            for name, steps, lacked in (("floor", STEPS, LACKED), ("no_lacked", STEPS, [0.0]),
+                                        ("floor_alone", [0.0], [0.0])):
+                per_fold, left_out = floor_left_out(projects, share, t, steps, lacked)
+                got[name] = {"floors": per_fold, "left_out": by_kind(left_out)}
+            floors["shares"].append(got)
         _emit(floors, args.out, settings)
         return 0
     chat = load_chat(args.locomo, args.data, args.chat_cache, settings) if args.locomo else []

@@ -42,6 +42,7 @@ from kg_brain.domain.query_text import (
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
     KNOWN_FLOOR,
+    LACKED_STEP,
     LINKED_FAR,
     RARE_SHARE,
     RARE_WORDS,
@@ -238,6 +239,21 @@ def unknown(q: Asked, boosts: dict[str, float]) -> int:
         for word, is_content in zip(q.words, q.content, strict=False)))
 
 
+def held(q: Asked, boosts: dict[str, float]) -> tuple[np.ndarray, int]:
+    """How many content words of `q` each live note holds in the stemmed index's boosted fields,
+    and how many of them some note of the project holds (fragments/lexical_in_project)."""
+    live = len(q.cosine)
+    holds: np.ndarray = np.zeros(live, dtype=np.int64)
+    known = 0
+    for word, is_content in zip(q.words, q.content, strict=False):
+        both = sum((b * word[f] for f, b in boosts.items() if b > 0),
+                   np.zeros(len(word["content"])))
+        if is_content and both.any():
+            known += 1
+            holds += both[:live] > 0
+    return holds, known
+
+
 def signals(db: Database, embedder: Embedder, data: CodingProject, project: str,
             ids: dict[str, str]) -> tuple[Notes, list[Asked]]:
     """A written coding project's notes and the signals of each of its questions."""
@@ -354,12 +370,43 @@ def flat(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
     return [int(i) for i in _top(q.cosine, _kept(notes, q), k, notes.order)]
 
 
+Floor = tuple[float, float, float]  # a hit holding every content word; per unknown; per lacked
+
+
+@dataclass
+class Reach:
+    """What the relevance floor reads of a question's best hits: whether one is relevant on
+    exact or lexical evidence alone, each one's cosine and how many content words of the query
+    it holds (none outside the lexical channel's pool), how many content words no note of the
+    project holds (at most UNKNOWN_MOST) and how many some note holds."""
+
+    evident: bool
+    cosines: np.ndarray
+    holds: np.ndarray
+    unknown: int
+    known: int
+
+    def relevant(self, floor: Floor) -> bool:
+        """Whether a hit passes `floor`: its cosine reaches the floor raised by `floor[1]` per
+        unknown word and by `floor[2]` per known word it lacks, or it passes on evidence."""
+        least = floor[0] + floor[1] * self.unknown + floor[2] * (self.known - self.holds)
+        return self.evident or bool((self.cosines >= least).any())
+
+
 def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH,
-         floor: tuple[float, float] = (KNOWN_FLOOR, UNKNOWN_STEP)) -> list[int]:
+         floor: Floor = (KNOWN_FLOOR, UNKNOWN_STEP, LACKED_STEP)) -> list[int]:
     """The note indexes search_memory answers for `q` under `t` asked for `k`, best first (each
     channel's list holds at least k notes, as in the statement); `floor`: the relevance floor
-    when every content word of the query is known to the project and what each unknown one
-    adds."""
+    of a hit holding every content word of the query, what each one no note of the project
+    holds adds and what each other one the hit lacks adds."""
+    top, reach = before_floor(notes, q, t, k)
+    return top if reach.relevant(floor) else []  # else nothing relevant stored
+
+
+def before_floor(notes: Notes, q: Asked, t: Tuning,
+                 k: int = coding.DEPTH) -> tuple[list[int], Reach]:
+    """search_memory's best `k` notes for `q` under `t` before the relevance floor, and what
+    the floor reads of them."""
     keep = _kept(notes, q)
     pool = max(t.pool, k)
     score = np.zeros(len(notes.ids))
@@ -372,13 +419,15 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH,
     boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
               "context": t.lex_context}
     scores, rare = lexical(q, boosts)
-    least = floor[0] + floor[1] * unknown(q, boosts)
+    holds, known = held(q, boosts)
     lex = _top(scores, keep & (scores > 0), pool, notes.order)
     strong: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
+    pooled: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
     if lex.size:
         score[lex] += t.w_lex * scores[lex] / scores[lex[0]]
         found[lex] = True
         strong[lex] = rare[lex] >= RARE_WORDS
+        pooled[lex] = True
     exact = _exact(q, keep, t)
     score += (0.0 if q.history else t.w_exact) * exact
     found |= exact > 0
@@ -389,14 +438,14 @@ def rank(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH,
         found |= score > 0
     score = _yield(score, found, notes.asserted[:, ::-1] if not q.history
                    else notes.asserted, t)
-    ranked = _top(score, found, len(notes.ids), notes.order)
+    order = _top(score, found, len(notes.ids), notes.order)
     if t.same_n > 0:
-        score = current_first(notes, q, ranked, score, t)
-        ranked = _top(score, found, len(notes.ids), notes.order)
-    top = ranked[:k]
-    if not ((q.cosine[top] >= least).any() or (exact[top] > 0).any() or strong[top].any()):
-        return []  # nothing relevant stored
-    return [int(i) for i in top]
+        score = current_first(notes, q, order, score, t)
+        order = _top(score, found, len(notes.ids), notes.order)
+    top = order[:k]
+    return [int(i) for i in top], Reach(
+        evident=bool((exact[top] > 0).any() or strong[top].any()), cosines=q.cosine[top],
+        holds=np.where(pooled[top], holds[top], 0), unknown=unknown(q, boosts), known=known)
 
 
 def _exact(q: Asked, keep: np.ndarray, t: Tuning) -> np.ndarray:

@@ -15,9 +15,10 @@
 // note): lexical evidence that does not depend on the scores' scale. Counting costs a read of
 // each hit: a project of more notes than OWN_IDF_MAX (kg_brain/domain/ranking.py) passes one
 // term of weight 1 (whole: the whole fielded query), scored as the index scores it, with no
-// rare words. {{as}}_unknown: how many of the query's content words (the terms marked content)
-// no note of the project holds: the question may be about something never written down. The
-// CALL imports {{imports}}.
+// rare words. held: how many of the query's content words (the terms marked content) the note
+// holds. {{as}}_unknown: how many of them no note of the project holds: the question may be
+// about something never written down; {{as}}_known: how many some note holds. The CALL imports
+// {{imports}}.
 CALL ({{imports}}) {
   CALL () {
     UNWIND $lex AS term
@@ -41,15 +42,17 @@ CALL ({{imports}}) {
          CASE WHEN term.rare AND NOT term.whole
                    AND size(hits) <= CASE WHEN $rare_share * notes > 1 THEN $rare_share * notes
                                           ELSE 1 END
-              THEN 1 ELSE 0 END AS rare
+              THEN 1 ELSE 0 END AS rare,
+         CASE WHEN term.content THEN 1 ELSE 0 END AS content
     UNWIND hits AS hit
-    WITH hit.n AS n, sum(weight * hit.s) AS score, sum(rare) AS rare
+    WITH hit.n AS n, sum(weight * hit.s) AS score, sum(rare) AS rare, sum(content) AS held
     ORDER BY score DESC, n.zk_id
     // best first, then {{where}}: only the notes read until {{size}} pass are checked
-    WITH n, score, rare WHERE {{where}}
-    WITH n, score, rare LIMIT {{size}}
-    RETURN collect({n: n, s: score, rare: rare}) AS scored
+    WITH n, score, rare, held WHERE {{where}}
+    WITH n, score, rare, held LIMIT {{size}}
+    RETURN collect({n: n, s: score, rare: rare, held: held}) AS scored
   }
   RETURN scored AS {{as}},
-         size([held IN asked WHERE held.term.content AND size(held.hits) = 0]) AS {{as}}_unknown
+         size([held IN asked WHERE held.term.content AND size(held.hits) = 0]) AS {{as}}_unknown,
+         size([held IN asked WHERE held.term.content AND size(held.hits) > 0]) AS {{as}}_known
 }

@@ -34,8 +34,10 @@
 //         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
 //         identifier, at least rare_words rare words of the query or has a lexical score of
 //         at least lex_floor; unknown_step: what the floor gains for each content word of the
-//         query no note of the project holds, unknown_most: for at most so many; stamp: count
-//         the hits as used (access count, last access); now: datetime.
+//         query no note of the project holds, unknown_most: for at most so many; lacked_step:
+//         what a hit's floor gains for each content word of the query some note of the project
+//         holds and it lacks; stamp: count the hits as used (access count, last access);
+//         now: datetime.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
 //          links, link_count; channels: vector, lexical, exact; fixes: the found note this one
 //          was lifted from as its fix, or null; session: the found note written next to this
@@ -62,25 +64,31 @@
 // the vector score runs from 0 at the pool's lowest cosine, or $vec_span below its best if
 // that is lower, to 1 at its best
 // the relevance floor (below) rises by $unknown_step for each content word of the query that no
-// note of the project holds, for at most $unknown_most of them
+// note of the project holds, for at most $unknown_most of them, and by $lacked_step for each one
+// a note holds: a hit of the lexical channel has a floor of its own, $lacked_step lower for
+// each of those it holds (lexical)
 WITH vec, lex, exact,
      $floor + $unknown_step * CASE WHEN lex_unknown < $unknown_most THEN lex_unknown
-                                   ELSE $unknown_most END AS floor,
+                                   ELSE $unknown_most END
+            + $lacked_step * lex_known AS floor,
      CASE WHEN vec[-1].s < vec[0].s - $vec_span THEN vec[-1].s
           ELSE vec[0].s - $vec_span END AS vlow
 WITH vec, lex, exact, floor, vlow, vec[0].s - vlow AS vspan
-// lexical: 1 when the lexical hit counts as relevant whatever its cosine (the floor below)
+// lexical: the lexical hit's own floor (below): -1 when it counts as relevant whatever its
+// cosine
 UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',
                  s: $w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END}] +
     [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s, ch: 'lexical',
-                 lexical: CASE WHEN x.s >= $lex_floor OR x.rare >= $rare_words THEN 1 END}]
+                 lexical: CASE WHEN x.s >= $lex_floor OR x.rare >= $rare_words THEN -1.0
+                               ELSE floor - $lacked_step * x.held END}]
   ELSE
     [i IN range(0, size(vec) - 1) | {n: vec[i].n, s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
     [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical',
                                      lexical: CASE WHEN lex[i].s >= $lex_floor
-                                                   OR lex[i].rare >= $rare_words THEN 1 END}]
+                                                   OR lex[i].rare >= $rare_words THEN -1.0
+                                                   ELSE floor - $lacked_step * lex[i].held END}]
   END +
   // a history question names the later value: its holder is no answer
   [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $w_exact END * x.s, ch: 'exact'}]
@@ -169,14 +177,15 @@ UNWIND current AS h
 WITH floor, h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; when no hit reaches the floor, none holds a rare identifier of the
-// query (the exact channel), none of the lexical channel's holds at least $rare_words rare
-// words of the query (fragments/lexical_in_project) nor has a lexical score of at least
-// $lex_floor, nothing relevant is stored: no rows.
+// comparable across queries; when no hit reaches the floor (a lexical hit its own, lower by the
+// content words of the query it holds), none holds a rare identifier of the query (the exact
+// channel), none of the lexical channel's holds at least $rare_words rare words of the query
+// (fragments/lexical_in_project) nor has a lexical score of at least $lex_floor, nothing
+// relevant is stored: no rows.
 WITH floor, collect(h {.*, relevance: 2.0 * coalesce(
                                 vector.similarity.cosine(h.n.embedding, $vector), 0.0) - 1.0})
      AS top
-WHERE any(h IN top WHERE h.relevance >= floor OR 'exact' IN h.channels OR h.lexical = 1)
+WHERE any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels)
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance

@@ -38,6 +38,7 @@ from kg_brain.domain.ranking import (
     CLAUSE_OF,
     DEEP_HOPS,
     KNOWN_FLOOR,
+    LACKED_STEP,
     LINKED_FAR,
     NEAR_GAP,
     NEAR_HEAD,
@@ -119,9 +120,11 @@ def _found_by(row: dict[str, Any]) -> list[dict[str, Any]]:
 class Search:
     def __init__(self, deps: Deps, tuning: Tuning | None = None,
                  deep_tuning: DeepTuning | None = None,
-                 word_floor: tuple[float, float] = (KNOWN_FLOOR, UNKNOWN_STEP)) -> None:
+                 word_floor: tuple[float, float, float] = (KNOWN_FLOOR, UNKNOWN_STEP,
+                                                           LACKED_STEP)) -> None:
         """`word_floor`: search_memory's relevance floor in a project searched word by word,
-        with every content word of the query known, and what each unknown one adds."""
+        for a hit holding every content word of the query, what each one no note holds adds
+        and what each other one the hit lacks adds."""
         self.db = deps.db
         self.embedder = deps.embedder
         self.clock = deps.clock
@@ -197,7 +200,7 @@ class Search:
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
             same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k, unknown_step=self.word_floor[1],
-            unknown_most=UNKNOWN_MOST,
+            unknown_most=UNKNOWN_MOST, lacked_step=self.word_floor[2],
             rare_share=RARE_SHARE, rare_words=RARE_WORDS)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 

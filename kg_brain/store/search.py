@@ -76,7 +76,7 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
                   before: bool, named: bool, same_n: int, same_cos: float, same_reach: float,
                   same_subject: int, same_linked: float, linked_far: int, k: int,
                   floor: float,
-                  unknown_step: float, unknown_most: int, lex_floor: float,
+                  unknown_step: float, unknown_most: int, lacked_step: float, lex_floor: float,
                   rare_share: float, rare_words: int, stamp: bool,
                   now: datetime) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;

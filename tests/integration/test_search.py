@@ -125,10 +125,10 @@ def test_relevance_is_the_cosine_and_the_floor_answers_nothing(
     # search_memory's floor in a project searched word by word, here not raised by words the
     # notes lack; deep_search's is its tuning's
     strict = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=floor),
-                    word_floor=(floor, 0.0))
+                    word_floor=(floor, 0.0, 0.0))
     assert strict.search_memory(query, project, top_k=3) == []
     assert strict.deep_search(query, project, top_k=3) == []
-    lenient = Search(brain.deps, search.tuning, word_floor=(pool.relevance, 0.0))
+    lenient = Search(brain.deps, search.tuning, word_floor=(pool.relevance, 0.0, 0.0))
     assert ids["pool"] in {h.zk_id for h in lenient.search_memory(query, project, top_k=3)}
 
 
@@ -556,7 +556,7 @@ def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
         "The quokka exporter writes zephyr metrics to the obsidian bucket behind the gateway.",
         project)])[0]
     no_cosine = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=1.01),
-                       word_floor=(1.01, 0.0))
+                       word_floor=(1.01, 0.0, 0.0))
     for run in (no_cosine.search_memory, no_cosine.deep_search):
         assert run("quokka zephyr obsidian", project)[0].zk_id == target
         assert run("quokka zephyr harbour", project) == []
@@ -568,11 +568,29 @@ def test_a_content_word_no_note_of_the_project_holds_raises_the_floor(
     brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n} behind the "
                                   "gateway.", project) for n in range(5)])
     # one unknown word: past any cosine
-    search = Search(brain.deps, word_floor=(-1.0, 2.0))
+    search = Search(brain.deps, word_floor=(-1.0, 2.0, 0.0))
     assert search.search_memory("which port does harbour service 3 answer on?", project)
     assert search.search_memory("which port does the kafka gateway answer on?", project) == []
     # the question's own words are no content words: known or not, no step
     assert search.search_memory("how did we get the port of the gateway?", project)
+
+
+def test_a_hit_lacking_a_word_of_the_query_other_notes_hold_has_a_higher_floor(
+        brain: Brain, search: Search, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # every word is rare among six notes: the lexical evidence, another gate, is out of the way
+    monkeypatch.setattr(search_module, "RARE_WORDS", 99)
+    brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n}.", project)
+                             for n in range(5)])
+    target = brain.importer.add_many([note(
+        "The quokka exporter writes its metrics to the cold bucket.", project)])[0]
+    # a hit holding every known content word passes from -0.5; each one it lacks adds 2
+    strict = Search(brain.deps, search.tuning, word_floor=(-0.5, 0.0, 2.0))
+    assert strict.search_memory("quokka exporter bucket", project)[0].zk_id == target
+    assert strict.search_memory("quokka exporter harbour", project) == []
+    # a word no note holds is unknown, not lacked (UNKNOWN_STEP's, here 0)
+    assert strict.search_memory("quokka exporter zeppelin", project)[0].zk_id == target
+    lenient = Search(brain.deps, search.tuning, word_floor=(-0.5, 0.0, 0.0))
+    assert lenient.search_memory("quokka exporter harbour", project)
 
 
 def kestrel_and_harbours(brain: Brain, project: str) -> tuple[str, list[str]]:

@@ -211,7 +211,7 @@ def test_the_fit_keeps_questions_about_nothing_stored_answered_with_nothing() ->
     lookup.words = [word(3, title=[9.0, 0.0, 0.0])]  # the title boost puts note 0 first
     decision = asked([0.0, 0.0, 0.9], {2})  # right either way
     decision.kind = "decision"
-    nothing = asked([0.3, 0.3, 0.3], set())
+    nothing = asked([0.2, 0.2, 0.2], set())
     nothing.kind = ABSENT
     # ... and answers this one: with titles searched, note 2 holds RARE_WORDS rare words of it
     nothing.words = [word(3, title=[0.0, 0.0, 1.0]) for _ in range(RARE_WORDS)]
@@ -234,7 +234,7 @@ def test_the_floor_is_chosen_on_the_other_projects_and_scored_on_the_one_left_ou
     chosen, left_out = floor_left_out([project(0.35), project(0.45)], 100.0, Tuning())
     # each fold's floor is the lowest above the other project's question about nothing stored
     # (no unknown words: no step)
-    assert chosen == [(0.46, 0.0), (0.36, 0.0)]
+    assert chosen == [(0.46, 0.0, 0.0), (0.36, 0.0, 0.0)]
     assert [m["nothing"] for k, m in left_out if k == ABSENT] == [100.0, 0.0]
     assert [m["hit@1"] for k, m in left_out if k != ABSENT] == [100.0, 100.0]
 
@@ -252,11 +252,25 @@ def test_each_content_word_no_note_holds_raises_the_floor() -> None:
     known = about(asked([0.4, 0.1, 0.0], {0}), [1.0, 0.0, 0.0])
     unknown = about(asked([0.4, 0.1, 0.0], {0}), [0.0, 0.0, 0.0])
     t = replace(Tuning(), same_n=0)
-    assert rank(pool, known, t, floor=(0.35, 0.1))[0] == 0
-    assert rank(pool, unknown, t, floor=(0.35, 0.1)) == []  # 0.4 < 0.35 + 0.1
-    assert rank(pool, unknown, t, floor=(0.35, 0.0))[0] == 0
+    assert rank(pool, known, t, floor=(0.35, 0.1, 0.0))[0] == 0
+    assert rank(pool, unknown, t, floor=(0.35, 0.1, 0.0)) == []  # 0.4 < 0.35 + 0.1
+    assert rank(pool, unknown, t, floor=(0.35, 0.0, 0.0))[0] == 0
     unknown.content = [False]  # a question's own word ("how") unknown to the notes: no step
-    assert rank(pool, unknown, t, floor=(0.35, 0.1))[0] == 0
+    assert rank(pool, unknown, t, floor=(0.35, 0.1, 0.0))[0] == 0
+
+
+def test_a_hit_holding_the_query_s_words_has_a_lower_floor_than_one_lacking_them() -> None:
+    pool = notes(3)
+    t = replace(Tuning(), same_n=0)
+    holding = about(asked([0.3, 0.1, 0.0], {0}), [1.0, 0.0, 0.0])  # note 0 holds the word
+    assert rank(pool, holding, t, floor=(0.28, 0.0, 0.05))[0] == 0
+    # the word held by note 1 instead: note 0 lacks it, 0.3 < 0.28 + 0.05, note 1 is far
+    lacking = about(asked([0.3, 0.1, 0.0], {0}), [0.0, 1.0, 0.0])
+    assert rank(pool, lacking, t, floor=(0.28, 0.0, 0.05)) == []
+    assert rank(pool, lacking, t, floor=(0.28, 0.0, 0.0))  # note 0 reaches the floor
+    # a word no note holds is unknown, not lacked: its own step
+    unknown = about(asked([0.3, 0.1, 0.0], {0}), [0.0, 0.0, 0.0])
+    assert rank(pool, unknown, t, floor=(0.28, 0.0, 0.05))[0] == 0
 
 
 def test_the_floor_and_its_step_are_chosen_together_left_out() -> None:
@@ -270,9 +284,9 @@ def test_the_floor_and_its_step_are_chosen_together_left_out() -> None:
 
     start = replace(Tuning(), same_n=0)
     chosen, left_out = floor_left_out([project(), project()], 100.0, start)
-    assert all(f <= 0.4 and f + step > 0.45 for f, step in chosen)
+    assert all(f <= 0.4 and f + step > 0.45 for f, step, _ in chosen)
     assert [m.get("hit@1", m.get("nothing")) for _, m in left_out] == [100.0] * 4
-    _, left_alone = floor_left_out([project(), project()], 100.0, start, [0.0])
+    _, left_alone = floor_left_out([project(), project()], 100.0, start, [0.0], [0.0])
     assert [m.get("hit@1", m.get("nothing")) for _, m in left_alone] == [0.0, 100.0] * 2
 
 
@@ -283,7 +297,7 @@ def test_why_names_the_rule_that_keeps_the_expected_note_from_first_place() -> N
     pool = notes(3, supersedes=[(1, 0)])
     t = replace(Tuning(), same_n=0, supersede_share=0.0)
     yielded = asked([0.8, 0.7, 0.0], {0})
-    under = asked([0.1, 0.0, 0.3], {2})
+    under = asked([0.1, 0.0, 0.25], {2})
     lost = asked([0.6, 0.0, 0.8], {0})
     right = asked([0.0, 0.0, 0.8], {2})
     answered = why([(pool, [yielded, under, lost, right])], "lookup", t)
