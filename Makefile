@@ -66,7 +66,7 @@ test-routing: install
 # itself (a temporary home on free ports, stopped at the end, never NEO4J_TEST_URI's or Docker's),
 # run by a Java 21+ of this machine (scripts/java-home.sh; none fails the tier, naming what it found).
 NEO4J_2026 := [2026.01.0,2027.0.0)
-test-neo4j-2026: install
+test-neo4j-2026: prereqs install
 	java_home=$$(scripts/java-home.sh 21) && env -u NEO4J_TEST_URI JAVA_HOME="$$java_home" \
 		NEO4J_VERSION='$(NEO4J_2026)' $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile \
 		tests/integration tests/mcp
