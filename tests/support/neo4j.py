@@ -51,6 +51,13 @@ def described_server(description: dict[str, Any]) -> ServerUnderTest:
                                                                     "home": Path(local["home"])}))
 
 
+def configured_line() -> str:
+    """How the suite's server's version starts: NEO4J_VERSION's lower bound, a calendar release
+    by its year ("2026."), a 5.x release by its minor ("5.26.")."""
+    major, minor = make_settings().neo4j_version.lstrip("[(").split(",")[0].split(".")[:2]
+    return f"{major}." if int(major) >= 2025 else f"{major}.{minor}."
+
+
 def _from_env() -> ServerUnderTest:
     uri = os.environ["NEO4J_TEST_URI"]
     host = uri.split("://", 1)[1].split(":", 1)[0].split("/", 1)[0]
