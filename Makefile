@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: install prereqs opencode run check lint test test-unit test-integration test-mcp test-e2e \
-	test-routing neo4j-stop
+	test-routing test-neo4j-2026 neo4j-stop
 
 # `make run` needs the default install only (no torch); the tests add the extras, torch included.
 $(BIN)/kg-brain: pyproject.toml
@@ -61,6 +61,15 @@ test-e2e: prereqs install opencode
 # refuse writes on both), so it runs one test of each path that step touches, not every test.
 test-routing: install
 	NEO4J_TEST_SCHEME=neo4j $(BIN)/pytest -q -m routing tests/integration tests/mcp
+
+# The Neo4j-backed tiers again on Neo4j's 2026 line: a local server of that line the run provisions
+# itself (a temporary home on free ports, stopped at the end, never NEO4J_TEST_URI's or Docker's),
+# run by a Java 21+ of this machine (scripts/java-home.sh; none fails the tier, naming what it found).
+NEO4J_2026 := [2026.01.0,2027.0.0)
+test-neo4j-2026: prereqs install
+	java_home=$$(scripts/java-home.sh 21) && env -u NEO4J_TEST_URI JAVA_HOME="$$java_home" \
+		NEO4J_VERSION='$(NEO4J_2026)' $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile \
+		tests/integration tests/mcp
 
 neo4j-stop:
 	$(BIN)/kg-brain neo4j stop

@@ -4,7 +4,7 @@ uneven sizes, and at each size the searches and writes timed beside their floors
     kg-brain bench scale [--notes 10000,30000,100000] [--projects 24] [--queries 60]
                          [--configured] [--out docs/bench/scale.json]
 
-The bench starts a private Neo4j (LocalNeo4j in a temporary home on free ports) and stops it at
+The bench starts a private Neo4j (NEO4J_VERSION; a temporary home, free ports) and stops it at
 the end, unless --configured names the configured server (then its own bench-scale-* projects
 are deleted afterwards). One project holds half the notes, the rest shrink geometrically (most
 of them small: an exact scan answers their vector channel, bench/scale_build.py). The database
@@ -52,7 +52,7 @@ from kg_brain.domain.query_text import lucene_query
 from kg_brain.domain.search import Search
 from kg_brain.root.app import Brain, interrupt_on_sigterm
 from kg_brain.store.db import Database, Mode
-from kg_brain.store.localdb import LocalNeo4j, free_port
+from kg_brain.store.localdb import private_server
 
 WARMUP_QUERIES = 30
 
@@ -219,8 +219,7 @@ def _private_run(settings: Settings,
     """A private server on free ports in a temporary home, stopped (and its data dropped) at
     the end, whatever happens (SIGTERM included: cmd_scale turns it into an interrupt)."""
     with tempfile.TemporaryDirectory(prefix="kg-scale-") as tmp:
-        server = LocalNeo4j(home=Path(tmp) / "neo4j", bolt_port=free_port(),
-                            http_port=free_port(), heap="2g", pagecache="1g")
+        server = private_server(Path(tmp) / "neo4j", settings, heap="2g", pagecache="1g")
         try:
             conn = server.start(timeout_s=300)
             private = settings.model_copy(update={
@@ -230,7 +229,7 @@ def _private_run(settings: Settings,
             brain = Brain(private)
             try:
                 return {**run_it(brain, server.running_pid()),
-                        "server": "private Neo4j 5.26, heap 2g, page cache 1g"}
+                        "server": f"private Neo4j {server.release()}, heap 2g, page cache 1g"}
             finally:
                 brain.close()
         finally:

@@ -1,7 +1,9 @@
 """The Neo4j server the suite runs against: NEO4J_TEST_URI when set, else a Docker engine
-(testcontainers), else a local Community server provisioned from Maven Central on free ports in
-a temporary home. A run that cannot get a Neo4j fails: it never skips. A parallel run
-(pytest-xdist) provisions it once, in the controller, and hands each worker its description."""
+(testcontainers, 5.26 only), else a local Community server provisioned from Maven Central on free
+ports in a temporary home. NEO4J_VERSION picks the local server's line (`make test-neo4j-2026`
+runs the 2026 line with the Java 21+ of JAVA_HOME). A run that cannot get a Neo4j fails: it never
+skips. A parallel run (pytest-xdist) provisions it once, in the controller, and hands each worker
+its description."""
 
 from __future__ import annotations
 
@@ -15,8 +17,14 @@ from typing import Any
 import pytest
 
 from kg_brain.store.db import Connection
-from kg_brain.store.localdb import LocalNeo4j, docker_engine_available, free_port
+from kg_brain.store.localdb import (
+    LocalNeo4j,
+    docker_engine_available,
+    free_port,
+    private_server,
+)
 from kg_brain.views.guide import write_browser_content
+from tests.support.brains import make_settings
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,13 @@ def described_server(description: dict[str, Any]) -> ServerUnderTest:
                                                                     "home": Path(local["home"])}))
 
 
+def configured_line() -> str:
+    """How the suite's server's version starts: NEO4J_VERSION's lower bound, a calendar release
+    by its year ("2026."), a 5.x release by its minor ("5.26.")."""
+    major, minor = make_settings().neo4j_version.lstrip("[(").split(",")[0].split(".")[:2]
+    return f"{major}." if int(major) >= 2025 else f"{major}.{minor}."
+
+
 def _from_env() -> ServerUnderTest:
     uri = os.environ["NEO4J_TEST_URI"]
     host = uri.split("://", 1)[1].split(":", 1)[0].split("/", 1)[0]
@@ -67,7 +82,7 @@ def provision(home: Path) -> Iterator[ServerUnderTest]:
     if os.environ.get("NEO4J_TEST_URI"):
         yield _from_env()
         return
-    if docker_engine_available():
+    if docker_engine_available() and make_settings().neo4j_version == LocalNeo4j.version_range:
         from testcontainers.neo4j import Neo4jContainer
 
         with Neo4jContainer("neo4j:5.26-community", password="kg-brain-test") as container:
@@ -83,8 +98,8 @@ def provision(home: Path) -> Iterator[ServerUnderTest]:
 def local_server(home: Path) -> Iterator[ServerUnderTest]:
     """The provisioning `kg-brain neo4j start` does, on free ports in a temporary home, with the
     Browser guide and style served beside it."""
-    server = LocalNeo4j(home=home, bolt_port=free_port(), http_port=free_port(), heap="1g",
-                        pagecache="256m", browser_port=free_port())
+    server = private_server(home, make_settings(), heap="1g", pagecache="256m",
+                            browser_port=free_port())
     write_browser_content(server.browser_dir)
     try:
         conn = server.start(timeout_s=180)

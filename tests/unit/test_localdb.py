@@ -1,15 +1,18 @@
-"""Local provisioning: the generated config and the messages when Java or Maven are missing."""
+"""Local provisioning: the generated config, the messages when Java or Maven are missing, and the
+Java the 2026 line's test tier finds."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from kg_brain.base.errors import SetupError
-from kg_brain.store.localdb import LocalNeo4j
+from kg_brain.base.settings import load_settings
+from kg_brain.store.localdb import LocalNeo4j, private_server
 from kg_brain.store.localdb.server import ENTRY_POINT_SERVICE, entry_class, java_needed
 
 
@@ -79,6 +82,35 @@ def test_java_home_wins_over_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                         version_range="[2026.01.0,2027.0.0)", java_home=tmp_path / "jdk25")
     with pytest.raises(SetupError, match="Maven is needed"):  # Java passed
         server.ensure_jars()
+
+
+def _java_home_script(need: int, java_home: Path) -> subprocess.CompletedProcess[str]:
+    script = Path(__file__).resolve().parents[2] / "scripts" / "java-home.sh"
+    return subprocess.run([str(script), str(need)], capture_output=True, text=True, check=False,
+                          env={"PATH": "/usr/bin:/bin", "JAVA_HOME": str(java_home)})
+
+
+def test_the_2026_tier_takes_java_home_when_new_enough(tmp_path: Path) -> None:
+    _fake_java(tmp_path / "jdk30", 30)
+    found = _java_home_script(30, tmp_path / "jdk30")
+    assert (found.returncode, found.stdout.strip()) == (0, str(tmp_path / "jdk30"))
+
+
+def test_the_2026_tier_without_a_new_enough_java_fails_naming_what_it_found(
+        tmp_path: Path) -> None:
+    _fake_java(tmp_path / "jdk22", 22)
+    found = _java_home_script(99, tmp_path / "jdk22")
+    assert found.returncode == 1 and found.stdout == ""
+    assert "no Java 99 or newer" in found.stderr and f"{tmp_path / 'jdk22'} (22)" in found.stderr
+
+
+def test_a_private_server_runs_the_configured_line_and_java(tmp_path: Path) -> None:
+    settings = load_settings(_env_file=None, neo4j_version="[2026.01.0,2027.0.0)",
+                             java_home=tmp_path / "jdk25", kg_brain_cache_dir=tmp_path / "cache")
+    server = private_server(tmp_path / "home", settings, heap="2g", pagecache="1g")
+    assert (server.version_range, server.java_home) == ("[2026.01.0,2027.0.0)", tmp_path / "jdk25")
+    assert server.lib_dir.is_relative_to(tmp_path / "cache")
+    assert server.bolt_port not in (0, 7687) and server.http_port not in (0, 7474)
 
 
 @pytest.mark.parametrize(("version", "declared"), [

@@ -9,7 +9,8 @@ from pathlib import Path
 from kg_brain.base.settings import Settings
 from kg_brain.store.localdb.server import LocalNeo4j, free_port
 
-__all__ = ["LocalNeo4j", "docker_engine_available", "free_port", "local_server"]
+__all__ = ["LocalNeo4j", "docker_engine_available", "free_port", "local_server",
+           "private_server"]
 
 
 def docker_engine_available() -> bool:
@@ -39,3 +40,13 @@ def local_server(settings: Settings) -> LocalNeo4j:
         browser_port=settings.kg_brain_browser_port or None,
         java_home=settings.java_home,
     )
+
+
+def private_server(home: Path, settings: Settings, heap: str, pagecache: str,
+                   browser_port: int | None = None) -> LocalNeo4j:
+    """A server of the configured line and Java (NEO4J_VERSION, JAVA_HOME) on free ports in
+    `home`, beside the user's: the test suite's and the benches' own."""
+    return LocalNeo4j(home=home, bolt_port=free_port(), http_port=free_port(), heap=heap,
+                      pagecache=pagecache, version_range=settings.neo4j_version,
+                      cache_dir=settings.kg_brain_cache_dir, browser_port=browser_port,
+                      java_home=settings.java_home)

@@ -130,6 +130,10 @@ class LocalNeo4j:
         marker.write_text(version, encoding="utf-8")
         return self.lib_dir
 
+    def release(self) -> str:
+        """The Neo4j release the jars hold (the newest of `version_range` when fetched)."""
+        return (self.lib_dir / ".complete").read_text(encoding="utf-8").strip()
+
     def _newest_version(self) -> str:
         if not self.version_range.startswith(("[", "(")):
             return self.version_range
@@ -233,7 +237,7 @@ class LocalNeo4j:
                     "NEO4J_HTTP_PORT, or NEO4J_URI to use that server"
                 )
         lib = self.ensure_jars()
-        version = (lib / ".complete").read_text(encoding="utf-8").strip()
+        version = self.release()
         java = _require_java(version, self.java_home)
         self.write_conf()
         self._start_content()
