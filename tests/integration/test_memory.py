@@ -258,10 +258,14 @@ def test_the_pipelined_import_writes_what_one_batch_does(brain: Brain, project: 
     assert [_written(n) for n in a] == [_written(n) for n in b]
     assert [n.content for n in a] == [r["content"] for r in _records(project, 150)]
     stored = _vectors(brain.db, [n.zk_id for n in a])
-    for note in a[::37]:  # each holds the vector of its own text, not a neighbour's in the batch
+    # each holds the vector of its own text, not a neighbour's in the batch; the int8 runtime's
+    # vector of a text moves a little with the texts batched beside it (cosine 0.985-0.99 to the
+    # text encoded alone here, a templated neighbour's up to 0.986), so the test asks for the
+    # nearest, not for equality
+    for note in a[::37]:
         own = brain.embedder.encode(embed_text(note.title, note.content, note.context))
         closest = max(stored, key=lambda z: _cosine(stored[z], own))
-        assert closest == note.zk_id and _cosine(stored[note.zk_id], own) > 0.99
+        assert closest == note.zk_id and _cosine(stored[note.zk_id], own) > 0.98
 
 
 def test_a_failed_batch_stops_the_import_and_names_what_was_written(
