@@ -15,9 +15,10 @@ import re
 
 from kg_brain.enrichment.llm import text as tx
 
-# A cue followed by the replaced value ("instead of X", "(was X)", "no longer X").
+# A cue followed by the replaced value ("instead of X", "(was X)", "no longer X", "up from X").
 _BEFORE_VALUE = re.compile(
     r"\b(?:moved (?:off|away from)|replac(?:ed|ing)|dropped|retired|previously|formerly|the old|"
+    r"(?:up|down) from|"
     r"no longer (?:uses?|using|on|in|at|with|via|runs? on|depends on))\s+(?P<value>[^.;,()]+)"
     r"|\((?:was|were|previously|formerly)\s+(?P<paren>[^)]+)\)", re.I)
 # "instead of X" is a choice as often as a change ("CBOR instead of JSON"): a change only in a
