@@ -351,3 +351,14 @@ def test_a_note_yields_to_a_later_session_summary_of_its_subject_for_the_current
     assert rank(pool, replace(q, cosine=np.asarray([0.6, 0.4, 0.0])), t)[0] == 0
     assert rank(notes(3, vectors=alike, note_kinds=kinds), q, t)[0] == 0
     assert rank(pool, replace(q, history=True), t)[0] == 0
+
+
+def test_asked_for_history_the_first_of_a_value_changed_twice_ranks_first() -> None:
+    # 0 -> 1 -> 2, each change linked to the note it replaced; the newest is closest to the
+    # question and too unlike the first to be its subject: the score passes down the chain
+    vectors = np.asarray([[1.0, 0.0, 0.0], [0.7, 0.714, 0.0], [0.0, 1.0, 0.0]])
+    pool = notes(3, inferred=[(1, 0), (2, 1)],
+                 vectors=vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+    q = replace(asked([0.3, 0.5, 0.8], {0}), kind="history", history=True)
+    assert rank(pool, q, Tuning())[0] == 0
+    assert rank(pool, replace(q, history=False), Tuning())[0] == 2
