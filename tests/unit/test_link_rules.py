@@ -338,3 +338,17 @@ def test_a_bare_old_number_overrides_no_other_subject() -> None:
     assert link("The lint job runs 4 shards now (was 2).", "general",
                 "The e2e suite on ci-runner-2 runs in 2 shards with Playwright 1.44.",
                 "general", 0.5) != LinkType.SUPERSEDES
+
+
+def test_a_version_or_port_named_as_replaced_is_read_whole() -> None:
+    old = ("The ingest gateway listens on port 8101 (config/gateway.toml); the load balancer "
+           "health check hits /healthz there.")
+    assert link("The ingest gateway now uses 8102, no longer 8101.", "general", old, "general",
+                0.7) == LinkType.SUPERSEDES
+    assert link("Upgraded Node from 18.19 to 20.11.", "general",
+                "CI runs on Node 18.19 (.nvmrc and the setup-node step in "
+                ".github/workflows/ci.yml).", "general", 0.7) == LinkType.SUPERSEDES
+    # a version named as replaced that the old note does not state: no supersession
+    assert link("Upgraded Node from 16.20 to 20.11.", "general",
+                "CI runs on Node 18.19 (.nvmrc and the setup-node step in "
+                ".github/workflows/ci.yml).", "general", 0.7) != LinkType.SUPERSEDES
