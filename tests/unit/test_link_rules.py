@@ -352,3 +352,13 @@ def test_a_version_or_port_named_as_replaced_is_read_whole() -> None:
     assert link("Upgraded Node from 16.20 to 20.11.", "general",
                 "CI runs on Node 18.19 (.nvmrc and the setup-node step in "
                 ".github/workflows/ci.yml).", "general", 0.7) != LinkType.SUPERSEDES
+
+
+def test_an_arrow_between_values_is_a_change_and_a_return_type_is_not() -> None:
+    old = "The report worker's HTTP timeout is 30 s (REPORT_TIMEOUT in settings/base.py)."
+    assert link("REPORT_TIMEOUT: 30 s → 60 s for the month-end reports.", "general", old,
+                "general", 0.68) == LinkType.SUPERSEDES
+    assert link("REPORT_TIMEOUT 30 -> 45 in settings/base.py.", "general", old, "general",
+                0.68) == LinkType.SUPERSEDES
+    assert restates("report_timeout() -> int reads REPORT_TIMEOUT from settings/base.py.",
+                    "REPORT_TIMEOUT is read from settings/base.py by report_timeout().")

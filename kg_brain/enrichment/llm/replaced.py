@@ -42,6 +42,10 @@ _AFTER_VALUE = re.compile(
     r"(?P<value>(?:[A-Z0-9][\w./:@-]*|[\w-]+[./:@][\w./:@-]+)(?:\s+[\w./:@-]+){0,2})\s+"
     r"(?i:is|are|was|were|has been|have been)\s+"
     r"(?i:gone|retired|decommissioned|removed|deprecated|dropped|taken|replaced)\b")
+# "30 s → 60 s", "1.4 -> 1.6": the value before an arrow (a token and its unit at most); an
+# ASCII arrow only between numbers ("fn parse() -> Result" returns, it changes nothing).
+_ARROW = re.compile(r"(?P<value>[\w.%/:@-]+(?:\s[a-z%]{1,7})?)\s*→\s*\S|"
+                    r"(?P<number>v?\d[\w.%]*(?:\s[a-z%]{1,7})?)\s*->\s*v?\d", re.I)
 # "not in Denver anymore": the place or value left behind.
 _NOT_ANYMORE = re.compile(rf"\bnot (?:in|at|on|using|with)\s+(?P<value>{_VALUE}?)\s+any ?more\b",
                           re.I)
@@ -63,7 +67,7 @@ def replaced_values(text: str) -> list[list[str]]:
     """Each value the text names as replaced, as its comparable terms in order."""
     found: list[list[str]] = []
     for sentence in tx.prose_sentences(text):
-        patterns = [_BEFORE_VALUE, _AFTER_VALUE, _NOT_ANYMORE]
+        patterns = [_BEFORE_VALUE, _AFTER_VALUE, _NOT_ANYMORE, _ARROW]
         if _SAYS_CHANGE.search(sentence):
             patterns.append(_INSTEAD)
         if _MOVES.search(sentence):
@@ -71,7 +75,7 @@ def replaced_values(text: str) -> list[list[str]]:
         for pattern in patterns:
             for match in pattern.finditer(sentence):
                 groups = match.groupdict()
-                raw = groups.get("value") or groups.get("paren") or ""
+                raw = groups.get("value") or groups.get("paren") or groups.get("number") or ""
                 terms = _terms(_VALUE_END.sub("", raw))[:MAX_VALUE_WORDS]
                 if terms:
                     found.append(terms)

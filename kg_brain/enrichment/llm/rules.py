@@ -63,7 +63,8 @@ _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
     r"halved|doubled|down to|(?:up|down) from|went (?:up |down |back )?to|"
-    r"from \S+ to|instead of)\b|\((?:was|were)\b", re.I)  # "weekly (was monthly)"; a bare
+    r"from \S+ to|instead of)\b|\((?:was|were)\b|→|\d\s?[a-z%]{0,7}\s*->\s*v?\d", re.I)
+# "weekly (was monthly)", "30 s → 60 s", "1.4 -> 1.6"; a bare
 # "was" narrates ("when I was 10", "we were given") more often than it marks a change
 _NO_LONGER = re.compile(r"\b(?:no longer|any ?more)\b", re.I)
 _STOPPED = re.compile(r"\bno longer (\w+)", re.I)
