@@ -495,7 +495,8 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     asked for the current value is one yielded to. Asked for the current value, a note also
     yields to a SUPERSEDES-linked note of its kind among the best LINKED_FAR times same_n, and
     to a later session summary among the best same_n by the entity and the reach alone; of the
-    notes it yields to, the closest to the query ranks first (CURRENT_TIE)."""
+    notes it yields to, the closest to the query ranks first (CURRENT_TIE). Asked for history,
+    the score passes down the chain: of a value changed several times, the first takes it."""
     head = [int(i) for i in ranked[:t.same_n]]
     far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
@@ -515,8 +516,10 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
         earlier = [p for p in pairs if p[0] == top]
         pairs = [max(earlier, key=lambda p: notes.stated[p[1]])] if earlier else []
     lifted = score.copy()
-    for a, b in pairs:
-        lifted[b] = max(lifted[b], score[a] * (1.0 + CURRENT_TIE * (1.0 + q.cosine[b]) / 2.0))
+    for _ in range(len(pairs) if q.history else 1):  # asked for history, down the chain
+        step = lifted.copy()
+        for a, b in pairs:
+            lifted[b] = max(lifted[b], step[a] * (1.0 + CURRENT_TIE * (1.0 + q.cosine[b]) / 2.0))
     out = lifted.copy()
     for a in {a for a, _ in pairs}:
         over = [lifted[b] for x, b in pairs if x == a]

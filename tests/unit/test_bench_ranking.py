@@ -373,3 +373,14 @@ def test_a_hit_holding_an_identifier_inside_a_longer_token_is_relevant_unless_ma
     many = asked(low, {0}, holders=[[False] * 7], contains=[[True] * (t.exact_df + 1) + [False]])
     assert rank(notes(7), many, t, floor=(0.9, 0.0, 0.0)) == []
     assert rank(notes(7), asked(low, {0}), t, floor=(0.9, 0.0, 0.0)) == []
+
+
+def test_asked_for_history_the_first_of_a_value_changed_twice_ranks_first() -> None:
+    # 0 -> 1 -> 2, each change linked to the note it replaced; the newest is closest to the
+    # question and too unlike the first to be its subject: the score passes down the chain
+    vectors = np.asarray([[1.0, 0.0, 0.0], [0.7, 0.714, 0.0], [0.0, 1.0, 0.0]])
+    pool = notes(3, inferred=[(1, 0), (2, 1)],
+                 vectors=vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+    q = replace(asked([0.3, 0.5, 0.8], {0}), kind="history", history=True)
+    assert rank(pool, q, Tuning())[0] == 0
+    assert rank(pool, replace(q, history=False), Tuning())[0] == 2
