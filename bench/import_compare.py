@@ -8,11 +8,11 @@ server), then deletes its projects. The turns go A B B A A B ... so both checkou
 same drift in the machine's load; an untimed import of `--warmup` notes first warms the server.
 Ratios compare within one turn; the pair compares across turns.
 
-    python bench/import_compare.py --a /path/to/checkout --b /path/to/other [--notes 5000]
+    python -m bench.import_compare --a /path/to/checkout --b /path/to/other [--notes 5000]
         [--rounds 2] [--out bench-results/import_compare.json]
 
-Run it by its path (not `-m`): each turn runs this file with the turn's checkout first on
-PYTHONPATH, so `kg_brain` and `bench` are that checkout's.
+Each turn runs this file by its path (`python -P`, its folder kept off sys.path) with the
+turn's checkout on PYTHONPATH, so `kg_brain` and `bench` are that checkout's.
 """
 
 from __future__ import annotations
@@ -78,8 +78,9 @@ def run(checkouts: dict[str, Path], notes: int, rounds: int, warmup: int,
                 code = checkouts["a" if name == WARMUP else name]
                 count = warmup if name == WARMUP else notes
                 label = f"{name}{i}"
+                command = [sys.executable, "-P", __file__, "--turn", conn.uri, str(pid), label]
                 out = subprocess.run(
-                    [sys.executable, __file__, "--turn", conn.uri, str(pid), label, str(count)],
+                    [*command, str(count)],
                     env={**os.environ, "PYTHONPATH": str(code),
                          "IMPORT_COMPARE_PASSWORD": conn.password or ""},
                     capture_output=True, text=True, check=False)
