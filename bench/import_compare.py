@@ -30,7 +30,7 @@ WARMUP = "warmup"
 
 
 def turn(uri: str, password: str, server_pid: int, label: str, notes: int) -> dict[str, Any]:
-    """One import into `import-compare-<label>-NN` projects, measured, then deleted."""
+    """One import into `bench-import-compare-<label>-NN` projects, measured, then deleted."""
     import logging
 
     from bench import corpus
@@ -45,7 +45,7 @@ def turn(uri: str, password: str, server_pid: int, label: str, notes: int) -> di
         "obsidian_api_key": None, "neo4j_timeout_s": 120.0})
     brain = Brain(settings)
     try:
-        layout = Layout(f"import-compare-{label}", 24)
+        layout = Layout(f"bench-import-compare-{label}", 24)
         records: list[dict[str, Any]] = []
         for p, (project, count) in enumerate(layout.sizes(notes).items()):
             records += corpus.notes(count, project, seed=10_000 + p)
