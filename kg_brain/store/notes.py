@@ -19,6 +19,18 @@ T = TypeVar("T")
 Vector = list[float]
 
 
+class Floats(list[float]):
+    """A vector as a statement's parameter, its repr its length: the driver formats every
+    statement's parameters for its debug log whether or not that log is on, and the repr of
+    384 floats costs twice what packing them does (a bulk import's batch of 1,024 notes: about
+    0.18 s of CPU)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} floats>"
+
+
 def new_zk_id() -> str:
     return f"ZK-{secrets.token_hex(4).upper()}"
 

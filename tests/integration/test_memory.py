@@ -268,6 +268,25 @@ def test_the_pipelined_import_writes_what_one_batch_does(brain: Brain, project: 
         assert closest == note.zk_id and _cosine(stored[note.zk_id], own) > 0.98
 
 
+def test_the_import_sends_vectors_that_print_as_their_length(
+    brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver formats every statement's parameters for its debug log, on or off; 384
+    floats printed cost more CPU than packing them. The vector sent is the one stored."""
+    insert, sent = notes.insert_notes, []
+
+    def kept(tx: Any, rows: list[dict[str, Any]], now: Any) -> list[str]:
+        sent.extend(rows)
+        return insert(tx, rows, now)
+
+    monkeypatch.setattr("kg_brain.store.notes.insert_notes", kept)
+    brain.importer.add_many(_records(project, 30), batch_size=10)
+    assert len(sent) == 30
+    assert {repr(row["embedding"]) for row in sent} == {"<384 floats>"}
+    stored = _vectors(brain.db, [row["zk_id"] for row in sent])
+    assert all(stored[row["zk_id"]] == list(row["embedding"]) for row in sent)
+
+
 def test_a_failed_batch_stops_the_import_and_names_what_was_written(
     brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

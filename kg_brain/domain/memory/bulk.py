@@ -19,13 +19,11 @@ from kg_brain.enrichment.llm.heuristic import HeuristicEnricher
 from kg_brain.enrichment.llm.kinds import infer_kind
 from kg_brain.enrichment.llm.types import Enrichment
 from kg_brain.store import notes
-from kg_brain.store.notes import new_zk_id, with_fresh_ids
+from kg_brain.store.notes import Floats, new_zk_id, with_fresh_ids
 
 Row = dict[str, Any]
 Progress = Callable[[str, int], None]
-EMBED_BATCHES = 4  # write batches embedded in one call: the runtime sorts a longer list into
-# batches of texts of more alike length, so less of its time goes into padding
-AHEAD = 2  # chunks queued for embedding ahead of the one being written, at most
+AHEAD = 2  # batches queued for embedding ahead of the one being written, at most
 
 
 class Importer:
@@ -34,14 +32,17 @@ class Importer:
         self.writer = writer
         self._enricher = HeuristicEnricher()
 
-    def add_many(self, records: list[dict[str, Any]], batch_size: int = 256,
+    def add_many(self, records: list[dict[str, Any]], batch_size: int = 1024,
                  progress: Progress | None = None,
                  split: dict[str, float] | None = None) -> list[str]:
         """Every record is validated and enriched (statistical key phrases, no LLM) before
         anything is written, so a bad record refuses the whole import; then batches are written
         (notes and their entities) in one transaction each, in record order. Embedding runs on
-        a thread of its own, EMBED_BATCHES batches per call, from the first checked records on
-        and at most AHEAD calls ahead of the writes: checking, embedding and writing overlap.
+        a thread of its own, one call per batch (the runtime sorts the batch's texts by length,
+        so little of its time goes into padding), from the first checked records on and at most
+        AHEAD batches ahead of the writes: checking, embedding and writing overlap. Larger
+        batches cost the server less CPU per note (fewer commits, each updating the full-text
+        and vector indexes).
         No linking or evolution (like fleeting capture): one embedding per note keeps it near
         the raw embedding throughput; distillation or update re-enriches fully. A failed batch
         stops the import with an error naming the records written before it; nothing after
@@ -50,7 +51,6 @@ class Importer:
         ("embedding_s", on the embedding thread) and writing ("write_s")."""
         split = {} if split is None else split
         split.update(embedding_s=0.0, write_s=0.0)
-        chunk = batch_size * EMBED_BATCHES
         embedding = _Embedding(self._embed, split)
         rows: list[Row] = []
         try:
@@ -58,21 +58,19 @@ class Importer:
                 rows.append(self._checked(number, record))
                 if progress and (number % batch_size == 0 or number == len(records)):
                     progress("checked", number % batch_size or batch_size)
-                embedding.fill(rows, chunk, whole=True)
+                embedding.fill(rows, batch_size, whole=True)
             ids: list[str] = []
             while embedding.taken < len(rows):
-                embedding.fill(rows, chunk)
+                embedding.fill(rows, batch_size)
                 done = embedding.taken
-                embedded = self._failing(embedding.take, done, chunk, len(rows), "embedding")
-                embedding.fill(rows, chunk)
-                for start in range(0, len(embedded), batch_size):
-                    batch = embedded[start:start + batch_size]
-                    began = time.perf_counter()
-                    ids += self._failing(partial(self._write, batch), done + start,
-                                         len(batch), len(rows), "writing")
-                    split["write_s"] += time.perf_counter() - began
-                    if progress:
-                        progress("imported", len(batch))
+                batch = self._failing(embedding.take, done, batch_size, len(rows), "embedding")
+                embedding.fill(rows, batch_size)
+                began = time.perf_counter()
+                ids += self._failing(partial(self._write, batch), done, len(batch), len(rows),
+                                     "writing")
+                split["write_s"] += time.perf_counter() - began
+                if progress:
+                    progress("imported", len(batch))
             return ids
         finally:
             embedding.close()
@@ -93,7 +91,7 @@ class Importer:
         vectors = self.deps.embedder.encode_many(
             [embed_text(r["title"], r["content"], r["context"]) for r in rows])
         for row, vector in zip(rows, vectors, strict=True):
-            row["embedding"] = vector
+            row["embedding"] = Floats(vector)
         return rows
 
     def _write(self, batch: list[Row]) -> list[str]:
@@ -146,13 +144,13 @@ class _Embedding:
         self.sent = 0
         self.taken = 0
 
-    def fill(self, rows: list[Row], chunk: int, whole: bool = False) -> None:
-        """Hand over the next `chunk` rows of `rows` while fewer than AHEAD calls are queued
-        (`whole`: only a full chunk; the rows are still being checked)."""
+    def fill(self, rows: list[Row], size: int, whole: bool = False) -> None:
+        """Hand over the next `size` rows of `rows` while fewer than AHEAD calls are queued
+        (`whole`: only a full batch; the rows are still being checked)."""
         while len(self._queued) < AHEAD and self.sent < len(rows):
-            if whole and len(rows) - self.sent < chunk:
+            if whole and len(rows) - self.sent < size:
                 return
-            part = rows[self.sent:self.sent + chunk]
+            part = rows[self.sent:self.sent + size]
             self.sent += len(part)
             self._queued.append(self._pool.submit(self._timed, part))
 
