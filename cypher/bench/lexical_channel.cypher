@@ -2,8 +2,8 @@
 // parameters and filter, bound to nothing else: its share of the search's time
 // (bench/lexical_cost.py); read only.
 // params: lex, notes, lex_df, rare_share, project, excluded, kinds, pool (as search_memory)
-// returns: kept (notes kept), unknown, known (content words no note / some note of the project
-//          holds)
+// returns: kept, unknown, known; kept: the notes kept; unknown, known: the query's content words
+//          no note / some note of the project holds
 {{> lexical_in_project
     as: lex
     notes: $notes

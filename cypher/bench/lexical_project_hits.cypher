@@ -2,7 +2,7 @@
 // collected, as fragments/lexical_in_project does before it weighs them (bench/lexical_cost.py);
 // read only.
 // params: lex: the terms (as search_memory's); lex_df: most hits per term; project
-// returns: hits: the project's hits of all terms
+// returns: hits; the project's hits of all terms
 UNWIND $lex AS term
 CALL (term) {
   CALL db.index.fulltext.queryNodes(term.index, term.query, {limit: $lex_df})
