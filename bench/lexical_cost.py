@@ -2,7 +2,9 @@
 layout (bench/scale_build.py Layout: one project of half the notes, the others shrinking by 0.8)
 on a private server (bench/scale.py's): for each query, in a few projects, search_memory and
 deep_search as the app calls them (access not stamped), each again without the lexical channel,
-the lexical channel alone (cypher/bench/lexical_channel.cypher, the fragment search_memory
+search_memory as a project of more than OWN_IDF_MAX notes is searched (the whole query) and word
+by word with each word's hits cut at the whole query's fetch (Tuning.lex_fetch), what the
+channel would cost ranked so (neither answers as search_memory does), the lexical channel alone (cypher/bench/lexical_channel.cypher, the fragment search_memory
 includes), its full-text queries alone with every hit counted, the same queries asked for one
 hit each (the calls' own cost), the same queries with each hit's project read and the project's
 hits collected, and one raw vector query (the floor of bench scale's ratios). The calls of one
@@ -32,6 +34,7 @@ from bench.scale_build import Layout, imported, latency_stats, seconds
 from bench.scale_profile import Recording
 from kg_brain.base.settings import Settings
 from kg_brain.base.vocab import VECTOR_INDEX
+from kg_brain.domain.query_text import fielded_query, in_project, lucene_query, whole_query
 from kg_brain.domain.search import Search
 from kg_brain.root.app import Brain, interrupt_on_sigterm
 from kg_brain.store import search as statements
@@ -67,9 +70,18 @@ def parts(brain: Brain, query: str,
     db = brain.db
     lexical = {key: memory[key] for key in ("lex", "notes", "lex_df", "rare_share", "project",
                                            "excluded", "kinds", "pool")}
+    # the project searched as one larger than OWN_IDF_MAX is: the whole query, scored as the
+    # index scores it, its lexical floors (Search._lexical); and word by word with each word's
+    # hits cut at the whole query's fetch
+    whole = {**memory, "lex": whole_query(in_project(fielded_query(
+        lucene_query(query), search._boosts()), project)), "lex_df": memory["lex_fetch"],
+        "lex_floor": search.tuning.lex_floor, "floor": search.tuning.floor}
+    cut = {**memory, "lex_df": min(memory["lex_df"], memory["lex_fetch"])}
     return {
         "search_memory": lambda: statements.search_memory(db, **memory),
         "search_memory_no_lexical": lambda: statements.search_memory(db, **{**memory, "lex": []}),
+        "search_memory_whole_query": lambda: statements.search_memory(db, **whole),
+        "search_memory_words_cut": lambda: statements.search_memory(db, **cut),
         "deep_search": lambda: statements.deep_search(db, **deep),
         "deep_search_no_lexical": lambda: statements.deep_search(db, **{**deep, "lex": []}),
         "lexical_channel": lambda: store.lexical_channel(db, **lexical),
