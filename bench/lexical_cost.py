@@ -1,15 +1,16 @@
 """Where the searches' lexical channel spends its time, in one database of the scale bench's
 layout (bench/scale_build.py Layout: one project of half the notes, the others shrinking by 0.8)
 on a private server (bench/scale.py's): for each query, in a few projects, search_memory and
-deep_search as the app calls them (access not stamped), each again without the lexical channel,
+deep_search as the app calls them (access not stamped), each again without the lexical channel;
 search_memory as a project of more than OWN_IDF_MAX notes is searched (the whole query) and word
 by word with each word's hits cut at the whole query's fetch (Tuning.lex_fetch), what the
-channel would cost ranked so (neither answers as search_memory does), the lexical channel alone (cypher/bench/lexical_channel.cypher, the fragment search_memory
-includes), its full-text queries alone with every hit counted, the same queries asked for one
-hit each (the calls' own cost), the same queries with each hit's project read and the project's
-hits collected, and one raw vector query (the floor of bench scale's ratios). The calls of one
-query run in a rotating order, so the machine's load falls on all of them alike; each part's
-median is given beside its median ratio to search_memory's own time on the same query (paired).
+channel would cost ranked so (neither answers as search_memory does); the lexical channel alone
+(cypher/bench/lexical_channel.cypher, the fragment search_memory includes), its full-text
+queries alone with every hit counted, the same queries asked for one hit each (the calls' own
+cost), the same queries with each hit's project read and the project's hits collected, and one
+raw vector query (the floor of bench scale's ratios). The calls of one query run in a rotating
+order, so the machine's load falls on all of them alike; each part's median is given beside its
+median ratio to search_memory's own time on the same query (paired).
 
     python -m bench.lexical_cost --notes 10000 --queries 30 --out docs/bench/lexical-cost-10k.json
 """
