@@ -270,3 +270,31 @@ def ranking_notes(on: On, *, project: str) -> list[RankingNote]:
 def ranking_lexical(on: On, *, index: str, lex: str, limit: int,
                     project: str) -> list[RawHit]:
     """A note index's BM25 scores of a project's notes (live or not) for one Lucene query."""
+
+
+class LexicalKept(TypedDict):
+    kept: int
+    unknown: int
+    known: int
+
+
+class LexicalHits(TypedDict):
+    hits: int
+
+
+@read("bench/lexical_channel.cypher")
+def lexical_channel(on: On, *, lex: list[dict[str, Any]], notes: int, lex_df: int,
+                    rare_share: float, project: str, excluded: list[str],
+                    kinds: list[str] | None, pool: int) -> LexicalKept:
+    """search_memory's lexical channel alone, with its parameters."""
+
+
+@read("bench/lexical_index_hits.cypher")
+def lexical_index_hits(on: On, *, lex: list[dict[str, Any]], limit: int) -> LexicalHits:
+    """The lexical channel's full-text queries alone, their hits counted."""
+
+
+@read("bench/lexical_project_hits.cypher")
+def lexical_project_hits(on: On, *, lex: list[dict[str, Any]], lex_df: int,
+                         project: str) -> LexicalHits:
+    """The lexical channel's full-text queries, each hit's project read, the project's kept."""
