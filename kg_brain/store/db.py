@@ -179,11 +179,12 @@ class Database:
     @property
     def line(self) -> str | None:
         """The server line whose statements this database runs (kg_brain/base/cypher.py
-        LINES; None: the common statements), read from the server's version once."""
+        LINES; None: the common statements), from the version the server announces
+        (`Neo4j/2026.08.1`), asked once."""
         if self._line == "unread":
-            with self._session() as session:
-                record = session.run(query("admin/server_version")).single(strict=True)
-            self._line = line_of(record["version"])
+            with self.in_flight.entered(), mapped_errors(self.conn):
+                agent = self.driver.get_server_info().agent
+            self._line = line_of(agent.rpartition("/")[2])
         return self._line
 
     def close(self) -> None:
