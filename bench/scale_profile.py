@@ -41,9 +41,10 @@ def _operators(plan: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def profiled(brain: Brain, name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """One statement under PROFILE: its total db hits and the costliest operators."""
+    """One statement under PROFILE, as the server's line runs it: its total db hits and the
+    costliest operators."""
     with brain.db.driver.session(database=brain.db.conn.database) as session:
-        summary = session.run("PROFILE " + query(name), params).consume()
+        summary = session.run("PROFILE " + query(name, brain.db.line), params).consume()
     ops = _operators(summary.profile or {})
     return {"statement": name, "db_hits": sum(op["db_hits"] for op in ops),
             "planner_ms": summary.result_available_after,

@@ -13,6 +13,13 @@ with `{{slot}}` placeholders; a statement includes it with
 
 and the loader renders it in place (indented to the block, the fragment's comments left out).
 Only repository text is ever rendered, never input: statements are named by code constants.
+
+A server line with statements of its own (LINES: Neo4j's 2026 line, whose vector index filters
+inside the index) keeps its version of a fragment beside the common one, as
+`fragments/<name>.<line>.cypher`. A statement rendered for that line takes the line's fragments
+where they exist, and one that took any runs in the line's Cypher language (a prefix of the
+statement); the others are the same text on every line. The database picks its line once, from
+the server's version (`line_of`).
 """
 
 from __future__ import annotations
@@ -27,6 +34,16 @@ _INCLUDE = re.compile(r"^(?P<indent>[ \t]*)\{\{>[ \t]*(?P<name>[a-z_]+)(?P<args>
                       re.S | re.M)
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
 _OPTIONAL = {"imports": "", "except": "false"}
+# The lines with statements of their own and the Cypher language those statements are written in
+# (the SEARCH clause, Neo4j 2026's vector search filtered in the index, is Cypher 25 only).
+LINES = {"2026": "CYPHER 25"}
+
+
+def line_of(version: str) -> str | None:
+    """The line whose statements a server of `version` runs: "2026" from 2026.01 on (calendar
+    versions), None (the common statements) for 5.x."""
+    major = version.split(".", 1)[0]
+    return "2026" if major.isdigit() and int(major) >= 2026 else None
 
 
 def cypher_root() -> Path:
@@ -37,11 +54,17 @@ def cypher_root() -> Path:
 
 
 @cache
-def query(name: str) -> str:
-    """Return the text of one statement, fragments rendered; names are code constants, never
-    caller input."""
+def query(name: str, line: str | None = None) -> str:
+    """Return the text of one statement, fragments rendered, for the server `line` (None: the
+    common statements); names are code constants, never caller input."""
     _check(name)
-    return render((cypher_root() / f"{name}.cypher").read_text(encoding="utf-8"), name)
+    if line is not None and line not in LINES:
+        raise ValueError(f"no server line {line!r}")
+    text = (cypher_root() / f"{name}.cypher").read_text(encoding="utf-8")
+    rendered = render(text, name, line)
+    if line is not None and rendered != render(text, name):
+        return f"{LINES[line]}\n{rendered}"
+    return rendered
 
 
 def statement_name(file: str) -> str:
@@ -58,15 +81,16 @@ def _check(name: str) -> None:
         raise ValueError(f"bad query name {name!r}")
 
 
-def render(text: str, statement: str) -> str:
-    """`text` with every fragment it includes rendered in place; ValueError names `statement`
-    and what is wrong (an unknown fragment or slot, a slot left empty)."""
-    return _INCLUDE.sub(lambda m: _include(statement, m), text)
+def render(text: str, statement: str, line: str | None = None) -> str:
+    """`text` with every fragment it includes rendered in place, the `line`'s own version of a
+    fragment where it has one; ValueError names `statement` and what is wrong (an unknown
+    fragment or slot, a slot left empty)."""
+    return _INCLUDE.sub(lambda m: _include(statement, m, line), text)
 
 
-def _include(statement: str, include: re.Match[str]) -> str:
+def _include(statement: str, include: re.Match[str], line: str | None) -> str:
     fragment = include["name"]
-    template = fragment_text(fragment)
+    template = fragment_text(fragment, line)
     slots = set(_SLOT.findall(template))
     args = {**{k: v for k, v in _OPTIONAL.items() if k in slots},
             **_arguments(statement, fragment, include["args"], slots)}
@@ -94,9 +118,12 @@ def _arguments(statement: str, fragment: str, text: str, slots: set[str]) -> dic
 
 
 @cache
-def fragment_text(name: str) -> str:
-    """A fragment's statement text, its comment lines left out."""
-    path = cypher_root() / FRAGMENTS / f"{name}.cypher"
+def fragment_text(name: str, line: str | None = None) -> str:
+    """A fragment's statement text, its comment lines left out: the `line`'s version where it
+    has one (`<name>.<line>.cypher`), else the common one."""
+    folder = cypher_root() / FRAGMENTS
+    own = folder / f"{name}.{line}.cypher"
+    path = own if line is not None and own.is_file() else folder / f"{name}.cypher"
     if not path.is_file():
         raise ValueError(f"no fragment {name!r} in {path.parent}")
     return "\n".join(line for line in path.read_text(encoding="utf-8").splitlines()

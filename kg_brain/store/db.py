@@ -40,7 +40,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from kg_brain.base.cypher import query
+from kg_brain.base.cypher import line_of, query
 from kg_brain.base.errors import Conflict, InvalidInput, StoreUnavailable
 from kg_brain.text.redact.gate import Mode as SecretsMode
 from kg_brain.text.redact.gate import gate
@@ -96,7 +96,7 @@ class Tx:
         if mode == "write":
             params, found = gate(params, self._db.secrets_mode, matched)
             self.hidden.extend(found)
-        rows = [record.data() for record in self._tx.run(query(name), params)]
+        rows = [record.data() for record in self._tx.run(query(name, self._db.line), params)]
         for column in changes:
             for row in rows:
                 value = row[column]
@@ -174,6 +174,18 @@ class Database:
         )
         self.bookmarks = GraphDatabase.bookmark_manager()
         self.in_flight = InFlight()  # shared with bound views
+        self._line: str | None | Literal["unread"] = "unread"
+
+    @property
+    def line(self) -> str | None:
+        """The server line whose statements this database runs (kg_brain/base/cypher.py
+        LINES; None: the common statements), from the version the server announces
+        (`Neo4j/2026.08.1`), asked once."""
+        if self._line == "unread":
+            with self.in_flight.entered(), mapped_errors(self.conn):
+                agent = self.driver.get_server_info().agent
+            self._line = line_of(agent.rpartition("/")[2])
+        return self._line
 
     def close(self) -> None:
         if not self.in_flight.close(self.timeout_s):
@@ -248,7 +260,7 @@ class Database:
         self.statements_run += 1
         params, _ = gate(params, self.secrets_mode, matched)
         with self._session() as session:
-            result = session.run(Query(query(name), timeout=None), params)
+            result = session.run(Query(query(name, self.line), timeout=None), params)
             return [record.data() for record in result]
 
     def verify(self) -> None:

@@ -1,5 +1,5 @@
-"""The graph's schema: the node model neomodel installs (uniqueness, range indexes, the 384-d
-cosine vector index), the rest from `cypher/schema/`, and the idempotent bootstrap.
+"""The graph's schema: the node model neomodel installs (uniqueness, range indexes), the rest
+from `cypher/schema/` (the 384-d cosine vector index among them), and the idempotent bootstrap.
 
 Reads and writes go through the typed statements of this package; this model is the schema's
 single definition and documents each field.
@@ -18,7 +18,6 @@ from neomodel import (
     IntegerProperty,
     StringProperty,
     StructuredNode,
-    VectorIndex,
 )
 from neomodel import db as neomodel_db
 
@@ -59,10 +58,9 @@ class Note(StructuredNode):
     session_id = StringProperty()  # the client session that wrote it: the session order
     archived_at = DateTimeNeo4jFormatProperty()
     archive_reason = StringProperty()
-    embedding = ArrayProperty(
-        FloatProperty(),
-        vector_index=VectorIndex(dimensions=EMBEDDING_DIM, similarity_function="cosine"),
-    )
+    # EMBEDDING_DIM floats; the vector index over it is cypher/schema/create_vector_index (or,
+    # on Neo4j's 2026 line, create_filtered_vector_index, which declares the project too)
+    embedding = ArrayProperty(FloatProperty())
 
 
 SCHEMA_MODELS = (Note,)
@@ -77,11 +75,29 @@ SCHEMA_INDEXES = frozenset({
 # The note full-text index's fields (cypher/schema/create_fulltext_index.cypher): an index over
 # other fields (one created before the project was indexed) is dropped and created again.
 FULLTEXT_FIELDS = frozenset({"title", "content", "context", "keywords", "project"})
+# The vector index's properties on Neo4j's 2026 line (the embedding, and the project it filters
+# on); an index without the project is dropped and created again.
+FILTERED_VECTOR_FIELDS = ["embedding", "project"]
 
 
 @autocommit("schema/create_fulltext_index.cypher")
 def create_fulltext_index(on: On) -> None:
     """BM25 over title, content, context and keywords (english analyzer)."""
+
+
+@autocommit("schema/create_vector_index.cypher")
+def create_vector_index(on: On, *, dimensions: int) -> None:
+    """Cosine over the embedding (Neo4j 5.26)."""
+
+
+@autocommit("schema/create_filtered_vector_index.cypher")
+def create_filtered_vector_index(on: On, *, dimensions: int) -> None:
+    """Cosine over the embedding, declaring the project to filter on (Neo4j's 2026 line)."""
+
+
+@autocommit("schema/drop_vector_index.cypher")
+def drop_vector_index(on: On) -> None:
+    """The vector index, to create it again declaring the project."""
 
 
 @autocommit("schema/create_word_index.cypher")
@@ -169,17 +185,29 @@ STATEMENTS = (create_fulltext_index, create_word_index, create_job_index, create
 
 def bootstrap_schema(db: Database) -> None:
     """Idempotent: neomodel installs the node model's constraints and indexes, the rest
-    (multi-property full-text, relationship and job indexes) comes from `cypher/schema/`. A
-    note full-text index over other fields than FULLTEXT_FIELDS is built again (the upgrade of
-    a database made before the project was indexed; searches wait until it is online)."""
+    (vector, multi-property full-text, relationship and job indexes) comes from
+    `cypher/schema/`. A note full-text index over other fields than FULLTEXT_FIELDS is built
+    again (the upgrade of a database made before the project was indexed), and so is, on
+    Neo4j's 2026 line, a vector index that does not declare the project (a database made
+    before); searches wait until they are online."""
     present = {row["name"]: row for row in admin.list_indexes(db)}
     fulltext = present.get(FULLTEXT_INDEX)
     stale = fulltext is not None and set(fulltext["properties"] or ()) != FULLTEXT_FIELDS
-    if SCHEMA_INDEXES <= present.keys() and not stale:
+    vector = present.get(VECTOR_INDEX)
+    filtered = db.line is not None  # every line of its own (2026) filters in the vector index
+    unfiltered = filtered and vector is not None and vector["properties"] != FILTERED_VECTOR_FIELDS
+    if SCHEMA_INDEXES <= present.keys() and not stale and not unfiltered:
         return  # schema commands take exclusive locks: skip them when nothing is missing
     if stale:
         log.info("rebuilding the note full-text index over %s", sorted(FULLTEXT_FIELDS))
         drop_fulltext_index(db)
+    if unfiltered:
+        log.info("rebuilding the note vector index to filter on the project")
+        drop_vector_index(db)
+    if filtered:
+        create_filtered_vector_index(db, dimensions=EMBEDDING_DIM)
+    else:
+        create_vector_index(db, dimensions=EMBEDDING_DIM)
     with mapped_errors(db.conn):
         neomodel_db.set_connection(driver=db.driver)
         sink = io.StringIO()  # neomodel reports "already exists" here; stdout is MCP's

@@ -13,6 +13,10 @@ graph: reading each note costs about what reading an index candidate does (measu
 other in a database of many projects), so the scan is the cheaper, and exact, of the two. A
 write's nearest notes (`for_write`) do the same, except for a project holding most of the
 database, which takes the index once it holds more notes than the fetch.
+On Neo4j's 2026 line the index filters on the project itself (fragments/nearest_in_project.2026):
+every candidate is the project's, the fetch is `want` with the margin whatever the share, and the
+scan answers a project no larger than the fetch and the notes it reads in the time a filtered
+query takes (FILTERED_INDEX_QUERY_NOTES, fewer than the unfiltered walk's).
 Shares are counted once per project per `ttl_s` seconds in each process.
 """
 
@@ -32,6 +36,10 @@ MARGIN = 1.5
 # of 38.5k notes over many projects (load ~9 on 2 cores), a scan cost ~0.03 ms a note, an index
 # query ~0.024 ms a candidate plus ~75 ms (a raw query's 71 ms): ~2,500 notes; taken lower.
 INDEX_QUERY_NOTES = 1_000
+# The same on Neo4j's 2026 line, where the index filters on the project: in a database of 10k
+# notes over 24 projects (load ~10 on 2 cores), a query of 100 filtered candidates cost 25-40 ms
+# whatever the project's size, the scan ~0.085 ms a note: even at ~350 notes; taken lower.
+FILTERED_INDEX_QUERY_NOTES = 200
 TEXT_CEILING = 5_000  # full-text candidates at most (a Lucene top-n: cheap beside the vectors)
 # Lucene's English stop words: the note index's analyzer drops them, from a project name too
 STOP_WORDS = frozenset(
@@ -54,7 +62,7 @@ class IndexFetch:
         """Index candidates for a query that needs `want` of `project`'s notes; 0: the project
         is small, an exact scan of it answers without the index."""
         floor = max(base or self.base, want)
-        share = self.share(project)
+        share = self.reach(project)
         need = math.ceil(want * MARGIN / share) if share > 0 else math.inf
         return max(floor, int(need)) if need <= self.ceiling else 0
 
@@ -64,7 +72,8 @@ class IndexFetch:
         the scan reads notes, walks its graph besides, and answers approximately where the scan
         is exact."""
         fetch = self(project, want, base)
-        return 0 if self.size(project) <= fetch + INDEX_QUERY_NOTES else fetch
+        walk = INDEX_QUERY_NOTES if self.db.line is None else FILTERED_INDEX_QUERY_NOTES
+        return 0 if self.size(project) <= fetch + walk else fetch
 
     def for_write(self, project: str, want: int, base: int) -> int:
         """A write's nearest notes: as `or_scan`, except that a project holding most of the
@@ -73,7 +82,7 @@ class IndexFetch:
         answered the scan's nearest notes and scores for every add replayed, in less time than
         the scan, which reads every note's embedding."""
         fetch = self(project, want, base)
-        if fetch and fetch * self.share(project) * MARGIN >= base and self.size(project) > fetch:
+        if fetch and fetch * self.reach(project) * MARGIN >= base and self.size(project) > fetch:
             return fetch
         return self.or_scan(project, want, base)
 
@@ -92,6 +101,11 @@ class IndexFetch:
 
     def share(self, project: str) -> float:
         return self._counted(project)[1]
+
+    def reach(self, project: str) -> float:
+        """The part of the index's candidates that are the project's: its share, or 1 where
+        the index filters on the project (every server line of its own: 2026)."""
+        return 1.0 if self.db.line is not None else self.share(project)
 
     def size(self, project: str) -> int:
         """The project's notes, as last counted."""

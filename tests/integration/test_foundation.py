@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from bench.store import raw_fulltext_query
+from kg_brain.base import cypher
 from kg_brain.base.cypher import all_query_names
 from kg_brain.base.vocab import VECTOR_INDEX, WORD_INDEX
 from kg_brain.domain.query_text import in_project
@@ -21,9 +22,15 @@ from kg_brain.store.db import Database
 from kg_brain.store.lifecycle import cluster_pairs
 from kg_brain.store.mistakes import preflight_mistakes
 from kg_brain.store.notes import create_notes, nearest_notes, new_zk_id
-from kg_brain.store.schema import bootstrap_schema, drop_fulltext_index
+from kg_brain.store.schema import (
+    FILTERED_VECTOR_FIELDS,
+    bootstrap_schema,
+    create_vector_index,
+    drop_fulltext_index,
+    drop_vector_index,
+)
 from tests.support.neo4j import ServerUnderTest, configured_line, local_server
-from tests.support.statements import body, bound_statements, row_keys
+from tests.support.statements import body, bound_statements, row_keys, schema_command
 
 
 def _note(project: str, text: str, vector: list[float]) -> dict[str, object]:
@@ -81,6 +88,57 @@ def test_bootstrap_rebuilds_a_full_text_index_made_before_the_project_was_indexe
         db.close()
 
 
+def test_bootstrap_makes_the_vector_index_filter_on_the_project_on_the_2026_line(
+        own_neo4j: ServerUnderTest, embedder: SentenceTransformerEmbedder) -> None:
+    """A database whose vector index does not declare the project (made on 5.26, or by an
+    earlier release): on the 2026 line the bootstrap builds it again declaring the project, the
+    notes already stored are in it, and a second bootstrap leaves it be; 5.26 keeps it as is."""
+    db = Database(own_neo4j.conn)
+    try:
+        bootstrap_schema(db)
+        drop_vector_index(db)
+        create_vector_index(db, dimensions=384)  # the index as 5.26 makes it
+        texts = ["The nightly compaction of the audit log runs at two.",
+                 "Bananas are rich in potassium."]
+        made = [_note("upgrade-vector-probe", t, v)
+                for t, v in zip(texts, embedder.encode_many(texts), strict=True)]
+        create_notes(db, rows=made)
+        bootstrap_schema(db)
+        index = {i["name"]: i for i in admin.list_indexes(db)}[VECTOR_INDEX]
+        assert index["properties"] == (FILTERED_VECTOR_FIELDS if db.line else ["embedding"])
+        assert index["state"] == "ONLINE"
+        bootstrap_schema(db)
+        assert {i["name"]: i for i in admin.list_indexes(db)}[VECTOR_INDEX] == index
+        ask = {"project": "upgrade-vector-probe", "memory_types": ["permanent"], "k": 1,
+               "exclude": [], "vector": embedder.encode("which fruit has potassium?")}
+        rows, _, _ = db.driver.execute_query(cypher.query("notes/nearest_notes", db.line),
+                                             fetch=100, **ask)
+        assert [r["zk_id"] for r in rows] == [made[1]["zk_id"]]
+    finally:
+        db.close()
+
+
+def test_the_lines_nearest_notes_are_the_common_statements_notes(db: Database,
+                                                                 project: str) -> None:
+    """On the server's line, the nearest notes its statements answer (on 2026 the index filtered
+    on the project) are the notes and cosines the common statements answer and the exact scan
+    of the project answers, beside another project's notes that lie nearer still."""
+    rng = np.random.default_rng(41)
+    mine = rng.normal(size=(40, 384))
+    queries = rng.normal(size=(4, 384))
+    other = queries.repeat(10, axis=0) + 0.1 * rng.normal(size=(40, 384))  # nearer, not ours
+    create_notes(db, rows=[_note(project, f"note {i}", v.tolist()) for i, v in enumerate(mine)]
+                 + [_note(f"{project}-other", f"other {i}", v.tolist())
+                    for i, v in enumerate(other)])
+    for vector in queries.tolist():
+        ask = {"project": project, "memory_types": ["permanent"], "k": 5, "exclude": [],
+               "vector": vector}
+        answers = [[(r["zk_id"], round(r["similarity"], 5)) for r in db.driver.execute_query(
+                       cypher.query("notes/nearest_notes", line), fetch=fetch, **ask)[0]]
+                   for line, fetch in ((None, 0), (None, 100), (db.line, 100))]
+        assert len(answers[0]) == 5 and answers[1] == answers[0] and answers[2] == answers[0]
+
+
 @pytest.mark.routing
 def test_vector_index_returns_the_nearest_note_for_real_embeddings(
     db: Database, embedder: SentenceTransformerEmbedder, project: str
@@ -105,13 +163,14 @@ def test_browser_is_served_over_http(neo4j_server: ServerUnderTest) -> None:
 
 
 def test_every_cypher_file_compiles_on_the_real_server(db: Database) -> None:
-    """EXPLAIN plans each statement without running it: a syntax or schema slip fails here."""
+    """EXPLAIN plans each statement, as the server's line runs it, without running it: a syntax
+    or schema slip fails here."""
     names = all_query_names()
     assert len(names) > 10
     with db.driver.session(database=db.conn.database) as session:
         for name in names:
-            text = body(name)
-            if text.strip().upper().startswith(("CREATE", "SHOW")) or "IN TRANSACTIONS" in text:
+            text = body(name, db.line)
+            if schema_command(text) or "IN TRANSACTIONS" in text:
                 continue  # schema commands and periodic commits cannot be EXPLAINed
             session.run("EXPLAIN " + text).consume()
 
@@ -121,8 +180,8 @@ def test_every_store_row_has_exactly_the_columns_its_statement_returns(db: Datab
     explained = 0
     with db.driver.session(database=db.conn.database) as session:
         for name, spec in bound_statements().items():
-            text = body(name)
-            if text.strip().upper().startswith(("CREATE", "SHOW", "CALL DB.AWAIT")):
+            text = body(name, db.line)
+            if schema_command(text):
                 continue  # schema commands return nothing and cannot be EXPLAINed
             result = session.run("EXPLAIN " + text)
             columns = list(result.keys())

@@ -25,9 +25,16 @@ def bound_statements() -> dict[str, Statement]:
     return dict(STATEMENTS)
 
 
-def body(name: str) -> str:
-    return "\n".join(line for line in query(name).splitlines()
-                     if not line.strip().startswith("//"))
+def body(name: str, line: str | None = None) -> str:
+    """The statement for the server `line`, its comment lines left out."""
+    return "\n".join(text for text in query(name, line).splitlines()
+                     if not text.strip().startswith("//"))
+
+
+def schema_command(text: str) -> bool:
+    """A schema command (it cannot be EXPLAINed), in whichever Cypher language it is written."""
+    command = text.strip().upper().removeprefix("CYPHER 25").strip()
+    return command.startswith(("CREATE", "SHOW", "CALL DB.AWAIT"))
 
 
 def declared_returns(name: str) -> list[str]:

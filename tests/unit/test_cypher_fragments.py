@@ -6,7 +6,15 @@ import re
 
 import pytest
 
-from kg_brain.base.cypher import FRAGMENTS, all_query_names, cypher_root, query, render
+from kg_brain.base.cypher import (
+    FRAGMENTS,
+    LINES,
+    all_query_names,
+    cypher_root,
+    line_of,
+    query,
+    render,
+)
 
 INDEX_CALL = "db.index.vector.queryNodes"
 EXACT_SCAN = "vector.similarity.cosine"
@@ -27,12 +35,38 @@ def test_no_statement_spells_out_the_index_then_scan_idiom() -> None:
 
 
 def test_every_fragment_is_used_and_every_statement_renders_completely() -> None:
-    fragments = {p.stem for p in (cypher_root() / FRAGMENTS).glob("*.cypher")}
+    files = [p.name.removesuffix(".cypher").split(".") for p in
+             (cypher_root() / FRAGMENTS).glob("*.cypher")]
+    fragments = {parts[0] for parts in files}
     used = {m for n in all_query_names() for m in re.findall(r"\{\{>\s*([a-z_]+)", raw(n))}
     assert used == fragments
+    assert {parts[1] for parts in files if len(parts) > 1} <= set(LINES)  # no stray line
+    assert all(len(parts) == 1 or [parts[0]] in files for parts in files)  # beside a common one
     for name in all_query_names():
-        text = query(name)
-        assert "{{>" not in text and not re.search(r"\{\{[a-z_]+\}\}", text), name
+        for line in (None, *LINES):
+            text = query(name, line)
+            assert "{{>" not in text and not re.search(r"\{\{[a-z_]+\}\}", text), name
+
+
+def test_a_line_renders_its_own_fragment_in_its_language_and_the_rest_as_is() -> None:
+    """The 2026 line's nearest-notes statements search the index filtered on the project (the
+    SEARCH clause, Cypher 25); a statement without a fragment of that line is the same text."""
+    common, line = query("notes/nearest_notes"), query("notes/nearest_notes", "2026")
+    assert INDEX_CALL in common and "SEARCH" not in common
+    assert line.startswith("CYPHER 25\n") and INDEX_CALL not in line
+    assert "SEARCH n IN (VECTOR INDEX vector_index_Note_embedding FOR $vector" in line
+    assert "WHERE n.project = $project LIMIT $fetch)" in line
+    assert query("notes/get_notes", "2026") == query("notes/get_notes")
+    with pytest.raises(ValueError, match="no server line"):
+        query("notes/get_notes", "2031")
+
+
+@pytest.mark.parametrize(("version", "line"), [
+    ("5.26.0", None), ("5.26.12", None), ("2025.10.1", None), ("2026.01.0", "2026"),
+    ("2026.08.1", "2026"), ("2027.02.0", "2026"),
+])
+def test_the_line_follows_the_servers_version(version: str, line: str | None) -> None:
+    assert line_of(version) == line
 
 
 def test_a_rendered_block_takes_the_statements_words_and_indent() -> None:

@@ -12,8 +12,9 @@ from kg_brain.store.share import TEXT_CEILING, IndexFetch
 class Counts:
     """Answers notes/project_share from a table of project sizes, counting the reads."""
 
-    def __init__(self, sizes: dict[str, int]) -> None:
+    def __init__(self, sizes: dict[str, int], line: str | None = None) -> None:
         self.sizes = sizes
+        self.line = line  # the server line: "2026" filters on the project in the index
         self.reads = 0
 
     def run(self, name: str, mode: str, params: dict[str, Any], changes: tuple[str, ...] = (),
@@ -42,6 +43,21 @@ def test_a_tiny_or_empty_project_skips_the_index_for_the_exact_scan() -> None:
     assert fetch_for({"a": 20, "b": 99_980}, "a") == 0
     assert fetch_for({"b": 5_000}, "a") == 0
     assert fetch_for({}, "a") == 0
+
+
+def test_on_the_2026_line_the_index_filters_so_the_share_no_longer_widens_the_fetch() -> None:
+    """Every candidate of the filtered index is the project's: want x MARGIN at least the base,
+    for a minority project as for one holding most notes; the scan's size rule stays."""
+    fetch = IndexFetch(Counts({"a": 5_000, "b": 45_000}, line="2026"), base=100, ceiling=2_000)
+    assert fetch("a", 40) == fetch("b", 40) == 100 and fetch("a", 100) == 150
+    assert fetch.or_scan("a", 6, 120) == 120 and fetch.for_write("a", 6, 120) == 120
+    fetch = IndexFetch(Counts({"a": 20, "b": 99_980}, line="2026"), base=100, ceiling=2_000)
+    assert fetch("a", 40) == 100 and fetch.or_scan("a", 6, 120) == 0  # the scan of 20 notes
+    assert fetch.for_write("a", 6, 120) == 0
+    fetch = IndexFetch(Counts({"a": 600, "b": 29_400}, line="2026"), base=100, ceiling=2_000)
+    assert fetch.or_scan("a", 6, 120) == 120  # beyond 120 + 200: the filtered index
+    fetch = IndexFetch(Counts({"a": 300, "b": 29_700}, line="2026"), base=100, ceiling=2_000)
+    assert fetch.or_scan("a", 6, 120) == 0  # the scan is the cheaper
 
 
 def test_a_write_scans_a_project_no_larger_than_its_fetch_and_an_index_query() -> None:

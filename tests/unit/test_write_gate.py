@@ -43,6 +43,7 @@ class Recorder:
 
 class Owner:
     statements_run = 0
+    line = None
     secrets_mode = "redact"
 
 
