@@ -33,7 +33,8 @@ mirror under today's constants and the flat cosine beside it.
 `--why KIND` says, for each question of that kind whose expected note search_memory does not
 put first, which of its rules puts it there when switched off alone (RULES_OFF: the relevance
 floor for a question answered with nothing; the current value first, the session, the fix lift
-and the superseded factor otherwise); one no rule moves is lost in the two channels.
+and the superseded factor otherwise); one no rule moves is lost in the two channels. Each
+says whether the fusion baseline (bench/ranking.py fusion) puts its expected note first.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from bench.ranking import (
     by_kind,
     chat_signals,
     flat,
+    fusion,
     rank,
     reworded,
     score,
@@ -245,7 +247,8 @@ def floor_left_out(projects: list[Project], share: float, start: Tuning,
 def why(projects: list[Project], kind: str, start: Tuning) -> dict[str, Any]:
     """Each question of `kind` whose expected note is not first under `start`: answered with
     nothing (and first without the floor, or not), or the rules of RULES_OFF that each, switched
-    off alone, put it first ("channels" when none does); how many questions each reason holds."""
+    off alone, put it first ("channels" when none does), and whether the fusion baseline puts
+    it first; how many questions each reason holds, and of them the fusion puts first."""
     rows: list[dict[str, Any]] = []
     for p, (notes, asked) in enumerate(projects):
         for i, q in enumerate(asked):
@@ -259,14 +262,19 @@ def why(projects: list[Project], kind: str, start: Tuning) -> dict[str, Any]:
                 reasons = [name for name, off in RULES_OFF.items()
                            if (got := rank(notes, q, replace(start, **off)))
                            and got[0] in q.expected]
+            answered = fusion(notes, q, start)
             rows.append({"project": p, "question": i, "reasons": reasons or ["channels"],
-                         "best_cosine": round(float(max(q.cosine[list(q.expected)])), 3)})
+                         "best_cosine": round(float(max(q.cosine[list(q.expected)])), 3),
+                         "fusion_first": bool(answered) and answered[0] in q.expected})
     counts: dict[str, int] = {}
+    fusion_first: dict[str, int] = {}
     for row in rows:
         for reason in row["reasons"]:
             counts[reason] = counts.get(reason, 0) + 1
+            fusion_first[reason] = fusion_first.get(reason, 0) + row["fusion_first"]
     return {"kind": kind, "asked": sum(q.kind == kind for _, asked in projects for q in asked),
-            "not_first": len(rows), "reasons": counts, "questions": rows}
+            "not_first": len(rows), "reasons": counts, "fusion_first": fusion_first,
+            "questions": rows}
 
 
 def cached(cache: Path | None, read: Callable[[Brain], T], settings: Settings) -> T:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from bench import coding, store
+from bench.baselines import BM25, min_max
 from bench.coding import must_yield
 from bench.coding_data import CodingProject, Question
 from bench.datasets import Corpus, TurnKey
@@ -90,6 +91,11 @@ class Notes:
     stated: np.ndarray  # when each was written or last rewritten by update_memory
 
     @cached_property
+    def bm25(self) -> BM25:
+        """The fusion baseline's BM25 over every live note's title and content."""
+        return BM25(self.texts)
+
+    @cached_property
     def fix_pairs(self) -> set[tuple[int, int]]:
         """The FIXES links as (fix, mistake) pairs."""
         return {(int(a), int(b)) for a, b in self.fixes}
@@ -129,6 +135,7 @@ class Asked:
     # per query word (as `words`), whether it is a content word (query_text.content_word); none
     # when empty
     content: list[bool] = field(default_factory=list)
+    text: str = ""  # the question as asked
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -188,7 +195,7 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, contains=contains, expected=expected, pairs=pairs,
-                 named=names(text, terms), content=[content_word(w) for w in kept])
+                 named=names(text, terms), content=[content_word(w) for w in kept], text=text)
 
 
 def _index_hits(db: Database, project: str, query: str,
@@ -370,6 +377,19 @@ def flat(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
     return [int(i) for i in _top(q.cosine, _kept(notes, q), k, notes.order)]
 
 
+def fusion(notes: Notes, q: Asked, t: Tuning, k: int = coding.DEPTH) -> list[int]:
+    """The fusion baseline's answer (bench/baselines.py Fusion.ranked): the `k` kept notes best
+    by their cosine plus their BM25 over title and content, each min-max normalised over the
+    kept notes (`t` unread; the BM25 statistics over every live note, as the baseline's)."""
+    keep = _kept(notes, q)
+    if not keep.any():
+        return []
+    bm25 = notes.bm25.scores(q.text)
+    fused = np.full(len(notes.ids), -np.inf)
+    fused[keep] = min_max(q.cosine[keep]) + min_max(bm25[keep])
+    return [int(i) for i in _top(fused, keep, k, notes.order)]
+
+
 Floor = tuple[float, float, float]  # a hit holding every content word; per unknown; per lacked
 
 
@@ -443,8 +463,11 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
         score = current_first(notes, q, order, score, t)
         order = _top(score, found, len(notes.ids), notes.order)
     top = order[:k]
+    # the identifiers at most exact_df of the hits hold, found by the exact channel or not
+    rare_held = q.contains[q.contains[:, order].sum(axis=1) <= t.exact_df]
     return [int(i) for i in top], Reach(
-        evident=bool((exact[top] > 0).any() or strong[top].any()), cosines=q.cosine[top],
+        evident=bool((exact[top] > 0).any() or strong[top].any() or rare_held[:, top].any()),
+        cosines=q.cosine[top],
         holds=np.where(pooled[top], holds[top], 0), unknown=unknown(q, boosts), known=known)
 
 
@@ -472,7 +495,8 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     asked for the current value is one yielded to. Asked for the current value, a note also
     yields to a SUPERSEDES-linked note of its kind among the best LINKED_FAR times same_n, and
     to a later session summary among the best same_n by the entity and the reach alone; of the
-    notes it yields to, the closest to the query ranks first (CURRENT_TIE)."""
+    notes it yields to, the closest to the query ranks first (CURRENT_TIE). Asked for history,
+    the score passes down the chain: of a value changed several times, the first takes it."""
     head = [int(i) for i in ranked[:t.same_n]]
     far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
@@ -492,8 +516,10 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
         earlier = [p for p in pairs if p[0] == top]
         pairs = [max(earlier, key=lambda p: notes.stated[p[1]])] if earlier else []
     lifted = score.copy()
-    for a, b in pairs:
-        lifted[b] = max(lifted[b], score[a] * (1.0 + CURRENT_TIE * (1.0 + q.cosine[b]) / 2.0))
+    for _ in range(len(pairs) if q.history else 1):  # asked for history, down the chain
+        step = lifted.copy()
+        for a, b in pairs:
+            lifted[b] = max(lifted[b], step[a] * (1.0 + CURRENT_TIE * (1.0 + q.cosine[b]) / 2.0))
     out = lifted.copy()
     for a in {a for a, _ in pairs}:
         over = [lifted[b] for x, b in pairs if x == a]

@@ -18,7 +18,8 @@
 // notes one hit yields to (look-alikes of other services among them), the closest in meaning
 // ranks first; a note yielding to m hits scores at most 0.99^m times the best of theirs
 // (of a value changed twice, the first ranks last). $history (a question asking for an earlier
-// value) turns it round: the later note yields to the earlier; and asked for the value just
+// value) turns it round: the later note yields to the earlier, and the score passes down the
+// chain (of a value changed several times, the first takes it); and asked for the value just
 // before one ($before: "before we went to 60", not "originally"), only the best hit stating a
 // value yields, to the note of the same thing stated just before it. Mistakes and open threads
 // state no value: they take no part. A session summary states the values its session left, of
@@ -81,13 +82,16 @@ CALL ({{hits}}) {
          ELSE pairs END AS pairs
   // a later note takes the best score of the notes yielding to it, and a thousandth of it
   // times its own cosine to the query ((1 + cos) / 2): of the later notes one note yields to,
-  // the closest in meaning ranks first
-  WITH {{hits}} AS hits, pairs, [k IN range(0, size({{hits}}) - 1) |
-                reduce(s = {{hits}}[k].score, p IN pairs |
-                       CASE WHEN p[1] = k
-                                 AND {{hits}}[p[0]].score * (1.0 + 0.001 * told[k].q) > s
-                            THEN {{hits}}[p[0]].score * (1.0 + 0.001 * told[k].q)
-                            ELSE s END)] AS lifted
+  // the closest in meaning ranks first. Asked for history, the score passes along the chain
+  // (one step per pair at most): of a value changed several times, the first takes it.
+  WITH {{hits}} AS hits, pairs,
+       reduce(l = [h IN {{hits}} | h.score],
+              r IN range(1, CASE WHEN $history THEN size(pairs) ELSE 1 END) |
+              [k IN range(0, size({{hits}}) - 1) |
+               reduce(s = l[k], p IN pairs |
+                      CASE WHEN p[1] = k AND l[p[0]] * (1.0 + 0.001 * told[k].q) > s
+                           THEN l[p[0]] * (1.0 + 0.001 * told[k].q)
+                           ELSE s END)]) AS lifted
   // a yielding note falls just below the best of the notes it yields to
   UNWIND range(0, size(hits) - 1) AS k
   WITH k, hits[k] AS h, lifted[k] AS s, [p IN pairs WHERE p[0] = k | lifted[p[1]]] AS over

@@ -173,19 +173,28 @@ WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
     linked: $same_linked
     far: $linked_far
     subject: $same_subject }}
+// held: the identifiers of the query that at most $exact_df of the hits hold in their content
+// or title, found by the exact channel or not (the note index keeps
+// `analytics.looker_scratch` as one word: its phrase query misses `looker_scratch` inside it)
+WITH floor, current,
+     [t IN $terms WHERE size([h IN current WHERE toLower(h.n.content) CONTAINS t
+                                OR toLower(coalesce(h.n.title, '')) CONTAINS t]) <= $exact_df]
+     AS held
 UNWIND current AS h
-WITH floor, h ORDER BY h.score DESC, h.n.zk_id
+WITH floor, held, h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
 // comparable across queries; when no hit reaches the floor (a lexical hit its own, lower by the
 // content words of the query it holds), none holds a rare identifier of the query (the exact
-// channel), none of the lexical channel's holds at least $rare_words rare words of the query
-// (fragments/lexical_in_project) nor has a lexical score of at least $lex_floor, nothing
-// relevant is stored: no rows.
-WITH floor, collect(h {.*, relevance: 2.0 * coalesce(
+// channel, or one of `held`), none of the lexical channel's holds at least $rare_words rare
+// words of the query (fragments/lexical_in_project) nor has a lexical score of at least
+// $lex_floor, nothing relevant is stored: no rows.
+WITH floor, held, collect(h {.*, relevance: 2.0 * coalesce(
                                 vector.similarity.cosine(h.n.embedding, $vector), 0.0) - 1.0})
      AS top
-WHERE any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels)
+WHERE any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
+                         OR any(t IN held WHERE toLower(h.n.content) CONTAINS t
+                                  OR toLower(coalesce(h.n.title, '')) CONTAINS t))
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance

@@ -17,9 +17,14 @@ _WORD = re.compile(r"\w+")
 # Identifiers: a query's whitespace- or bracket-separated tokens, outer punctuation stripped,
 # that hold a digit, an underscore, a dot or colon inside, a dash between letters or digits, or
 # a lower-case letter before a capital (camelCase): PAY-1432, E0502, ingest.batch.max_rows,
-# file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls; not plain words.
+# file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls, #212 (then 212); not
+# plain words.
 _TOKENS = re.compile(r"[\s()\[\]{}<>\"'`=,;|]+")
 _EDGES = re.compile(r"^\W+|\W+$")
+# An issue or pull request number as written ("PR #212", "fixed in #4417"): its holder states
+# that reference, a note holding the bare number may state a count ("212 requests"). The bare
+# number stays a term after it, so a note citing "PR 212" still holds one.
+_REFERENCE = re.compile(r"#\d+")
 _IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
 IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
 MAX_IDENTIFIERS = 8
@@ -124,6 +129,9 @@ def identifiers(text: str) -> list[str]:
     low, high = IDENTIFIER_CHARS
     for raw in _TOKENS.split(text):
         token = _EDGES.sub("", raw)
+        reference = "#" + token
+        if _REFERENCE.fullmatch(reference) and reference in raw and len(reference) >= low:
+            seen.setdefault(reference, None)
         if low <= len(token) <= high and _IDENTIFIER.search(token):
             seen.setdefault(token.lower(), None)
     return list(seen)[:MAX_IDENTIFIERS]

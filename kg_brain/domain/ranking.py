@@ -229,7 +229,9 @@ class Tuning:
     # every fold and the summary in the ten whose projects hold no question it moves: one
     # current value more each, nothing else). Asked for the current value, a note holding an
     # identifier of the query the later one lacks does not yield (look-alikes "alpha-3",
-    # "alpha-4"); a history question turns it round. Chosen by
+    # "alpha-4"); a history question turns it round, the score passing down the chain (of a
+    # value changed twice the first takes it; no constant: in the mirror over the eleven coding
+    # tuning projects one history question more, no other kind moved). Chosen by
     # leave-one-project-out on the coding tuning split through the mirror (bench/ranking.py;
     # docs/BENCHMARKS.md): same_n 3, 10, 20, 40; SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7;
     # same_reach 0.15-0.3; same_subject 4, 8; fixes, SUPERSEDES and the reach on linked pairs

@@ -112,6 +112,36 @@ def test_a_token_many_notes_hold_is_no_evidence(brain: Brain, project: str) -> N
     assert hits == [] or not [h for h in hits if "exact" in channels(h)]
 
 
+def test_an_identifier_inside_a_longer_token_is_relevant_unless_many_hits_hold_it(
+        brain: Brain, project: str) -> None:
+    # the note index keeps "analytics.looker_scratch" as one word: no phrase query finds
+    # "looker_scratch" in it, the note holds it all the same
+    brain.importer.add_many([record(f"{s} deploys from the main branch every weekday.", project)
+                             for s in SERVICES[:3]])
+    held = brain.importer.add_many([record(
+        "Looker's derived tables live in analytics.looker_scratch and rebuild nightly.",
+        project)])[0]
+    strict = Search(brain.deps, replace(brain.search.tuning, floor=0.99),
+                    replace(brain.search.deep_tuning, floor=0.99), word_floor=(0.99, 0.0, 0.0))
+    hits = strict.search_memory("LOOKER_SCRATCH", project, top_k=3)
+    assert hits[0].zk_id == held and hits[0].relevance < 0.99
+    brain.importer.add_many([record(f"{s} writes its exports to warehouse.errq_77 hourly.",
+                                    project)
+                             for s in SERVICES[3:4 + brain.search.tuning.exact_df]])
+    assert strict.search_memory("ERRQ_77", project, top_k=3) == []
+
+
+def test_a_reference_number_finds_the_note_citing_it_above_one_stating_the_number(
+        brain: Brain, project: str) -> None:
+    cited, counted = brain.importer.add_many([
+        record("Budgets policy now allows budgets:ModifyBudget on the team budgets (PR #212).",
+               project),
+        record("WAF rule on the invoice load balancer: 212 requests per 5 minutes per IP; "
+               "what changed is the limit per IP.", project)])
+    assert brain.search.search_memory("what did PR #212 change?", project, top_k=2)[0].zk_id \
+        == cited
+
+
 def test_lucene_syntax_in_an_identifier_is_only_text(brain: Brain, project: str) -> None:
     held = brain.importer.add_many([record(
         "The lock at ledger/models.py:212 serialises postings per till.", project)])[0]

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from bench.fit_ranking import fit, floor_left_out, objective, why
-from bench.ranking import ABSENT, Asked, Notes, lexical, rank, score
+from bench.ranking import ABSENT, Asked, Notes, fusion, lexical, rank, score
 from kg_brain.domain.ranking import AS_WRITTEN, RARE_WORDS, Tuning
 
 FIELDS = ("content", "title", "keywords", "context")
@@ -305,6 +305,16 @@ def test_why_names_the_rule_that_keeps_the_expected_note_from_first_place() -> N
         ["superseded"], ["floor"], ["channels"]]
     assert answered["reasons"] == {"superseded": 1, "floor": 1, "channels": 1}
     assert answered["asked"] == 4 and answered["not_first"] == 3
+    # the fusion baseline (no rules, no floor) puts the closest first: notes 0, 2, and 2
+    assert answered["fusion_first"] == {"superseded": 1, "floor": 1, "channels": 0}
+
+
+def test_the_fusion_baseline_adds_min_max_cosine_and_bm25_over_the_kept_notes() -> None:
+    pool = notes(3, texts=["billing worker port", "the redis prefix of the billing queue",
+                           "deploy steps"])
+    q = replace(asked([0.5, 0.45, 0.0], {1}), text="redis prefix")
+    assert fusion(pool, q, Tuning())[0] == 1  # 1 + 0 against 0.9 + 1
+    assert fusion(pool, replace(q, text="port"), Tuning())[:2] == [0, 1]
 
 
 def test_a_word_held_by_notes_no_longer_live_counts_them_as_the_statement_does() -> None:
@@ -351,3 +361,26 @@ def test_a_note_yields_to_a_later_session_summary_of_its_subject_for_the_current
     assert rank(pool, replace(q, cosine=np.asarray([0.6, 0.4, 0.0])), t)[0] == 0
     assert rank(notes(3, vectors=alike, note_kinds=kinds), q, t)[0] == 0
     assert rank(pool, replace(q, history=True), t)[0] == 0
+
+
+def test_a_hit_holding_an_identifier_inside_a_longer_token_is_relevant_unless_many_do() -> None:
+    # "looker_scratch" inside "analytics.looker_scratch": the index finds no phrase, the text
+    # holds it; relevant whatever its cosine, unless more than exact_df of the hits hold it
+    t = replace(Tuning(), same_n=0)
+    low = [0.3, 0.2, 0.1, 0.05, 0.04, 0.03, 0.02]
+    inside = asked(low, {0}, holders=[[False] * 7], contains=[[True] + [False] * 6])
+    assert rank(notes(7), inside, t, floor=(0.9, 0.0, 0.0))[0] == 0
+    many = asked(low, {0}, holders=[[False] * 7], contains=[[True] * (t.exact_df + 1) + [False]])
+    assert rank(notes(7), many, t, floor=(0.9, 0.0, 0.0)) == []
+    assert rank(notes(7), asked(low, {0}), t, floor=(0.9, 0.0, 0.0)) == []
+
+
+def test_asked_for_history_the_first_of_a_value_changed_twice_ranks_first() -> None:
+    # 0 -> 1 -> 2, each change linked to the note it replaced; the newest is closest to the
+    # question and too unlike the first to be its subject: the score passes down the chain
+    vectors = np.asarray([[1.0, 0.0, 0.0], [0.7, 0.714, 0.0], [0.0, 1.0, 0.0]])
+    pool = notes(3, inferred=[(1, 0), (2, 1)],
+                 vectors=vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+    q = replace(asked([0.3, 0.5, 0.8], {0}), kind="history", history=True)
+    assert rank(pool, q, Tuning())[0] == 0
+    assert rank(pool, replace(q, history=False), Tuning())[0] == 2

@@ -290,3 +290,75 @@ def test_a_choice_instead_of_another_without_a_change_is_no_supersession() -> No
                 "authoritative.", "decision",
                 "Events on the bus are JSON documents validated by the consumers.", "general",
                 0.7) != LinkType.SUPERSEDES
+
+
+def test_a_value_down_to_or_up_from_another_supersedes_the_note_stating_it() -> None:
+    assert link("The thumbnail worker's prefetch count is down to 8: at 32 it starved the "
+                "avatar queue.", "general",
+                "The thumbnail worker's prefetch count is 32 (worker/settings.py) so a burst "
+                "drains quickly.", "general", 0.8) == LinkType.SUPERSEDES
+    assert link("The ingest consumer's session timeout is 45 s, up from 30 s, after the rebalance "
+                "storms.", "general",
+                "The ingest consumer's session timeout is 30 s with a 3 s heartbeat.",
+                "general", 0.7) == LinkType.SUPERSEDES
+
+
+def test_up_to_a_limit_is_no_change() -> None:
+    assert link("The export job retries failed uploads up to 4 times, 2 s apart, and only "
+                "for idempotent calls.", "general",
+                "The export job retries failed uploads.", "general",
+                0.8) != LinkType.SUPERSEDES
+
+
+def test_a_change_naming_the_old_version_supersedes_whatever_else_the_notes_name() -> None:
+    # the files, images and tools around a setting change with it: the old note names some the
+    # new one does not, and the pair reads less alike than one subject usually does
+    assert link("Rust toolchain is 1.79.0 now (was 1.75.0): rust-toolchain.toml and the CI "
+                "cache key changed together.", "general",
+                "rust-toolchain.toml pins 1.75.0; the builder image rust:1.75-slim and "
+                "cargo-deny 0.14 in .github/workflows/ci.yml have to match it.", "general",
+                0.55) == LinkType.SUPERSEDES
+    assert link("Metrics retention is 45 days now, up from 15 days, so a quarter's dashboards "
+                "keep working.", "general",
+                "Prometheus on mon-01 keeps 15 days of metrics (--storage.tsdb.retention.time "
+                "in roles/prometheus/defaults/main.yml).", "general",
+                0.58) == LinkType.SUPERSEDES
+
+
+def test_a_named_old_value_of_another_service_or_environment_supersedes_nothing() -> None:
+    assert link("The billing-api request timeout is 20 s now (was 10 s).", "general",
+                "The search-api request timeout is 10 s behind the gateway.", "general",
+                0.8) != LinkType.SUPERSEDES
+    assert link("Staging now keeps request logs for 14 days (was 7 days).", "general",
+                "Production keeps request logs for 7 days.", "general",
+                0.85) != LinkType.SUPERSEDES
+
+
+def test_a_bare_old_number_overrides_no_other_subject() -> None:
+    assert link("The lint job runs 4 shards now (was 2).", "general",
+                "The e2e suite on ci-runner-2 runs in 2 shards with Playwright 1.44.",
+                "general", 0.5) != LinkType.SUPERSEDES
+
+
+def test_a_version_or_port_named_as_replaced_is_read_whole() -> None:
+    old = ("The ingest gateway listens on port 8101 (config/gateway.toml); the load balancer "
+           "health check hits /healthz there.")
+    assert link("The ingest gateway now uses 8102, no longer 8101.", "general", old, "general",
+                0.7) == LinkType.SUPERSEDES
+    assert link("Upgraded Node from 18.19 to 20.11.", "general",
+                "CI runs on Node 18.19 (.nvmrc and the setup-node step in "
+                ".github/workflows/ci.yml).", "general", 0.7) == LinkType.SUPERSEDES
+    # a version named as replaced that the old note does not state: no supersession
+    assert link("Upgraded Node from 16.20 to 20.11.", "general",
+                "CI runs on Node 18.19 (.nvmrc and the setup-node step in "
+                ".github/workflows/ci.yml).", "general", 0.7) != LinkType.SUPERSEDES
+
+
+def test_an_arrow_between_values_is_a_change_and_a_return_type_is_not() -> None:
+    old = "The report worker's HTTP timeout is 30 s (REPORT_TIMEOUT in settings/base.py)."
+    assert link("REPORT_TIMEOUT: 30 s → 60 s for the month-end reports.", "general", old,
+                "general", 0.68) == LinkType.SUPERSEDES
+    assert link("REPORT_TIMEOUT 30 -> 45 in settings/base.py.", "general", old, "general",
+                0.68) == LinkType.SUPERSEDES
+    assert restates("report_timeout() -> int reads REPORT_TIMEOUT from settings/base.py.",
+                    "REPORT_TIMEOUT is read from settings/base.py by report_timeout().")

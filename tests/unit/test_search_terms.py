@@ -33,6 +33,10 @@ from kg_brain.domain.search import MAX_QUERY_CHARS
     ("KAFKA_BOOTSTRAP_SERVERS=broker:9092", ["kafka_bootstrap_servers", "broker:9092"]),
     ("the getUserById call in error[E0599]", ["getuserbyid", "e0599"]),
     ("what does shard-balancer do", ["shard-balancer"]),
+    # a reference number as written, then the bare number (a note may cite "PR 212")
+    ("what did PR #212 change?", ["#212", "212"]),
+    ("fixed in (#12)", ["#12"]),
+    ("see issue#4417", ["issue#4417"]),
 ])
 def test_identifiers_are_the_tokens_shaped_like_names_and_codes(query: str,
                                                                 expected: list[str]) -> None:

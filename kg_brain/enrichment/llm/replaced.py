@@ -15,19 +15,25 @@ import re
 
 from kg_brain.enrichment.llm import text as tx
 
-# A cue followed by the replaced value ("instead of X", "(was X)", "no longer X").
+# A value as written up to the end of its clause: a dot inside a version or a host ("18.19",
+# "db.r6g.large") is part of it, one before a space or the end ends the sentence.
+_VALUE = r"(?:[^.;,()]|\.(?=[\w-]))+"
+# A cue followed by the replaced value ("instead of X", "(was X)", "no longer X", "up from X",
+# "no longer 8101").
 _BEFORE_VALUE = re.compile(
     r"\b(?:moved (?:off|away from)|replac(?:ed|ing)|dropped|retired|previously|formerly|the old|"
-    r"no longer (?:uses?|using|on|in|at|with|via|runs? on|depends on))\s+(?P<value>[^.;,()]+)"
+    r"(?:up|down) from|"
+    r"no longer (?:uses?|using|on|in|at|with|via|runs? on|depends on|(?=v?\d)))\s*"
+    rf"(?P<value>{_VALUE})"
     r"|\((?:was|were|previously|formerly)\s+(?P<paren>[^)]+)\)", re.I)
 # "instead of X" is a choice as often as a change ("CBOR instead of JSON"): a change only in a
 # sentence that says one.
-_INSTEAD = re.compile(r"\binstead of\s+(?P<value>[^.;,()]+)", re.I)
+_INSTEAD = re.compile(rf"\binstead of\s+(?P<value>{_VALUE})", re.I)
 _SAYS_CHANGE = re.compile(r"\b(?:now|as of|since|switched|moved|migrated|changed|replaced|"
                           r"no longer|any ?more)\b", re.I)
 # "from X" names the old value only in a sentence whose verb moves a value ("moved to 10:00 from
 # 09:30", "raised from 100"), not "reads from Kafka".
-_FROM = re.compile(r"\bfrom\s+(?P<value>[^.;,()]+)", re.I)
+_FROM = re.compile(rf"\bfrom\s+(?P<value>{_VALUE})", re.I)
 _MOVES = re.compile(r"\b(?:moved|changed|raised|lowered|bumped|switched|migrated|went|increased|"
                     r"reduced|upgraded|downgraded|rescheduled|postponed|cut)\b", re.I)
 # A named value followed by a cue ("Auth0 is gone", "vpn.example.net is decommissioned"): a
@@ -36,8 +42,12 @@ _AFTER_VALUE = re.compile(
     r"(?P<value>(?:[A-Z0-9][\w./:@-]*|[\w-]+[./:@][\w./:@-]+)(?:\s+[\w./:@-]+){0,2})\s+"
     r"(?i:is|are|was|were|has been|have been)\s+"
     r"(?i:gone|retired|decommissioned|removed|deprecated|dropped|taken|replaced)\b")
+# "30 s → 60 s", "1.4 -> 1.6": the value before an arrow (a token and its unit at most); an
+# ASCII arrow only between numbers ("fn parse() -> Result" returns, it changes nothing).
+_ARROW = re.compile(r"(?P<value>[\w.%/:@-]+(?:\s[a-z%]{1,7})?)\s*→\s*\S|"
+                    r"(?P<number>v?\d[\w.%]*(?:\s[a-z%]{1,7})?)\s*->\s*v?\d", re.I)
 # "not in Denver anymore": the place or value left behind.
-_NOT_ANYMORE = re.compile(r"\bnot (?:in|at|on|using|with)\s+(?P<value>[^.;,()]+?)\s+any ?more\b",
+_NOT_ANYMORE = re.compile(rf"\bnot (?:in|at|on|using|with)\s+(?P<value>{_VALUE}?)\s+any ?more\b",
                           re.I)
 # Where a captured value ends: a connector starting the new value or a reason.
 _VALUE_END = re.compile(r"\s(?:to|with|for|by|because|after|since|and|but|so|in favou?r of|"
@@ -57,7 +67,7 @@ def replaced_values(text: str) -> list[list[str]]:
     """Each value the text names as replaced, as its comparable terms in order."""
     found: list[list[str]] = []
     for sentence in tx.prose_sentences(text):
-        patterns = [_BEFORE_VALUE, _AFTER_VALUE, _NOT_ANYMORE]
+        patterns = [_BEFORE_VALUE, _AFTER_VALUE, _NOT_ANYMORE, _ARROW]
         if _SAYS_CHANGE.search(sentence):
             patterns.append(_INSTEAD)
         if _MOVES.search(sentence):
@@ -65,7 +75,7 @@ def replaced_values(text: str) -> list[list[str]]:
         for pattern in patterns:
             for match in pattern.finditer(sentence):
                 groups = match.groupdict()
-                raw = groups.get("value") or groups.get("paren") or ""
+                raw = groups.get("value") or groups.get("paren") or groups.get("number") or ""
                 terms = _terms(_VALUE_END.sub("", raw))[:MAX_VALUE_WORDS]
                 if terms:
                     found.append(terms)

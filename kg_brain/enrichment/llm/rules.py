@@ -35,6 +35,13 @@ _CLAUSE = re.compile(
 )
 
 
+# A replaced value specific enough to name one setting's old value: a version ("1.21.6") or a
+# quantity with its unit ("500 ms", "30 days", "2 GB"); not a bare number nor a word, which
+# look-alike notes of other settings state as often.
+_SPECIFIC = re.compile(r"\d\.\d|\d\s?(?:ms|s|sec|seconds?|m|min|minutes?|h|hours?|d|days?|"
+                       r"weeks?|kb|mb|gb|tb|%)(?:\s|$)", re.I)
+_ENVIRONMENTS = frozenset({"staging", "production", "dev", "qa", "uat", "preview", "sandbox",
+                           "canary"})
 SAME_SUBJECT_SIMILARITY = 0.6  # without a shared entity, this similar is one subject
 ANCHOR_MARGIN = 0.1  # a shared specific entity admits a pair this far below the floor
 EXTENDS_OVERLAP = 0.6
@@ -55,7 +62,9 @@ _MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delay
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
-    r"from \S+ to|instead of)\b|\((?:was|were)\b", re.I)  # "weekly (was monthly)"; a bare
+    r"halved|doubled|down to|(?:up|down) from|went (?:up |down |back )?to|"
+    r"from \S+ to|instead of)\b|\((?:was|were)\b|→|\d\s?[a-z%]{0,7}\s*->\s*v?\d", re.I)
+# "weekly (was monthly)", "30 s → 60 s", "1.4 -> 1.6"; a bare
 # "was" narrates ("when I was 10", "we were given") more often than it marks a change
 _NO_LONGER = re.compile(r"\b(?:no longer|any ?more)\b", re.I)
 _STOPPED = re.compile(r"\bno longer (\w+)", re.I)
@@ -83,16 +92,20 @@ def classify_link(note: NoteDraft, cand: Candidate, floor: float) -> tuple[LinkT
     sim = cand.similarity
     if sim < floor and not (cmp.shared_anchors and sim >= floor - ANCHOR_MARGIN):
         return None
-    if cmp.subject_conflict:
-        return None
     kind = infer_kind(note.content, note.note_kind)
     other = infer_kind(cand.content, cand.note_kind)
+    remedy = kind in _FAILURE_REMEDY_KINDS and other in _FAILURE_REMEDY_KINDS and kind != other
+    stated = None if remedy else _states_replaced(note, cand, cmp, other)
+    if stated:  # the new note names the very value the old one states as the one it replaced
+        return LinkType.SUPERSEDES, f"replaces {stated}"
+    if cmp.subject_conflict:
+        return None
     same_subject = bool(cmp.shared_anchors) or sim >= SAME_SUBJECT_SIMILARITY
     if kind == NoteKind.FIX and _problem(cand.content, other):
         if same_subject:
             return LinkType.FIXES, _why("resolves this problem", cmp)
         return None  # a fix for another problem: alike in words only
-    if kind in _FAILURE_REMEDY_KINDS and other in _FAILURE_REMEDY_KINDS and kind != other:
+    if remedy:
         # a failure, its fix, the decision behind it: related, never contradicting
         cause = _caused_by(note.content, cand.content, cmp) if kind == NoteKind.MISTAKE else None
         return cause or _fallback(sim, floor, note, cand, cmp)
@@ -164,6 +177,26 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     if new_choices and _CHANGE.search(note.content) and _choices(cand.content):
         return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
     return None
+
+
+def _states_replaced(note: NoteDraft, cand: Candidate, cmp: Comparison, other: str) -> str | None:
+    """The old value a change note names as replaced ("(was 1.21.6)", "up from 30 days",
+    "moved from 04:30") when the candidate states it and the value is specific (a version, a
+    quantity with its unit, several terms: a bare number is in every note): the pair is one
+    subject whatever else each mentions (the files, tools and hosts around a setting change
+    with it), unless they name different services or people, or other environments."""
+    if not says_change(note.content) or _other_owner(note.content, cand.content, cmp):
+        return None
+    replaced = _named_replacement(note, cand, other)
+    return replaced if replaced and _SPECIFIC.search(replaced) else None
+
+
+def _other_owner(new: str, old: str, cmp: Comparison) -> bool:
+    """The two texts name different services or people, or different deployment
+    environments, as their subject."""
+    owners = {k for text in (new, old) for kind, keys in by_kind(text).items()
+              if kind in (EntityKind.SERVICE, EntityKind.PERSON) for k in keys}
+    return bool(cmp.subject_conflict & (owners | _ENVIRONMENTS))
 
 
 def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | None:
