@@ -14,20 +14,27 @@ Each setting replays today's three steps (bench.deep_replay.replay), then one of
   hits' vectors (the query weighing `alpha`) not among the best `at - 1` takes place `at` when
   it ranks below it.
 Each is scored as bench/fit_ranking.py scores the mirror; LoCoMo's multi-hop recall@10 is
-reported apart (category 1).
+reported apart (category 1). `--statement` asks the statement itself, as the code stands, every
+question of the dump instead (its best ten), with its database time: run at two commits over
+the same stored projects, or with `--off` (the unlike hits off) beside it, it measures the
+step through Neo4j.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
+import kg_brain.domain.search as search_module
+from bench.coding import DEPTH
 from bench.common import emit_result
 from bench.deep_replay import (
     TODAY,
@@ -35,6 +42,7 @@ from bench.deep_replay import (
     Question,
     bridge,
     by_clause,
+    dump,
     leads,
     near,
     row,
@@ -42,7 +50,11 @@ from bench.deep_replay import (
 )
 from bench.fit_ranking import cached, objective
 from bench.ranking import CHAT, Notes, by_kind
+from bench.scale import TimedDatabase
 from kg_brain.base.settings import load_settings
+from kg_brain.domain.ranking import DIVERSE_HEAD
+from kg_brain.domain.search import Search, _excluded
+from kg_brain.root.app import Brain
 
 MULTI_HOP = "1"
 
@@ -191,16 +203,44 @@ def choose(notes: dict[str, Notes], asked: list[Question]) -> dict[str, Any]:
     return result
 
 
+def statement(brain: Brain, manifest: Path, asked: list[Question]) -> dict[str, Any]:
+    """Every original question of the dump asked of the statement as the code stands (its best
+    ten, as the benchmarks ask), scored as the replay, with its database time."""
+    written = json.loads(manifest.read_text(encoding="utf-8"))
+    timed = TimedDatabase(brain.db)
+    search = Search(replace(brain.deps, db=timed))  # type: ignore[arg-type]
+    original = [q for q in asked if q.wording == "original"]
+    rows, db_s = [], 0.0
+    for q in original:
+        project = written[q.project]["project"] if q.suite == "coding" else q.project
+        got = search.deep_search(q.text, project, top_k=DEPTH, stamp=False,
+                                 include_contextual=q.excluded == _excluded(True))
+        db_s += timed.last_s
+        rows.append(row(q, [h.zk_id for h in got]))
+    return {"statement": summary(rows, original), "db_s": round(db_s, 3)}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = tuning_questions("python -m bench.deep_diverse", __doc__)
     p.add_argument("--dump", type=Path, required=True, help="bench.deep_replay's --dump")
+    p.add_argument("--statement", action="store_true",
+                   help="ask the statement as the code stands instead of replaying")
+    p.add_argument("--off", action="store_true",
+                   help="with --statement: the unlike hits off (DIVERSE_HEAD 0), as before them")
     p.add_argument("--out", type=Path, required=True, help="write the result JSON here")
     args = p.parse_args(argv)
     settings = load_settings()
-    from bench.deep_replay import dump
     notes, asked = cached(args.dump, lambda brain: dump(
         brain, args.manifest, args.locomo, args.data, args.rewordings), settings)
-    emit_result(choose(notes, asked), args.out, settings)
+    if not args.statement:
+        emit_result(choose(notes, asked), args.out, settings)
+        return 0
+    brain = Brain(settings)
+    try:
+        with mock.patch.object(search_module, "DIVERSE_HEAD", 0 if args.off else DIVERSE_HEAD):
+            emit_result(statement(brain, args.manifest, asked), args.out, settings)
+    finally:
+        brain.close()
     return 0
 
 
