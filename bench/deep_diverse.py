@@ -159,14 +159,19 @@ def _key(s: dict[str, Any]) -> str:
 
 
 def summary(rows: list[tuple[str, dict[str, float]]], asked: list[Question]) -> dict[str, Any]:
+    """by_kind's figures, LoCoMo's recall@10 per category (`chat_by_category`; its multi-hop
+    questions' recall@10 and all@3 also as `chat_multi_hop`) and the objective."""
     out = by_kind(rows)
-    hop = [r for (_, r), q in zip(rows, asked, strict=True)
-           if q.suite == CHAT and q.kind == MULTI_HOP]
-    if hop:
-        out["chat_multi_hop"] = {"recall@10": round(float(np.mean([r["recall@10"] for r in hop])),
-                                                    3), "all@3": round(float(np.mean(
-                                                        [r["all@3"] for r in hop])), 3),
-                                 "n": len(hop)}
+    chat: dict[str, list[dict[str, float]]] = {}
+    for (_, r), q in zip(rows, asked, strict=True):
+        if q.suite == CHAT:
+            chat.setdefault(q.kind, []).append(r)
+    out["chat_by_category"] = {k: {"recall@10": round(float(np.mean(
+        [r["recall@10"] for r in v])), 3), "n": len(v)} for k, v in sorted(chat.items())}
+    if MULTI_HOP in chat:
+        hop = chat[MULTI_HOP]
+        out["chat_multi_hop"] = {m: round(float(np.mean([r[m] for r in hop])), 3)
+                                 for m in ("recall@10", "all@3")} | {"n": len(hop)}
     out["objective"] = objective(rows)
     return out
 
