@@ -15,7 +15,7 @@
 // lacks ($named); a note superseded by a live note through a link someone asserted yields to
 // it ($tuning.superseded weight), and so does an older hit stating the same thing as a newer
 // one (fragments/current_first); $history turns both round. Then the
-// places: the close hits first, a hit per clause, the first hit's bridge. Every result says which channels and paths found it. Access is stamped on the
+// places: the close hits first, a hit per clause, the first hit's bridge, then unlike hits. Every result says which channels and paths found it. Access is stamped on the
 // returned notes when $stamp.
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
@@ -32,9 +32,11 @@
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,
 //         not the first (fragments/current_first); stamp: count the hits as used; now; near: {gap,
-//         of, head, reach, clause_of, bridge_at, bridge_rarity, bridge_least}, the close hits
-//         first and the first hit's bridge (NEAR_GAP, NEAR_OF, NEAR_HEAD, NEAR_REACH,
-//         CLAUSE_OF, BRIDGE_AT, BRIDGE_RARITY, BRIDGE_LEAST in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
+//         of, head, reach, clause_of, bridge_at, bridge_rarity, bridge_least, diverse_from,
+//         diverse_head, diverse_of, diverse_mix, diverse_lam}, the close hits first, the first
+//         hit's bridge and the unlike hits (NEAR_GAP, NEAR_OF, NEAR_HEAD, NEAR_REACH,
+//         CLAUSE_OF, BRIDGE_AT, BRIDGE_RARITY, BRIDGE_LEAST, DIVERSE_FROM, DIVERSE_HEAD,
+//         DIVERSE_OF, DIVERSE_MIX, DIVERSE_LAM in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
 //         several things ([] for one); tuning: a map
 //         of the constants (kg_brain/domain/ranking.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;
@@ -344,14 +346,46 @@ UNWIND range(0, size(ranked) - 1) AS i
 WITH ranked[i] AS h, CASE WHEN b IS NOT NULL AND i >= $near.bridge_at
                           THEN 0.99 * s * (1.0 - 0.001 * i / size(ranked)) END AS cap
 WITH h {.*, score: CASE WHEN cap < h.score THEN cap ELSE h.score END} AS h
-WITH h ORDER BY h.score DESC, h.n.zk_id
+ORDER BY h.score DESC, h.n.zk_id
+// unlike hits: the best $near.diverse_from places stay, then each of the places up to
+// $near.diverse_head goes in turn to the hit among the best $near.diverse_of with the highest
+// relevance, its share of the first hit's score and its cosine to the query (in [-1, 1])
+// weighing 1 - $near.diverse_mix and $near.diverse_mix, less $near.diverse_lam times its
+// highest cosine to the hits placed before (the notes an answer spread over several needs are
+// not crowded out by look-alikes of one); the chosen keep their order, the others follow in
+// theirs, just below the last of them. Whether anything relevant is stored (below) is read
+// from the best $k before this step.
+WITH collect(h) AS placed
+WITH placed, any(h IN placed[..$k] WHERE h.relevance >= $tuning.floor
+                     OR any(r IN h.recs WHERE r.ch = 'exact' OR r.rare >= $rare_words)) AS known,
+     CASE WHEN $near.diverse_head > $near.diverse_from AND placed[0].score > 0
+          THEN placed[..$near.diverse_of] ELSE [] END AS pool
+WITH placed, known, pool, [x IN pool | x.n.embedding] AS vs
+WITH placed, known, [i IN range(0, size(pool) - 1) | [j IN range(0, size(pool) - 1) |
+                       2.0 * vector.similarity.cosine(vs[i], vs[j]) - 1.0]] AS sim,
+     [x IN pool | (1.0 - $near.diverse_mix) * x.score / pool[0].score
+                  + $near.diverse_mix * x.relevance] AS rel
+WITH placed, known, reduce(lead = range(0, $near.diverse_from - 1),
+                           step IN range($near.diverse_from, $near.diverse_head - 1) |
+       CASE WHEN size(lead) >= size(rel) THEN lead
+            ELSE lead + [reduce(b = null,
+              x IN [i IN range(0, size(rel) - 1) WHERE NOT i IN lead |
+                    {i: i, v: rel[i] - $near.diverse_lam * reduce(m = -1.0, j IN lead |
+                                CASE WHEN sim[i][j] > m THEN sim[i][j] ELSE m END)}] |
+              CASE WHEN b IS NULL OR x.v > b.v THEN x ELSE b END).i] END) AS lead
+WITH placed, known, [i IN range(0, size(placed) - 1) WHERE i IN lead] AS lead
+UNWIND range(0, size(placed) - 1) AS i
+WITH known, placed[i] AS h, CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i IN lead
+                                 THEN 0.99 * placed[lead[-1]].score
+                                      * (1.0 - 0.001 * (i + 1) / size(placed)) END AS passed
+WITH known, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END} AS h
+ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // when no hit reaches $tuning.floor, none holds a rare identifier of the query (the exact
 // channel) and none of the lexical channel's holds at least $rare_words rare words of the
 // query (fragments/lexical_in_project), nothing relevant is stored: no rows.
-WITH collect(h) AS top
-WHERE any(h IN top WHERE h.relevance >= $tuning.floor
-                         OR any(r IN h.recs WHERE r.ch = 'exact' OR r.rare >= $rare_words))
+WITH known, collect(h) AS top
+WHERE known
 UNWIND top AS h
 WITH h.n AS n, h.recs AS recs, h.score AS score, h.relevance AS relevance
 FOREACH (used IN CASE WHEN $stamp THEN [n] ELSE [] END |

@@ -37,6 +37,11 @@ from kg_brain.domain.ranking import (
     BRIDGE_RARITY,
     CLAUSE_OF,
     DEEP_HOPS,
+    DIVERSE_FROM,
+    DIVERSE_HEAD,
+    DIVERSE_LAM,
+    DIVERSE_MIX,
+    DIVERSE_OF,
     KNOWN_FLOOR,
     LACKED_STEP,
     LINKED_FAR,
@@ -226,7 +231,10 @@ class Search:
             same_linked=SAME_LINKED, linked_far=LINKED_FAR,
             near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
                   "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
-                  "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST},
+                  "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST,
+                  "diverse_from": DIVERSE_FROM, "diverse_head": DIVERSE_HEAD,
+                  "diverse_of": DIVERSE_OF, "diverse_mix": DIVERSE_MIX,
+                  "diverse_lam": DIVERSE_LAM},
             clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
         return [_hit(r) for r in rows]

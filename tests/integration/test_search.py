@@ -765,3 +765,30 @@ def test_deep_search_gives_the_third_place_to_the_note_sharing_the_first_hits_ra
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     bridged = [f for f in _found(hits, second) if f.channel == "bridge" and f.via == first]
     assert bridged and bridged[0].relationship == "MENTIONS"
+
+
+def test_deep_search_gives_a_place_in_the_best_ten_to_a_hit_unlike_those_above_it(
+        brain: Brain, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Look-alikes of one answer fill the best ten; another note about the same thing ranks
+    below them and gets a place among the ten only as unlike the hits above it. The best
+    DIVERSE_FROM places do not move."""
+    write = brain.importer.add_many
+    write([note(f"The export job retries a failed upload to the archive bucket {n + 2} times, "
+                f"waiting {n + 1} seconds between upload retries.", project)
+           for n in range(14)])
+    other = write([note("Whose key the export job signs a failed upload to the archive bucket "
+                        "with: a token scoped to uploads, renewed monthly.", project)])[0]
+    write([note(f"Team note {n}: the {topic} dashboard refreshes every {n + 3} minutes.",
+                project) for n, topic in enumerate(
+                    ["latency", "signup", "billing", "search", "mobile", "warehouse"])])
+    query = "export job: retries of a failed upload to the archive bucket"
+    monkeypatch.setattr(search_module, "DIVERSE_HEAD", 0)  # no unlike hit takes a place
+    without = [h.zk_id for h in search.deep_search(query, project, top_k=20)]
+    assert other not in without[:10] and other in without, without
+    monkeypatch.undo()
+    hits = search.deep_search(query, project, top_k=20)
+    ids = [h.zk_id for h in hits]
+    assert other in ids[:10] and ids[:search_module.DIVERSE_FROM] == without[
+        :search_module.DIVERSE_FROM], ids
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
