@@ -1,9 +1,9 @@
 """Where Neo4j 2026's vector index filtered on the project pays, by the project's size, on one
 private server of the 2026 line (NEO4J_VERSION, JAVA_HOME of a Java 21+), one database of
-projects of SIZES notes. For each query (search_memory's vector channel: POOL notes of the
-project, cypher/bench/vector_notes.cypher) in each project: (a) the 2026 statement (the index
-filtered on the project, fetch as kg_brain/store/share.py gives it on the 2026 line, the exact
-scan never taken), (b) the common statement on the same server (the unfiltered index
+projects of --sizes notes (default SIZES). For each query (search_memory's vector channel: POOL
+notes of the project, cypher/bench/vector_notes.cypher) in each project: (a) the 2026 statement
+(the index filtered on the project, fetch as kg_brain/store/share.py gives it on the 2026 line,
+the exact scan never taken), (b) the common statement on the same server (the unfiltered index
 over-fetched by the project's share, as on 5.26; its own exact scan when the fetch would pass
 the ceiling or the project's notes come short), (c) the exact scan alone (fetch 0) and (d) one
 raw vector query (10 nearest, unfiltered). The four calls of one query run in a rotating order,
@@ -97,6 +97,8 @@ def measure(brain: Brain, common: Database, project: str,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)),
+                    help="the projects' notes, comma-separated")
     ap.add_argument("--queries", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", default="docs/bench/vector-filter.json")
@@ -109,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         if brain.db.line is None:
             raise SystemExit("the server is not of Neo4j's 2026 line: set NEO4J_VERSION")
         records: list[dict[str, Any]] = []
-        projects = {f"vector-filter-{size}": size for size in SIZES}
+        sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
+        projects = {f"vector-filter-{size}": size for size in sizes}
         for p, (project, size) in enumerate(projects.items()):
             records += corpus.notes(size, project, seed=20_000 + p)
         brain.importer.add_many(records)
