@@ -36,10 +36,12 @@ MARGIN = 1.5
 # of 38.5k notes over many projects (load ~9 on 2 cores), a scan cost ~0.03 ms a note, an index
 # query ~0.024 ms a candidate plus ~75 ms (a raw query's 71 ms): ~2,500 notes; taken lower.
 INDEX_QUERY_NOTES = 1_000
-# The same on Neo4j's 2026 line, where the index filters on the project: in a database of 10k
-# notes over 24 projects (load ~10 on 2 cores), a query of 100 filtered candidates cost 25-40 ms
-# whatever the project's size, the scan ~0.085 ms a note: even at ~350 notes; taken lower.
-FILTERED_INDEX_QUERY_NOTES = 200
+# The same on Neo4j's 2026 line, where the index filters on the project: python -m
+# bench.vector_filter (docs/bench/vector-filter-10k.json and -fine.json: one private 2026.08.1
+# server, ~10k notes in projects of 50 to 5,000, load 3-9 on 2 cores) timed search_memory's
+# filtered query of 60 candidates at 1.2-1.3 raw vector queries whatever the project's size, and
+# the exact scan as costly near 170-190 notes (the fetch and 110-130 more); taken lower.
+FILTERED_INDEX_QUERY_NOTES = 100
 TEXT_CEILING = 5_000  # full-text candidates at most (a Lucene top-n: cheap beside the vectors)
 # Lucene's English stop words: the note index's analyzer drops them, from a project name too
 STOP_WORDS = frozenset(

@@ -54,9 +54,9 @@ def test_on_the_2026_line_the_index_filters_so_the_share_no_longer_widens_the_fe
     fetch = IndexFetch(Counts({"a": 20, "b": 99_980}, line="2026"), base=100, ceiling=2_000)
     assert fetch("a", 40) == 100 and fetch.or_scan("a", 6, 120) == 0  # the scan of 20 notes
     assert fetch.for_write("a", 6, 120) == 0
-    fetch = IndexFetch(Counts({"a": 600, "b": 29_400}, line="2026"), base=100, ceiling=2_000)
-    assert fetch.or_scan("a", 6, 120) == 120  # beyond 120 + 200: the filtered index
-    fetch = IndexFetch(Counts({"a": 300, "b": 29_700}, line="2026"), base=100, ceiling=2_000)
+    fetch = IndexFetch(Counts({"a": 221, "b": 29_779}, line="2026"), base=100, ceiling=2_000)
+    assert fetch.or_scan("a", 6, 120) == 120  # beyond 120 + 100: the filtered index
+    fetch = IndexFetch(Counts({"a": 220, "b": 29_780}, line="2026"), base=100, ceiling=2_000)
     assert fetch.or_scan("a", 6, 120) == 0  # the scan is the cheaper
 
 
