@@ -124,9 +124,20 @@ def test_the_lines_nearest_notes_are_the_common_statements_notes(db: Database,
     on the project) are the notes and cosines the common statements answer and the exact scan
     of the project answers, beside another project's notes that lie nearer still."""
     rng = np.random.default_rng(41)
-    mine = rng.normal(size=(40, 384))
     queries = rng.normal(size=(4, 384))
-    other = queries.repeat(10, axis=0) + 0.1 * rng.normal(size=(40, 384))  # nearer, not ours
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+
+    def at(query: np.ndarray, cosine: float) -> np.ndarray:
+        """A vector at `cosine` to `query`: the nearest notes stand apart from the rest, as an
+        approximate index finds them (random vectors alone all lie near cosine 0, where it
+        may not, and the statements would differ by the index, not by their line)."""
+        away = rng.normal(size=384)
+        away -= away.dot(query) * query
+        return cosine * query + np.sqrt(1 - cosine ** 2) * away / np.linalg.norm(away)
+
+    mine = [at(q, c) for q in queries for c in (0.9, 0.8, 0.7, 0.6, 0.5)] + list(
+        rng.normal(size=(20, 384)))
+    other = [at(q, 0.97) for q in queries for _ in range(10)]  # nearer, not ours
     create_notes(db, rows=[_note(project, f"note {i}", v.tolist()) for i, v in enumerate(mine)]
                  + [_note(f"{project}-other", f"other {i}", v.tolist())
                     for i, v in enumerate(other)])
