@@ -30,7 +30,7 @@ from typing import Any
 
 from bench import corpus, store
 from bench.common import emit_result
-from bench.scale import _private_run, load_avg
+from bench.scale import load_avg, private_run
 from bench.scale_build import Layout, imported, latency_stats, seconds
 from bench.scale_profile import Recording
 from kg_brain.base.settings import Settings
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         result["load_avg_1m"] = {"before": before, "after": load_avg(), "cpus": os.cpu_count()}
         return result
 
-    emit_result(_private_run(settings, run_it), Path(args.out), settings)
+    emit_result(private_run(settings, run_it), Path(args.out), settings)
     return 0
 
 

@@ -214,7 +214,7 @@ def run(brain: Brain, sizes: list[int], projects: int, queries: int, add_share: 
     return results
 
 
-def _private_run(settings: Settings,
+def private_run(settings: Settings,
                  run_it: Callable[[Brain, int | None], dict[str, Any]]) -> dict[str, Any]:
     """A private server on free ports in a temporary home, stopped (and its data dropped) at
     the end, whatever happens (SIGTERM included: cmd_scale turns it into an interrupt)."""
@@ -256,7 +256,7 @@ def cmd_scale(args: argparse.Namespace, settings: Settings) -> int:
         return result
 
     if not args.configured:
-        result = _private_run(settings, run_it)
+        result = private_run(settings, run_it)
     else:
         brain = Brain(settings)
         try:
