@@ -17,6 +17,9 @@ On Neo4j's 2026 line the index filters on the project itself (fragments/nearest_
 every candidate is the project's, the fetch is `want` with the margin whatever the share, and the
 scan answers a project no larger than the fetch and the notes it reads in the time a filtered
 query takes (FILTERED_INDEX_QUERY_NOTES, fewer than the unfiltered walk's).
+When the index comes short of the notes a statement asks for, its exact scan of the project
+answers instead only for a project it reads in bounded time (`rescans`: at most the ceiling and
+the walk notes); a larger project keeps the index's shorter answer.
 Shares are counted once per project per `ttl_s` seconds in each process.
 """
 
@@ -74,8 +77,20 @@ class IndexFetch:
         the scan reads notes, walks its graph besides, and answers approximately where the scan
         is exact."""
         fetch = self(project, want, base)
-        walk = INDEX_QUERY_NOTES if self.db.line is None else FILTERED_INDEX_QUERY_NOTES
-        return 0 if self.size(project) <= fetch + walk else fetch
+        return 0 if self.size(project) <= fetch + self.walk() else fetch
+
+    def rescans(self, project: str) -> bool:
+        """Whether the statements' exact scan follows an index answer that came short of the
+        notes asked for (the project's notes passed the statement's conditions more rarely than
+        the fetch assumed, or the index found few of them): for a project of at most `ceiling`
+        and the walk notes, so the scan reads no more notes than the largest index query reads
+        candidates and its walk costs; a larger project keeps the index's shorter answer."""
+        return self.size(project) <= self.ceiling + self.walk()
+
+    def walk(self) -> int:
+        """The notes the exact scan reads in the time the index walks its graph, on the
+        server's line."""
+        return INDEX_QUERY_NOTES if self.db.line is None else FILTERED_INDEX_QUERY_NOTES
 
     def for_write(self, project: str, want: int, base: int) -> int:
         """A write's nearest notes: as `or_scan`, except that a project holding most of the

@@ -91,6 +91,17 @@ def test_a_write_takes_the_index_for_a_project_holding_most_of_the_database() ->
     assert fetch.for_write("a", 6, 120) == fetch.or_scan("a", 6, 120) == 120
 
 
+def test_the_scan_follows_a_short_index_answer_only_in_a_project_of_bounded_size() -> None:
+    """Up to the ceiling and the walk notes (the scan then reads no more notes than the largest
+    index query reads candidates and its walk costs); a larger project keeps the index's
+    shorter answer, whatever its share."""
+    for line, walk in ((None, 1_000), ("2026", 100)):
+        fetch = IndexFetch(Counts({"a": 2_000 + walk, "b": 500}, line), base=100, ceiling=2_000)
+        assert fetch.rescans("a") and fetch.rescans("b") and fetch.rescans("empty")
+        fetch = IndexFetch(Counts({"a": 2_001 + walk, "b": 500}, line), base=100, ceiling=2_000)
+        assert not fetch.rescans("a") and fetch.rescans("b")
+
+
 def test_shares_are_counted_once_per_project_within_the_ttl() -> None:
     counts = Counts({"a": 100, "b": 900})
     fetch = IndexFetch(counts, ttl_s=60.0)  # type: ignore[arg-type]
