@@ -252,6 +252,32 @@ def _directions() -> tuple[list[float], list[float], list[float]]:
     return tuple(basis[:, i].tolist() for i in range(3))  # type: ignore[return-value]
 
 
+def test_merge_pairs_are_found_beside_nearer_notes_of_another_project_on_the_2026_line(
+        db: Database, project: str) -> None:
+    """Two notes of the project at cosine 0.92, 150 notes of another project nearer to each
+    (0.97 to their middle). On the 2026 line the index filters on the project, so the pair is
+    among each note's neighbours; 5.26's index answers the other project's notes first, and
+    cluster_pairs keeps the project's pairs only."""
+    middle, _, _ = _directions()
+    rng = np.random.default_rng(92)
+
+    def at(cosine: float) -> list[float]:
+        away = rng.normal(size=384)
+        away -= away.dot(middle) * np.array(middle)
+        return (cosine * np.array(middle)
+                + np.sqrt(1 - cosine ** 2) * away / np.linalg.norm(away)).tolist()
+
+    pair = [_note(project, f"pair {i}", at(0.96)) for i in range(2)]
+    create_notes(db, rows=pair + [_note(f"{project}-other", f"other {i}", at(0.97))
+                                  for i in range(150)])
+    pairs = cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, merge_types=[],
+                          excluded_kinds=[])
+    found = [(p["a"], p["b"]) for p in pairs]
+    assert set(found) <= {tuple(sorted(r["zk_id"] for r in pair))}
+    if db.line:
+        assert len(found) == 1 and pairs[0]["similarity"] == pytest.approx(0.92, abs=0.03)
+
+
 @pytest.mark.routing
 def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
     db: Database, project: str
