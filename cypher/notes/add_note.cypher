@@ -1,6 +1,7 @@
 // A new note's whole write in one statement (add_memory; a fix in record_resolution): the note
 // and its vector, the entities it mentions, the links decided for it, the degree bound they may
-// break, its evolution job, and its place in its client session's order; answers the note as
+// break, its evolution job, its place in its client session's order and, when the Obsidian
+// mirror is set up, the mirror's job of every note it changed; answers the note as
 // notes/get_notes reads it.
 // The session order: the note FOLLOWS the permanent note the same client session wrote last in
 // the project, when that one was written at or after $since (the session's gap). Session
@@ -13,7 +14,9 @@
 //         bound (and the new note's) is kept ([]: none to keep); keep: most automatic
 //         RELATES_TO per note; jobs: list of {key, kind, zk_id, project}; session_id: the
 //         client session writing, null for no place in an order; since: earliest creation
-//         time in the same session; reason: the FOLLOWS link's reason; now: datetime.
+//         time in the same session; reason: the FOLLOWS link's reason; mirror: true to arm
+//         the mirror's job of each changed note (fragments/enqueue_mirror) here rather than
+//         in a statement of its own; now: datetime.
 // returns: changed, note, links, entities; one row: changed, every note whose links changed
 //          (the new one, the ends of its links, of the links pruned and of its FOLLOWS); note,
 //          links and entities as in notes/get_notes
@@ -57,5 +60,14 @@ CALL (n) {
   ON CREATE SET r.created = $now, r.reason = $reason, r.weight = 1.0, r.origin = 'auto'
   RETURN collect(p.zk_id) AS followed
 }
-RETURN [n.zk_id] + linked + pruned + followed AS changed,
+WITH n, [n.zk_id] + linked + pruned + followed AS changed
+CALL (changed) {
+  UNWIND CASE WHEN $mirror THEN changed ELSE [] END AS id
+  WITH DISTINCT id
+  MATCH (m:Note {zk_id: id})
+  {{> enqueue_mirror
+      note: m
+      id: id }}
+}
+RETURN changed,
   {{> note_view }}

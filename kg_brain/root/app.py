@@ -141,6 +141,7 @@ class Brain:
             return database
         bound = database.bound()
         bound.on_changes = Mirror.recorder(self.clock)
+        bound.mirrors = True
         return bound
 
     @property

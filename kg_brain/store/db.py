@@ -83,6 +83,14 @@ class Tx:
         self.writable = writable
         self.changed: set[str] = set()
         self.hidden: list[str] = []  # kinds of secrets the gate hid in this transaction's writes
+        # notes whose Obsidian mirror job a statement of this transaction armed itself (one
+        # round trip fewer than the hook's statement): the mirror's hook leaves them out
+        self.mirrored: set[str] = set()
+
+    @property
+    def mirrors(self) -> bool:
+        """Whether this transaction's changes arm the Obsidian mirror's jobs."""
+        return self._db.mirrors
 
     def run(self, name: str, mode: Mode, params: dict[str, Any],
             changes: tuple[str, ...] = (), matched: tuple[str, ...] = ()) -> list[Row]:
@@ -159,6 +167,7 @@ class Database:
         self.secrets_mode = secrets_mode  # what the write gate does with a secret
         self.statements_run = 0  # observable for tests that count round trips
         self.on_changes: ChangeHook | None = None
+        self.mirrors = False  # on_changes arms the mirror's jobs (kg_brain/views/mirror.py)
         from neo4j import GraphDatabase
 
         auth = (conn.user, conn.password) if conn.password is not None else None
@@ -196,6 +205,7 @@ class Database:
         """A view sharing this driver and its bookmarks, with change hooks of its own."""
         view = copy.copy(self)
         view.on_changes = None
+        view.mirrors = False
         return view
 
     @contextmanager

@@ -145,9 +145,9 @@ def insert_notes(tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[str]
 @write("notes/add_note.cypher", "changed")
 def add_note(on: On, *, row: dict[str, Any], links: list[dict[str, Any]], similar: list[str],
              keep: int, jobs: list[dict[str, str]], session_id: str | None, since: datetime,
-             reason: str, now: datetime) -> AddedNote:
-    """A new note's whole write (mentions, links, degree bound, evolution job, session order),
-    answered as get_notes reads it."""
+             reason: str, mirror: bool, now: datetime) -> AddedNote:
+    """A new note's whole write (mentions, links, degree bound, evolution job, session order,
+    the mirror's jobs when `mirror`), answered as get_notes reads it."""
 
 
 @read("notes/get_notes.cypher")

@@ -195,9 +195,12 @@ class Mirror:
 
     @staticmethod
     def recorder(clock: Clock) -> ChangeHook:
-        """The write transactions' hook: queue the notes they changed, in the same transaction."""
+        """The write transactions' hook: queue the notes they changed, in the same transaction
+        (but those a statement queued itself: `Tx.mirrored`)."""
         def record(tx: Tx, zk_ids: list[str]) -> None:
-            views.enqueue_mirror_jobs(tx, zk_ids=zk_ids, now=clock())
+            left = [z for z in zk_ids if z not in tx.mirrored]
+            if left:
+                views.enqueue_mirror_jobs(tx, zk_ids=left, now=clock())
 
         return record
 

@@ -180,6 +180,25 @@ def test_a_write_that_rolls_back_leaves_no_mirror_job(db: Database,
     assert _mirror_job(db, row["zk_id"])[0]["state"] == "pending"
 
 
+def test_an_add_queues_its_note_and_those_it_links_once_in_its_own_write(
+        db: Database, embedder: SentenceTransformerEmbedder, project: str,
+        tmp_path: Path) -> None:
+    """add_memory arms the mirror's jobs in its write statement: the new note's and the note
+    it links to (whose backlinks changed), each asked once, and no statement of their own."""
+    brain = make_brain(db, embedder, obsidian_vault_path=tmp_path)
+    first = brain.writer.add("The ingest worker retries Kafka reads with exponential backoff.",
+                             project).note.zk_id
+    before = brain.db.statements_run
+    added = brain.writer.add("The ingest worker's Kafka consumer retries back off up to 30 s.",
+                             project)
+    assert brain.db.statements_run - before == 2  # the nearest notes, then the write
+    assert first in {link.zk_id for link in added.note.links}
+    asked = dict(db.driver.execute_query(
+        "UNWIND $ids AS id MATCH (j:Job {key: 'mirror:' + id}) WHERE j.state = 'pending' "
+        "RETURN id, j.requests AS requests", ids=[first, added.note.zk_id]).records)
+    assert asked == {first: 2, added.note.zk_id: 1}
+
+
 def test_without_a_mirror_writes_queue_nothing(brain: Brain, project: str) -> None:
     zk_id = brain.writer.add("No vault is configured for this brain.", project).note.zk_id
     assert _mirror_job(brain.db, zk_id) == []

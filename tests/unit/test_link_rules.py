@@ -362,3 +362,28 @@ def test_an_arrow_between_values_is_a_change_and_a_return_type_is_not() -> None:
                 0.68) == LinkType.SUPERSEDES
     assert restates("report_timeout() -> int reads REPORT_TIMEOUT from settings/base.py.",
                     "REPORT_TIMEOUT is read from settings/base.py by report_timeout().")
+
+
+
+
+def test_a_bare_old_number_the_old_note_states_with_the_new_values_unit_supersedes() -> None:
+    # "up from 7" names 7 days: the old note states it with the unit the new value carries and
+    # both name the setting, whatever else each names, below the one-subject similarity
+    assert link("SESSION_MAX_AGE is 14 days now, up from 7: the support team asked for fewer "
+                "logins.", "general", "Session cookies last 7 days (SESSION_MAX_AGE in "
+                "settings/auth.py, read by django-allauth) and are refreshed on each visit.",
+                "general", 0.55) == LinkType.SUPERSEDES
+    # the old note states the number as a count of something else, or with the unit but of
+    # another subject (no entity in common): no supersession
+    assert link("The export keeps 30 days of files now (was 14).", "general",
+                "The exporter runs 14 workers on batch-2 and writes to the archive bucket.",
+                "general", 0.5) is None
+    assert link("The canary waits 72 hours now instead of 48 before going to everyone.",
+                "general", "Release 4.11 reached the beta track with 30 testers; crash-free "
+                "sessions 97.2% after 48 hours.", "general", 0.55) != LinkType.SUPERSEDES
+
+def test_a_version_in_parentheses_after_from_is_the_replaced_one() -> None:
+    assert link("Terraform 1.9.8 across the roots now (from 1.9.5), with tflint 0.53 in CI.",
+                "general", "Every root's versions.tf says required_version 1.9.5, and tfenv "
+                "reads .terraform-version on the runners.", "general",
+                0.5) == LinkType.SUPERSEDES

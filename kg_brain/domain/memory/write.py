@@ -168,7 +168,8 @@ class Writer:
 
     def write_add(self, tx: Tx, prepared: PreparedAdd) -> NoteView | None:
         """In the caller's transaction: reinforce the duplicate (None), or write the note with
-        its links, evolution job and session order in one statement and return it as written.
+        its links, evolution job, session order and mirror jobs in one statement and return it
+        as written.
         Reads the row's id late: a retry may have replaced it."""
         if prepared.duplicate:
             notes.reinforce_note(tx, zk_id=prepared.duplicate["zk_id"], now=prepared.now)
@@ -183,7 +184,9 @@ class Writer:
             keep=self.settings.link_top_k,
             jobs=[evolution_job(row["zk_id"], row["project"])] if self._evolves(decisions)
             else [], session_id=row.get("session_id") if ordered else None,
-            since=now - timedelta(seconds=gap), reason=FOLLOWS_REASON, now=now)
+            since=now - timedelta(seconds=gap), reason=FOLLOWS_REASON, mirror=tx.mirrors, now=now)
+        if tx.mirrors:
+            tx.mirrored.update(written["changed"])
         return NoteView.from_row(dict(written))
 
     def added(self, prepared: PreparedAdd, on: On | None = None,

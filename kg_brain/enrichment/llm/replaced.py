@@ -15,17 +15,18 @@ import re
 
 from kg_brain.enrichment.llm import text as tx
 
-# A value as written up to the end of its clause: a dot inside a version or a host ("18.19",
-# "db.r6g.large") is part of it, one before a space or the end ends the sentence.
-_VALUE = r"(?:[^.;,()]|\.(?=[\w-]))+"
-# A cue followed by the replaced value ("instead of X", "(was X)", "no longer X", "up from X",
-# "no longer 8101").
+# A value as written up to the end of its clause: a dot or a colon inside a version, a host or a
+# time ("18.19", "db.r6g.large", "04:30") is part of it, one before a space or the end ends it
+# ("up from 30: Kofi needs a quarter").
+_VALUE = r"(?:[^.:;,()]|[.:](?=[\w-]))+"
+# A cue followed by the replaced value ("instead of X", "(was X)", "(from X)", "no longer X",
+# "up from X", "no longer 8101").
 _BEFORE_VALUE = re.compile(
     r"\b(?:moved (?:off|away from)|replac(?:ed|ing)|dropped|retired|previously|formerly|the old|"
     r"(?:up|down) from|"
     r"no longer (?:uses?|using|on|in|at|with|via|runs? on|depends on|(?=v?\d)))\s*"
     rf"(?P<value>{_VALUE})"
-    r"|\((?:was|were|previously|formerly)\s+(?P<paren>[^)]+)\)", re.I)
+    r"|\((?:was|were|previously|formerly|from)\s+(?P<paren>[^)]+)\)", re.I)
 # "instead of X" is a choice as often as a change ("CBOR instead of JSON"): a change only in a
 # sentence that says one.
 _INSTEAD = re.compile(rf"\binstead of\s+(?P<value>{_VALUE})", re.I)

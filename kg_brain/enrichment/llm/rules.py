@@ -38,8 +38,9 @@ _CLAUSE = re.compile(
 # A replaced value specific enough to name one setting's old value: a version ("1.21.6") or a
 # quantity with its unit ("500 ms", "30 days", "2 GB"); not a bare number nor a word, which
 # look-alike notes of other settings state as often.
-_SPECIFIC = re.compile(r"\d\.\d|\d\s?(?:ms|s|sec|seconds?|m|min|minutes?|h|hours?|d|days?|"
-                       r"weeks?|kb|mb|gb|tb|%)(?:\s|$)", re.I)
+_UNIT = r"(?:ms|s|sec|seconds?|m|min|minutes?|h|hours?|d|days?|weeks?|kb|mb|gb|tb|%)"
+_SPECIFIC = re.compile(rf"\d\.\d|\d\s?{_UNIT}(?:\s|$)", re.I)
+_BARE_NUMBER = re.compile(r"\d+")
 _ENVIRONMENTS = frozenset({"staging", "production", "dev", "qa", "uat", "preview", "sandbox",
                            "canary"})
 SAME_SUBJECT_SIMILARITY = 0.6  # without a shared entity, this similar is one subject
@@ -188,7 +189,20 @@ def _states_replaced(note: NoteDraft, cand: Candidate, cmp: Comparison, other: s
     if not says_change(note.content) or _other_owner(note.content, cand.content, cmp):
         return None
     replaced = _named_replacement(note, cand, other)
-    return replaced if replaced and _SPECIFIC.search(replaced) else None
+    specific = replaced and (_SPECIFIC.search(replaced) or cmp.shared and _stated_with_unit(
+        replaced, note.content, cand.content))
+    return replaced if specific else None
+
+
+def _stated_with_unit(value: str, new: str, old: str) -> bool:
+    """A bare number the new text names as replaced is a quantity when the old text states it
+    with a unit the new text gives its own number ("keep 90 days now, up from 30" after "keep 30
+    days", "5% now (was 10%)" after "10% of users"); weaker than a value named whole, so the
+    two notes must also share an entity."""
+    if not _BARE_NUMBER.fullmatch(value):
+        return False
+    units = re.findall(rf"(?<![\w.]){value}\s?({_UNIT})(?!\w)", old, re.I)
+    return any(re.search(rf"\d\s?{re.escape(unit)}(?!\w)", new, re.I) for unit in units)
 
 
 def _other_owner(new: str, old: str, cmp: Comparison) -> bool:
