@@ -3,9 +3,11 @@
 // of the same kind pair up, and never two notes that contradict each other. Similarities are the
 // cosine in [-1, 1]: the index's (1 + cos) / 2 score is converted where it is read; link weights
 // are written on that scale.
-// Each note's neighbours come from the vector index (fragments/project_neighbours: on Neo4j's
-// 2026 line filtered on the project inside the index).
-// params: project; min_similarity (cosine); fetch: vector-index neighbours scanned per note;
+// Each note's neighbours come from the vector index, or an exact scan of the project when the
+// index's answer may have left some out or the project is small (fragments/project_neighbours:
+// on Neo4j's 2026 line filtered on the project inside the index).
+// params: project; min_similarity (cosine); fetch: vector-index neighbours scanned per note (0:
+//         the exact scan alone); rescan: the exact scan follows an index answer that may be short;
 //         merge_types: link types that mean "same knowledge"; excluded_kinds: note kinds never
 //         merged.
 // returns: a, b, a_title, b_title, similarity, link_type; a < b (zk_ids), link_type null for
@@ -14,11 +16,13 @@ MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE NOT coalesce(n.pinned, false) AND NOT n.note_kind IN $excluded_kinds
 CALL (n) {
   {{> project_neighbours
+      imports: n
       vector: n.embedding
       fetch: $fetch
-      where: m.memory_type = 'permanent' AND n.zk_id < m.zk_id
-        AND 2 * score - 1 >= $min_similarity }}
-  RETURN m, 2 * score - 1 AS similarity, null AS link_type
+      rescan: $rescan
+      floor: $min_similarity
+      where: m.memory_type = 'permanent' AND n.zk_id < m.zk_id }}
+  RETURN m, similarity, null AS link_type
   UNION
   MATCH (n)-[r]-(m:Note {project: n.project, memory_type: 'permanent'})
   WHERE type(r) IN $merge_types AND r.weight >= $min_similarity AND n.zk_id < m.zk_id

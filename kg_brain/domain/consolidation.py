@@ -105,8 +105,9 @@ class Consolidator:
         self.auto_consolidate = deps.settings.auto_consolidate
 
     def find(self, project: str, min_similarity: float) -> list[Cluster]:
+        fetch, rescan = self.deps.index_fetch.for_pairs(project, NEIGHBOURS_SCANNED)
         pairs = statements.cluster_pairs(self.db, project=project,
-                                         min_similarity=min_similarity, fetch=NEIGHBOURS_SCANNED,
+                                         min_similarity=min_similarity, fetch=fetch, rescan=rescan,
                                          merge_types=[t.value for t in MERGE_LINK_TYPES],
                                          excluded_kinds=[k.value for k in CONTEXTUAL_KINDS])
         return build_clusters(pairs)

@@ -97,7 +97,7 @@ def list_projects(on: On) -> list[ProjectName]:
 
 
 @read("lifecycle/cluster_pairs.cypher")
-def cluster_pairs(on: On, *, project: str, min_similarity: float, fetch: int,
+def cluster_pairs(on: On, *, project: str, min_similarity: float, fetch: int, rescan: bool,
                   merge_types: list[str], excluded_kinds: list[str]) -> list[ClusterPair]:
     """Candidate merge pairs: near-duplicates or strongly linked notes of the same kind."""
 

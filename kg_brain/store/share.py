@@ -103,6 +103,17 @@ class IndexFetch:
             return fetch
         return self.or_scan(project, want, base)
 
+    def for_pairs(self, project: str, want: int) -> tuple[int, bool]:
+        """Consolidation's neighbours of each note (`want` of the project's): as `or_scan`,
+        and whether the exact scan follows an index answer that may have left near notes out
+        (`rescans`). A project too large for the scan to follow (more than the ceiling and
+        the walk notes) takes the index at the ceiling however small its share, so each
+        note's query reads at most the ceiling's candidates; the project's pairs beyond them
+        go unfound."""
+        fetch = self.or_scan(project, want)
+        rescan = self.rescans(project)
+        return (fetch or (0 if rescan else self.ceiling)), rescan
+
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase
         of the query, kg_brain/domain/query_text.py in_project), so `base` is enough. A name of

@@ -252,12 +252,12 @@ def _directions() -> tuple[list[float], list[float], list[float]]:
     return tuple(basis[:, i].tolist() for i in range(3))  # type: ignore[return-value]
 
 
-def test_merge_pairs_are_found_beside_nearer_notes_of_another_project_on_the_2026_line(
+def test_merge_pairs_are_found_beside_nearer_notes_of_another_project(
         db: Database, project: str) -> None:
     """Two notes of the project at cosine 0.92, 150 notes of another project nearer to each
     (0.97 to their middle). On the 2026 line the index filters on the project, so the pair is
-    among each note's neighbours; 5.26's index answers the other project's notes first, and
-    cluster_pairs keeps the project's pairs only."""
+    among each note's neighbours; 5.26's index answers the other project's notes first, all
+    above the threshold, so the exact scan of the project follows and finds the pair."""
     middle, _, _ = _directions()
     rng = np.random.default_rng(92)
 
@@ -270,12 +270,10 @@ def test_merge_pairs_are_found_beside_nearer_notes_of_another_project_on_the_202
     pair = [_note(project, f"pair {i}", at(0.96)) for i in range(2)]
     create_notes(db, rows=pair + [_note(f"{project}-other", f"other {i}", at(0.97))
                                   for i in range(150)])
-    pairs = cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, merge_types=[],
-                          excluded_kinds=[])
-    found = [(p["a"], p["b"]) for p in pairs]
-    assert set(found) <= {tuple(sorted(r["zk_id"] for r in pair))}
-    if db.line:
-        assert len(found) == 1 and pairs[0]["similarity"] == pytest.approx(0.92, abs=0.03)
+    pairs = cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, rescan=True,
+                          merge_types=[], excluded_kinds=[])
+    assert [(p["a"], p["b"]) for p in pairs] == [tuple(sorted(r["zk_id"] for r in pair))]
+    assert pairs[0]["similarity"] == pytest.approx(0.92, abs=0.03)
 
 
 @pytest.mark.routing
@@ -300,11 +298,11 @@ def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
     past = preflight_mistakes(db, project=project, signature="", vector=c, fetch=10, k=2,
                               exclude=[], now=datetime.now(UTC))
     assert [p["similarity"] for p in past] == pytest.approx([0.0, 0.0], abs=1e-4)
-    kept = cluster_pairs(db, project=project, min_similarity=0.75, fetch=100, merge_types=[],
-                         excluded_kinds=[])
+    kept = cluster_pairs(db, project=project, min_similarity=0.75, fetch=100, rescan=True,
+                         merge_types=[], excluded_kinds=[])
     assert [p["similarity"] for p in kept] == pytest.approx([0.8], abs=0.02)
-    assert cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, merge_types=[],
-                         excluded_kinds=[]) == []
+    assert cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, rescan=True,
+                         merge_types=[], excluded_kinds=[]) == []
 
 
 def test_a_local_servers_home_and_jars_are_the_users_alone(tmp_path: Path) -> None:
