@@ -3,12 +3,13 @@
 // bound to m with similarity, the exact cosine in [-1, 1] (the index scores quantized vectors;
 // vector.similarity.cosine() is (1 + cos) / 2, converted here). The CALL imports {{imports}}.
 // Neo4j 5.26's vector index cannot filter: it answers the {{fetch}} nearest notes of every
-// project ({{fetch}} sized by the project's share of the database, kg_brain/store/share.py
-// for_pairs) and the project's are kept. When the farthest of them still passes {{floor}}, notes
-// past it may pass too (other projects' near notes filled the answer): an exact scan of the
-// project answers instead when {{rescan}}, else the index's answer stands. A {{fetch}} of 0 (a
-// project the scan reads faster than the index) skips the index query: the scan answers alone.
-// Otherwise the scan's index seek gets a null key and costs nothing.
+// project and the project's are kept. When the farthest of them still passes {{floor}}, notes
+// past it may pass too (near notes, of this project or others, filled the answer): an exact scan
+// of the project answers instead when {{rescan}}, else the index's answer stands; when it does
+// not pass, every note past it is farther, so the answer is whole however small the project's
+// share (kg_brain/store/share.py for_pairs). A {{fetch}} of 0 (a project the scan reads faster
+// than the index) skips the index query: the scan answers alone. Otherwise the scan's index seek
+// gets a null key and costs nothing.
 CALL ({{imports}}) {
   CALL ({{imports}}) {
     WITH 1 AS one WHERE {{fetch}} > 0

@@ -12,7 +12,9 @@ project no larger than its fetch and the notes the scan reads in the time the in
 graph: reading each note costs about what reading an index candidate does (measured beside each
 other in a database of many projects), so the scan is the cheaper, and exact, of the two. A
 write's nearest notes (`for_write`) do the same, except for a project holding most of the
-database, which takes the index once it holds more notes than the fetch.
+database, which takes the index once it holds more notes than the fetch. Consolidation's pairs
+(`for_pairs`) ask for their want unwidened: the statement tells a crowded answer by its farthest
+candidate and scans the project after it.
 On Neo4j's 2026 line the index filters on the project itself (fragments/nearest_in_project.2026):
 every candidate is the project's, the fetch is `want` with the margin whatever the share, and the
 scan answers a project no larger than the fetch and the notes it reads in the time a filtered
@@ -104,15 +106,17 @@ class IndexFetch:
         return self.or_scan(project, want, base)
 
     def for_pairs(self, project: str, want: int) -> tuple[int, bool]:
-        """Consolidation's neighbours of each note (`want` of the project's): as `or_scan`,
-        and whether the exact scan follows an index answer that may have left near notes out
-        (`rescans`). A project too large for the scan to follow (more than the ceiling and
-        the walk notes) takes the index at the ceiling however small its share, so each
-        note's query reads at most the ceiling's candidates; the project's pairs beyond them
-        go unfound."""
-        fetch = self.or_scan(project, want)
-        rescan = self.rescans(project)
-        return (fetch or (0 if rescan else self.ceiling)), rescan
+        """Consolidation's neighbours of each note: `want` index candidates of every project,
+        unwidened by the share, or 0 (the exact scan) for a project no larger than them and the
+        walk notes; and whether the exact scan follows an index answer that may have left near
+        notes out (`rescans`). The statement knows when it may have: the farthest candidate
+        still passes the similarity threshold, so the pairs missed are exactly those of notes
+        crowded by more than `want` near notes, which the scan then answers; elsewhere the
+        narrow fetch is as exact as a wide one and cheaper. A project beyond the rescan bound
+        keeps the index's answer for its crowded notes."""
+        fetch = max(self.base, want)
+        scan = self.size(project) <= fetch + self.walk()
+        return (0 if scan else fetch), self.rescans(project)
 
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase

@@ -144,3 +144,16 @@ def test_a_search_scans_a_project_no_larger_than_its_vector_fetch_and_an_index_q
     assert search_fetch({"a": 1_800, "b": 28_200}, "a", want=40) == 0  # deep_search: 1,000
     assert search_fetch({"a": 10_000, "b": 20_000}, "a") == 90  # 20 x 1.5 / (1/3)
     assert search_fetch({"a": 20_000, "b": 10_000}, "a") == 60  # most notes: the base
+
+
+def test_consolidation_asks_the_index_for_its_want_and_scans_a_small_project() -> None:
+    """Pairs: the statement scans after a crowded index answer (up to the rescan bound), so the
+    share does not widen the fetch; a project within the fetch and the walk notes is scanned."""
+    fetch = IndexFetch(Counts({"a": 1_100, "b": 38_900}), base=100, ceiling=2_000)
+    assert fetch.for_pairs("a", 100) == (0, True)
+    fetch = IndexFetch(Counts({"a": 1_101, "b": 38_899}), base=100, ceiling=2_000)
+    assert fetch.for_pairs("a", 100) == (100, True)
+    fetch = IndexFetch(Counts({"a": 3_001, "b": 96_999}), base=100, ceiling=2_000)
+    assert fetch.for_pairs("a", 100) == (100, False)  # past the rescan bound
+    fetch = IndexFetch(Counts({"a": 201, "b": 45_000}, line="2026"), base=100, ceiling=2_000)
+    assert fetch.for_pairs("a", 100) == (100, True)  # beyond 100 + 100: the filtered index
