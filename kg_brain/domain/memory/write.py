@@ -204,7 +204,7 @@ class Writer:
 
     def nearest(self, vector: list[float], project: str, types: list[str], k: int,
                 exclude: list[str], on: On | None = None) -> list[NearestNote]:
-        fetch = self.deps.index_fetch.for_write(project, k, k * 20)
+        fetch = self.deps.index_fetch.for_write(project, k)
         return notes.nearest_notes(on or self.db, vector=vector, project=project,
                                    memory_types=types, fetch=fetch, k=k, exclude=exclude)
 
