@@ -10,14 +10,18 @@ Each setting replays today's three steps (bench.deep_replay.replay), then one of
   "score") or cosine to the query (`base` "cos") less `lam` times its highest cosine to the
   hits placed above it; the others follow in their order; the chosen keep theirs. The best
   `start` places stay (no hit@1 moves).
+- `split`: `mmr` from place 3 to place 10 of the best 20 at `many` (lam, mix) for a question
+  asking for several things (kg_brain.domain.query_text.asks_for_many), at `one` for the
+  others.
 - `prf`: a feedback slot: the project note nearest to the query blended with the best `m`
   hits' vectors (the query weighing `alpha`) not among the best `at - 1` takes place `at` when
   it ranks below it.
 Each is scored as bench/fit_ranking.py scores the mirror; LoCoMo's multi-hop recall@10 is
-reported apart (category 1). `--statement` asks the statement itself, as the code stands, every
-question of the dump instead (its best ten), with its database time: run at two commits over
-the same stored projects, or with `--off` (the unlike hits off) beside it, it measures the
-step through Neo4j.
+reported apart (category 1). `chat_folds` chooses as the coding folds do with each LoCoMo
+tuning conversation left out instead (the coding projects in every fit). `--statement` asks
+the statement itself, as the code stands, every question of the dump instead (its best ten),
+with its database time: run at two commits over the same stored projects, or with `--off` (the
+unlike hits off) beside it, it measures the step through Neo4j.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from bench.fit_ranking import cached, objective
 from bench.ranking import CHAT, Notes, by_kind
 from bench.scale import TimedDatabase
 from kg_brain.base.settings import load_settings
+from kg_brain.domain.query_text import asks_for_many
 from kg_brain.domain.ranking import DIVERSE_HEAD
 from kg_brain.domain.search import Search, _excluded
 from kg_brain.root.app import Brain
@@ -136,6 +141,10 @@ def grid() -> list[dict[str, Any]]:
                         "lam": lam, "base": base})
     for at, m, alpha in itertools.product([2, 3, 4, 5, 10], [1, 2, 3], [0.3, 0.5, 0.7]):
         out.append({"step": "prf", "at": at, "m": m, "alpha": alpha})
+    for many, one in itertools.product(
+            itertools.product([0.2, 0.3, 0.4, 0.5], [0.5, 0.75, 1.0]),
+            itertools.product([0.1, 0.2, 0.3], [0.0, 0.25, 0.5])):
+        out.append({"step": "split", "many": list(many), "one": list(one)})
     return out
 
 
@@ -149,6 +158,9 @@ def ranked(q: Question, notes: Notes, linked: set[tuple[str, str]],
     hits = _TODAY[id(q)]
     if s["step"] == "mmr":
         hits = mmr(hits, notes, s["head"], s["window"], s["lam"], s["base"], s["start"])
+    elif s["step"] == "split":
+        lam, mix = s["many"] if asks_for_many(q.text) else s["one"]
+        hits = mmr(hits, notes, 10, 20, lam, f"mix {mix}", 3)
     elif s["step"] == "prf":
         hits = prf(hits, q, notes, s["at"], s["m"], s["alpha"])
     return [h.id for h in hits]
@@ -176,29 +188,45 @@ def summary(rows: list[tuple[str, dict[str, float]]], asked: list[Question]) -> 
     return out
 
 
+def _left_out(rows: dict[str, list[tuple[str, dict[str, float]]]],
+              settings: list[dict[str, Any]], original: list[Question],
+              name: str) -> tuple[dict[str, Any], list[tuple[str, dict[str, float]]],
+                                  list[Question]]:
+    """The setting best without project `name`'s questions, and their rows under it."""
+    inside = [q.project != name for q in original]
+    best = max(settings, key=lambda s: objective(
+        [r for r, keep in zip(rows[_key(s)], inside, strict=True) if keep]))
+    held = [r for r, keep in zip(rows[_key(best)], inside, strict=True) if not keep]
+    return best, held, [q for q, keep in zip(original, inside, strict=True) if not keep]
+
+
 def choose(notes: dict[str, Notes], asked: list[Question]) -> dict[str, Any]:
     original = [q for q in asked if q.wording == "original"]
     linked = {name: leads(n) for name, n in notes.items()}
     settings = grid()
     rows = {_key(s): [row(q, ranked(q, notes[q.project], linked[q.project], s))
                       for q in original] for s in settings}
-    coding_projects = sorted({q.project for q in original if q.suite == "coding"})
-    folds, left_out, left_asked = [], [], []
-    for name in coding_projects:
-        inside = [q.project != name for q in original]
-        best = max(settings, key=lambda s: objective(
-            [r for r, keep in zip(rows[_key(s)], inside, strict=True) if keep]))
-        held = [r for r, keep in zip(rows[_key(best)], inside, strict=True) if not keep]
+    folds, left_out = [], []
+    for name in sorted({q.project for q in original if q.suite == "coding"}):
+        best, held, _ = _left_out(rows, settings, original, name)
         folds.append({"project": name, "setting": best, "left_out": by_kind(held)["overall"]})
         left_out += held
-        left_asked += [q for q, keep in zip(original, inside, strict=True) if not keep]
     chosen = Counter(_key(f["setting"]) for f in folds)
+    chat_folds, chat_out, chat_asked = [], [], []
+    for name in sorted({q.project for q in original if q.suite == CHAT}):
+        best, held, held_asked = _left_out(rows, settings, original, name)
+        chat_folds.append({"conversation": name, "setting": best,
+                           "left_out": by_kind(held)["chat"]})
+        chat_out += held
+        chat_asked += held_asked
     statement = [row(q, q.today) for q in original]
     reworded = sorted({q.wording for q in asked} - {"original"})
     result: dict[str, Any] = {
         "folds": folds, "chosen": [{"setting": s, "folds": chosen[_key(s)]}
                                    for s in settings if chosen[_key(s)]],
-        "left_out": by_kind(left_out), "statement_today": summary(statement, original),
+        "left_out": by_kind(left_out), "chat_folds": chat_folds,
+        "chat_left_out": summary(chat_out, chat_asked),
+        "statement_today": summary(statement, original),
         "settings": [{"setting": s, **summary(rows[_key(s)], original)} for s in settings]}
     if reworded:
         multi = [q for q in asked if q.kind == "multi_note" and q.wording != "original"]

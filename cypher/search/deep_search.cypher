@@ -36,7 +36,8 @@
 //         diverse_head, diverse_of, diverse_mix, diverse_lam}, the close hits first, the first
 //         hit's bridge and the unlike hits (NEAR_GAP, NEAR_OF, NEAR_HEAD, NEAR_REACH,
 //         CLAUSE_OF, BRIDGE_AT, BRIDGE_RARITY, BRIDGE_LEAST, DIVERSE_FROM, DIVERSE_HEAD,
-//         DIVERSE_OF, DIVERSE_MIX, DIVERSE_LAM in kg_brain/domain/ranking.py); clauses: a vector per clause of a question asking
+//         DIVERSE_OF, DIVERSE_MIX, DIVERSE_LAM in kg_brain/domain/ranking.py; the last two
+//         DIVERSE_MANY_MIX, DIVERSE_MANY_LAM for a question asking for several things); clauses: a vector per clause of a question asking
 //         several things ([] for one); tuning: a map
 //         of the constants (kg_brain/domain/ranking.py DeepTuning): ent_fetch: entity-name candidates;
 //         ent_n: entities followed; ent_partial: weight of an entity matched by name words only;

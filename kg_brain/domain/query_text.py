@@ -107,6 +107,21 @@ def clauses(text: str) -> list[str]:
     return parts if 2 <= len(parts) <= MAX_CLAUSES else []
 
 
+# a question asking for several things (what a person did over many sessions) names them in
+# the plural right after its question word: "which countries ...", "what musical instruments ..."
+_ASKS = re.compile(r"\b(?:what|which)((?:\s+\S+){1,2})", re.IGNORECASE)
+_PLURAL = re.compile(r"[a-z][a-z-]+[^s\W]s")
+_NOT_PLURAL = frozenset({"does", "this"})
+
+
+def asks_for_many(text: str) -> bool:
+    """Whether a question asks for several things: a word of letters (and hyphens) of more than
+    three ending in s but not ss among the two after a what or which (a/b counts as one)."""
+    return any(_PLURAL.fullmatch(w) and w not in _NOT_PLURAL
+               for m in _ASKS.finditer(text)
+               for w in (_EDGES.sub("", x) for x in re.split(r"[\s/]+", m.group(1).lower())))
+
+
 MAX_QUERY_TERMS = 64
 # search_memory asks the note index once per query word and field: a long query (a pasted log)
 # is cut to its first words

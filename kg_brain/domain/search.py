@@ -19,6 +19,7 @@ from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.query_text import (
+    asks_for_many,
     clauses,
     earlier,
     exact_query,
@@ -40,6 +41,8 @@ from kg_brain.domain.ranking import (
     DIVERSE_FROM,
     DIVERSE_HEAD,
     DIVERSE_LAM,
+    DIVERSE_MANY_LAM,
+    DIVERSE_MANY_MIX,
     DIVERSE_MIX,
     DIVERSE_OF,
     KNOWN_FLOOR,
@@ -218,6 +221,7 @@ class Search:
         t = self.deep_tuning
         text = validate.content(query, MAX_QUERY_CHARS, "query")
         params = self._params(text, project, include_contextual, stamp)
+        many = asks_for_many(text)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
         lexical = self._lexical(params, fetches["lex_fetch"])
@@ -233,8 +237,9 @@ class Search:
                   "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
                   "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST,
                   "diverse_from": DIVERSE_FROM, "diverse_head": DIVERSE_HEAD,
-                  "diverse_of": DIVERSE_OF, "diverse_mix": DIVERSE_MIX,
-                  "diverse_lam": DIVERSE_LAM},
+                  "diverse_of": DIVERSE_OF,
+                  "diverse_mix": DIVERSE_MANY_MIX if many else DIVERSE_MIX,
+                  "diverse_lam": DIVERSE_MANY_LAM if many else DIVERSE_LAM},
             clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
         return [_hit(r) for r in rows]

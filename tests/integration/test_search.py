@@ -13,7 +13,7 @@ from bench.store import project_vectors, ranking_lexical, raw_fulltext_query
 from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX, LinkType
 from kg_brain.domain import search as search_module
-from kg_brain.domain.query_text import fielded_query, in_project, lucene_query
+from kg_brain.domain.query_text import asks_for_many, fielded_query, in_project, lucene_query
 from kg_brain.domain.ranking import DeepTuning, Tuning
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
@@ -771,8 +771,8 @@ def test_deep_search_gives_a_place_in_the_best_ten_to_a_hit_unlike_those_above_i
         brain: Brain, search: Search, project: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Look-alikes of one answer fill the best ten; another note about the same thing ranks
-    below them and gets a place among the ten only as unlike the hits above it. The best
-    DIVERSE_FROM places do not move."""
+    below them and gets a place among the ten, asked for with the others, only as unlike the
+    hits above it. The best DIVERSE_FROM places do not move."""
     write = brain.importer.add_many
     write([note(f"The export job retries a failed upload to the archive bucket {n + 2} times, "
                 f"waiting {n + 1} seconds between upload retries.", project)
@@ -782,7 +782,8 @@ def test_deep_search_gives_a_place_in_the_best_ten_to_a_hit_unlike_those_above_i
     write([note(f"Team note {n}: the {topic} dashboard refreshes every {n + 3} minutes.",
                 project) for n, topic in enumerate(
                     ["latency", "signup", "billing", "search", "mobile", "warehouse"])])
-    query = "export job: retries of a failed upload to the archive bucket"
+    query = "export job: what retries follow a failed upload to the archive bucket?"
+    assert asks_for_many(query)
     monkeypatch.setattr(search_module, "DIVERSE_HEAD", 0)  # no unlike hit takes a place
     without = [h.zk_id for h in search.deep_search(query, project, top_k=20)]
     assert other not in without[:10] and other in without, without

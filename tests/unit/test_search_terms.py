@@ -10,6 +10,7 @@ from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX
 from kg_brain.domain.query_text import (
     MAX_IDENTIFIERS,
     MAX_LEX_WORDS,
+    asks_for_many,
     clauses,
     content_word,
     earlier,
@@ -176,3 +177,20 @@ def test_a_whole_query_is_scored_by_the_stemmed_index_alone() -> None:
 def test_a_question_asking_several_things_is_split_into_its_clauses(
         question: str, parts: list[str]) -> None:
     assert clauses(question) == parts
+
+
+@pytest.mark.parametrize(("question", "many"), [
+    ("which regions does the CDN serve from?", True),
+    ("what retry settings does the uploader read?", True),
+    ("What cities/towns has she lived in?", True),  # a/b counts as one word
+    ("in what ways did the rollout change?", True),
+    ("what follow-ups came out of the review?", True),
+    ("what does the uploader do on a timeout?", False),  # does: no plural
+    ("what is this flag for?", False),
+    ("which port does the payments service listen on?", False),  # past the two words
+    ("what's the Node.js version?", False),
+    ("why did the deploy fail?", False),
+])
+def test_a_question_naming_what_it_asks_for_in_the_plural_asks_for_many(
+        question: str, many: bool) -> None:
+    assert asks_for_many(question) is many
