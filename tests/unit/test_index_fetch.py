@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kg_brain.domain.search import Search
-from kg_brain.store.share import MARGIN, TEXT_CEILING, WRITE_OWN, IndexFetch
+from kg_brain.store.share import TEXT_CEILING, WRITE_OWN, IndexFetch
 
 
 class Counts:
@@ -86,24 +86,23 @@ def test_a_write_takes_the_index_for_a_project_holding_most_of_the_database() ->
     fetch = IndexFetch(Counts({"a": 60}), base=100, ceiling=2_000)
     assert fetch.for_write("a", 6) == 0  # no more notes than the fetch
     fetch = IndexFetch(Counts({"a": 1_200, "b": 28_800}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 6) == fetch.or_scan("a", 12, 60) == 0  # within 450 + 1,000
+    assert fetch.for_write("a", 6) == 0  # within 300 + 1,000
     fetch = IndexFetch(Counts({"a": 10_000, "b": 20_000}), base=100, ceiling=2_000)
     assert fetch.for_write("a", 6) == fetch.or_scan("a", 12, 60) == 60
 
 
 def test_a_write_asks_for_its_own_candidates_whatever_the_project_share() -> None:
-    """WRITE_OWN x k of the project's notes with MARGIN (18 for k 6): fetch x share, above the
+    """WRITE_OWN x k of the project's notes expected (12 for k 6): fetch x share, above the
     floor of 10 x k; a large project no longer asks for more, a mid-size one no longer fewer."""
-    want = WRITE_OWN * 6 * MARGIN
-    for sizes, expected in [({"a": 15_000, "b": 15_000}, 60), ({"a": 3_000, "b": 27_000}, 180),
-                            ({"a": 2_000, "b": 28_000}, 270), ({"a": 2_500, "b": 97_500}, 720)]:
+    for sizes, expected in [({"a": 15_000, "b": 15_000}, 60), ({"a": 3_000, "b": 27_000}, 120),
+                            ({"a": 2_000, "b": 28_000}, 180), ({"a": 2_500, "b": 97_500}, 480)]:
         fetch = IndexFetch(Counts(sizes), base=100, ceiling=2_000)
         assert fetch.for_write("a", 6) == expected
-        assert expected * fetch.share("a") >= want - 1e-9
+        assert expected * fetch.share("a") >= WRITE_OWN * 6 - 1e-9
     fetch = IndexFetch(Counts({"a": 2_500, "b": 97_500}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 5) == 600  # 10 x 1.5 / 0.025
+    assert fetch.for_write("a", 5) == 400  # 10 / 0.025
     fetch = IndexFetch(Counts({"a": 5_000, "b": 995_000}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 6) == 0  # 3,600 beyond the ceiling: the scan
+    assert fetch.for_write("a", 6) == 0  # 2,400 beyond the ceiling: the scan
 
 
 def test_shares_are_counted_once_per_project_within_the_ttl() -> None:
