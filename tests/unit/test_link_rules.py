@@ -400,3 +400,11 @@ def test_another_number_supersedes_only_where_both_notes_name_what_it_counts() -
     assert link("The thumbnail queue's concurrency is 12 now: uploads backed up at launch.",
                 "general", "Worker concurrency per queue: thumbnails 4, exports 2, webhooks 1.",
                 "general", 0.7) == LinkType.SUPERSEDES
+
+
+def test_a_file_named_by_a_shorter_path_is_the_same_file() -> None:
+    assert link("The repository went public, so deploy.yml no longer sets "
+                "NPM_CONFIG_DRY_RUN=true: the npm packages are published again.", "general",
+                "Releases: every PR carries a changeset; .github/workflows/deploy.yml keeps a "
+                "release PR open, and merging it publishes the npm packages. Secrets: NPM_TOKEN.",
+                "general", 0.6) != LinkType.SUPERSEDES
