@@ -58,7 +58,7 @@ class Baselines:
                 k: int) -> list[VectorHit]:
         fetch = self.index_fetch(project, k, max(FETCH, 2 * k))
         return store.vector_notes(self.db, vector=vector, project=project, excluded=excluded,
-                                  fetch=fetch, k=k)
+                                  fetch=fetch, rescan=self.index_fetch.rescans(project), k=k)
 
     def vector_search(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False) -> list[Hit]:

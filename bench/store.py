@@ -171,7 +171,7 @@ def graph_counts(on: On, *, prefix: str) -> GraphCounts:
 
 @read("bench/vector_notes.cypher")
 def vector_notes(on: On, *, vector: Vector, project: str, excluded: list[str], fetch: int,
-                 k: int) -> list[VectorHit]:
+                 rescan: bool, k: int) -> list[VectorHit]:
     """Plain vector search over a project's live permanent notes."""
 
 

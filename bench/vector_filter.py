@@ -56,10 +56,11 @@ def measure(brain: Brain, common: Database, project: str,
     """Each call's latency, the paired ratios, the fetches and the answers' agreement."""
     filtered_fetch = IndexFetch(brain.db)(project, POOL, BASE)
     common_fetch = IndexFetch(common)(project, POOL, BASE)
+    rescan = IndexFetch(common).rescans(project)
 
     def nearest(db: Database, fetch: int, vector: list[float]) -> list[str]:
         return [h["zk_id"] for h in store.vector_notes(
-            db, vector=vector, project=project, excluded=[], fetch=fetch, k=POOL)]
+            db, vector=vector, project=project, excluded=[], fetch=fetch, rescan=rescan, k=POOL)]
 
     calls: list[dict[str, Callable[[], Any]]] = [{
         "filtered": partial(nearest, brain.db, filtered_fetch, v),

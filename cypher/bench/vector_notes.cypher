@@ -2,7 +2,7 @@
 // search and each hop of the seed's deep search); read only. The index, or an exact scan of a
 // small project (fragments/nearest_in_project).
 // params: vector: 384 floats; project; excluded: note kinds to leave out; fetch: index
-//         candidates; k: results.
+//         candidates; rescan: the exact scan follows a short index answer; k: results.
 // returns: zk_id, title, score, preview, note_kind; score (the cosine in [-1, 1]), best
 //          first
 {{> nearest_in_project

@@ -6,11 +6,12 @@
 // it inside the index: the index walks the project's notes only and returns $fetch of them, not
 // every project's nearest. The index's order comes from quantized vectors: every candidate is
 // scored again exactly (vector.similarity.cosine() is (1 + cos) / 2; s converts). When fewer than
-// {{size}} candidates pass {{where}}, an exact scan of the project answers instead; otherwise the
-// scan's index seek gets a null key and costs nothing. A $fetch of 0 (a project the scan reads
-// faster than the index, kg_brain/store/share.py) skips the index query: the scan answers alone.
-// {{except}} leaves notes out of the answer without deciding between the two. A null {{vector}}
-// finds nothing.
+// {{size}} candidates pass {{where}}, an exact scan of the project answers instead when $rescan
+// (a project the scan reads in bounded time, kg_brain/store/share.py rescans), else the index's
+// shorter answer stands; otherwise the scan's index seek gets a null key and costs nothing. A
+// $fetch of 0 (a project the scan reads faster than the index, kg_brain/store/share.py) skips
+// the index query: the scan answers alone. {{except}} leaves notes out of the answer without
+// deciding between the two. A null {{vector}} finds nothing.
 CALL ({{imports}}) {
   CALL ({{imports}}) {
     WITH 1 AS one WHERE {{vector}} IS NOT NULL AND $fetch > 0
@@ -23,10 +24,10 @@ CALL ({{imports}}) {
     RETURN count(n) AS found,
            collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: s} END)[..{{size}}] AS indexed
   }
-  RETURN CASE WHEN found >= {{size}} THEN indexed ELSE COLLECT {
+  RETURN CASE WHEN found >= {{size}} OR ($fetch > 0 AND NOT $rescan) THEN indexed ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
-                           THEN $project END
+                             AND ($fetch = 0 OR $rescan) THEN $project END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT {{size}}

@@ -8,11 +8,12 @@
 // Neo4j 5.26's vector index cannot filter: it over-fetches ($fetch candidates, sized by the
 // project's share of the database) and keeps the project's notes that pass {{where}}; when fewer
 // than {{size}} remain (a small project beside large ones) an exact scan of the project answers
-// instead; otherwise the scan's index seek gets a null key and costs nothing. A $fetch of 0 (a
-// project too small for the index to find its notes, or holding no more notes than the fetch,
-// kg_brain/store/share.py) skips the index query: the scan answers alone. {{except}} leaves
-// notes out of the answer without deciding between the two (notes a caller has already seen).
-// A null {{vector}} finds nothing.
+// instead when $rescan (a project the scan reads in bounded time, kg_brain/store/share.py
+// rescans), else the index's shorter answer stands; otherwise the scan's index seek gets a null
+// key and costs nothing. A $fetch of 0 (a project too small for the index to find its notes, or
+// holding no more notes than the fetch, kg_brain/store/share.py) skips the index query: the scan
+// answers alone, $rescan aside. {{except}} leaves notes out of the answer without deciding
+// between the two (notes a caller has already seen). A null {{vector}} finds nothing.
 CALL ({{imports}}) {
   CALL ({{imports}}) {
     WITH 1 AS one WHERE {{vector}} IS NOT NULL AND $fetch > 0
@@ -24,10 +25,10 @@ CALL ({{imports}}) {
     RETURN count(n) AS found,
            collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: s} END)[..{{size}}] AS indexed
   }
-  RETURN CASE WHEN found >= {{size}} THEN indexed ELSE COLLECT {
+  RETURN CASE WHEN found >= {{size}} OR ($fetch > 0 AND NOT $rescan) THEN indexed ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
-                           THEN $project END
+                             AND ($fetch = 0 OR $rescan) THEN $project END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT {{size}}

@@ -3,6 +3,8 @@
 // of the same kind pair up, and never two notes that contradict each other. Similarities are the
 // cosine in [-1, 1]: the index's (1 + cos) / 2 score is converted where it is read; link weights
 // are written on that scale.
+// Each note's neighbours come from the vector index (fragments/project_neighbours: on Neo4j's
+// 2026 line filtered on the project inside the index).
 // params: project; min_similarity (cosine); fetch: vector-index neighbours scanned per note;
 //         merge_types: link types that mean "same knowledge"; excluded_kinds: note kinds never
 //         merged.
@@ -11,10 +13,11 @@
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE NOT coalesce(n.pinned, false) AND NOT n.note_kind IN $excluded_kinds
 CALL (n) {
-  CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, n.embedding)
-  YIELD node AS m, score
-  WHERE m.project = n.project AND m.memory_type = 'permanent' AND n.zk_id < m.zk_id
-    AND 2 * score - 1 >= $min_similarity
+  {{> project_neighbours
+      vector: n.embedding
+      fetch: $fetch
+      where: m.memory_type = 'permanent' AND n.zk_id < m.zk_id
+        AND 2 * score - 1 >= $min_similarity }}
   RETURN m, 2 * score - 1 AS similarity, null AS link_type
   UNION
   MATCH (n)-[r]-(m:Note {project: n.project, memory_type: 'permanent'})

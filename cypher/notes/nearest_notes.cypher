@@ -1,7 +1,8 @@
 // Nearest notes of one project by embedding (the index, or an exact scan of a small project:
 // fragments/nearest_in_project).
 // params: vector: 384 floats; project; memory_types: allowed memory_type values;
-//         fetch: index candidates to scan; k: results; exclude: zk_ids to leave out.
+//         fetch: index candidates to scan; rescan: the exact scan follows a short index answer;
+//         k: results; exclude: zk_ids to leave out.
 // returns: zk_id, title, content, context, note_kind, memory_type, similarity, entities; best
 //          first, entities as keys
 {{> nearest_in_project

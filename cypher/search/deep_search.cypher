@@ -27,7 +27,7 @@
 //         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
 //         title ('' = none); entity_keys: canonical keys of the question's entities; project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
-//         sizes; total: live notes of the project as last counted (a small project is counted
+//         sizes; rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,

@@ -17,6 +17,7 @@
 //         word is held by; terms: the query's identifiers, lower-cased; exact: Lucene query, each
 //         term a phrase in content and title ('' = none); project; excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
+//         rescan: the exact scan follows a short index answer;
 //         lex_fetch: the exact channel's full-text candidates; pool: per-channel list length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
 //         constants; w_exact: weight of the exact-match signal; exact_df: most notes a rare
 //         term is held by;

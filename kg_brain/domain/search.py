@@ -143,12 +143,14 @@ class Search:
 
     def _fetches(self, project: str, want: int, k: int) -> dict[str, int]:
         """Vector candidates for `project`, widened the smaller the project's share of the
-        database, or 0 (the exact scan) for a project no larger than that fetch, and full-text
-        candidates (the index keeps to the project: see kg_brain/store/share.py)."""
+        database, or 0 (the exact scan) for a project no larger than that fetch, whether the
+        scan follows a short index answer, and full-text candidates (the index keeps to the
+        project: see kg_brain/store/share.py)."""
         base = max(self.tuning.fetch, k * 2)
         fetch = self.index_fetch.or_scan(project, want, base)
         lex_base = max(self.tuning.lex_fetch, k * 4)
-        return {"fetch": fetch, "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
+        return {"fetch": fetch, "rescan": self.index_fetch.rescans(project),
+                "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
     def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
         """The lexical terms of either search, the project's size, how many hits of each term to

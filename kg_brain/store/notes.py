@@ -162,7 +162,7 @@ def note_for_update(on: On, *, zk_id: str) -> NoteForUpdate | None:
 
 @read("notes/nearest_notes.cypher")
 def nearest_notes(on: On, *, vector: Vector, project: str, memory_types: list[str], fetch: int,
-                  k: int, exclude: list[str]) -> list[NearestNote]:
+                  rescan: bool, k: int, exclude: list[str]) -> list[NearestNote]:
     """Dedup and link candidates: the index, or an exact scan of a small project."""
 
 

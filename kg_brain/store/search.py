@@ -69,7 +69,8 @@ class Neighbourhood(TypedDict):
 @write("search/search_memory.cypher", matched=("lex", "terms", "exact"))
 def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex_df: int,
                   terms: list[str], exact: str, project: str, excluded: list[str],
-                  kinds: list[str] | None, fetch: int, lex_fetch: int, pool: int, fusion: str,
+                  kinds: list[str] | None, fetch: int, rescan: bool, lex_fetch: int, pool: int,
+                  fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, w_exact: float, exact_df: int,
                   superseded: float, supersede_share: float, vec_span: float,
                   session_after: float, session_before: float, fix_lift: float, history: bool,
@@ -86,7 +87,8 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
 @write("search/deep_search.cypher", matched=("text", "lex", "terms", "exact", "entity_keys"))
 def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df: int,
                 terms: list[str], exact: str, entity_keys: list[str], project: str,
-                excluded: list[str], hops: int, fetch: int, lex_fetch: int, pool: int,
+                excluded: list[str], hops: int, fetch: int, rescan: bool, lex_fetch: int,
+                pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
                 stamp: bool,
                 now: datetime, rare_share: float, rare_words: int, same_linked: float,

@@ -19,6 +19,9 @@ On Neo4j's 2026 line the index filters on the project itself (fragments/nearest_
 every candidate is the project's, the fetch is `want` with the margin whatever the share, and the
 scan answers a project no larger than the fetch and the notes it reads in the time a filtered
 query takes (FILTERED_INDEX_QUERY_NOTES, fewer than the unfiltered walk's).
+When the index comes short of the notes a statement asks for, its exact scan of the project
+answers instead only for a project it reads in bounded time (`rescans`: at most the ceiling and
+the walk notes); a larger project keeps the index's shorter answer.
 Shares are counted once per project per `ttl_s` seconds in each process.
 """
 
@@ -53,8 +56,11 @@ FILTERED_INDEX_QUERY_NOTES = 100
 # 36 missed 1 to 2; at shares of 0.026 to 0.1, 12 own candidates expected answered the scan's for
 # every note and left the index short of k (the scan then answers after it) for at most 4 in 150,
 # 9 expected missed 1 to 2 at some shares and left it short for 12 to 22 in 150; 18 cost more
-# time than the few scans it spared.
+# time than the few scans it spared. A project too large for the scan to follow a short answer
+# (IndexFetch.rescans) keeps it: WRITE_OWN_ALONE x k there, 18 expected for k 6 (20 at 10k) left
+# the index short of k for none of 1,050 notes replayed at shares of 0.026 to 0.1.
 WRITE_OWN = 2
+WRITE_OWN_ALONE = 3
 WRITE_FLOOR = 10
 TEXT_CEILING = 5_000  # full-text candidates at most (a Lucene top-n: cheap beside the vectors)
 # Lucene's English stop words: the note index's analyzer drops them, from a project name too
@@ -87,26 +93,38 @@ class IndexFetch:
         would be asked for plus INDEX_QUERY_NOTES: the index reads about as many candidates as
         the scan reads notes, walks its graph besides, and answers approximately where the scan
         is exact."""
-        return self._or_scan(project, self(project, want, base))
+        fetch = self(project, want, base)
+        return 0 if self.size(project) <= fetch + self.walk() else fetch
 
-    def _or_scan(self, project: str, fetch: int) -> int:
-        walk = INDEX_QUERY_NOTES if self.db.line is None else FILTERED_INDEX_QUERY_NOTES
-        return 0 if self.size(project) <= fetch + walk else fetch
+    def rescans(self, project: str) -> bool:
+        """Whether the statements' exact scan follows an index answer that came short of the
+        notes asked for (the project's notes passed the statement's conditions more rarely than
+        the fetch assumed, or the index found few of them): for a project of at most `ceiling`
+        and the walk notes, so the scan reads no more notes than the largest index query reads
+        candidates and its walk costs; a larger project keeps the index's shorter answer."""
+        return self.size(project) <= self.ceiling + self.walk()
+
+    def walk(self) -> int:
+        """The notes the exact scan reads in the time the index walks its graph, on the
+        server's line."""
+        return INDEX_QUERY_NOTES if self.db.line is None else FILTERED_INDEX_QUERY_NOTES
 
     def for_write(self, project: str, k: int) -> int:
         """A write's k nearest notes: candidates enough to hold WRITE_OWN x k of the project's
-        notes (fetch x reach), at least WRITE_FLOOR x k, up to the ceiling; `or_scan` chooses
-        between the index and the scan, except that a project holding most of the database
+        notes (fetch x reach; WRITE_OWN_ALONE x k where no scan follows a short answer), at
+        least WRITE_FLOOR x k, up to the ceiling; as `or_scan`, the scan answers a project no
+        larger than the fetch and the walk, except that a project holding most of the database
         takes the index as soon as it holds more notes than the fetch. The index then returns
         at least the floor / MARGIN of the project's notes; so asked, it answered the scan's
         nearest notes and scores for every add replayed, in less time than the scan, which
         reads every note's embedding."""
         floor, reach = WRITE_FLOOR * k, self.reach(project)
-        need = math.ceil(WRITE_OWN * k / reach) if reach > 0 else math.inf
+        own = WRITE_OWN if self.rescans(project) else WRITE_OWN_ALONE
+        need = math.ceil(own * k / reach) if reach > 0 else math.inf
         fetch = max(floor, int(need)) if need <= self.ceiling else 0
         if fetch and fetch * reach * MARGIN >= floor and self.size(project) > fetch:
             return fetch
-        return self._or_scan(project, fetch) if fetch else 0
+        return fetch if fetch and self.size(project) > fetch + self.walk() else 0
 
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase

@@ -111,7 +111,8 @@ def test_bootstrap_makes_the_vector_index_filter_on_the_project_on_the_2026_line
         bootstrap_schema(db)
         assert {i["name"]: i for i in admin.list_indexes(db)}[VECTOR_INDEX] == index
         ask = {"project": "upgrade-vector-probe", "memory_types": ["permanent"], "k": 1,
-               "exclude": [], "vector": embedder.encode("which fruit has potassium?")}
+               "exclude": [], "rescan": True,
+               "vector": embedder.encode("which fruit has potassium?")}
         rows, _, _ = db.driver.execute_query(cypher.query("notes/nearest_notes", db.line),
                                              fetch=100, **ask)
         assert [r["zk_id"] for r in rows] == [made[1]["zk_id"]]
@@ -145,12 +146,53 @@ def test_the_lines_nearest_notes_are_the_common_statements_notes(db: Database,
                     for i, v in enumerate(other)])
     for vector in queries.tolist():
         ask = {"project": project, "memory_types": ["permanent"], "k": 5, "exclude": [],
-               "vector": vector}
+               "rescan": True, "vector": vector}
         answers = [[(r["zk_id"], round(r["similarity"], 5)) for r in db.driver.execute_query(
                        cypher.query("notes/nearest_notes", line), fetch=fetch, **ask)[0]]
                    for line, fetch in ((None, 0), (None, 100), (db.line, 100),
                                        (None, WRITE_FLOOR * 5), (db.line, WRITE_FLOOR * 5))]
         assert len(answers[0]) == 5 and all(answer == answers[0] for answer in answers[1:])
+
+
+def test_a_short_index_answer_is_scanned_again_only_when_the_caller_lets_it(
+        db: Database, project: str) -> None:
+    """The index's nearest candidates are all fleeting (cosine 0.9 to the query), the three
+    permanent notes asked for lie far (cosine 0): the index's answer comes short. With rescan
+    the exact scan of the project answers them; without it (a project larger than
+    IndexFetch.rescans allows) the index's answer stands and the statement reads a fraction of
+    the project's notes (db hits against the scan's, about five a note)."""
+    query, _, far = _directions()
+    rng = np.random.default_rng(41)
+
+    def near() -> list[float]:
+        away = rng.normal(size=384)
+        away -= away.dot(query) * np.array(query)
+        return (0.9 * np.array(query) + np.sqrt(1 - 0.81) * away / np.linalg.norm(away)).tolist()
+
+    fleeting = [_note(project, f"fleeting {i}", near()) for i in range(600)]
+    for row in fleeting:
+        row["memory_type"] = "fleeting"
+    permanent = [_note(project, f"permanent {i}", far) for i in range(3)]
+    create_notes(db, rows=fleeting + permanent)
+    statement = cypher.query("notes/nearest_notes", db.line)
+    language, _, rest = statement.partition("\n")  # the line's Cypher language comes first
+    profile = f"{language}\nPROFILE {rest}" if db.line else f"PROFILE {statement}"
+    ask = {"project": project, "memory_types": ["permanent"], "fetch": 20, "k": 3, "exclude": [],
+           "vector": query}
+
+    def profiled(rescan: bool) -> tuple[list[str], int]:
+        records, summary, _ = db.driver.execute_query(profile, rescan=rescan, **ask)
+        return sorted(r["zk_id"] for r in records), _db_hits(summary.profile)
+
+    scanned, scan_hits = profiled(rescan=True)
+    assert scanned == sorted(r["zk_id"] for r in permanent)
+    kept, kept_hits = profiled(rescan=False)
+    assert kept == [] and kept_hits < len(fleeting) < scan_hits
+
+
+def _db_hits(plan: dict[str, object]) -> int:
+    children = plan.get("children") or []
+    return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in children)  # type: ignore[arg-type, attr-defined]
 
 
 @pytest.mark.routing
@@ -163,8 +205,8 @@ def test_vector_index_returns_the_nearest_note_for_real_embeddings(
     rows = [_note(project, t, v) for t, v in zip(texts, embedder.encode_many(texts), strict=True)]
     create_notes(db, rows=rows)
     found = nearest_notes(db, vector=embedder.encode("which fruit has potassium?"),
-                          project=project, memory_types=["permanent"], fetch=100, k=1,
-                          exclude=[])
+                          project=project, memory_types=["permanent"], fetch=100, rescan=True,
+                          k=1, exclude=[])
     assert found[0]["zk_id"] == rows[1]["zk_id"]
     assert found[0]["similarity"] > 0.5
 
@@ -213,6 +255,32 @@ def _directions() -> tuple[list[float], list[float], list[float]]:
     return tuple(basis[:, i].tolist() for i in range(3))  # type: ignore[return-value]
 
 
+def test_merge_pairs_are_found_beside_nearer_notes_of_another_project_on_the_2026_line(
+        db: Database, project: str) -> None:
+    """Two notes of the project at cosine 0.92, 150 notes of another project nearer to each
+    (0.97 to their middle). On the 2026 line the index filters on the project, so the pair is
+    among each note's neighbours; 5.26's index answers the other project's notes first, and
+    cluster_pairs keeps the project's pairs only."""
+    middle, _, _ = _directions()
+    rng = np.random.default_rng(92)
+
+    def at(cosine: float) -> list[float]:
+        away = rng.normal(size=384)
+        away -= away.dot(middle) * np.array(middle)
+        return (cosine * np.array(middle)
+                + np.sqrt(1 - cosine ** 2) * away / np.linalg.norm(away)).tolist()
+
+    pair = [_note(project, f"pair {i}", at(0.96)) for i in range(2)]
+    create_notes(db, rows=pair + [_note(f"{project}-other", f"other {i}", at(0.97))
+                                  for i in range(150)])
+    pairs = cluster_pairs(db, project=project, min_similarity=0.85, fetch=100, merge_types=[],
+                          excluded_kinds=[])
+    found = [(p["a"], p["b"]) for p in pairs]
+    assert set(found) <= {tuple(sorted(r["zk_id"] for r in pair))}
+    if db.line:
+        assert len(found) == 1 and pairs[0]["similarity"] == pytest.approx(0.92, abs=0.03)
+
+
 @pytest.mark.routing
 def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
     db: Database, project: str
@@ -226,7 +294,8 @@ def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
     for row in rows:
         row["note_kind"] = "mistake"
     create_notes(db, rows=rows)
-    ask = {"project": project, "memory_types": ["permanent"], "fetch": 100, "k": 2, "exclude": []}
+    ask = {"project": project, "memory_types": ["permanent"], "fetch": 100, "rescan": True, "k": 2,
+           "exclude": []}
     for query, expected in ((c, [0.0, 0.0]), ((-np.array(a)).tolist(), [-0.8, -1.0]),
                             (a, [1.0, 0.8])):
         found = [n["similarity"] for n in nearest_notes(db, vector=query, **ask)]

@@ -175,7 +175,7 @@ def test_bulk_import_writes_every_record_with_embeddings(brain: Brain, project: 
     assert _count(brain.db, project) == 300
     near = notes.nearest_notes(brain.db, vector=brain.embedder.encode(
         "which port does service 42 listen on"), project=project, memory_types=["permanent"],
-        fetch=200, k=5, exclude=[])
+        fetch=200, rescan=True, k=5, exclude=[])
     assert near and all(r["similarity"] > 0.3 for r in near)
 
 

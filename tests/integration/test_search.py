@@ -164,6 +164,10 @@ def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
                     "CREATE (b)-[:FIXES {reason: 'r', weight: 1.0}]->(a)",  # a recorded fix
                     a=ids["pool"], b=ids["tests"]).consume()
     search.index_fetch.share(project)
+    # planned first: a server plans the statement on its first run, which took 5-9 s on the
+    # 2026 line at a load of 10 on 2 cores, and past NEO4J_TIMEOUT_S the run is tried again
+    search.deep_search("connection pool exhausted by workers", project, hops=2, top_k=6,
+                       stamp=False)
     before = db.statements_run
     hits = search.deep_search("connection pool exhausted by workers", project, hops=2, top_k=6)
     assert db.statements_run - before == 1
@@ -680,23 +684,24 @@ def test_deep_search_gives_a_top_place_to_the_closest_candidate_the_lexical_chan
     """Notes sharing the query's words but about something else fill the best places; the
     note closest in meaning shares none of them, so fusion ranks it below them all. The close
     hits first step reads the closest candidate besides the best NEAR_OF, and gives it one of
-    the best places."""
-    write = brain.writer.add
-    close = write("Session tokens refresh silently in the background, so an idle page never "
-                  "loses its login.", project, session_id="window-a").note.zk_id
-    for n, text in enumerate([
-            "The nightly ETL job sleeps 30 seconds between retries of the signed S3 upload for "
-            "finance users.",
-            "The tab-separated export lists signed contracts per region for the finance users.",
-            "The CSV importer treats a tab as the separator and skips unsigned rows; browser "
-            "uploads stay in S3.",
-            "Signed PDF invoices stay in the archive bucket for seven years; finance users "
-            "export them as tab-separated files.",
-            "The cron runner sleeps between batches; signed webhooks from the payment provider "
-            "stay queued in Redis.",
-            "Browser users signed up for the data export stay on the waitlist tab until "
-            "finance approves."]):
-        write(text, project, session_id=f"window-f{n}")
+    the best places. Imported with their titles, the notes' vectors encode their words alone:
+    an enriched note's context names its project, and the test's random project name moved the
+    close note's cosine to the query from 0.45 to 0.51, about the relevance floor (0.46), below
+    which, with no other hit above it, deep_search answers nothing stored (0.55 here)."""
+    close, *_ = brain.importer.add_many([note(text, project) for text in [
+        "Session tokens refresh silently in the background, so an idle page never loses its "
+        "login.",
+        "The nightly ETL job sleeps 30 seconds between retries of the signed S3 upload for "
+        "finance users.",
+        "The tab-separated export lists signed contracts per region for the finance users.",
+        "The CSV importer treats a tab as the separator and skips unsigned rows; browser "
+        "uploads stay in S3.",
+        "Signed PDF invoices stay in the archive bucket for seven years; finance users "
+        "export them as tab-separated files.",
+        "The cron runner sleeps between batches; signed webhooks from the payment provider "
+        "stay queued in Redis.",
+        "Browser users signed up for the data export stay on the waitlist tab until "
+        "finance approves."]])
     query = "how do browser users stay signed in when the tab sleeps"
     hits = search.deep_search(query, project, top_k=5)
     assert close in [h.zk_id for h in hits][:3], [h.title for h in hits]

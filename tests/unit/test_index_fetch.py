@@ -99,10 +99,23 @@ def test_a_write_asks_for_its_own_candidates_whatever_the_project_share() -> Non
         fetch = IndexFetch(Counts(sizes), base=100, ceiling=2_000)
         assert fetch.for_write("a", 6) == expected
         assert expected * fetch.share("a") >= WRITE_OWN * 6 - 1e-9
+    fetch = IndexFetch(Counts({"a": 4_000, "b": 36_000}), base=100, ceiling=2_000)
+    assert not fetch.rescans("a") and fetch.for_write("a", 6) == 180  # no scan after: 3 x 6 / 0.1
     fetch = IndexFetch(Counts({"a": 2_500, "b": 97_500}), base=100, ceiling=2_000)
     assert fetch.for_write("a", 5) == 400  # 10 / 0.025
     fetch = IndexFetch(Counts({"a": 5_000, "b": 995_000}), base=100, ceiling=2_000)
     assert fetch.for_write("a", 6) == 0  # 2,400 beyond the ceiling: the scan
+
+
+def test_the_scan_follows_a_short_index_answer_only_in_a_project_of_bounded_size() -> None:
+    """Up to the ceiling and the walk notes (the scan then reads no more notes than the largest
+    index query reads candidates and its walk costs); a larger project keeps the index's
+    shorter answer, whatever its share."""
+    for line, walk in ((None, 1_000), ("2026", 100)):
+        fetch = IndexFetch(Counts({"a": 2_000 + walk, "b": 500}, line), base=100, ceiling=2_000)
+        assert fetch.rescans("a") and fetch.rescans("b") and fetch.rescans("empty")
+        fetch = IndexFetch(Counts({"a": 2_001 + walk, "b": 500}, line), base=100, ceiling=2_000)
+        assert not fetch.rescans("a") and fetch.rescans("b")
 
 
 def test_shares_are_counted_once_per_project_within_the_ttl() -> None:

@@ -204,9 +204,11 @@ class Writer:
 
     def nearest(self, vector: list[float], project: str, types: list[str], k: int,
                 exclude: list[str], on: On | None = None) -> list[NearestNote]:
-        fetch = self.deps.index_fetch.for_write(project, k)
+        index_fetch = self.deps.index_fetch
         return notes.nearest_notes(on or self.db, vector=vector, project=project,
-                                   memory_types=types, fetch=fetch, k=k, exclude=exclude)
+                                   memory_types=types,
+                                   fetch=index_fetch.for_write(project, k),
+                                   rescan=index_fetch.rescans(project), k=k, exclude=exclude)
 
     def _duplicate_of(self, text: str, kind: NoteKind,
                       nearest: list[NearestNote]) -> NearestNote | None:
