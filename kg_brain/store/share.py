@@ -12,9 +12,10 @@ project no larger than its fetch and the notes the scan reads in the time the in
 graph: reading each note costs about what reading an index candidate does (measured beside each
 other in a database of many projects), so the scan is the cheaper, and exact, of the two. A
 write's nearest notes (`for_write`) do the same, except for a project holding most of the
-database, which takes the index once it holds more notes than the fetch. Consolidation's pairs
-(`for_pairs`) ask for their want unwidened: the statement tells a crowded answer by its farthest
-candidate and scans the project after it.
+database, which takes the index once it holds more notes than the fetch; a write sizes its fetch by
+the project's own candidates it needs (WRITE_OWN x k, no margin beyond) above a floor
+(WRITE_FLOOR x k). Consolidation's pairs (`for_pairs`) ask for their want unwidened: the
+statement tells a crowded answer by its farthest candidate and scans the project after it.
 On Neo4j's 2026 line the index filters on the project itself (fragments/nearest_in_project.2026):
 every candidate is the project's, the fetch is `want` with the margin whatever the share, and the
 scan answers a project no larger than the fetch and the notes it reads in the time a filtered
@@ -47,6 +48,21 @@ INDEX_QUERY_NOTES = 1_000
 # filtered query of 60 candidates at 1.2-1.3 raw vector queries whatever the project's size, and
 # the exact scan as costly near 170-190 notes (the fetch and 110-130 more); taken lower.
 FILTERED_INDEX_QUERY_NOTES = 100
+# A write's k nearest notes: the index asked for candidates expected to hold WRITE_OWN x k of the
+# project's notes, and WRITE_FLOOR x k at least (the index's own approximation: its quantized
+# scores and graph walk miss a near note more often the fewer candidates it is asked for, whatever
+# the share). docs/bench/tune/fetch41-replay.json (private 5.26 at 10k and 30k notes in
+# bench.scale's layout, 150 new notes a project, k 6, against the exact scan's top 6 ids and
+# cosines): at a share of 0.5, fetch 60 answered the scan's for every note at both sizes, 40 and
+# 36 missed 1 to 2; at shares of 0.026 to 0.1, 12 own candidates expected answered the scan's for
+# every note and left the index short of k (the scan then answers after it) for at most 4 in 150,
+# 9 expected missed 1 to 2 at some shares and left it short for 12 to 22 in 150; 18 cost more
+# time than the few scans it spared. A project too large for the scan to follow a short answer
+# (IndexFetch.rescans) keeps it: WRITE_OWN_ALONE x k there, 18 expected for k 6 (20 at 10k) left
+# the index short of k for none of 1,050 notes replayed at shares of 0.026 to 0.1.
+WRITE_OWN = 2
+WRITE_OWN_ALONE = 3
+WRITE_FLOOR = 10
 TEXT_CEILING = 5_000  # full-text candidates at most (a Lucene top-n: cheap beside the vectors)
 # Lucene's English stop words: the note index's analyzer drops them, from a project name too
 STOP_WORDS = frozenset(
@@ -94,16 +110,22 @@ class IndexFetch:
         server's line."""
         return INDEX_QUERY_NOTES if self.db.line is None else FILTERED_INDEX_QUERY_NOTES
 
-    def for_write(self, project: str, want: int, base: int) -> int:
-        """A write's nearest notes: as `or_scan`, except that a project holding most of the
-        database takes the index as soon as it holds more notes than the fetch. The index then
-        returns at least `base` / MARGIN of the project's notes (fetch x share); so asked, it
-        answered the scan's nearest notes and scores for every add replayed, in less time than
-        the scan, which reads every note's embedding."""
-        fetch = self(project, want, base)
-        if fetch and fetch * self.reach(project) * MARGIN >= base and self.size(project) > fetch:
+    def for_write(self, project: str, k: int) -> int:
+        """A write's k nearest notes: candidates enough to hold WRITE_OWN x k of the project's
+        notes (fetch x reach; WRITE_OWN_ALONE x k where no scan follows a short answer), at
+        least WRITE_FLOOR x k, up to the ceiling; as `or_scan`, the scan answers a project no
+        larger than the fetch and the walk, except that a project holding most of the database
+        takes the index as soon as it holds more notes than the fetch. The index then returns
+        at least the floor / MARGIN of the project's notes; so asked, it answered the scan's
+        nearest notes and scores for every add replayed, in less time than the scan, which
+        reads every note's embedding."""
+        floor, reach = WRITE_FLOOR * k, self.reach(project)
+        own = WRITE_OWN if self.rescans(project) else WRITE_OWN_ALONE
+        need = math.ceil(own * k / reach) if reach > 0 else math.inf
+        fetch = max(floor, int(need)) if need <= self.ceiling else 0
+        if fetch and fetch * reach * MARGIN >= floor and self.size(project) > fetch:
             return fetch
-        return self.or_scan(project, want, base)
+        return fetch if fetch and self.size(project) > fetch + self.walk() else 0
 
     def for_pairs(self, project: str, want: int) -> tuple[int, bool]:
         """Consolidation's neighbours of each note: `want` index candidates of every project,

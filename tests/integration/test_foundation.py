@@ -29,6 +29,7 @@ from kg_brain.store.schema import (
     drop_fulltext_index,
     drop_vector_index,
 )
+from kg_brain.store.share import WRITE_FLOOR
 from tests.support.neo4j import ServerUnderTest, configured_line, local_server
 from tests.support.statements import body, bound_statements, row_keys, schema_command
 
@@ -123,7 +124,8 @@ def test_the_lines_nearest_notes_are_the_common_statements_notes(db: Database,
                                                                  project: str) -> None:
     """On the server's line, the nearest notes its statements answer (on 2026 the index filtered
     on the project) are the notes and cosines the common statements answer and the exact scan
-    of the project answers, beside another project's notes that lie nearer still."""
+    of the project answers, beside another project's notes that lie nearer still; so does the
+    smallest fetch a write asks for (WRITE_FLOOR x k)."""
     rng = np.random.default_rng(41)
     queries = rng.normal(size=(4, 384))
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
@@ -147,8 +149,9 @@ def test_the_lines_nearest_notes_are_the_common_statements_notes(db: Database,
                "rescan": True, "vector": vector}
         answers = [[(r["zk_id"], round(r["similarity"], 5)) for r in db.driver.execute_query(
                        cypher.query("notes/nearest_notes", line), fetch=fetch, **ask)[0]]
-                   for line, fetch in ((None, 0), (None, 100), (db.line, 100))]
-        assert len(answers[0]) == 5 and answers[1] == answers[0] and answers[2] == answers[0]
+                   for line, fetch in ((None, 0), (None, 100), (db.line, 100),
+                                       (None, WRITE_FLOOR * 5), (db.line, WRITE_FLOOR * 5))]
+        assert len(answers[0]) == 5 and all(answer == answers[0] for answer in answers[1:])
 
 
 def test_a_short_index_answer_is_scanned_again_only_when_the_caller_lets_it(

@@ -75,6 +75,14 @@ def test_keys_fold_case_punctuation_plurals_and_aliases(variants: list[str], key
         assert key in found(text), text
 
 
+def test_one_word_of_a_known_name_names_it_only_beside_the_rest() -> None:
+    # "Compose" is docker-compose where the text names Docker, another product's part elsewhere
+    assert "docker-compose" not in found("The Android app draws its screens with Compose, and "
+                                         "the Compose plugin comes with Kotlin 2.0.")
+    assert "docker-compose" in found("Local dev runs on Docker: Compose starts postgres.")
+    assert "docker-compose" in found("Run it with Docker Compose.")
+
+
 def test_ubiquitous_words_and_sentence_initial_capitals_are_not_entities() -> None:
     keys = found("Deploying is slow. However the error message says the code is fine. "
                  "Nothing changed in the API, the DB or the CI config. Tests pass.")

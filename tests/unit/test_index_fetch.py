@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kg_brain.domain.search import Search
-from kg_brain.store.share import TEXT_CEILING, IndexFetch
+from kg_brain.store.share import TEXT_CEILING, WRITE_OWN, IndexFetch
 
 
 class Counts:
@@ -50,10 +50,10 @@ def test_on_the_2026_line_the_index_filters_so_the_share_no_longer_widens_the_fe
     for a minority project as for one holding most notes; the scan's size rule stays."""
     fetch = IndexFetch(Counts({"a": 5_000, "b": 45_000}, line="2026"), base=100, ceiling=2_000)
     assert fetch("a", 40) == fetch("b", 40) == 100 and fetch("a", 100) == 150
-    assert fetch.or_scan("a", 6, 120) == 120 and fetch.for_write("a", 6, 120) == 120
+    assert fetch.or_scan("a", 6, 120) == 120 and fetch.for_write("a", 6) == 60  # the floor, 6 x 10
     fetch = IndexFetch(Counts({"a": 20, "b": 99_980}, line="2026"), base=100, ceiling=2_000)
     assert fetch("a", 40) == 100 and fetch.or_scan("a", 6, 120) == 0  # the scan of 20 notes
-    assert fetch.for_write("a", 6, 120) == 0
+    assert fetch.for_write("a", 6) == 0
     fetch = IndexFetch(Counts({"a": 221, "b": 29_779}, line="2026"), base=100, ceiling=2_000)
     assert fetch.or_scan("a", 6, 120) == 120  # beyond 120 + 100: the filtered index
     fetch = IndexFetch(Counts({"a": 220, "b": 29_780}, line="2026"), base=100, ceiling=2_000)
@@ -75,20 +75,36 @@ def test_a_write_scans_a_project_no_larger_than_its_fetch_and_an_index_query() -
 
 
 def test_a_write_takes_the_index_for_a_project_holding_most_of_the_database() -> None:
-    """Once the project holds more notes than the fetch, and the fetch brings at least
-    base / MARGIN of them; a minority project keeps or_scan's choice."""
+    """Once the project holds more notes than the fetch, and the fetch brings at least the
+    floor / MARGIN of them; a minority project keeps or_scan's choice."""
     fetch = IndexFetch(Counts({"a": 500}), base=100, ceiling=2_000)
-    assert fetch.or_scan("a", 6, 120) == 0 and fetch.for_write("a", 6, 120) == 120
+    assert fetch.or_scan("a", 12, 60) == 0 and fetch.for_write("a", 6) == 60
     fetch = IndexFetch(Counts({"a": 500, "b": 200}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 6, 120) == 120  # 120 x 5/7 x 1.5 >= 120
+    assert fetch.for_write("a", 6) == 60  # 60 x 5/7 x 1.5 >= 60
     fetch = IndexFetch(Counts({"a": 500, "b": 300}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 6, 120) == 0  # 120 x 0.625 x 1.5 < 120: the scan, as or_scan
-    fetch = IndexFetch(Counts({"a": 100}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 6, 120) == 0  # no more notes than the fetch
+    assert fetch.for_write("a", 6) == 0  # 60 x 0.625 x 1.5 < 60: the scan, as or_scan
+    fetch = IndexFetch(Counts({"a": 60}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 6) == 0  # no more notes than the fetch
     fetch = IndexFetch(Counts({"a": 1_200, "b": 28_800}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 6, 120) == fetch.or_scan("a", 6, 120) == 0
+    assert fetch.for_write("a", 6) == 0  # within 300 + 1,000
     fetch = IndexFetch(Counts({"a": 10_000, "b": 20_000}), base=100, ceiling=2_000)
-    assert fetch.for_write("a", 6, 120) == fetch.or_scan("a", 6, 120) == 120
+    assert fetch.for_write("a", 6) == fetch.or_scan("a", 12, 60) == 60
+
+
+def test_a_write_asks_for_its_own_candidates_whatever_the_project_share() -> None:
+    """WRITE_OWN x k of the project's notes expected (12 for k 6): fetch x share, above the
+    floor of 10 x k; a large project no longer asks for more, a mid-size one no longer fewer."""
+    for sizes, expected in [({"a": 15_000, "b": 15_000}, 60), ({"a": 3_000, "b": 27_000}, 120),
+                            ({"a": 2_000, "b": 28_000}, 180), ({"a": 2_500, "b": 97_500}, 480)]:
+        fetch = IndexFetch(Counts(sizes), base=100, ceiling=2_000)
+        assert fetch.for_write("a", 6) == expected
+        assert expected * fetch.share("a") >= WRITE_OWN * 6 - 1e-9
+    fetch = IndexFetch(Counts({"a": 4_000, "b": 36_000}), base=100, ceiling=2_000)
+    assert not fetch.rescans("a") and fetch.for_write("a", 6) == 180  # no scan after: 3 x 6 / 0.1
+    fetch = IndexFetch(Counts({"a": 2_500, "b": 97_500}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 5) == 400  # 10 / 0.025
+    fetch = IndexFetch(Counts({"a": 5_000, "b": 995_000}), base=100, ceiling=2_000)
+    assert fetch.for_write("a", 6) == 0  # 2,400 beyond the ceiling: the scan
 
 
 def test_the_scan_follows_a_short_index_answer_only_in_a_project_of_bounded_size() -> None:

@@ -387,3 +387,24 @@ def test_a_version_in_parentheses_after_from_is_the_replaced_one() -> None:
                 "general", "Every root's versions.tf says required_version 1.9.5, and tfenv "
                 "reads .terraform-version on the runners.", "general",
                 0.5) == LinkType.SUPERSEDES
+
+
+def test_another_number_supersedes_only_where_both_notes_name_what_it_counts() -> None:
+    # both name Kafka and the ingest worker, and both state numbers, but of other settings
+    assert link("Raised the ingest worker's flush_delay to 45 and max_batch to 15 (poll_wait "
+                "stays 10), so one slow Kafka write no longer stalls the loop.", "general",
+                "Kafka 3.6 on kafka-a1..a3: brokers on 9092, controllers on 9093, segment "
+                "count 10000, 4 GiB of page cache; the ingest worker reads through the kafka "
+                "client.", "general", 0.56) != LinkType.SUPERSEDES
+    # the changed number beside the name the old note gives its number
+    assert link("The thumbnail queue's concurrency is 12 now: uploads backed up at launch.",
+                "general", "Worker concurrency per queue: thumbnails 4, exports 2, webhooks 1.",
+                "general", 0.7) == LinkType.SUPERSEDES
+
+
+def test_a_file_named_by_a_shorter_path_is_the_same_file() -> None:
+    assert link("The repository went public, so deploy.yml no longer sets "
+                "NPM_CONFIG_DRY_RUN=true: the npm packages are published again.", "general",
+                "Releases: every PR carries a changeset; .github/workflows/deploy.yml keeps a "
+                "release PR open, and merging it publishes the npm packages. Secrets: NPM_TOKEN.",
+                "general", 0.6) != LinkType.SUPERSEDES

@@ -207,7 +207,7 @@ class Writer:
         index_fetch = self.deps.index_fetch
         return notes.nearest_notes(on or self.db, vector=vector, project=project,
                                    memory_types=types,
-                                   fetch=index_fetch.for_write(project, k, k * 20),
+                                   fetch=index_fetch.for_write(project, k),
                                    rescan=index_fetch.rescans(project), k=k, exclude=exclude)
 
     def _duplicate_of(self, text: str, kind: NoteKind,

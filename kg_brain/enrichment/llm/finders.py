@@ -191,7 +191,7 @@ def libraries(text: str) -> Iterator[Hit]:
         for m in pattern.finditer(text):
             group = next(g for g in range(1, (pattern.groups or 0) + 1) if m.group(g))
             name = m.group(group)
-            key = known_key(name) or name.lower().replace("_", "-")
+            key = known_here(name, text) or name.lower().replace("_", "-")
             if key not in tx.STOPWORDS and len(key) > 1:
                 kind = lx.KNOWN.get(key, K.LIBRARY)
                 yield Hit(m.start(group), m.end(group), name, kind, key)
@@ -200,12 +200,12 @@ def libraries(text: str) -> Iterator[Hit]:
 def versions(text: str) -> Iterator[Hit]:
     """Versions, keyed with the name they belong to ('Alembic 1.13' -> 'alembic 1.13')."""
     for m in _PIN.finditer(text):
-        owner = known_key(m.group(1)) or m.group(1).lower()
+        owner = known_here(m.group(1), text) or m.group(1).lower()
         yield Hit(m.start(2), m.end(2), m.group(2), K.VERSION,
                   f"{owner} {_version_key(m.group(2))}")
     for m in _NAMED_VERSION.finditer(text):
         name, version = m.group(1), m.group(2)
-        owner = known_key(name)
+        owner = known_here(name, text)
         if owner is None and name.lower() == "version":
             owner = ""
         if owner is None and "." in version and name[0].isupper() and (
@@ -222,7 +222,7 @@ def code_spans(text: str) -> Iterator[Hit]:
     """Inline code: known names stay themselves, anything else is a code identifier."""
     for m in _CODE.finditer(text):
         name = m.group(1).strip("()")
-        key = known_key(name)
+        key = known_here(name, text)
         if key:
             yield Hit(m.start(1), m.end(1), name, lx.KNOWN[key], key)
         elif re.fullmatch(r"[\w.:-]+", name) and not name.isdigit():
@@ -252,13 +252,28 @@ def known_names(text: str) -> Iterator[Hit]:
                     text[a.end():b.start()] != " " for a, b in zip(span, span[1:], strict=False)):
                 continue
             name = text[span[0].start():span[-1].end()]
-            key = known_key(name)
+            key = known_here(name, text)
             if key is None or (name.lower() in lx.AMBIGUOUS and name.islower()):
                 continue
             yield Hit(span[0].start(), span[-1].end(), name, lx.KNOWN[key], key)
             i += size - 1
             break
         i += 1
+
+
+def known_here(name: str, text: str) -> str | None:
+    """`known_key` of a name said in `text`. A name that is one word of a longer known name
+    ("Compose" of docker-compose) means it only in a text that names the rest of it too
+    ("Docker", a docker-compose.yml): alone it as often names another product's part (Jetpack
+    Compose)."""
+    key = known_key(name)
+    if key is None:
+        return None
+    parts = set(re.split(r"[-\s]+", key))
+    said = set(re.split(r"[-\s]+", name.lower())) - lx.NAME_SUFFIXES
+    if said < parts and not parts - said <= set(re.split(r"[\W_]+", text.lower())):
+        return None
+    return key
 
 
 # Words a known name or alias can start with: any other token starts none.

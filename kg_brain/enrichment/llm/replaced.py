@@ -7,6 +7,9 @@ note supersedes it, whatever slot the value sits in (a library, a cadence, a hos
 city), which the slot comparison of `entities.compare` cannot always tell. The old value must
 appear in the older note: a change note says what it replaced, and only a note that states that
 is replaced by it.
+
+A value known by its form alone (a plain number, a duration, a path) is another value of the
+same setting only where each note names it beside the value (`slot_changed`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from __future__ import annotations
 import re
 
 from kg_brain.enrichment.llm import text as tx
+from kg_brain.enrichment.llm.entities import hits
+from kg_brain.enrichment.llm.facts import facts_of
+from kg_brain.enrichment.llm.types import EntityKind
 
 # A value as written up to the end of its clause: a dot or a colon inside a version, a host or a
 # time ("18.19", "db.r6g.large", "04:30") is part of it, one before a space or the end ends it
@@ -62,6 +68,14 @@ _SET_TO = re.compile(r"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|
                      r"(?P<value>\d[\w.]*)", re.I)
 _QUANTITY = re.compile(r"(?P<word>[a-z][\w-]*)\s+v?(?P<value>\d[\w.]*)")
 MAX_VALUE_WORDS = 4
+# Slots named by the value's form alone (a plain number, a duration, a size, a share, a version
+# nobody owns, a path): every note of a project states some, so another value there says the
+# same thing changed only where both notes name what carries it beside the value.
+UNNAMED_SLOTS = frozenset({"number", "duration", "size", "%", "version", "file"})
+# Where a value's name stops: a clause ends at a sentence stop, a comma, a semicolon or a
+# colon before a space ("clients on 2379, peers on 2380"; "ttl: 45"); a bracket goes on with
+# its clause ("60 s (was 120 s)").
+_CLAUSE_END = re.compile(r"[,;]|[.:!?](?=\s|$)")
 
 
 def replaced_values(text: str) -> list[list[str]]:
@@ -108,6 +122,37 @@ def changed_value(new_text: str, old_text: str) -> str | None:
                     and old_value not in new_text and _shape(old_value) == _shape(value)):
                 return f"{word} {old_value} -> {value}"
     return None
+
+
+def slot_changed(slot: str, new: str, old: str) -> bool:
+    """A clause of each text states `slot` with other values and the two clauses share a word
+    naming it ("email-digest concurrency is 10 now" / "email-digest 4"; "raised the ttl to 45"
+    does not change "snapshot-count 10000")."""
+    olds = _slot_clauses(slot, old)
+    return any(values != old_values and names & old_names
+               for values, names in _slot_clauses(slot, new) for old_values, old_names in olds)
+
+
+def _slot_clauses(slot: str, text: str) -> list[tuple[frozenset[str], set[str]]]:
+    """Each clause stating `slot`: its values and the words in it that can name what carries
+    them."""
+    found = []
+    for sentence in tx.split_sentences(text):
+        for clause in _CLAUSE_END.split(sentence):
+            found_hits = hits(clause)
+            if slot == "file":
+                values = frozenset(_file_name(h.key) for h in found_hits
+                                   if h.kind == EntityKind.FILE)
+            else:
+                values = facts_of(clause, found_hits).values.get(slot, frozenset())
+            if values:
+                found.append((values, {t for t in tx.subject_terms(clause) if not t[0].isdigit()}))
+    return found
+
+
+def _file_name(path: str) -> str:
+    """A path's last part: "release.yml" and ".github/workflows/release.yml" are one file."""
+    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _shape(value: str) -> str:

@@ -16,7 +16,12 @@ from kg_brain.enrichment.llm import text as tx
 from kg_brain.enrichment.llm.denial import NEGATION, denied_terms, says_wrong
 from kg_brain.enrichment.llm.entities import Comparison, by_kind, compare
 from kg_brain.enrichment.llm.kinds import infer_kind, kind_scores
-from kg_brain.enrichment.llm.replaced import changed_value, names_replaced
+from kg_brain.enrichment.llm.replaced import (
+    UNNAMED_SLOTS,
+    changed_value,
+    names_replaced,
+    slot_changed,
+)
 from kg_brain.enrichment.llm.types import Candidate, EntityKind, NoteDraft
 
 # How the old note reads the link the new note made to it.
@@ -158,7 +163,8 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     if not (cmp.shared or len(tx.strong_terms(note.content)
                               & tx.strong_terms(cand.content)) >= 2):
         return None
-    changed = cmp.value_conflict
+    changed = {s for s in cmp.value_conflict
+               if s not in UNNAMED_SLOTS or slot_changed(s, note.content, cand.content)}
     if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
             and _ISO_DATE.search(cand.content)):
         changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
