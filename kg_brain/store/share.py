@@ -94,7 +94,10 @@ class IndexFetch:
         would be asked for plus INDEX_QUERY_NOTES: the index reads about as many candidates as
         the scan reads notes, walks its graph besides, and answers approximately where the scan
         is exact."""
-        fetch = self(project, want, base)
+        return self._or_scan(project, self(project, want, base))
+
+    def _or_scan(self, project: str, fetch: int) -> int:
+        """`fetch`, or 0 (the exact scan) for a project no larger than it and the walk."""
         return 0 if self.size(project) <= fetch + self.walk() else fetch
 
     def rescans(self, project: str) -> bool:
@@ -125,7 +128,7 @@ class IndexFetch:
         fetch = max(floor, int(need)) if need <= self.ceiling else 0
         if fetch and fetch * reach * MARGIN >= floor and self.size(project) > fetch:
             return fetch
-        return fetch if fetch and self.size(project) > fetch + self.walk() else 0
+        return self._or_scan(project, fetch)
 
     def for_pairs(self, project: str, want: int) -> tuple[int, bool]:
         """Consolidation's neighbours of each note: `want` index candidates of every project,
@@ -136,9 +139,7 @@ class IndexFetch:
         crowded by more than `want` near notes, which the scan then answers; elsewhere the
         narrow fetch is as exact as a wide one and cheaper. A project beyond the rescan bound
         keeps the index's answer for its crowded notes."""
-        fetch = max(self.base, want)
-        scan = self.size(project) <= fetch + self.walk()
-        return (0 if scan else fetch), self.rescans(project)
+        return self._or_scan(project, max(self.base, want)), self.rescans(project)
 
     def text_fetch(self, project: str, base: int) -> int:
         """Full-text candidates: the index keeps to the project (its name is a required phrase
