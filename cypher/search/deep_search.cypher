@@ -15,8 +15,8 @@
 // lacks ($named); a note superseded by a live note through a link someone asserted yields to
 // it ($tuning.superseded weight), and so does an older hit stating the same thing as a newer
 // one (fragments/current_first); $history turns both round. Then the
-// places: the close hits first, a hit per clause, the first hit's bridge, then unlike hits. Every result says which channels and paths found it. Access is stamped on the
-// returned notes when $stamp.
+// places: the close hits first, a hit per clause, the first hit's bridge, then unlike hits. Every result says which channels and paths found it. Read only:
+// the caller stamps access on what it returns (search/stamp_access).
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
@@ -31,7 +31,7 @@
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,
-//         not the first (fragments/current_first); stamp: count the hits as used; now; near: {gap,
+//         not the first (fragments/current_first); near: {gap,
 //         of, head, reach, clause_of, bridge_at, bridge_rarity, bridge_least, diverse_from,
 //         diverse_head, diverse_of, diverse_mix, diverse_lam}, the close hits first, the first
 //         hit's bridge and the unlike hits (NEAR_GAP, NEAR_OF, NEAR_HEAD, NEAR_REACH,
@@ -389,8 +389,6 @@ WITH known, collect(h) AS top
 WHERE known
 UNWIND top AS h
 WITH h.n AS n, h.recs AS recs, h.score AS score, h.relevance AS relevance
-FOREACH (used IN CASE WHEN $stamp THEN [n] ELSE [] END |
-  SET used.access_count = coalesce(used.access_count, 0) + 1, used.last_accessed = $now)
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, score, relevance,
        left(n.content, 400) AS preview, n.note_kind AS note_kind, n.project AS project,
        COLLECT {

@@ -7,7 +7,8 @@
 // ($session_before, $session_after); the fix of a found note ranks with it ($fix_lift); a note
 // superseded by a live note through a link someone asserted yields to it ($superseded factor),
 // and so does an older hit stating the same thing as a newer one (fragments/current_first);
-// $history turns both round. Stamps access on every returned note when $stamp.
+// $history turns both round. Read only: the caller stamps access on what it returns
+// (search/stamp_access).
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; lex: one {query, whole} per query word, the query that word
@@ -37,8 +38,7 @@
 //         at least lex_floor; unknown_step: what the floor gains for each content word of the
 //         query no note of the project holds, unknown_most: for at most so many; lacked_step:
 //         what a hit's floor gains for each content word of the query some note of the project
-//         holds and it lacks; stamp: count the hits as used (access count, last access);
-//         now: datetime.
+//         holds and it lacks.
 // returns: zk_id, title, score, relevance, preview, note_kind, project, channels, fixes, session,
 //          links, link_count; channels: vector, lexical, exact; fixes: the found note this one
 //          was lifted from as its fix, or null; session: the found note written next to this
@@ -199,8 +199,6 @@ WHERE any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance
-FOREACH (used IN CASE WHEN $stamp THEN [n] ELSE [] END |
-  SET used.access_count = coalesce(used.access_count, 0) + 1, used.last_accessed = $now)
 // the note's links read once: the first 3 shown, all counted
 WITH n, channels, fixes, session, score, relevance,
      COLLECT {

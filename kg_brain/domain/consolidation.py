@@ -150,6 +150,7 @@ class Consolidator:
         """Synthesis and embedding first, then one transaction: lock and re-check the members,
         create the merged note, move the links, archive the originals with SUPERSEDES."""
         ids = cluster.zk_ids
+        self.deps.access.flush()  # the merged note sums the members' access counts
         members = statements.cluster_members(self.db, zk_ids=ids, project=project)
         if len(members) != len(ids):
             raise Conflict(f"cluster {cluster.cluster_id} changed; run a dry run again")

@@ -14,7 +14,8 @@ A note is archived when all three hold: idle > STALE_DAYS_THRESHOLD days, access
 STALE_ACCESS_THRESHOLD, decay score < decay_archive_threshold. Pinned notes never archive.
 Only permanent notes decay: fleeting notes are the inbox, which distillation (not time) empties.
 Archival is computed set-based in Cypher over the whole graph from the injected clock's `now`;
-archived notes are never deleted and `restore` reverses it.
+archived notes are never deleted and `restore` reverses it. Reading access, archival and the
+decay report first write the process's waiting access stamps (kg_brain/domain/access.py).
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ class Lifecycle:
         self.settings = deps.settings
         self.db = deps.db
         self.clock = deps.clock
+        self.access = deps.access
         self.reader = reader
 
     def _decay_params(self, project: str | None) -> dict[str, Any]:
@@ -124,6 +126,7 @@ class Lifecycle:
         many are listed back."""
         limit = validate.bounded(limit, 1, 1000, "limit")
         params = self._decay_params(project)
+        self.access.flush()
         if dry_run:
             page = statements.decay_scores(self.db, **params, due_only=True, limit=limit)
             return ArchiveReport(dry_run=True, total=page["total"], archived=0,
@@ -142,6 +145,7 @@ class Lifecycle:
     def decay_report(self, limit: int = 20, project: str | None = None) -> list[DecayEntry]:
         """Live permanent notes, soonest archival first; never-due notes (pinned, used) last."""
         limit = validate.bounded(limit, 1, 1000, "limit")
+        self.access.flush()
         page = statements.decay_scores(self.db, **self._decay_params(project), due_only=False,
                                        limit=limit)
         rows = page["rows"]

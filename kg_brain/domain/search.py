@@ -2,7 +2,8 @@
 
 Every search embeds the query once in Python and sends one Cypher statement: the vector index,
 the full-text index, the later hops (query vectors blended inside Cypher), the neighbour
-expansion and the access stamp all run in that statement. Once a minute per project and process
+expansion all run in that statement, a read transaction; the hits' access stamp is written just
+after, off the caller's path (kg_brain/domain/access.py). Once a minute per project and process
 a count of the project's notes comes first (kg_brain/store/share.py). The baselines the searches
 are measured against live with the benchmarks (bench/baselines.py).
 """
@@ -137,6 +138,7 @@ class Search:
         self.embedder = deps.embedder
         self.clock = deps.clock
         self.index_fetch = deps.index_fetch
+        self.access = deps.access
         self.tuning = tuning or Tuning()
         self.deep_tuning = deep_tuning or DeepTuning()
         self.word_floor = word_floor
@@ -173,8 +175,7 @@ class Search:
         return {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
                 "context": t.lex_context}
 
-    def _params(self, text: str, project: str, include_contextual: bool,
-                stamp: bool) -> dict[str, Any]:
+    def _params(self, text: str, project: str, include_contextual: bool) -> dict[str, Any]:
         """The query's parts for either statement (`text`: the validated query)."""
         words = lucene_query(text)
         terms = identifiers(text)
@@ -184,18 +185,19 @@ class Search:
                 "lex": in_project(fielded_query(words, self._boosts()), project), "terms": terms,
                 "exact": in_project(exact_query(terms), project), "project": project,
                 "excluded": _excluded(include_contextual), "history": asks is not None,
-                "before": asks == "before", "stamp": stamp, "now": self.clock()}
+                "before": asks == "before"}
 
     def search_memory(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False, note_kinds: list[str] | None = None,
                       stamp: bool = True) -> list[Hit]:
         """Hybrid vector + BM25 search (Tuning.fusion) with exact identifiers; one statement.
-        `stamp`: count the hits as used (an agent's search), not for automatic reads."""
+        `stamp`: count the hits as used (an agent's search), not for automatic reads; the
+        stamp is written within STAMP_INTERVAL_S (kg_brain/domain/access.py)."""
         k = validate.bounded(top_k, 1, 100, "top_k")
         kinds = [validate.note_kind(x).value for x in note_kinds] if note_kinds else None
         t = self.tuning
         params = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
-                              include_contextual, stamp)
+                              include_contextual)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
         # the entity names' query: deep_search's
@@ -212,6 +214,7 @@ class Search:
             same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k, unknown_step=self.word_floor[1],
             unknown_most=UNKNOWN_MOST, lacked_step=self.word_floor[2],
             rare_share=RARE_SHARE, rare_words=RARE_WORDS)
+        self._stamp(stamp, rows)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
     def deep_search(self, query: str, project: str, hops: int = DEEP_HOPS, top_k: int = 10,
@@ -222,7 +225,7 @@ class Search:
         hops = validate.bounded(hops, 1, 3, "hops")
         t = self.deep_tuning
         text = validate.content(query, MAX_QUERY_CHARS, "query")
-        params = self._params(text, project, include_contextual, stamp)
+        params = self._params(text, project, include_contextual)
         many = asks_for_many(text)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
@@ -244,7 +247,13 @@ class Search:
                   "diverse_lam": DIVERSE_MANY_LAM if many else DIVERSE_LAM},
             clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
+        self._stamp(stamp, rows)
         return [_hit(r) for r in rows]
+
+    def _stamp(self, stamp: bool, rows: list[statements.SearchHit] | list[statements.DeepHit]
+               ) -> None:
+        if stamp and rows:
+            self.access.add([r["zk_id"] for r in rows], self.clock())
 
     def relevant(self, hit: Hit) -> bool:
         """Whether a hit passes the relevance floor on its own: its cosine reaches

@@ -10,8 +10,8 @@ Obsidian mirror's HTTP client) is imported when first needed, so that a server l
 with none of it loaded; the driver itself loads with the first Database (kg_brain/store/db.py).
 
 Closing is ordered: `stopping` is set (drains end between two jobs), whatever registered with
-`on_close` (the maintenance scheduler) is stopped and waited for, the transactions in flight
-finish, and only then does the driver close.
+`on_close` (the maintenance scheduler) is stopped and waited for, the access stamps still
+waiting are written, the transactions in flight finish, and only then does the driver close.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from kg_brain.base.clock import Clock, utc_now
 from kg_brain.base.settings import Settings
+from kg_brain.domain.access import AccessStamps
 from kg_brain.domain.browsing import Browsing
 from kg_brain.domain.consolidation import Consolidator
 from kg_brain.domain.curation import Curation
@@ -149,7 +150,8 @@ class Brain:
         return self._once("deps", lambda: Deps(
             settings=self.settings, db=self.db, embedder=self.embedder,
             enricher=build_enricher(self.settings), clock=self.clock,
-            index_fetch=IndexFetch(self.db), stopping=self.stopping))
+            index_fetch=IndexFetch(self.db), access=AccessStamps(self.db),
+            stopping=self.stopping))
 
     @property
     def reader(self) -> NoteReader:
@@ -230,6 +232,9 @@ class Brain:
             stops, self._on_close = self._on_close[::-1], []
         for stop in stops:
             stop()
+        deps = self._services.get("deps")
+        if isinstance(deps, Deps):
+            deps.access.close()
         db = self._services.get("db")
         if isinstance(db, Database):
             db.close()

@@ -61,12 +61,13 @@ class Neighbourhood(TypedDict):
     edges: list[dict[str, Any]]
 
 
-# The searches write access stamps only: the query's parts are matched on, never stored, so the
-# write gate (kg_brain/text/redact/gate.py) passes them as given; redacted, a query holding a secret
-# would ask for other words (or for none: the full-text parser refuses the marker's brackets).
+class AccessStamp(TypedDict):
+    zk_id: str
+    uses: int
+    at: datetime
 
 
-@write("search/search_memory.cypher", matched=("lex", "terms", "exact"))
+@read("search/search_memory.cypher")
 def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex_df: int,
                   terms: list[str], exact: str, project: str, excluded: list[str],
                   kinds: list[str] | None, fetch: int, rescan: bool, lex_fetch: int, pool: int,
@@ -78,28 +79,29 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
                   same_subject: int, same_linked: float, linked_far: int, k: int,
                   floor: float,
                   unknown_step: float, unknown_most: int, lacked_step: float, lex_floor: float,
-                  rare_share: float, rare_words: int, stamp: bool,
-                  now: datetime) -> list[SearchHit]:
-    """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal;
-    stamps access on the hits when `stamp`."""
+                  rare_share: float, rare_words: int) -> list[SearchHit]:
+    """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal."""
 
 
-@write("search/deep_search.cypher", matched=("text", "lex", "terms", "exact", "entity_keys"))
+@read("search/deep_search.cypher")
 def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df: int,
                 terms: list[str], exact: str, entity_keys: list[str], project: str,
                 excluded: list[str], hops: int, fetch: int, rescan: bool, lex_fetch: int,
                 pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
-                stamp: bool,
-                now: datetime, rare_share: float, rare_words: int, same_linked: float,
+                rare_share: float, rare_words: int, same_linked: float,
                 linked_far: int, near: dict[str, float], clauses: list[Vector],
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
     entity bridges and typed links, the hits close to the query first (`near`), then a hit
     close to each clause of a question asking several things (`clauses`), then the first
-    hit's bridge (`near`: the note sharing its rarest entities); stamps access
-    on the hits when `stamp`. `tuning`: the statement's constants, read as `$tuning.alpha`
-    (its header names each one)."""
+    hit's bridge (`near`: the note sharing its rarest entities). `tuning`: the statement's
+    constants, read as `$tuning.alpha` (its header names each one)."""
+
+
+@write("search/stamp_access.cypher")
+def stamp_access(on: On, *, stamps: list[AccessStamp]) -> None:
+    """Each note's access count raised by its uses, its last access set to `at`."""
 
 
 @read("search/related_notes.cypher")

@@ -58,8 +58,9 @@ def test_stale_notes_are_archived_but_pinned_used_linked_and_fleeting_are_not(
     db.write_tx(lambda tx: [old.writer.link(tx, src, built_on[0], LinkType.EXTENDS,
                                             "builds on", 0.8) for src in linkers])
     used = _ids(old, project, "Kubernetes liveness probe timeout tuning")
-    make(T0 + timedelta(days=55)).search.search_memory(
-        "Kubernetes liveness probe timeout tuning", project, top_k=1)
+    searcher = make(T0 + timedelta(days=55))  # another process: its stamps written by now
+    searcher.search.search_memory("Kubernetes liveness probe timeout tuning", project, top_k=1)
+    searcher.deps.access.flush()
 
     now = T0 + timedelta(days=60)
     lifecycle = make(now).lifecycle

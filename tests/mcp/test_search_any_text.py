@@ -64,6 +64,8 @@ def test_any_query_text_searches_and_finds_the_note_it_names(
 
 
 def access(brain: Brain, zk_id: str) -> int:
+    """The note's access count once the process's waiting stamps are written."""
+    brain.deps.access.flush()
     return brain.reader.get([zk_id])[0].access_count
 
 

@@ -145,7 +145,7 @@ def test_a_name_of_stop_words_widens_full_text_candidates_up_to_their_ceiling() 
 
 
 def search_fetch(sizes: dict[str, int], project: str, want: int = 20) -> int:
-    deps = SimpleNamespace(db=None, embedder=None, clock=None,
+    deps = SimpleNamespace(db=None, embedder=None, clock=None, access=None,
                            index_fetch=IndexFetch(Counts(sizes)))  # type: ignore[arg-type]
     return Search(deps)._fetches(project, want, 10)["fetch"]  # type: ignore[arg-type]
 

@@ -35,8 +35,9 @@ Contextual = Annotated[bool, Field(
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
                        openWorldHint=False)
 # A lookup that stamps access (count, last use) on what it returns: being found is what keeps
-# a note from archiving (kg_brain/domain/lifecycle.py), so the stamp stays in the search's statement
-# and the tool says honestly that it writes; repeating it stamps again (not idempotent).
+# a note from archiving (kg_brain/domain/lifecycle.py). The search reads; the stamp is written
+# just after it, off the call's path (kg_brain/domain/access.py), so the tool still writes and
+# says so honestly; repeating it stamps again (not idempotent).
 STAMP = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
                         openWorldHint=False)
 ADD = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,

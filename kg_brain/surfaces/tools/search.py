@@ -67,7 +67,7 @@ class SearchTools(ToolArea):
         """Simple direct lookups ("what port does X use?"): hybrid vector + keyword search.
         For why/how questions spanning notes use deep_search. Returns previews, each with its
         relevance (cosine to the query); no hits means nothing relevant is stored. Marks the
-        hits as used (access stamp, which defers their archival): not read-only."""
+        hits as used (access stamp, written just after; it defers their archival): not read-only."""
         p = self._project(project)
         hits = self.brain.search.search_memory(query, p, top_k, include_contextual,
                                                list(note_kinds) if note_kinds else None)
@@ -88,7 +88,7 @@ class SearchTools(ToolArea):
         of a mistake, the successor of a superseded note, the notes written next to a hit in
         its session. Each hit says how it was found.
         Returns previews with relevance, as search_memory. Marks the hits as used (access
-        stamp): not read-only."""
+        stamp, written just after): not read-only."""
         p = self._project(project)
         return SearchResults.of(p, self.brain.search.deep_search(
             query, p, hops, top_k, include_contextual))
