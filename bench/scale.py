@@ -69,10 +69,10 @@ class TimedDatabase:
         return getattr(self._db, name)
 
     def run(self, name: str, mode: Mode, params: dict[str, Any],
-            changes: tuple[str, ...] = (), matched: tuple[str, ...] = ()) -> Any:
+            changes: tuple[str, ...] = ()) -> Any:
         began = time.perf_counter()
         try:
-            return self._db.run(name, mode, params, changes, matched)
+            return self._db.run(name, mode, params, changes)
         finally:
             self.last_s = time.perf_counter() - began
 

@@ -25,9 +25,9 @@ class Recording:
         return getattr(self._db, name)
 
     def run(self, name: str, mode: Mode, params: dict[str, Any],
-            changes: tuple[str, ...] = (), matched: tuple[str, ...] = ()) -> Any:
+            changes: tuple[str, ...] = ()) -> Any:
         self.last = (name, params)
-        return self._db.run(name, mode, params, changes, matched)
+        return self._db.run(name, mode, params, changes)
 
 
 def _operators(plan: dict[str, Any]) -> list[dict[str, Any]]:

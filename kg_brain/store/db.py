@@ -93,16 +93,15 @@ class Tx:
         return self._db.mirrors
 
     def run(self, name: str, mode: Mode, params: dict[str, Any],
-            changes: tuple[str, ...] = (), matched: tuple[str, ...] = ()) -> list[Row]:
-        """`changes`: the columns of a write statement's rows that name the notes it changed;
-        `matched`: its parameters that are only matched on (a query), which the gate passes."""
+            changes: tuple[str, ...] = ()) -> list[Row]:
+        """`changes`: the columns of a write statement's rows that name the notes it changed."""
         if mode != "read" and not self.writable:
             raise RuntimeError(f"{name} writes; it cannot run in a read transaction")
         if mode == "autocommit":
             raise RuntimeError(f"{name} manages its own transactions; run it on the database")
         self._db.statements_run += 1
         if mode == "write":
-            params, found = gate(params, self._db.secrets_mode, matched)
+            params, found = gate(params, self._db.secrets_mode)
             self.hidden.extend(found)
         rows = [record.data() for record in self._tx.run(query(name, self._db.line), params)]
         for column in changes:
@@ -258,17 +257,17 @@ class Database:
             session, lambda: session.execute_write(work)))
 
     def run(self, name: str, mode: Mode, params: dict[str, Any],
-            changes: tuple[str, ...] = (), matched: tuple[str, ...] = ()) -> list[Row]:
+            changes: tuple[str, ...] = ()) -> list[Row]:
         """One statement in a transaction of its own (`autocommit` for statements that manage
         their own transactions: schema commands, CALL ... IN TRANSACTIONS)."""
         if mode == "read":
             return self.read_tx(lambda tx: tx.run(name, mode, params))
         if mode == "write":
-            return self.write_tx(lambda tx: tx.run(name, mode, params, changes, matched))
+            return self.write_tx(lambda tx: tx.run(name, mode, params, changes))
         from neo4j import Query
 
         self.statements_run += 1
-        params, _ = gate(params, self.secrets_mode, matched)
+        params, _ = gate(params, self.secrets_mode)
         with self._session() as session:
             result = session.run(Query(query(name, self.line), timeout=None), params)
             return [record.data() for record in result]

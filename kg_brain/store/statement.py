@@ -10,10 +10,7 @@ when called with a `Tx`. The return annotation says what comes back: `list[Row]`
 `Row | None` the first row if any, `Row` exactly one row, `None` nothing. Rows are TypedDicts
 whose keys are the statement's RETURN columns (a test EXPLAINs every file and compares).
 `@write(file, "zk_id")` names the columns that hold the ids of the notes a write changed; its
-transaction records them before it commits (kg_brain/store/db.py). `@write(file, matched=("lex",))`
-names parameters the statement only matches notes against, never stores (a search's query, in a
-statement that writes access stamps): the write gate passes them as given
-(kg_brain/text/redact/gate.py).
+transaction records them before it commits (kg_brain/store/db.py).
 """
 
 from __future__ import annotations
@@ -43,7 +40,6 @@ class Statement:
     shape: str  # rows | optional | one | none
     params: tuple[str, ...]
     changes: tuple[str, ...] = ()
-    matched: tuple[str, ...] = ()
 
 
 STATEMENTS: dict[str, Statement] = {}
@@ -54,11 +50,9 @@ def read(file: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return lambda fn: _bind(fn, file, "read", ())
 
 
-def write(file: str, *changes: str,
-          matched: tuple[str, ...] = ()) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """`changes`: the row columns naming the notes the statement changed (ids or id lists);
-    `matched`: parameters only matched on, never stored, which the write gate leaves as given."""
-    return lambda fn: _bind(fn, file, "write", changes, matched)
+def write(file: str, *changes: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """`changes`: the row columns naming the notes the statement changed (ids or id lists)."""
+    return lambda fn: _bind(fn, file, "write", changes)
 
 
 def autocommit(file: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -66,19 +60,15 @@ def autocommit(file: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return lambda fn: _bind(fn, file, "autocommit", ())
 
 
-def _bind(fn: Callable[P, R], file: str, mode: Mode, changes: tuple[str, ...],
-          matched: tuple[str, ...] = ()) -> Callable[P, R]:
-    spec = Statement(statement_name(file), mode, *_shape(fn), _params(fn), changes, matched)
+def _bind(fn: Callable[P, R], file: str, mode: Mode, changes: tuple[str, ...]) -> Callable[P, R]:
+    spec = Statement(statement_name(file), mode, *_shape(fn), _params(fn), changes)
     if spec.name in STATEMENTS:
         raise RuntimeError(f"{spec.name} is bound twice")
-    if not set(matched) <= set(spec.params):
-        raise TypeError(f"{fn.__qualname__}: matched names no parameter of it: "
-                        f"{sorted(set(matched) - set(spec.params))}")
     STATEMENTS[spec.name] = spec
 
     @functools.wraps(fn)
     def run(on: On, **params: Any) -> Any:
-        return _shaped(spec, on.run(spec.name, mode, params, changes, matched))
+        return _shaped(spec, on.run(spec.name, mode, params, changes))
 
     run.statement = spec  # type: ignore[attr-defined]
     return run  # type: ignore[return-value]

@@ -17,8 +17,8 @@ class Counts:
         self.line = line  # the server line: "2026" filters on the project in the index
         self.reads = 0
 
-    def run(self, name: str, mode: str, params: dict[str, Any], changes: tuple[str, ...] = (),
-            matched: tuple[str, ...] = ()) -> list[dict[str, int]]:
+    def run(self, name: str, mode: str, params: dict[str, Any],
+            changes: tuple[str, ...] = ()) -> list[dict[str, int]]:
         assert (name, mode) == ("notes/project_share", "read")
         self.reads += 1
         return [{"project_notes": self.sizes.get(params["project"], 0),

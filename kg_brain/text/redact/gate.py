@@ -6,11 +6,9 @@ what makes that a guarantee: a write path added later, a field nobody thought of
 a tombstone's reason, an imported record's tags, a job's error) cannot reach the graph unread.
 Every string under a write's parameters is read, in nested rows and maps too, except the
 identifiers below: they are matched on, and `validate` only lets through ids shaped ZK-<8 hex>
-and project names of letters, digits, '.', '_' and '-'. Vectors (lists of numbers) are skipped,
-and so are the parameters a statement declares `matched` (kg_brain/store/statement.py): a
-search's query, which the statement matches notes against and never stores (redacted, a query
-holding a secret would search for other words, or for none: the full-text parser refuses the
-marker's brackets).
+and project names of letters, digits, '.', '_' and '-'. Vectors (lists of numbers) are skipped.
+A search is a read, so its query never meets the gate (redacted, a query holding a secret would
+search for other words, or for none: the full-text parser refuses the marker's brackets).
 
 Each text is redacted once on its way in: `hide` answers a `Redacted` string, which the gate
 passes as given (redaction is a pure function of the text, and reading its output again finds
@@ -60,13 +58,10 @@ def _redacted(text: str) -> tuple[Redacted, tuple[str, ...]]:
 _short = lru_cache(maxsize=REMEMBERED)(_redacted)
 
 
-def gate(params: dict[str, Any], mode: Mode,
-         matched: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[str]]:
-    """A write's parameters with every text value through `hide`, and the kinds found;
-    `matched` names parameters that are only matched on, passed as given."""
+def gate(params: dict[str, Any], mode: Mode) -> tuple[dict[str, Any], list[str]]:
+    """A write's parameters with every text value through `hide`, and the kinds found."""
     found: list[str] = []
-    passed = IDENTIFIERS.union(matched)
-    sent = {k: v if k in passed else _value(v, mode, found) for k, v in params.items()}
+    sent = _mapping(params, mode, found)
     return sent, list(dict.fromkeys(found))
 
 
