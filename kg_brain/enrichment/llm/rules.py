@@ -271,11 +271,9 @@ def restates(new: str, old: str) -> bool:
 
 
 def _choice_changed(new: str, old: str) -> set[str]:
-    """The libraries, tools or services a sentence of the new text names beside a word of
-    change and a choice of the old text ("rewritten on Typer; Click is only a transitive
-    dependency now" after "built with Click"): a sentence naming a choice the old text never
-    names is as often about another part of the system ("published through Traefik" after "the
-    kernel killed minio")."""
+    """The choices a sentence of the new text names beside one of the old text's and a word of
+    change ("rewritten on Typer; Click is only a transitive dependency now" after "built with
+    Click"); one named apart from them is as often about another part of the system."""
     olds = _choices(old)
     found: set[str] = set()
     for sentence in tx.prose_sentences(new):
@@ -368,8 +366,6 @@ def _after_cue(cue: re.Pattern[str], text: str) -> str:
         if match:
             parts.append(sentence[match.end():])
     return " ".join(parts)
-
-
 
 
 def evolved_context(
