@@ -19,12 +19,12 @@ import argparse
 import json
 import logging
 import sys
-import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import store
 from bench.common import BENCH_PREFIX, delete_bench_project, emit_result, record_check_run
 from kg_brain.base.settings import Settings, load_settings
 from kg_brain.base.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
@@ -77,12 +77,23 @@ def judge_pair(brain: Brain, pair: dict[str, Any], project: str) -> Outcome:
                    pair.get("about", "same"))
 
 
+def pair_project(pair: dict[str, Any]) -> str:
+    """The bench project a pair is written into, named by the pair alone: a note's vector
+    encodes its context sentence, which names the project, so a name drawn per run moved the
+    pair's cosine by up to 0.02 from run to run, across a threshold for the few pairs near one
+    (`LINK_MIN_COSINE`, `SAME_SUBJECT_SIMILARITY`, `DEDUP_MIN_COSINE`)."""
+    return f"{BENCH_PREFIX}links-{pair['id']}"
+
+
 def decide(brain: Brain, pairs: list[dict[str, Any]], keep: bool = False) -> list[Outcome]:
-    """One outcome per pair, each pair in a bench project of its own (deleted unless `keep`)."""
-    run = uuid.uuid4().hex[:8]
+    """One outcome per pair, each pair in a bench project of its own (deleted unless `keep`).
+    A pair's project must be empty: one holding notes is another run's, or one `keep` left."""
     outcomes = []
-    for number, pair in enumerate(pairs):
-        project = f"{BENCH_PREFIX}links-{run}-{number}"
+    for pair in pairs:
+        project = pair_project(pair)
+        if store.project_footprint(brain.db, project=project)["notes"]:
+            raise RuntimeError(f"{project} holds notes: another bench links run is writing "
+                               "it, or a run with --keep left it")
         try:
             outcomes.append(judge_pair(brain, pair, project))
         finally:
