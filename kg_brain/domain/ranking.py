@@ -280,7 +280,6 @@ class DeepTuning:
     superseded: float = 0.6
     supersede_share: float = 0.5  # as Tuning.supersede_share and vec_span
     vec_span: float = 0.2
-    floor: float = 0.46  # as Tuning.floor (with RARE_WORDS; no lexical score floor)
     fix_lift: float = 1.01  # as Tuning.fix_lift (and NAMING_WORDS), from the final ranking
     session_after: float = 0.5  # as Tuning.session_after, from the notes of every hop
     session_before: float = 0.2
