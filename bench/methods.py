@@ -32,6 +32,7 @@ def unfloored(search: Search) -> dict[str, Any]:
     """The search's constants with the relevance floor off, as Search's keywords: what the
     floor costs."""
     return {"tuning": replace(search.tuning, floor=-1.0),
+            "deep_tuning": replace(search.deep_tuning, floor=-1.0),
             "word_floor": (-1.0, 0.0, 0.0)}
 
 

@@ -152,13 +152,14 @@ class Search:
         return {"fetch": fetch, "rescan": self.index_fetch.rescans(project),
                 "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
-    def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
+    def _lexical(self, params: dict[str, Any], lex_fetch: int,
+                 whole_floor: float) -> dict[str, Any]:
         """The lexical terms of either search, the project's size, how many hits of each term to
         read (every one of the project's) and the relevance floor both searches read
         (cypher/fragments/relevance_floor.cypher): per word (rare words are the evidence, no
         score is; the floor `word_floor`, raised per unknown word) up to OWN_IDF_MAX notes,
         else the whole query (`lex` of `params`), its fetch, Tuning.lex_floor and
-        Tuning.floor."""
+        `whole_floor` (Tuning.floor, DeepTuning.floor)."""
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
         floor = {"unknown_step": self.word_floor[1], "unknown_most": UNKNOWN_MOST,
@@ -166,7 +167,7 @@ class Search:
                  "rare_words": RARE_WORDS}
         if notes > OWN_IDF_MAX:
             return floor | {"lex": whole_query(params["lex"]), "notes": notes,
-                            "lex_df": lex_fetch, "lex_floor": t.lex_floor, "floor": t.floor}
+                            "lex_df": lex_fetch, "lex_floor": t.lex_floor, "floor": whole_floor}
         return floor | {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
                         "notes": notes,
                         "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
@@ -203,7 +204,7 @@ class Search:
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
         # the entity names' query: deep_search's
-        params |= self._lexical(params, fetches["lex_fetch"])
+        params |= self._lexical(params, fetches["lex_fetch"], t.floor)
         del params["text"]
         rows = statements.search_memory(
             self.db, **params, **fetches,
@@ -228,7 +229,7 @@ class Search:
         many = asks_for_many(text)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
-        lexical = self._lexical(params, fetches["lex_fetch"])
+        lexical = self._lexical(params, fetches["lex_fetch"], t.floor)
         total = lexical.pop("notes")
         params |= lexical
         rows = statements.deep_search(

@@ -653,8 +653,8 @@ def test_deep_search_weighs_a_word_by_its_rarity_in_the_project_searched(
     common in the database, brings its note first; a project of more notes than OWN_IDF_MAX is
     scored as the note index scores it, and "harbour" weighs more again."""
     rare, harbour = kestrel_and_harbours(brain, project)
-    lexical = Search(brain.deps, replace(search.tuning, lex_title=0.0, floor=-1.0), DeepTuning(
-        w_vec=0.0, w_exact=0.0, w_ent=0.0, w_bridge=0.0, w_fix=0.0, w_link=0.0,
+    lexical = Search(brain.deps, replace(search.tuning, lex_title=0.0), DeepTuning(
+        w_vec=0.0, w_exact=0.0, w_ent=0.0, w_bridge=0.0, w_fix=0.0, w_link=0.0, floor=-1.0,
         session_after=0.0, session_before=0.0, fix_lift=0.0, same_n=0),
         word_floor=(-1.0, 0.0, 0.0))
     hits = lexical.deep_search("kestrel harbour", project, hops=1, top_k=3)
