@@ -280,7 +280,7 @@ class DeepTuning:
     superseded: float = 0.6
     supersede_share: float = 0.5  # as Tuning.supersede_share and vec_span
     vec_span: float = 0.2
-    floor: float = 0.46  # as Tuning.floor (with RARE_WORDS; no lexical score floor)
+    floor: float = 0.46  # as Tuning.floor, past OWN_IDF_MAX (search_memory's floor below)
     fix_lift: float = 1.01  # as Tuning.fix_lift (and NAMING_WORDS), from the final ranking
     session_after: float = 0.5  # as Tuning.session_after, from the notes of every hop
     session_before: float = 0.2
@@ -293,6 +293,7 @@ class DeepTuning:
 
     def statement_map(self) -> dict[str, float]:
         """The constants the statement reads as `$tuning.<name>`; the pool and the entity cap
-        (ent_share, ent_floor, ent_ceiling) are sized per call and passed apart."""
+        (ent_share, ent_floor, ent_ceiling) are sized per call and passed apart, and so is the
+        floor (search_memory's, fragments/relevance_floor)."""
         return {f: v for f, v in asdict(self).items()
-                if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling")}
+                if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling", "floor")}
