@@ -2,12 +2,13 @@
 inferred, on the labelled sets in bench/data/.
 
 Each pair goes through the real write path: the existing note, then the new one, are written
-with add_memory into a fresh bench project of their own on the configured Neo4j, so the
-similarity is the one the database answers and the dedup, link typing and kind inference are the
-product's. The new note's link to the existing one is read back (`DUPLICATE` when the write merged
-into it, `NONE` when no link was made). Prints per-type precision and recall, the confusion
-matrix, merges of different notes, typed links between notes about different things and
-kind-inference accuracy for each half (`tune`, `check`) and both; saves the same as JSON.
+with add_memory into an empty bench project named by the pair (`pair_project`) on the configured
+Neo4j, so the similarity is the one the database answers and the dedup, link typing and kind
+inference are the product's. The new note's link to the existing one is read back (`DUPLICATE`
+when the write merged into it, `NONE` when no link was made). Prints per-type precision and
+recall, the confusion matrix, merges of different notes, typed links between notes about
+different things and kind-inference accuracy for each half (`tune`, `check`) and both; saves the
+same as JSON.
 `--split tune` writes and scores the tuning half alone (the pairs and the kind texts), where rules
 and thresholds are chosen; `check` the check half alone; `all` (the default) both. A run that
 scores the check half says so in the check ledger.
@@ -238,7 +239,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=HALVES, default="all",
                    help="the half written and scored: tune (where rules are chosen), check, all")
     p.add_argument("--out", default="docs/bench/links.json")
-    p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
+    p.add_argument("--keep", action="store_true",
+                   help="keep the bench projects afterwards (a later run refuses them until "
+                   "they are deleted)")
 
 
 def main(argv: list[str] | None = None) -> int:
