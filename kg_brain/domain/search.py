@@ -130,7 +130,7 @@ class Search:
                  deep_tuning: DeepTuning | None = None,
                  word_floor: tuple[float, float, float] = (KNOWN_FLOOR, UNKNOWN_STEP,
                                                            LACKED_STEP)) -> None:
-        """`word_floor`: search_memory's relevance floor in a project searched word by word,
+        """`word_floor`: both searches' relevance floor in a project searched word by word,
         for a hit holding every content word of the query, what each one no note holds adds
         and what each other one the hit lacks adds."""
         self.db = deps.db
@@ -251,7 +251,7 @@ class Search:
     def relevant(self, hit: Hit) -> bool:
         """Whether a hit passes the relevance floor on its own: its cosine reaches
         Tuning.floor, or it holds a rare identifier of the query (the exact channel). The
-        lexical evidence (RARE_WORDS, Tuning.lex_floor) lets search_memory answer; it is not
+        lexical evidence (RARE_WORDS, Tuning.lex_floor) lets either search answer; it is not
         read here, so what is recalled unasked stays close in meaning."""
         return hit.relevance >= self.tuning.floor or any(
             f.channel == "exact" for f in hit.found_by)
