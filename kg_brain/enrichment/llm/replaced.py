@@ -9,7 +9,10 @@ appear in the older note: a change note says what it replaced, and only a note t
 is replaced by it.
 
 A value known by its form alone (a plain number, a duration, a path) is another value of the
-same setting only where each note names it beside the value (`slot_changed`).
+same setting only where each note names it beside the value (`slot_changed`). Values each note
+states only in clauses naming another member of one family of names ("web-edge-04" /
+"web-batch-02", `entities.rival_names`) are two things' values, not one changed (`slot_apart`,
+`named_apart`).
 """
 
 from __future__ import annotations
