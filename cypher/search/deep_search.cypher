@@ -24,7 +24,8 @@
 //         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
 //         hits counted per word; rare_share: most share of the project's notes a rare word is
 //         held by; floor, lex_floor, rare_words, unknown_step, unknown_most, lacked_step:
-//         search_memory's relevance floor (fragments/relevance_floor); terms: the query's
+//         the relevance floor, as search_memory's (fragments/relevance_floor; floor is
+//         DeepTuning.floor past OWN_IDF_MAX notes); terms: the query's
 //         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
 //         title ('' = none); entity_keys: canonical keys of the question's entities; project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate

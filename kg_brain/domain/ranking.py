@@ -295,6 +295,6 @@ class DeepTuning:
     def statement_map(self) -> dict[str, float]:
         """The constants the statement reads as `$tuning.<name>`; the pool and the entity cap
         (ent_share, ent_floor, ent_ceiling) are sized per call and passed apart, and so is the
-        floor (search_memory's, fragments/relevance_floor)."""
+        floor (`$floor` of fragments/relevance_floor past OWN_IDF_MAX notes)."""
         return {f: v for f, v in asdict(self).items()
                 if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling", "floor")}
