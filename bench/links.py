@@ -2,12 +2,13 @@
 inferred, on the labelled sets in bench/data/.
 
 Each pair goes through the real write path: the existing note, then the new one, are written
-with add_memory into a fresh bench project of their own on the configured Neo4j, so the
-similarity is the one the database answers and the dedup, link typing and kind inference are the
-product's. The new note's link to the existing one is read back (`DUPLICATE` when the write merged
-into it, `NONE` when no link was made). Prints per-type precision and recall, the confusion
-matrix, merges of different notes, typed links between notes about different things and
-kind-inference accuracy for each half (`tune`, `check`) and both; saves the same as JSON.
+with add_memory into an empty bench project named by the pair (`pair_project`) on the configured
+Neo4j, so the similarity is the one the database answers and the dedup, link typing and kind
+inference are the product's. The new note's link to the existing one is read back (`DUPLICATE`
+when the write merged into it, `NONE` when no link was made). Prints per-type precision and
+recall, the confusion matrix, merges of different notes, typed links between notes about
+different things and kind-inference accuracy for each half (`tune`, `check`) and both; saves the
+same as JSON.
 `--split tune` writes and scores the tuning half alone (the pairs and the kind texts), where rules
 and thresholds are chosen; `check` the check half alone; `all` (the default) both. A run that
 scores the check half says so in the check ledger.
@@ -19,12 +20,12 @@ import argparse
 import json
 import logging
 import sys
-import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import store
 from bench.common import BENCH_PREFIX, delete_bench_project, emit_result, record_check_run
 from kg_brain.base.settings import Settings, load_settings
 from kg_brain.base.vocab import JUDGED_LINK_TYPES, LinkType, NoteKind
@@ -77,12 +78,23 @@ def judge_pair(brain: Brain, pair: dict[str, Any], project: str) -> Outcome:
                    pair.get("about", "same"))
 
 
+def pair_project(pair: dict[str, Any]) -> str:
+    """The bench project a pair is written into, named by the pair alone: a note's vector
+    encodes its context sentence, which names the project, so a name drawn per run moved the
+    pair's cosine by up to 0.02 from run to run, across a threshold for the few pairs near one
+    (`LINK_MIN_COSINE`, `SAME_SUBJECT_SIMILARITY`, `DEDUP_MIN_COSINE`)."""
+    return f"{BENCH_PREFIX}links-{pair['id']}"
+
+
 def decide(brain: Brain, pairs: list[dict[str, Any]], keep: bool = False) -> list[Outcome]:
-    """One outcome per pair, each pair in a bench project of its own (deleted unless `keep`)."""
-    run = uuid.uuid4().hex[:8]
+    """One outcome per pair, each pair in a bench project of its own (deleted unless `keep`).
+    A pair's project must be empty: one holding notes is another run's, or one `keep` left."""
     outcomes = []
-    for number, pair in enumerate(pairs):
-        project = f"{BENCH_PREFIX}links-{run}-{number}"
+    for pair in pairs:
+        project = pair_project(pair)
+        if store.project_footprint(brain.db, project=project)["notes"]:
+            raise RuntimeError(f"{project} holds notes: another bench links run is writing "
+                               "it, or a run with --keep left it")
         try:
             outcomes.append(judge_pair(brain, pair, project))
         finally:
@@ -227,7 +239,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=HALVES, default="all",
                    help="the half written and scored: tune (where rules are chosen), check, all")
     p.add_argument("--out", default="docs/bench/links.json")
-    p.add_argument("--keep", action="store_true", help="keep the bench projects afterwards")
+    p.add_argument("--keep", action="store_true",
+                   help="keep the bench projects afterwards (a later run refuses them until "
+                   "they are deleted)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,8 +22,10 @@
 // params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
 //         lex: one {query, whole} per query word in every boosted field, kept to the
 //         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
-//         hits counted per word; rare_share, rare_words: the rare words that make a lexical
-//         hit relevant (the floor below); terms: the query's
+//         hits counted per word; rare_share: most share of the project's notes a rare word is
+//         held by; floor, lex_floor, rare_words, unknown_step, unknown_most, lacked_step:
+//         the relevance floor, as search_memory's (fragments/relevance_floor; floor is
+//         DeepTuning.floor past OWN_IDF_MAX notes); terms: the query's
 //         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
 //         title ('' = none); entity_keys: canonical keys of the question's entities; project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
@@ -49,8 +51,7 @@
 //         notes; supersede_share: least share of their score their successor must score;
 //         vec_span: least cosine span the vector score is spread over; fix_lift: least
 //         share of a found mistake's score a note that FIXES it gets, times the link's weight
-//         (0: off); same_n, same_cos, same_reach, same_subject: the current value first; floor: least cosine the best
-//         hit must reach unless a hit holds a rare identifier or rare_words rare words;
+//         (0: off); same_n, same_cos, same_reach, same_subject: the current value first;
 //         same_linked, linked_far (apart from tuning, as search_memory's): least mutual cosine
 //         of a SUPERSEDES pair for the current value first, and how many times same_n hits
 //         a linked note of the same kind is yielded to among.
@@ -100,18 +101,22 @@ CALL (named, total) {
   WITH n, s, via LIMIT $pool
   RETURN collect({n: n, s: s, via: via.name}) AS ent
 }
-WITH total, vec, lex, exact, ent, CASE WHEN vec[-1].s < vec[0].s - $tuning.vec_span
+// the relevance floor (below), search_memory's (fragments/relevance_floor)
+{{> relevance_floor
+    lex: lex
+    keep: total, vec, exact, ent }}
+WITH total, floor, vec, lex, exact, ent, CASE WHEN vec[-1].s < vec[0].s - $tuning.vec_span
                                        THEN vec[-1].s ELSE vec[0].s - $tuning.vec_span END AS vlow
-WITH total, vec, lex, exact, ent, vlow, vec[0].s - vlow AS vspan
+WITH total, floor, vec, lex, exact, ent, vlow, vec[0].s - vlow AS vspan
 WITH [x IN vec | {n: x.n,
                   s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
                   hop: 0, ch: 'vector', via: null, rel: null, ent: null, cos: x.s}] +
      [x IN lex | {n: x.n, s: $tuning.w_lex * x.s / lex[0].s,
-                  hop: 0, ch: 'lexical', via: null, rel: null, ent: null, rare: x.rare}] +
+                  hop: 0, ch: 'lexical', via: null, rel: null, ent: null, floor: x.floor}] +
      [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $tuning.w_exact END * x.s,
                     hop: 0, ch: 'exact', via: null, rel: null, ent: null}] +  // as search_memory
      [x IN ent | {n: x.n, s: $tuning.w_ent * x.s / ent[0].s,
-                  hop: 0, ch: 'entity', via: null, rel: null, ent: x.via}] AS hop0, total
+                  hop: 0, ch: 'entity', via: null, rel: null, ent: x.via}] AS hop0, total, floor
 CALL (hop0) {
   UNWIND hop0 AS rec
   WITH rec.n AS n, sum(rec.s) AS s ORDER BY s DESC, n.zk_id
@@ -138,7 +143,7 @@ CALL (base) {
            ch: 'vector', via: base[0].n.zk_id, rel: null, ent: null}] AS hop1
 }
 // the graph step: entity bridges and typed links from the best notes so far
-WITH hop0, hop1, base, base[0].s AS top, total
+WITH hop0, hop1, base, base[0].s AS top, total, floor
 CALL (base, top, total) {
   UNWIND base[..CASE WHEN $hops >= 3 THEN 2 * $tuning.expand_n ELSE $tuning.expand_n END] AS seed
   WITH seed.n AS sn, seed.s / top AS pull, total
@@ -180,8 +185,8 @@ CALL (base, top, total) {
   RETURN collect(bridged + linked) AS steps
 }
 UNWIND hop0 + hop1 + reduce(all = [], step IN steps | all + step) AS rec
-WITH total, rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
-WITH total, collect({n: n, recs: recs, s: fused}) AS hits
+WITH total, floor, rec.n AS n, collect(rec) AS recs, sum(rec.s) AS fused
+WITH total, floor, collect({n: n, recs: recs, s: fused}) AS hits
 // the session: the note written just after a found one gets $tuning.session_after of its score,
 // the one written just before it $tuning.session_before (a note FOLLOWS the one before it), but
 // never more than just below the note that lifts it (0.99 of its score)
@@ -198,13 +203,13 @@ UNWIND hits + COLLECT {
             recs: [{n: m, s: s, hop: 1, ch: 'session', via: f.zk_id, rel: 'FOLLOWS',
                     ent: null}]} AS near
   } AS h
-WITH total, h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, sum(h.s) AS own,
+WITH total, floor, h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs, sum(h.s) AS own,
      sum(coalesce(h.lift, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling
-WITH total, n, CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
+WITH total, floor, n, CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
              WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
      CASE WHEN ceiling IS NOT NULL AND own >= ceiling THEN [x IN recs WHERE x.ch <> 'session']
           ELSE recs END AS recs
-WITH total, collect({n: n, recs: recs, s: fused}) AS found
+WITH total, floor, collect({n: n, recs: recs, s: fused}) AS found
 // a note that FIXES a found mistake scores at least $tuning.fix_lift times the mistake's score
 // times the link's weight, plus 0.01 of its own; a query that names what it asks for ($named)
 // keeps the mistake holding its identifier above a fix lacking it (as search_memory)
@@ -218,29 +223,29 @@ UNWIND found + COLLECT {
     RETURN {n: f, s: 0.0, lifted: s, recs: [{n: f, s: s, hop: 1, ch: 'link', via: m.zk_id,
                                             rel: 'FIXES', ent: null}]} AS lifted
   } AS h
-WITH total, h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs,
+WITH total, floor, h.n AS n, reduce(r = [], x IN collect(h.recs) | r + x) AS recs,
      coalesce(max(h.s), 0.0) AS own, max(h.lifted) AS lifted
-WITH total, n, recs, CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
+WITH total, floor, n, recs, CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
                    ELSE lifted + 0.01 * own END AS fused
-WITH total, collect({n: n, recs: recs, s: fused}) AS hits
+WITH total, floor, collect({n: n, recs: recs, s: fused}) AS hits
 // a note superseded by a live note through a link someone asserted (not the write path's:
 // origin 'auto') yields to it when that note was found scoring at least
 // $tuning.supersede_share of its score (as search_memory); asked for history, the successor
 // yields to the note it superseded
 UNWIND hits AS h
-WITH total, hits, h, h.n AS n
-WITH total, hits, h, n, CASE WHEN $history
+WITH total, floor, hits, h, h.n AS n
+WITH total, floor, hits, h, n, CASE WHEN $history
        THEN COLLECT { MATCH (n)-[s:SUPERSEDES]->(o:Note {memory_type: 'permanent'})
                       WHERE s.origin <> 'auto' RETURN o.zk_id }
        ELSE COLLECT { MATCH (n)<-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
                       WHERE s.origin <> 'auto' RETURN o.zk_id } END AS other
-WITH total, n, h.recs AS recs, h.s * CASE
+WITH total, floor, n, h.recs AS recs, h.s * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
               CASE WHEN x.n.zk_id IN other AND x.s > b THEN x.s ELSE b END)
             >= $tuning.supersede_share * h.s THEN $tuning.superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
-WITH total, collect({n: n, recs: recs, score: score}) AS ranked
+WITH total, floor, collect({n: n, recs: recs, score: score}) AS ranked
 {{> current_first
     as: current
     hits: ranked
@@ -251,11 +256,11 @@ WITH total, collect({n: n, recs: recs, score: score}) AS ranked
     far: $linked_far
     subject: $tuning.same_subject }}
 UNWIND current AS h
-WITH total, h ORDER BY h.score DESC, h.n.zk_id
+WITH total, floor, h ORDER BY h.score DESC, h.n.zk_id
 // relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
 // comparable across queries; the vector channel's own when it found the note (the embedding is
 // read once)
-WITH total, collect(h {.*, relevance: CASE WHEN any(r IN h.recs WHERE r.cos IS NOT NULL)
+WITH total, floor, collect(h {.*, relevance: CASE WHEN any(r IN h.recs WHERE r.cos IS NOT NULL)
                     THEN [r IN h.recs WHERE r.cos IS NOT NULL | r.cos][0]
                     ELSE 2.0 * coalesce(vector.similarity.cosine(h.n.embedding, $vector),
                                         0.0) - 1.0 END}) AS ranked
@@ -269,13 +274,13 @@ WITH total, collect(h {.*, relevance: CASE WHEN any(r IN h.recs WHERE r.cos IS N
 // query, while it is about something else) scores just below the last of them, the hits passed
 // over in the order of their closeness to the query (a thousandth of that score less per unit
 // of cosine below 1)
-WITH total, ranked, COLLECT { UNWIND range(0, size(ranked) - 1) AS i
+WITH total, floor, ranked, COLLECT { UNWIND range(0, size(ranked) - 1) AS i
                        RETURN i ORDER BY ranked[i].relevance DESC, i LIMIT $near.reach } AS nearest
-WITH total, ranked, [i IN range(0, size(ranked) - 1) WHERE i < $near.of OR i IN nearest] AS seen
-WITH total, ranked, seen, reduce(b = -1.0, i IN seen |
+WITH total, floor, ranked, [i IN range(0, size(ranked) - 1) WHERE i < $near.of OR i IN nearest] AS seen
+WITH total, floor, ranked, seen, reduce(b = -1.0, i IN seen |
                           CASE WHEN ranked[i].relevance > b THEN ranked[i].relevance ELSE b END)
                    AS closest
-WITH total, ranked, [i IN seen
+WITH total, floor, ranked, [i IN seen
               WHERE ranked[i].relevance >= closest - $near.gap
                     OR any(r IN ranked[i].recs WHERE r.ch = 'exact')
                     OR EXISTS { MATCH (f)-[:FIXES|SUPERSEDES]->(m)
@@ -284,29 +289,29 @@ WITH total, ranked, [i IN seen
                                             | ranked[j].n] }
              ][..$near.head] AS lead
 UNWIND range(0, size(ranked) - 1) AS i
-WITH total, ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
+WITH total, floor, ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND NOT i IN lead
                           AND ranked[i].score > 0.99 * ranked[lead[-1]].score
                           THEN 0.99 * ranked[lead[-1]].score
                                * (1.0 - 0.001 * (1.0 - ranked[i].relevance)) END AS passed
-WITH total, h {.*, score: coalesce(passed, h.score)} AS h
+WITH total, floor, h {.*, score: coalesce(passed, h.score)} AS h
 ORDER BY h.score DESC, h.n.zk_id
 // a question asking several things ($clauses: a vector per clause, [] for one): after the first
 // place, the closest hit to each clause (its cosine to the clause) among the best
 // $near.clause_of takes one of the best $near.head places, clause by clause; the others follow
 // in their order, just below the last of them
-WITH total, collect(h) AS placed
-WITH total, placed, reduce(lead = [0], c IN $clauses |
+WITH total, floor, collect(h) AS placed
+WITH total, floor, placed, reduce(lead = [0], c IN $clauses |
        CASE WHEN size(lead) >= $near.head THEN lead ELSE lead + [pick IN [reduce(b = 0,
          i IN range(0, size(placed[..$near.clause_of]) - 1) |
          CASE WHEN vector.similarity.cosine(placed[i].n.embedding, c)
                    > vector.similarity.cosine(placed[b].n.embedding, c) THEN i ELSE b END)]
          WHERE NOT pick IN lead] END) AS lead
-WITH total, placed, [i IN range(0, size(placed) - 1) WHERE i IN lead] AS lead
+WITH total, floor, placed, [i IN range(0, size(placed) - 1) WHERE i IN lead] AS lead
 UNWIND range(0, size(placed) - 1) AS i
-WITH total, placed[i] AS h, CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i IN lead
+WITH total, floor, placed[i] AS h, CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i IN lead
                           THEN 0.99 * placed[lead[-1]].score
                                * (1.0 - 0.001 * (i + 1) / size(placed)) END AS passed
-WITH total, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END} AS h
+WITH total, floor, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END} AS h
 ORDER BY h.score DESC, h.n.zk_id
 // the first hit's bridge: of the notes sharing entities with the first hit that at least 2 and
 // at most $ent_cap notes mention, the one whose shared entities weigh most, each by its rarity
@@ -315,8 +320,8 @@ ORDER BY h.score DESC, h.n.zk_id
 // (several rare things in common, not one); ties go to the closer to the query. A question
 // asking for several notes finds the one nearest its words first; another it needs names the
 // same rare things (a host, a variable, a job) in other words.
-WITH total, collect(h) AS placed
-WITH placed, COLLECT {
+WITH total, floor, collect(h) AS placed
+WITH floor, placed, COLLECT {
     WITH placed[0].n AS lead, [x IN placed[..$near.bridge_at - 1] | x.n] AS above
     WHERE lead IS NOT NULL AND $near.bridge_at > 1
     // weighed before any of the notes' properties is read
@@ -331,12 +336,12 @@ WITH placed, COLLECT {
     ORDER BY w DESC, cos DESC, m.zk_id LIMIT 1
     RETURN {n: m, cos: 2.0 * cos - 1.0, via: lead.zk_id, ent: via.name} AS b
   } AS bridge
-WITH placed, bridge[0] AS b, [x IN placed WHERE NOT x.n IN [y IN bridge | y.n]] AS rest
+WITH floor, placed, bridge[0] AS b, [x IN placed WHERE NOT x.n IN [y IN bridge | y.n]] AS rest
 // it scores just below the hit above it; the hits it passes over score just below it, in their
 // order
-WITH placed, b, rest, [x IN placed WHERE x.n = b.n][0] AS was,
+WITH floor, placed, b, rest, [x IN placed WHERE x.n = b.n][0] AS was,
      0.999 * rest[size(rest[..$near.bridge_at - 1]) - 1].score AS s
-WITH b, s, CASE WHEN b IS NULL THEN placed
+WITH floor, b, s, CASE WHEN b IS NULL THEN placed
                 ELSE rest[..$near.bridge_at - 1]
                      + [{n: b.n, score: s, relevance: coalesce(was.relevance, b.cos),
                          recs: coalesce(was.recs, [])
@@ -344,9 +349,9 @@ WITH b, s, CASE WHEN b IS NULL THEN placed
                                    ch: 'bridge', via: b.via, rel: 'MENTIONS', ent: b.ent}]}]
                      + rest[$near.bridge_at - 1..] END AS ranked
 UNWIND range(0, size(ranked) - 1) AS i
-WITH ranked[i] AS h, CASE WHEN b IS NOT NULL AND i >= $near.bridge_at
+WITH floor, ranked[i] AS h, CASE WHEN b IS NOT NULL AND i >= $near.bridge_at
                           THEN 0.99 * s * (1.0 - 0.001 * i / size(ranked)) END AS cap
-WITH h {.*, score: CASE WHEN cap < h.score THEN cap ELSE h.score END} AS h
+WITH floor, h {.*, score: CASE WHEN cap < h.score THEN cap ELSE h.score END} AS h
 ORDER BY h.score DESC, h.n.zk_id
 // unlike hits: the best $near.diverse_from places stay, then each of the places up to
 // $near.diverse_head goes in turn to the hit among the best $near.diverse_of with the highest
@@ -356,9 +361,10 @@ ORDER BY h.score DESC, h.n.zk_id
 // not crowded out by look-alikes of one); the chosen keep their order, the others follow in
 // theirs, just below the last of them. Whether anything relevant is stored (below) is read
 // from the best $k before this step.
-WITH collect(h) AS placed
-WITH placed, any(h IN placed[..$k] WHERE h.relevance >= $tuning.floor
-                     OR any(r IN h.recs WHERE r.ch = 'exact' OR r.rare >= $rare_words)) AS known,
+WITH floor, collect(h) AS placed
+WITH placed, any(h IN placed[..$k] WHERE h.relevance >= coalesce(
+                         [r IN h.recs WHERE r.ch = 'lexical' | r.floor][0], floor)
+                     OR any(r IN h.recs WHERE r.ch = 'exact')) AS known,
      CASE WHEN $near.diverse_head > $near.diverse_from AND placed[0].score > 0
           THEN placed[..$near.diverse_of] ELSE [] END AS pool
 WITH placed, known, pool, [x IN pool | x.n.embedding] AS vs
@@ -382,9 +388,9 @@ WITH known, placed[i] AS h, CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i
 WITH known, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END} AS h
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
-// when no hit reaches $tuning.floor, none holds a rare identifier of the query (the exact
-// channel) and none of the lexical channel's holds at least $rare_words rare words of the
-// query (fragments/lexical_in_project), nothing relevant is stored: no rows.
+// when no hit reaches the floor (a lexical hit its own, fragments/relevance_floor) and none
+// holds a rare identifier of the query (the exact channel), nothing relevant is stored: no
+// rows.
 WITH known, collect(h) AS top
 WHERE known
 UNWIND top AS h

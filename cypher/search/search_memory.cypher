@@ -64,32 +64,25 @@
     most: $exact_df }}
 // the vector score runs from 0 at the pool's lowest cosine, or $vec_span below its best if
 // that is lower, to 1 at its best
-// the relevance floor (below) rises by $unknown_step for each content word of the query that no
-// note of the project holds, for at most $unknown_most of them, and by $lacked_step for each one
-// a note holds: a hit of the lexical channel has a floor of its own, $lacked_step lower for
-// each of those it holds (lexical)
-WITH vec, lex, exact,
-     $floor + $unknown_step * CASE WHEN lex_unknown < $unknown_most THEN lex_unknown
-                                   ELSE $unknown_most END
-            + $lacked_step * lex_known AS floor,
+// the relevance floor (below; fragments/relevance_floor): a hit of the lexical channel has a
+// floor of its own (lexical: -1 when it counts as relevant whatever its cosine)
+{{> relevance_floor
+    lex: lex
+    keep: vec, exact }}
+WITH vec, lex, exact, floor,
      CASE WHEN vec[-1].s < vec[0].s - $vec_span THEN vec[-1].s
           ELSE vec[0].s - $vec_span END AS vlow
 WITH vec, lex, exact, floor, vlow, vec[0].s - vlow AS vspan
-// lexical: the lexical hit's own floor (below): -1 when it counts as relevant whatever its
-// cosine
 UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',
                  s: $w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END}] +
     [x IN lex | {n: x.n, s: $w_lex * x.s / lex[0].s, ch: 'lexical',
-                 lexical: CASE WHEN x.s >= $lex_floor OR x.rare >= $rare_words THEN -1.0
-                               ELSE floor - $lacked_step * x.held END}]
+                 lexical: x.floor}]
   ELSE
     [i IN range(0, size(vec) - 1) | {n: vec[i].n, s: $w_vec / ($rrf_k + i + 1), ch: 'vector'}] +
     [i IN range(0, size(lex) - 1) | {n: lex[i].n, s: $w_lex / ($rrf_k + i + 1), ch: 'lexical',
-                                     lexical: CASE WHEN lex[i].s >= $lex_floor
-                                                   OR lex[i].rare >= $rare_words THEN -1.0
-                                                   ELSE floor - $lacked_step * lex[i].held END}]
+                                     lexical: lex[i].floor}]
   END +
   // a history question names the later value: its holder is no answer
   [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $w_exact END * x.s, ch: 'exact'}]

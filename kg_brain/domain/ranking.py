@@ -20,7 +20,8 @@ OWN_IDF_MAX = 5_000
 # mirror (docs/BENCHMARKS.md; 1-4 words held by at most 1-20% of the notes).
 RARE_WORDS = 3
 RARE_SHARE = 0.1
-# The relevance floor of a project searched word by word (Tuning.floor elsewhere): a hit's
+# The relevance floor of a project searched word by word (Tuning.floor and DeepTuning.floor
+# elsewhere), in both searches (cypher/fragments/relevance_floor.cypher): a hit's
 # cosine (in [-1, 1]) must reach KNOWN_FLOOR plus UNKNOWN_STEP for each content word of the query
 # (query_text.content_word) that no note of the project holds, for at most UNKNOWN_MOST of
 # them, plus LACKED_STEP for each other content word of the query the hit lacks (a hit outside
@@ -280,7 +281,7 @@ class DeepTuning:
     superseded: float = 0.6
     supersede_share: float = 0.5  # as Tuning.supersede_share and vec_span
     vec_span: float = 0.2
-    floor: float = 0.46  # as Tuning.floor (with RARE_WORDS; no lexical score floor)
+    floor: float = 0.46  # as Tuning.floor, past OWN_IDF_MAX notes (KNOWN_FLOOR below it)
     fix_lift: float = 1.01  # as Tuning.fix_lift (and NAMING_WORDS), from the final ranking
     session_after: float = 0.5  # as Tuning.session_after, from the notes of every hop
     session_before: float = 0.2
@@ -293,6 +294,7 @@ class DeepTuning:
 
     def statement_map(self) -> dict[str, float]:
         """The constants the statement reads as `$tuning.<name>`; the pool and the entity cap
-        (ent_share, ent_floor, ent_ceiling) are sized per call and passed apart."""
+        (ent_share, ent_floor, ent_ceiling) are sized per call and passed apart, and so is the
+        floor (`$floor` of fragments/relevance_floor past OWN_IDF_MAX notes)."""
         return {f: v for f, v in asdict(self).items()
-                if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling")}
+                if f not in ("pool", "ent_share", "ent_floor", "ent_ceiling", "floor")}

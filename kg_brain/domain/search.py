@@ -131,7 +131,7 @@ class Search:
                  deep_tuning: DeepTuning | None = None,
                  word_floor: tuple[float, float, float] = (KNOWN_FLOOR, UNKNOWN_STEP,
                                                            LACKED_STEP)) -> None:
-        """`word_floor`: search_memory's relevance floor in a project searched word by word,
+        """`word_floor`: both searches' relevance floor in a project searched word by word,
         for a hit holding every content word of the query, what each one no note holds adds
         and what each other one the hit lacks adds."""
         self.db = deps.db
@@ -154,21 +154,26 @@ class Search:
         return {"fetch": fetch, "rescan": self.index_fetch.rescans(project),
                 "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
-    def _lexical(self, params: dict[str, Any], lex_fetch: int) -> dict[str, Any]:
+    def _lexical(self, params: dict[str, Any], lex_fetch: int,
+                 whole_floor: float) -> dict[str, Any]:
         """The lexical terms of either search, the project's size, how many hits of each term to
-        read (every one of the project's), the lexical score floor and search_memory's
-        relevance floor: per word (rare words are the evidence, no score is; the floor
-        `word_floor`, raised per unknown word) up to OWN_IDF_MAX notes, else the whole query
-        (`lex` of `params`), its fetch, Tuning.lex_floor and Tuning.floor."""
+        read (every one of the project's) and the relevance floor both searches read
+        (cypher/fragments/relevance_floor.cypher): per word (rare words are the evidence, no
+        score is; the floor `word_floor`, raised per unknown word) up to OWN_IDF_MAX notes,
+        else the whole query (`lex` of `params`), its fetch, Tuning.lex_floor and
+        `whole_floor` (Tuning.floor, DeepTuning.floor)."""
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
+        floor = {"unknown_step": self.word_floor[1], "unknown_most": UNKNOWN_MOST,
+                 "lacked_step": self.word_floor[2], "rare_share": RARE_SHARE,
+                 "rare_words": RARE_WORDS}
         if notes > OWN_IDF_MAX:
-            return {"lex": whole_query(params["lex"]), "notes": notes, "lex_df": lex_fetch,
-                    "lex_floor": t.lex_floor, "floor": t.floor}
-        return {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
-                "notes": notes,
-                "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
-                "lex_floor": math.inf, "floor": self.word_floor[0]}
+            return floor | {"lex": whole_query(params["lex"]), "notes": notes,
+                            "lex_df": lex_fetch, "lex_floor": t.lex_floor, "floor": whole_floor}
+        return floor | {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
+                        "notes": notes,
+                        "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
+                        "lex_floor": math.inf, "floor": self.word_floor[0]}
 
     def _boosts(self) -> dict[str, float]:
         t = self.tuning
@@ -201,7 +206,7 @@ class Search:
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
         # the entity names' query: deep_search's
-        params |= self._lexical(params, fetches["lex_fetch"])
+        params |= self._lexical(params, fetches["lex_fetch"], t.floor)
         del params["text"]
         rows = statements.search_memory(
             self.db, **params, **fetches,
@@ -211,9 +216,7 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k, unknown_step=self.word_floor[1],
-            unknown_most=UNKNOWN_MOST, lacked_step=self.word_floor[2],
-            rare_share=RARE_SHARE, rare_words=RARE_WORDS)
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k)
         self._stamp(stamp, rows)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
@@ -229,15 +232,14 @@ class Search:
         many = asks_for_many(text)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
-        lexical = self._lexical(params, fetches["lex_fetch"])
-        total = lexical["notes"]
-        params |= {"lex": lexical["lex"], "lex_df": lexical["lex_df"]}
+        lexical = self._lexical(params, fetches["lex_fetch"], t.floor)
+        total = lexical.pop("notes")
+        params |= lexical
         rows = statements.deep_search(
             self.db, **params, **fetches, hops=hops, k=k,
             entity_keys=[e.key for e in extract_entities(text)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
-            named=names(text, params["terms"]), rare_share=RARE_SHARE, rare_words=RARE_WORDS,
-            same_linked=SAME_LINKED, linked_far=LINKED_FAR,
+            named=names(text, params["terms"]), same_linked=SAME_LINKED, linked_far=LINKED_FAR,
             near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
                   "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
                   "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST,
@@ -258,7 +260,7 @@ class Search:
     def relevant(self, hit: Hit) -> bool:
         """Whether a hit passes the relevance floor on its own: its cosine reaches
         Tuning.floor, or it holds a rare identifier of the query (the exact channel). The
-        lexical evidence (RARE_WORDS, Tuning.lex_floor) lets search_memory answer; it is not
+        lexical evidence (RARE_WORDS, Tuning.lex_floor) lets either search answer; it is not
         read here, so what is recalled unasked stays close in meaning."""
         return hit.relevance >= self.tuning.floor or any(
             f.channel == "exact" for f in hit.found_by)

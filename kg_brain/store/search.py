@@ -89,7 +89,9 @@ def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df
                 excluded: list[str], hops: int, fetch: int, rescan: bool, lex_fetch: int,
                 pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
-                rare_share: float, rare_words: int, same_linked: float,
+                floor: float, unknown_step: float, unknown_most: int,
+                lacked_step: float, lex_floor: float, rare_share: float, rare_words: int,
+                same_linked: float,
                 linked_far: int, near: dict[str, float], clauses: list[Vector],
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then

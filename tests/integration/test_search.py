@@ -122,10 +122,9 @@ def test_relevance_is_the_cosine_and_the_floor_answers_nothing(
                      / np.linalg.norm(stored))  # the cosine in [-1, 1]
     assert pool.relevance == pytest.approx(expected, abs=0.001)
     floor = max(h.relevance for h in hits) + 0.001  # above every hit: nothing relevant stored
-    # search_memory's floor in a project searched word by word, here not raised by words the
-    # notes lack; deep_search's is its tuning's
-    strict = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=floor),
-                    word_floor=(floor, 0.0, 0.0))
+    # both searches' floor in a project searched word by word, here not raised by words the
+    # notes lack
+    strict = Search(brain.deps, search.tuning, word_floor=(floor, 0.0, 0.0))
     assert strict.search_memory(query, project, top_k=3) == []
     assert strict.deep_search(query, project, top_k=3) == []
     lenient = Search(brain.deps, search.tuning, word_floor=(pool.relevance, 0.0, 0.0))
@@ -569,8 +568,7 @@ def test_a_hit_holding_rare_words_of_the_query_is_relevant_whatever_its_cosine(
     target = brain.importer.add_many([note(
         "The quokka exporter writes zephyr metrics to the obsidian bucket behind the gateway.",
         project)])[0]
-    no_cosine = Search(brain.deps, search.tuning, replace(search.deep_tuning, floor=1.01),
-                       word_floor=(1.01, 0.0, 0.0))
+    no_cosine = Search(brain.deps, search.tuning, word_floor=(1.01, 0.0, 0.0))
     for run in (no_cosine.search_memory, no_cosine.deep_search):
         assert run("quokka zephyr obsidian", project)[0].zk_id == target
         assert run("quokka zephyr harbour", project) == []
@@ -581,12 +579,31 @@ def test_a_content_word_no_note_of_the_project_holds_raises_the_floor(
         brain: Brain, project: str) -> None:
     brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n} behind the "
                                   "gateway.", project) for n in range(5)])
-    # one unknown word: past any cosine
+    # one unknown word: past any cosine, in both searches
     search = Search(brain.deps, word_floor=(-1.0, 2.0, 0.0))
-    assert search.search_memory("which port does harbour service 3 answer on?", project)
-    assert search.search_memory("which port does the kafka gateway answer on?", project) == []
-    # the question's own words are no content words: known or not, no step
-    assert search.search_memory("how did we get the port of the gateway?", project)
+    for run in (search.search_memory, search.deep_search):
+        assert run("which port does harbour service 3 answer on?", project)
+        assert run("which port does the kafka gateway answer on?", project) == []
+        # the question's own words are no content words: known or not, no step
+        assert run("how did we get the port of the gateway?", project)
+
+
+def test_deep_search_answers_what_search_memory_answers_below_the_cosine_of_a_large_project(
+        brain: Brain, search: Search, project: str) -> None:
+    """A note holding every content word of the question is relevant from the word-by-word
+    floor (KNOWN_FLOOR), under the cosine a large project's hit must reach (Tuning.floor), and
+    with two rare words of the question, not RARE_WORDS: deep_search answers it as
+    search_memory does, and answers nothing when the question names things no note holds."""
+    brain.importer.add_many([note(f"Harbour service {n} answers on port {8000 + n} behind the "
+                                  "gateway and renews its certificate every month.", project)
+                             for n in range(5)])
+    held = brain.importer.add_many([note(
+        "Sprint retro: flaky CI on payments, staging disk full, on-call rota swapped, Grafana "
+        "dashboards migrated, Terraform state unlocked; kestrel lease renew.", project)])[0]
+    for run in (search.search_memory, search.deep_search):
+        hits = run("when does the kestrel lease renew?", project, top_k=3)
+        assert hits[0].zk_id == held and hits[0].relevance < search.tuning.floor
+        assert run("when does the osprey charter expire?", project, top_k=3) == []
 
 
 def test_a_hit_lacking_a_word_of_the_query_other_notes_hold_has_a_higher_floor(
@@ -648,7 +665,8 @@ def test_deep_search_weighs_a_word_by_its_rarity_in_the_project_searched(
     rare, harbour = kestrel_and_harbours(brain, project)
     lexical = Search(brain.deps, replace(search.tuning, lex_title=0.0), DeepTuning(
         w_vec=0.0, w_exact=0.0, w_ent=0.0, w_bridge=0.0, w_fix=0.0, w_link=0.0, floor=-1.0,
-        session_after=0.0, session_before=0.0, fix_lift=0.0, same_n=0))
+        session_after=0.0, session_before=0.0, fix_lift=0.0, same_n=0),
+        word_floor=(-1.0, 0.0, 0.0))
     hits = lexical.deep_search("kestrel harbour", project, hops=1, top_k=3)
     assert hits[0].zk_id == rare and "lexical" in {f.channel for f in hits[0].found_by}
     monkeypatch.setattr(search_module, "OWN_IDF_MAX", 10)

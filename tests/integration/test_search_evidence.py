@@ -96,7 +96,7 @@ def test_a_held_identifier_is_relevant_whatever_its_cosine(brain: Brain, project
     held = brain.importer.add_many([record(
         "Rolled back 7c1e9a04bd: it restored the old nginx upstream block.", project)])[0]
     strict = Search(brain.deps, replace(brain.search.tuning, floor=0.99),
-                    replace(brain.search.deep_tuning, floor=0.99), word_floor=(0.99, 0.0, 0.0))
+                    word_floor=(0.99, 0.0, 0.0))
     for hits in (strict.search_memory("7c1e9a04bd", project, top_k=3),
                  strict.deep_search("7c1e9a04bd", project, top_k=3)):
         assert hits[0].zk_id == held and hits[0].relevance < 0.99
@@ -122,7 +122,7 @@ def test_an_identifier_inside_a_longer_token_is_relevant_unless_many_hits_hold_i
         "Looker's derived tables live in analytics.looker_scratch and rebuild nightly.",
         project)])[0]
     strict = Search(brain.deps, replace(brain.search.tuning, floor=0.99),
-                    replace(brain.search.deep_tuning, floor=0.99), word_floor=(0.99, 0.0, 0.0))
+                    word_floor=(0.99, 0.0, 0.0))
     hits = strict.search_memory("LOOKER_SCRATCH", project, top_k=3)
     assert hits[0].zk_id == held and hits[0].relevance < 0.99
     brain.importer.add_many([record(f"{s} writes its exports to warehouse.errq_77 hourly.",

@@ -146,6 +146,9 @@ def test_canonical_key_matches_the_extractor(name: str, kind: K, key: str) -> No
          "The metrics exporter listens on port 9105."),
         ("The worker image ships Celery 5.3.", "The worker image ships Celery 5.4."),
         ("The request timeout is 30 seconds.", "The request timeout is 2 minutes."),
+        # a colon before a space ends the clause, not the number
+        ("The prefetch count is 8: bursts drain slower.",
+         "The prefetch count is 16: bursts drain slower."),
     ],
 )
 def test_subjects_differ_for_other_services_people_files_and_values(a: str, b: str) -> None:

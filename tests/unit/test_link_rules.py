@@ -408,3 +408,37 @@ def test_a_file_named_by_a_shorter_path_is_the_same_file() -> None:
                 "Releases: every PR carries a changeset; .github/workflows/deploy.yml keeps a "
                 "release PR open, and merging it publishes the npm packages. Secrets: NPM_TOKEN.",
                 "general", 0.6) != LinkType.SUPERSEDES
+
+
+def test_a_value_of_another_instance_of_one_sort_supersedes_nothing() -> None:
+    # one family of names, another member in the clause stating the value on each side
+    assert link("nginx on web-edge-04 is now 1.26.2 (was 1.24.0).", "general",
+                "nginx on web-batch-02 is now 1.24.0 (was 1.22.1).", "general",
+                0.9) == LinkType.RELATES_TO
+    assert link("The upload timeout of web-edge-04 is 20 s now.", "general",
+                "The upload timeout of web-batch-02 is 120 s now.", "general",
+                0.9) == LinkType.RELATES_TO
+
+
+def test_a_value_of_the_same_named_instance_still_supersedes() -> None:
+    assert link("nginx on web-edge-04 is now 1.26.2 (was 1.24.0).", "general",
+                "nginx on web-edge-04 runs 1.24.0 with the stock config.", "general",
+                0.85) == LinkType.SUPERSEDES
+    # a zone is a value: the replica moving zones is one replica changing
+    assert link("The read replica now runs in eu-central-1b (was eu-central-1a).", "general",
+                "The read replica runs in eu-central-1a on a db.r6g.large.", "general",
+                0.8) == LinkType.SUPERSEDES
+
+
+def test_a_choice_changes_where_one_sentence_names_the_old_and_the_new_choice() -> None:
+    assert link("The admin CLI was rewritten on Typer; Click is only a transitive dependency "
+                "now.", "general", "The admin CLI is built with Click.", "general",
+                0.65) == LinkType.SUPERSEDES
+    # the new tool comes in a sentence that says nothing of the old one
+    assert link("Redis keeps the rendered PDFs for a day. The reports worker now posts its "
+                "errors to Sentry.", "general", "The reports worker keeps rendered PDFs in "
+                "Redis, then pulls them with boto3.", "general", 0.65) == LinkType.RELATES_TO
+    # a part of the system named by a phrase is no choice
+    assert link("The export worker now hands finished files to the upload service; Postgres "
+                "stays the source.", "general", "The export worker reads orders from Postgres "
+                "every night.", "general", 0.65) == LinkType.RELATES_TO

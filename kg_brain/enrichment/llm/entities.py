@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kg_brain.enrichment.llm import text as tx
-from kg_brain.enrichment.llm.facts import Facts, facts_of, is_address
+from kg_brain.enrichment.llm.facts import Facts, facts_of, is_address, is_region
 from kg_brain.enrichment.llm.finders import CODE_FINDERS, Finder, Hit, known_key, phrase_key
 from kg_brain.enrichment.llm.phrases import noun_phrases, proper_nouns
 from kg_brain.enrichment.llm.types import EntityKind, EntityRef
@@ -195,6 +195,33 @@ def _rival_phrases(only_a: set[str], only_b: set[str], a: frozenset[str],
             if not any(w in b for w in wa[:-1]) and not any(w in a for w in wb[:-1]):
                 rivals |= {pa, pb}
     return rivals
+
+
+# A name written as one hyphenated or snake_case token ("bo-worker-07", "tg-promo-api",
+# "max_overflow"), not a part of a host, path, image tag or version.
+_COMPOUND = re.compile(r"(?<![\w./:@-])[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+(?![\w/@-]|[.:]\w)",
+                       re.I)
+
+
+def rival_names(a: str, b: str) -> frozenset[str]:
+    """Names of one family that each text gives and the other does not ("bramble-sms" /
+    "bramble-audit", "bo-worker-07" / "bo-report-01", "max_connections" / "max_overflow": the
+    first or the last part the same, the rest another): two things of one sort, so a value each
+    states is not one setting's old and new value. A deployment region is a value, not a name."""
+    na, nb = _compounds(a), _compounds(b)
+    rivals: set[str] = set()
+    for x in na - nb:
+        for y in nb - na:
+            px, py = re.split(r"[-_]", x), re.split(r"[-_]", y)
+            if px[0] == py[0] or px[-1] == py[-1]:
+                rivals |= {x, y}
+    return frozenset(rivals)
+
+
+@lru_cache(maxsize=1024)
+def _compounds(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower() for m in _COMPOUND.finditer(text)
+                     if not is_region(m.group(0).lower()))
 
 
 def subjects_differ(a: str, b: str) -> bool:

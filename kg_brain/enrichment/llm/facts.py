@@ -27,7 +27,9 @@ _UNITS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(["%", "percent"], ("%", 1.0)),
     "k": ("number", 1000.0),
 }
-_QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w:/-]|\.\w)", re.I)
+# A number and its unit; a colon or dot before a digit goes on with it ("04:30", "1.5"), one
+# before a space ends a clause ("down to 8: at 32 it starved").
+_QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w/-]|[.:]\w)", re.I)
 _ASSIGN = re.compile(r"(?<![\w.$-])([A-Za-z][\w.-]*\w)\s*(?:=|:|\bto\b|\bis now\b|\bis\b)\s*"
                      r"([\w.:/-]+)")
 _ADDRESS = re.compile(r"^(?:localhost|\d{1,3}(?:\.\d{1,3}){3})$")
@@ -104,6 +106,12 @@ def facts_of(text: str, hits: Iterable[Hit]) -> Facts:
 def is_address(host: str) -> bool:
     """An IP literal or localhost: where something binds or points, a value, not a subject."""
     return bool(_ADDRESS.match(host))
+
+
+def is_region(token: str) -> bool:
+    """A cloud region or zone ("eu-west-1", "eu-west-1b", "europe-west3"): a value where
+    something runs."""
+    return bool(_REGION.fullmatch(token) or token[-1:].isalpha() and _REGION.fullmatch(token[:-1]))
 
 
 def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:

@@ -9,7 +9,10 @@ appear in the older note: a change note says what it replaced, and only a note t
 is replaced by it.
 
 A value known by its form alone (a plain number, a duration, a path) is another value of the
-same setting only where each note names it beside the value (`slot_changed`).
+same setting only where each note names it beside the value (`slot_changed`). Values each note
+states only in clauses naming another member of one family of names ("web-edge-04" /
+"web-batch-02", `entities.rival_names`) are two things' values, not one changed (`slot_apart`,
+`named_apart`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import re
 
 from kg_brain.enrichment.llm import text as tx
-from kg_brain.enrichment.llm.entities import hits
+from kg_brain.enrichment.llm.entities import hits, rival_names
 from kg_brain.enrichment.llm.facts import facts_of
 from kg_brain.enrichment.llm.types import EntityKind
 
@@ -126,27 +129,52 @@ def changed_value(new_text: str, old_text: str) -> str | None:
 
 def slot_changed(slot: str, new: str, old: str) -> bool:
     """A clause of each text states `slot` with other values and the two clauses share a word
-    naming it ("email-digest concurrency is 10 now" / "email-digest 4"; "raised the ttl to 45"
-    does not change "snapshot-count 10000")."""
+    naming it and name no rival things ("email-digest concurrency is 10 now" / "email-digest 4";
+    "raised the ttl to 45" does not change "snapshot-count 10000", nor "the delay of
+    lb-orders-api is 20 s now" "the delay of lb-quotes-api is 120 s")."""
     olds = _slot_clauses(slot, old)
-    return any(values != old_values and names & old_names
-               for values, names in _slot_clauses(slot, new) for old_values, old_names in olds)
+    return any(values != old_values and names & old_names and not rival_names(clause, old_clause)
+               for values, names, clause in _slot_clauses(slot, new)
+               for old_values, old_names, old_clause in olds)
 
 
-def _slot_clauses(slot: str, text: str) -> list[tuple[frozenset[str], set[str]]]:
-    """Each clause stating `slot`: its values and the words in it that can name what carries
-    them."""
+def slot_apart(slot: str, new: str, old: str) -> bool:
+    """Every clause of the new text stating `slot` names a thing rival to one every clause of
+    the old text stating it names ("nginx on web-edge-04 is now 1.26" / "nginx on web-batch-02
+    is now 1.24"): each value is another thing's."""
+    news, olds = _slot_clauses(slot, new), _slot_clauses(slot, old)
+    return bool(news and olds) and all(rival_names(clause, old_clause) for *_, clause in news
+                                       for *_, old_clause in olds)
+
+
+def named_apart(value: str, new: str, old: str) -> bool:
+    """Every clause of the new text naming `value` (its comparable terms, as `names_replaced`
+    gives them) names a thing rival to one every clause of the old text stating it names
+    ("bumped superjson from 2.1.0 to 2.2.0 in app-sms" / "... in app-audit")."""
+    terms = set(value.split())
+    news = [c for c in _clauses(new) if terms <= set(_terms(c))]
+    olds = [c for c in _clauses(old) if terms <= set(_terms(c))]
+    return bool(news and olds) and all(rival_names(n, o) for n in news for o in olds)
+
+
+def _clauses(text: str) -> list[str]:
+    return [clause for sentence in tx.split_sentences(text)
+            for clause in _CLAUSE_END.split(sentence)]
+
+
+def _slot_clauses(slot: str, text: str) -> list[tuple[frozenset[str], set[str], str]]:
+    """Each clause stating `slot`: its values, the words in it that can name what carries
+    them, and the clause."""
     found = []
-    for sentence in tx.split_sentences(text):
-        for clause in _CLAUSE_END.split(sentence):
-            found_hits = hits(clause)
-            if slot == "file":
-                values = frozenset(_file_name(h.key) for h in found_hits
-                                   if h.kind == EntityKind.FILE)
-            else:
-                values = facts_of(clause, found_hits).values.get(slot, frozenset())
-            if values:
-                found.append((values, {t for t in tx.subject_terms(clause) if not t[0].isdigit()}))
+    for clause in _clauses(text):
+        found_hits = hits(clause)
+        if slot == "file":
+            values = frozenset(_file_name(h.key) for h in found_hits if h.kind == EntityKind.FILE)
+        else:
+            values = facts_of(clause, found_hits).values.get(slot, frozenset())
+        if values:
+            found.append((values, {t for t in tx.subject_terms(clause) if not t[0].isdigit()},
+                          clause))
     return found
 
 

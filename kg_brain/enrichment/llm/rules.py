@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from kg_brain.base.vocab import LinkType, NoteKind
+from kg_brain.enrichment.llm import lexicon as lx
 from kg_brain.enrichment.llm import text as tx
 from kg_brain.enrichment.llm.denial import NEGATION, denied_terms, says_wrong
 from kg_brain.enrichment.llm.entities import Comparison, by_kind, compare
@@ -19,7 +20,9 @@ from kg_brain.enrichment.llm.kinds import infer_kind, kind_scores
 from kg_brain.enrichment.llm.replaced import (
     UNNAMED_SLOTS,
     changed_value,
+    named_apart,
     names_replaced,
+    slot_apart,
     slot_changed,
 )
 from kg_brain.enrichment.llm.types import Candidate, EntityKind, NoteDraft
@@ -154,7 +157,9 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     """Same subject, another value for a slot both state: the newer fact replaces the older.
     The subject must be named on both sides (an entity, or two content words): two notes alike
     but for a name the extractor did not catch ("alpha-3" / "alpha-4") and a value are about
-    two things. Without a word of change the pair is only related."""
+    two things, and so are values stated beside rival names (`slot_apart`). Without a word of
+    change the pair is only related. A choice (library, tool, known service) changes where a
+    sentence of the new note names it beside the old one and a word of change."""
     if not same:
         return None
     replaced = _named_replacement(note, cand, other)
@@ -164,7 +169,8 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
                               & tx.strong_terms(cand.content)) >= 2):
         return None
     changed = {s for s in cmp.value_conflict
-               if s not in UNNAMED_SLOTS or slot_changed(s, note.content, cand.content)}
+               if (slot_changed(s, note.content, cand.content) if s in UNNAMED_SLOTS
+                   else not slot_apart(s, note.content, cand.content))}
     if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
             and _ISO_DATE.search(cand.content)):
         changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
@@ -180,8 +186,8 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
         return LinkType.RELATES_TO, f"states another {', '.join(sorted(changed)[:3])}"
     if changed:
         return LinkType.SUPERSEDES, f"changes {', '.join(sorted(changed)[:3])}"
-    new_choices = _choices(note.content) - _choices(cand.content)
-    if new_choices and _CHANGE.search(note.content) and _choices(cand.content):
+    new_choices = _choice_changed(note.content, cand.content)
+    if new_choices:
         return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
     return None
 
@@ -224,15 +230,18 @@ def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | No
     "bumped to 0.74" after "on 0.71") when the candidate states it. Not against a problem, nor
     when the new note says a symptom of the old one stopped ("no longer janks"): a change that
     makes a failure go away fixes it. Not when the new note denies what the old
-    one asserts without saying it changed (that contradicts)."""
+    one asserts without saying it changed (that contradicts), nor when each note names the
+    value beside another thing of one sort (`named_apart`)."""
     if _problem(cand.content, other) or _symptom_stopped(
             note.content, cand.content):
         return None
     if (NEGATION.search(note.content) and not NEGATION.search(cand.content)
             and not _NO_LONGER.search(note.content)):
         return None
-    return names_replaced(note.content, cand.content) or changed_value(note.content,
-                                                                       cand.content)
+    replaced = names_replaced(note.content, cand.content)
+    if replaced and named_apart(replaced, note.content, cand.content):
+        return None  # the same value of two things of one sort ("app-sms" / "app-audit")
+    return replaced or changed_value(note.content, cand.content)
 
 
 def _symptom_stopped(note_text: str, cand_text: str) -> bool:
@@ -264,10 +273,25 @@ def restates(new: str, old: str) -> bool:
     return not says_change(new) and bool(NEGATION.search(new)) == bool(NEGATION.search(old))
 
 
+def _choice_changed(new: str, old: str) -> set[str]:
+    """The choices a sentence of the new text names beside one of the old text's and a word of
+    change ("rewritten on Typer; Click is only a transitive dependency now" after "built with
+    Click"); one named apart from them is as often about another part of the system."""
+    olds = _choices(old)
+    found: set[str] = set()
+    for sentence in tx.prose_sentences(new):
+        here = _choices(sentence)
+        if here & olds and here - olds and _CHANGE.search(sentence):
+            found |= here - olds
+    return found
+
+
 def _choices(text: str) -> set[str]:
+    """The libraries, tools and known services a text names: a service named by a phrase ("the
+    import worker") is a part of the system, not a choice."""
     grouped = by_kind(text)
     return {k for kind in (EntityKind.LIBRARY, EntityKind.TOOL, EntityKind.SERVICE)
-            for k in grouped.get(kind, set())}
+            for k in grouped.get(kind, set()) if kind != EntityKind.SERVICE or k in lx.KNOWN}
 
 
 def _contradicts(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
@@ -345,8 +369,6 @@ def _after_cue(cue: re.Pattern[str], text: str) -> str:
         if match:
             parts.append(sentence[match.end():])
     return " ".join(parts)
-
-
 
 
 def evolved_context(
