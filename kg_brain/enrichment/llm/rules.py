@@ -155,11 +155,10 @@ Rule = tuple[LinkType, str] | None
 def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, other: str,
                 same: bool) -> Rule:
     """Same subject, another value for a slot both state: the newer fact replaces the older.
-    The subject must be named on both sides (an entity, or two content words): two notes alike
-    but for a name the extractor did not catch ("alpha-3" / "alpha-4") and a value are about
-    two things, and so are values stated beside rival names (`slot_apart`). Without a word of
-    change the pair is only related. A choice (library, tool, known service) changes where a
-    sentence of the new note names it beside the old one and a word of change."""
+    The subject is named on both sides (an entity, or two content words): notes alike but for
+    an uncaught name ("alpha-3" / "alpha-4"), or stating values beside rival names (`slot_apart`),
+    are about two things. Without a word of change the pair is only related; a choice changes
+    as `_choice_changed` reads it."""
     if not same:
         return None
     replaced = _named_replacement(note, cand, other)
@@ -229,9 +228,8 @@ def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | No
     """The old value the new note names as replaced ("instead of X", "(was X)", "X is gone",
     "bumped to 0.74" after "on 0.71") when the candidate states it. Not against a problem, nor
     when the new note says a symptom of the old one stopped ("no longer janks"): a change that
-    makes a failure go away fixes it. Not when the new note denies what the old
-    one asserts without saying it changed (that contradicts), nor when each note names the
-    value beside another thing of one sort (`named_apart`)."""
+    makes a failure go away fixes it. Not when the new note denies what the old one asserts
+    without saying it changed (that contradicts), nor beside rival names (`named_apart`)."""
     if _problem(cand.content, other) or _symptom_stopped(
             note.content, cand.content):
         return None
