@@ -215,9 +215,11 @@ def _other_owner(new: str, old: str, cmp: Comparison, value: str) -> bool:
     owners = {k for text in (new, old) for kind, keys in by_kind(text).items()
               if kind in (EntityKind.SERVICE, EntityKind.PERSON) for k in keys}
     conflict = cmp.subject_conflict & (owners | _ENVIRONMENTS)
+    if not conflict:
+        return False
     near = f"{clauses_naming(value, new)} {clauses_naming(value, old)}"
     named = {k for keys in by_kind(near).values() for k in keys} | environments(near)
-    return bool(conflict) and (not near.strip() or bool(conflict & named))
+    return not near.strip() or bool(conflict & named)
 
 
 def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | None:
