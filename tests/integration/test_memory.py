@@ -87,6 +87,18 @@ def test_a_moved_meeting_supersedes_its_old_date(brain: Brain, project: str) -> 
                                               if link.direction == "out"}
 
 
+def test_a_change_naming_a_bare_old_number_supersedes_the_note_stating_it(
+        brain: Brain, project: str) -> None:
+    """"(it was 20)" names the number the old note states beside the same setting's name."""
+    old = brain.writer.add("Uploads are capped by MAX_UPLOAD_MB = 20 in config/limits.py.",
+                           project)
+    new = brain.writer.add("MAX_UPLOAD_MB is 50 from the next release (it was 20): designers "
+                           "attach raw PSD files.", project)
+    assert not new.deduplicated
+    assert ("SUPERSEDES", old.note.zk_id) in {(link.type, link.zk_id) for link in new.note.links
+                                              if link.direction == "out"}
+
+
 def test_evolution_job_applies_once_even_when_processed_twice(brain: Brain, project: str) -> None:
     brain.writer.add(RELATED[0], project)
     second = brain.writer.add(RELATED[1], project)

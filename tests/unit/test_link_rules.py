@@ -442,3 +442,46 @@ def test_a_choice_changes_where_one_sentence_names_the_old_and_the_new_choice() 
     assert link("The export worker now hands finished files to the upload service; Postgres "
                 "stays the source.", "general", "The export worker reads orders from Postgres "
                 "every night.", "general", 0.65) == LinkType.RELATES_TO
+
+
+def test_it_was_in_parentheses_names_the_replaced_value() -> None:
+    assert link("MAX_UPLOAD_MB is 50 from the next release (it was 20): designers attach raw "
+                "PSD files.", "general", "Uploads are capped by MAX_UPLOAD_MB = 20 in "
+                "config/limits.py.", "general", 0.65) == LinkType.SUPERSEDES
+
+
+def test_a_bare_old_number_stated_with_the_same_word_supersedes_past_other_hosts() -> None:
+    # "version 13" / "version 14": the word saying what the number is, beside hosts and files
+    # only one note names
+    assert link("The audit database on pg-audit-02 is at version 14 now (was 13): migration "
+                "0014 adds the retention table.", "general",
+                "The audit database is at version 13; db-backup-01 dumps it nightly to "
+                "s3://audit-dumps.", "general", 0.56) == LinkType.SUPERSEDES
+    # a name of its own beside the number needs no other entity in common
+    assert link("Borg keep-daily is now 14 (was 7) on the backup host, after the March restore "
+                "drill.", "general", "Nightly archive prune on nas-01: keep-daily=7, "
+                "keep-weekly=4, compression zstd level 3.", "general",
+                0.52) == LinkType.SUPERSEDES
+
+
+def test_a_bare_old_number_of_another_instance_or_another_count_supersedes_nothing() -> None:
+    assert link("render-gpu-a runs 6 worker threads now (was 4).", "general",
+                "render-gpu-b runs 4 worker threads at night.", "general",
+                0.85) != LinkType.SUPERSEDES
+    assert link("Upload retries in the billing client are now 6 (was 3).", "general",
+                "Upload retries in the search client are now 3 (was 5).", "general",
+                0.85) != LinkType.SUPERSEDES
+    assert link("The thumbnailer keeps 4 replicas now (was 2): launch traffic.", "general",
+                "The importer on batch-01 retries 2 times, then writes to the dead-letter "
+                "queue.", "general", 0.5) != LinkType.SUPERSEDES
+
+
+def test_a_service_named_in_another_clause_than_the_value_is_no_other_owner() -> None:
+    old = ("Scheduler settings: lease_ttl 20, renew_every 5; jobs are stored in Postgres and "
+           "the agents talk to Nomad on 4646.")
+    assert link("Raised scheduler's lease_ttl to 40 with the admin CLI, so one slow Consul "
+                "write no longer drops the leader.", "general", old, "general",
+                0.55) == LinkType.SUPERSEDES
+    # a service named in the clause stating the value owns it
+    assert link("Consul's lease_ttl is 40 now (was 20).", "general", old, "general",
+                0.55) != LinkType.SUPERSEDES

@@ -139,11 +139,12 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
 def _other_environments(a: str, b: str) -> set[str]:
     """Deployment environments each text names when they have none in common ("staging has
     16 GB" / "production has 64 GB"): one setting in two places, not one fact."""
-    ea, eb = _environments(a), _environments(b)
+    ea, eb = environments(a), environments(b)
     return ea ^ eb if ea and eb and not ea & eb else set()
 
 
-def _environments(text: str) -> set[str]:
+def environments(text: str) -> set[str]:
+    """The deployment environments a text names, by their usual names."""
     return {_ENVIRONMENT_KEY.get(m.group(0).lower(), m.group(0).lower())
             for m in _ENVIRONMENT.finditer(text)}
 

@@ -14,8 +14,9 @@ from kg_brain.base.errors import InvalidInput
 from kg_brain.base.vocab import LinkType, NoteKind
 from kg_brain.enrichment.llm import text as tx
 from kg_brain.enrichment.llm.entities import extract_entities
+from kg_brain.enrichment.llm.evolve import evolved_context
 from kg_brain.enrichment.llm.kinds import infer_kind
-from kg_brain.enrichment.llm.rules import classify_link, evolved_context
+from kg_brain.enrichment.llm.rules import classify_link
 from kg_brain.enrichment.llm.types import (
     Candidate,
     Enrichment,

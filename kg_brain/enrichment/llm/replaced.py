@@ -35,7 +35,8 @@ _BEFORE_VALUE = re.compile(
     r"(?:up|down) from|"
     r"no longer (?:uses?|using|on|in|at|with|via|runs? on|depends on|(?=v?\d)))\s*"
     rf"(?P<value>{_VALUE})"
-    r"|\((?:was|were|previously|formerly|from)\s+(?P<paren>[^)]+)\)", re.I)
+    r"|\((?:(?:it|they|that) )?(?:was|were|previously|formerly|from)\s+(?P<paren>[^)]+)\)",
+    re.I)
 # "instead of X" is a choice as often as a change ("CBOR instead of JSON"): a change only in a
 # sentence that says one.
 _INSTEAD = re.compile(rf"\binstead of\s+(?P<value>{_VALUE})", re.I)
@@ -67,10 +68,14 @@ _NUMBER = re.compile(r"^\d+(?:\.0+)?$")
 _TOKEN = re.compile(r"[a-z0-9](?:[\w.-]*\w)?")
 # A new value set by a change verb: "bumped to 0.74", "raised to 400 Hz".
 _SET_TO = re.compile(r"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|reduced|changed|"
-                     r"moved|set|updated|pinned)\b(?:\s+\w+){0,2}?\s+to\s+(?:v(?=\d))?"
+                     r"moved|set|updated|pinned)\b(?:\s+[\w'’]+){0,2}?\s+to\s+(?:v(?=\d))?"
                      r"(?P<value>\d[\w.]*)", re.I)
 _QUANTITY = re.compile(r"(?P<word>[a-z][\w-]*)\s+v?(?P<value>\d[\w.]*)")
 MAX_VALUE_WORDS = 4
+# Numbers, and the words and units around them, as `labels_shared` reads a clause.
+_NUMBERS = re.compile(r"(?<![\w.])\d+(?![\w.]\w)")
+_LABEL_TOKEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w.]\w)|[A-Za-z][\w.'-]*\w|%")
+_LINKERS = frozenset({"is", "are", "was", "were", "now", "at", "of", "to", "stays", "set"})
 # Slots named by the value's form alone (a plain number, a duration, a size, a share, a version
 # nobody owns, a path): every note of a project states some, so another value there says the
 # same thing changed only where both notes name what carries it beside the value.
@@ -127,6 +132,32 @@ def changed_value(new_text: str, old_text: str) -> str | None:
     return None
 
 
+def labels_shared(value: str, new: str, old: str) -> set[str]:
+    """The words that say what a bare number is where the old text states it (its unit or
+    counted noun after it, the name before it: "30 days", "3 workers", "version 8", "ttl 30")
+    that the new text puts beside another number ("90 days now, up from 30", "4 Celery workers
+    now (was 3)", "at version 9 now (was 8)"): the same setting with another value."""
+    olds = set().union(*(_labels(c, value) for c in _clauses(old)))
+    news = set().union(*(_labels(c, n) for c in _clauses(new)
+                         for n in set(_NUMBERS.findall(c)) - {value}))
+    return olds & news
+
+
+def _labels(clause: str, number: str) -> set[str]:
+    """The terms labelling each mention of `number` in a clause: the next two words, the one
+    before (past a copula or sign: "ttl is now 45", "retention-full=2")."""
+    tokens = _LABEL_TOKEN.findall(clause)
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token != number:
+            continue
+        before = [t for t in tokens[max(0, i - 4):i] if t.lower() not in _LINKERS][-1:]
+        for word in [*before, *tokens[i + 1:i + 3]]:
+            found.update(t for t in _terms(word) if not t[0].isdigit())
+            found.update({word} & {"%"})
+    return found
+
+
 def slot_changed(slot: str, new: str, old: str) -> bool:
     """A clause of each text states `slot` with other values and the two clauses share a word
     naming it and name no rival things ("email-digest concurrency is 10 now" / "email-digest 4";
@@ -155,6 +186,14 @@ def named_apart(value: str, new: str, old: str) -> bool:
     news = [c for c in _clauses(new) if terms <= set(_terms(c))]
     olds = [c for c in _clauses(old) if terms <= set(_terms(c))]
     return bool(news and olds) and all(rival_names(n, o) for n in news for o in olds)
+
+
+def clauses_naming(value: str, text: str) -> str:
+    """The clauses of a text naming `value` (its first comparable term and half of them, as
+    `names_replaced` reads it; "ttl 30 -> 45" is named by "ttl 30" and "ttl to 45"), joined."""
+    terms = value.split()
+    return " ".join(c for c in _clauses(text) if terms[0] in (held := set(_terms(c)))
+                    and 2 * len(held & set(terms)) >= len(terms))
 
 
 def _clauses(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Rule-based link typing and context evolution for the offline enricher.
+"""Rule-based link typing for the offline enricher.
 
 A link reads "new note TYPE candidate". Types other than RELATES_TO need evidence the text
 carries: kinds (a fix and the mistake it resolves), entities (the same subject), stated values
@@ -15,11 +15,19 @@ from kg_brain.base.vocab import LinkType, NoteKind
 from kg_brain.enrichment.llm import lexicon as lx
 from kg_brain.enrichment.llm import text as tx
 from kg_brain.enrichment.llm.denial import NEGATION, denied_terms, says_wrong
-from kg_brain.enrichment.llm.entities import Comparison, by_kind, compare
+from kg_brain.enrichment.llm.entities import (
+    STRONG_SUBJECTS,
+    Comparison,
+    by_kind,
+    compare,
+    environments,
+)
 from kg_brain.enrichment.llm.kinds import infer_kind, kind_scores
 from kg_brain.enrichment.llm.replaced import (
     UNNAMED_SLOTS,
     changed_value,
+    clauses_naming,
+    labels_shared,
     named_apart,
     names_replaced,
     slot_apart,
@@ -27,28 +35,13 @@ from kg_brain.enrichment.llm.replaced import (
 )
 from kg_brain.enrichment.llm.types import Candidate, EntityKind, NoteDraft
 
-# How the old note reads the link the new note made to it.
-_EVOLUTION_VERBS: dict[LinkType, str] = {
-    LinkType.FIXES: "Fixed by",
-    LinkType.SUPERSEDES: "Superseded by",
-    LinkType.SUPPORTS: "Supported by",
-    LinkType.CONTRADICTS: "Contradicted by",
-    LinkType.CAUSED_BY: "Causes",
-    LinkType.EXTENDS: "Extended by",
-    LinkType.RELATES_TO: "See also",
-    LinkType.PART_OF: "Includes",
-}
-_CLAUSE = re.compile(
-    r'\s*(?:' + "|".join(map(re.escape, _EVOLUTION_VERBS.values())) + r') "(?P<title>[^"]*)"\.'
-)
-
-
 # A replaced value specific enough to name one setting's old value: a version ("1.21.6") or a
 # quantity with its unit ("500 ms", "30 days", "2 GB"); not a bare number nor a word, which
 # look-alike notes of other settings state as often.
 _UNIT = r"(?:ms|s|sec|seconds?|m|min|minutes?|h|hours?|d|days?|weeks?|kb|mb|gb|tb|%)"
 _SPECIFIC = re.compile(rf"\d\.\d|\d\s?{_UNIT}(?:\s|$)", re.I)
-_BARE_NUMBER = re.compile(r"\d+")
+_OLD_NUMBER = re.compile(r"(?:^|\s)(\d+)(?: -> \S+)?$")  # "30", "ttl 30 -> 45" (changed_value)
+_NAME_LIKE = re.compile(r"\w[-_.]\w")
 _ENVIRONMENTS = frozenset({"staging", "production", "dev", "qa", "uat", "preview", "sandbox",
                            "canary"})
 SAME_SUBJECT_SIMILARITY = 0.6  # without a shared entity, this similar is one subject
@@ -59,7 +52,6 @@ PART_TERMS_MIN = 2
 
 _FAILURE_REMEDY_KINDS = (NoteKind.MISTAKE, NoteKind.FIX, NoteKind.DECISION)
 _SUPPORTED_KINDS = (NoteKind.DECISION, NoteKind.PATTERN)
-MAX_CLAUSES = 3  # evolution clauses kept in a context, newest last
 _WHEN = frozenset({"date", "time"})
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 # A date or time that moved: "now" alone does not say so (a turn of a conversation is "now" at
@@ -72,7 +64,8 @@ _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
     r"halved|doubled|down to|(?:up|down) from|went (?:up |down |back )?to|"
-    r"from \S+ to|instead of)\b|\((?:was|were)\b|→|\d\s?[a-z%]{0,7}\s*->\s*v?\d", re.I)
+    r"from \S+ to|instead of)\b|\((?:(?:it|they|that) )?(?:was|were)\b|→|"
+    r"\d\s?[a-z%]{0,7}\s*->\s*v?\d", re.I)
 # "weekly (was monthly)", "30 s → 60 s", "1.4 -> 1.6"; a bare
 # "was" narrates ("when I was 10", "we were given") more often than it marks a change
 _NO_LONGER = re.compile(r"\b(?:no longer|any ?more)\b", re.I)
@@ -194,34 +187,39 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
 def _states_replaced(note: NoteDraft, cand: Candidate, cmp: Comparison, other: str) -> str | None:
     """The old value a change note names as replaced ("(was 1.21.6)", "up from 30 days",
     "moved from 04:30") when the candidate states it and the value is specific (a version, a
-    quantity with its unit, several terms: a bare number is in every note): the pair is one
-    subject whatever else each mentions (the files, tools and hosts around a setting change
-    with it), unless they name different services or people, or other environments."""
-    if not says_change(note.content) or _other_owner(note.content, cand.content, cmp):
+    quantity with its unit: a bare number is in every note): the pair is one subject whatever
+    else each mentions (the files, tools and hosts around a setting change with it), unless
+    the clauses naming the value name different services, people or environments."""
+    replaced = _named_replacement(note, cand, other) if says_change(note.content) else None
+    if not replaced or _other_owner(note.content, cand.content, cmp, replaced):
         return None
-    replaced = _named_replacement(note, cand, other)
-    specific = replaced and (_SPECIFIC.search(replaced) or cmp.shared and _stated_with_unit(
-        replaced, note.content, cand.content))
-    return replaced if specific else None
+    if _SPECIFIC.search(replaced):
+        return replaced
+    # a plain number counts where the old text states it with a word the new text gives its own
+    # number (`labels_shared`): weaker, so the notes must share an entity or that word be a
+    # name, and the clauses naming it no rival subjects ("the fleet client" / "the rostering
+    # client")
+    number = _OLD_NUMBER.search(replaced)
+    labels = labels_shared(number.group(1), note.content, cand.content) if number else set()
+    new, old = clauses_naming(replaced, note.content), clauses_naming(replaced, cand.content)
+    named = {k for text in (new, old) for kind, keys in by_kind(text).items()
+             if kind in STRONG_SUBJECTS or kind == EntityKind.PHRASE for k in keys}
+    if not labels or compare(new, old).subject_conflict & named:
+        return None
+    return replaced if cmp.shared or any(map(_NAME_LIKE.search, labels)) else None
 
 
-def _stated_with_unit(value: str, new: str, old: str) -> bool:
-    """A bare number the new text names as replaced is a quantity when the old text states it
-    with a unit the new text gives its own number ("keep 90 days now, up from 30" after "keep 30
-    days", "5% now (was 10%)" after "10% of users"); weaker than a value named whole, so the
-    two notes must also share an entity."""
-    if not _BARE_NUMBER.fullmatch(value):
-        return False
-    units = re.findall(rf"(?<![\w.]){value}\s?({_UNIT})(?!\w)", old, re.I)
-    return any(re.search(rf"\d\s?{re.escape(unit)}(?!\w)", new, re.I) for unit in units)
-
-
-def _other_owner(new: str, old: str, cmp: Comparison) -> bool:
-    """The two texts name different services or people, or different deployment
-    environments, as their subject."""
+def _other_owner(new: str, old: str, cmp: Comparison, value: str) -> bool:
+    """The clauses naming `value` name different services, people or environments ("one slow
+    etcd write" in another clause than "ttl to 45" is not what the ttl is set on)."""
     owners = {k for text in (new, old) for kind, keys in by_kind(text).items()
               if kind in (EntityKind.SERVICE, EntityKind.PERSON) for k in keys}
-    return bool(cmp.subject_conflict & (owners | _ENVIRONMENTS))
+    conflict = cmp.subject_conflict & (owners | _ENVIRONMENTS)
+    if not conflict:
+        return False
+    near = f"{clauses_naming(value, new)} {clauses_naming(value, old)}"
+    named = {k for keys in by_kind(near).values() for k in keys} | environments(near)
+    return not near.strip() or bool(conflict & named)
 
 
 def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | None:
@@ -230,8 +228,7 @@ def _named_replacement(note: NoteDraft, cand: Candidate, other: str) -> str | No
     when the new note says a symptom of the old one stopped ("no longer janks"): a change that
     makes a failure go away fixes it. Not when the new note denies what the old one asserts
     without saying it changed (that contradicts), nor beside rival names (`named_apart`)."""
-    if _problem(cand.content, other) or _symptom_stopped(
-            note.content, cand.content):
+    if _problem(cand.content, other) or _symptom_stopped(note.content, cand.content):
         return None
     if (NEGATION.search(note.content) and not NEGATION.search(cand.content)
             and not _NO_LONGER.search(note.content)):
@@ -367,34 +364,3 @@ def _after_cue(cue: re.Pattern[str], text: str) -> str:
         if match:
             parts.append(sentence[match.end():])
     return " ".join(parts)
-
-
-def evolved_context(
-    old_context: str, new_title: str, link_type: LinkType, limit: int
-) -> str | None:
-    """The old context plus one clause naming the new note; None when nothing would change.
-
-    A clause about the same title replaces the earlier one, and the oldest clauses go first when
-    there would be more than MAX_CLAUSES or the context would outgrow `limit`: the context is
-    embedded with the note, and a tail of neighbours' titles would pull its vector towards them.
-    """
-    title = tx.trim_words(new_title.replace('"', "'"), 80)
-    if not title:
-        return None
-    clause = f'{_EVOLUTION_VERBS[link_type]} "{title}".'
-    if clause.casefold() in old_context.casefold():
-        return None
-    clauses = [m.group(0).strip() for m in _CLAUSE.finditer(old_context)]
-    base = _CLAUSE.sub("", old_context).strip()
-    clauses = [c for c in clauses if f'"{title}".'.casefold() not in c.casefold()] + [clause]
-    while len(clauses) > MAX_CLAUSES or (len(clauses) > 1
-                                         and len(_compose(base, clauses)) > limit):
-        clauses.pop(0)
-    if len(_compose(base, clauses)) > limit:
-        base = tx.trim_words(base, max(0, limit - len(clause) - 1))
-    result = _compose(base, clauses)
-    return None if result == old_context.strip() else result
-
-
-def _compose(base: str, clauses: list[str]) -> str:
-    return " ".join([base, *clauses]) if base else " ".join(clauses)
