@@ -30,6 +30,7 @@ from kg_brain.enrichment.llm.replaced import (
     labels_shared,
     named_apart,
     names_replaced,
+    replaced_elsewhere,
     slot_apart,
     slot_changed,
 )
@@ -162,7 +163,8 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
         return None
     changed = {s for s in cmp.value_conflict
                if (slot_changed(s, note.content, cand.content) if s in UNNAMED_SLOTS
-                   else not slot_apart(s, note.content, cand.content))}
+                   else not slot_apart(s, note.content, cand.content))
+               and not replaced_elsewhere(s, note.content, cand.content)}
     if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
             and _ISO_DATE.search(cand.content)):
         changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
