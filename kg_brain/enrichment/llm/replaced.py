@@ -80,6 +80,7 @@ _LINKERS = frozenset({"is", "are", "was", "were", "now", "at", "of", "to", "stay
 # nobody owns, a path): every note of a project states some, so another value there says the
 # same thing changed only where both notes name what carries it beside the value.
 UNNAMED_SLOTS = frozenset({"number", "duration", "size", "%", "version", "file"})
+_QUANTITY_SLOTS = frozenset({"number", "duration", "size", "%"})
 # Where a value's name stops: a clause ends at a sentence stop, a comma, a semicolon or a
 # colon before a space ("clients on 2379, peers on 2380"; "ttl: 45"); a bracket goes on with
 # its clause ("60 s (was 120 s)").
@@ -111,11 +112,16 @@ def _replaced_raw(text: str) -> list[str]:
 def replaced_elsewhere(slot: str, new: str, old: str) -> bool:
     """The new text names the old value of `slot` it replaces ("100ms now (was 250ms)", "from
     300 s to 30 s") and the old text states none of those values, in any slot: the old text's
-    value is another thing's ("FetchMaxWait 713ms" of another consumer), not the one replaced."""
-    named = {v for raw in _replaced_raw(new)
-             for v in facts_of(raw, hits(raw)).values.get(slot, frozenset())}
+    value is another thing's ("FetchMaxWait 713ms" of another consumer), not the one replaced.
+    A bare number takes the unit of the value after it ("from 400 to 180 days"), so it is
+    looked for as the old text writes its numbers."""
+    named: set[str] = set()
+    for raw in _replaced_raw(new):
+        named |= facts_of(raw, hits(raw)).values.get(slot, frozenset())
+        if slot in _QUANTITY_SLOTS and _NUMBER.match(raw.strip()):
+            named.add(raw.strip())
     stated = {v for values in facts_of(old, hits(old)).values.values() for v in values}
-    return bool(named) and not named & stated
+    return bool(named) and not named & (stated | set(_NUMBERS.findall(old)))
 
 
 def names_replaced(new_text: str, old_text: str) -> str | None:
