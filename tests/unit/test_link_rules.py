@@ -499,6 +499,11 @@ def test_a_named_old_value_the_old_note_does_not_state_is_another_things_value()
                 "general", "Retention of audit exports went from 400 to 365 days to save disk; "
                 "Tomas checked that no report reads further back.", "general",
                 0.65) != LinkType.SUPERSEDES
+    # both name one person; the old note's value is of another thing all the same
+    assert link("Polling of tank pressure changed from every 120 s to every 30 s after Ines "
+                "checked the gateway load.", "general", "Polling of pump speed changed from "
+                "every 300 s to every 600 s after Ines checked the gateway load.", "general",
+                0.7) != LinkType.SUPERSEDES
     # the note stating the named old value is still replaced
     assert link("Session log retention was cut from 90 to 30 days to stay under the disk quota.",
                 "general", "Session logs are kept for 90 days, then deleted by the retention "
