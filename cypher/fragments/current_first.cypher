@@ -55,7 +55,7 @@ CALL ({{hits}}) {
     RETURN collect({i: i, n: n, stated: stated, fix: n.note_kind = 'fix',
                     valued: NOT n.note_kind IN ['mistake', 'session_summary', 'open_thread'],
                     summary: n.note_kind = 'session_summary',
-                    named: any(v IN $question.numbers
+                    named: $before AND any(v IN $question.numbers
                                WHERE toLower(coalesce(n.title, '') + '\n' + n.content)
                                      =~ ('(?s).*(?<![0-9.])' + replace(v, '.', '\\.')
                                          + '(?![0-9]).*')),
