@@ -35,10 +35,12 @@ from kg_brain.domain.query_text import (
     earlier,
     exact_query,
     fielded_query,
+    holds_number,
     identifiers,
     in_project,
     lucene_query,
     names,
+    numbers,
 )
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
@@ -490,9 +492,12 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     by update_memory) that, asked for the current value, holds every identifier of the query it
     holds; the later note takes the best score of those yielding to it, and a note yielding to
     m notes scores at most 0.99^m times the best of theirs. Asked for the value just before
-    (`before`), only the best of these notes yields, to the one stated just before it. Mistakes
-    and open threads take no part, a session summary never yields; a fix never yields, and only
-    asked for the current value is one yielded to. Asked for the current value, a note also
+    (`before`), one of these notes yields, to the one stated just before it: the first stated
+    of those holding a number the question names (query_text.holds_number; none holding one:
+    none), or for a question naming none the best. Mistakes and open threads take no part, a
+    session summary never yields; a fix yields only asked for history, to a note it is
+    SUPERSEDES-linked to, and only asked for the current value is one yielded to. Asked for
+    the current value, a note also
     yields to a SUPERSEDES-linked note of its kind among the best LINKED_FAR times same_n, and
     to a later session summary among the best same_n by the entity and the reach alone; of the
     notes it yields to, the closest to the query ranks first (CURRENT_TIE). Asked for history,
@@ -500,8 +505,9 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     head = [int(i) for i in ranked[:t.same_n]]
     far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
-    pairs = [(a, b) for a in head if notes.kinds[a] not in (*VALUELESS, "fix")
+    pairs = [(a, b) for a in head if notes.kinds[a] not in VALUELESS
              for b in far if b != a
+             and (notes.kinds[a] != "fix" or q.history and (a, b) in linked)
              and (b in head or not q.history and notes.kinds[b] == notes.kinds[a]
                   and (a, b) in linked)
              and (notes.kinds[b] not in ((*VALUELESS, "fix") if q.history else VALUELESS)
@@ -512,7 +518,10 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
              and (q.history or not (q.contains[:, a] & ~q.contains[:, b]).any())
              and (a, b) not in fixes and (b, a) not in fixes]
     if q.before:
-        top = next((a for a in head if notes.kinds[a] not in (*VALUELESS, "fix")), None)
+        named = numbers(q.text)
+        top = min((a for a, _ in pairs if any(holds_number(notes.texts[a], x) for x in named)),
+                  key=lambda a: notes.stated[a], default=None) if named \
+            else next((a for a in head if notes.kinds[a] not in VALUELESS), None)
         earlier = [p for p in pairs if p[0] == top]
         pairs = [max(earlier, key=lambda p: notes.stated[p[1]])] if earlier else []
     lifted = score.copy()
@@ -528,17 +537,18 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
 
 
 VALUELESS = ("mistake", "session_summary", "open_thread")  # kinds stating no value (a fix
-# states the one it set, but never yields)
+# states the one it set, and yields only asked for history, to a note it is linked to)
 
 
 def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:
     """Two notes state the same subject (a yielding to b): a SUPERSEDES link, mutual cosine >=
-    SAME_LINKED and b of a's kind or a fix, or mutual cosine >= same_cos (any when b is a
+    SAME_LINKED and b of a's kind or either a fix, or mutual cosine >= same_cos (any when b is a
     session summary), the later one (b) at most same_reach less close to the query and an
     entity both mention that at most same_subject notes mention, not a person, a name or a
     date."""
     mutual = float(notes.vectors[a] @ notes.vectors[b])
-    if linked and mutual >= SAME_LINKED and notes.kinds[b] in (notes.kinds[a], "fix"):
+    if linked and mutual >= SAME_LINKED and (notes.kinds[b] in (notes.kinds[a], "fix")
+                                             or notes.kinds[a] == "fix"):
         return True
     if (mutual < t.same_cos and notes.kinds[b] != SUMMARY
             or q.cosine[b] < q.cosine[a] - t.same_reach):

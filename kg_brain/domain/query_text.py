@@ -67,11 +67,28 @@ _PRESENT_TENSE = re.compile(r"\b(?:do|does|is|are|has|have|can|may|will|gets?|ta
 # Of those, a question asking for the first value ("originally", "at first", "did the repo
 # start on?"): the oldest note of the subject ranks first. Any other ("before we went to 60",
 # "right before 1.8", "prior to the resize") asks for the value just before the one it names
-# or the newest: the best hit stating a value yields to the note stated just before it alone.
+# or the newest: one hit stating a value yields to the note stated just before it alone (the
+# note that set a number the question names, or the best hit; fragments/current_first).
 FIRST_VALUE = re.compile(r"\b(?:originally|original|initially|initial|first|earliest|"
                          r"start(?:ed)?|began|begin|launch(?:ed)?|used to|use to)\b",
                          re.IGNORECASE)
 Earlier = Literal["first", "before"]
+# A number the question names ("before we went to 60", "right before 1.8", "before PG16"):
+# digits and dots, not inside another number. Asked for the value just before one, the note
+# stating the named value is the one that yields (fragments/current_first).
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)*")
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers `text` names, each once, in order."""
+    return list(dict.fromkeys(m.group(0) for m in _NUMBER.finditer(text)))
+
+
+def holds_number(text: str, number: str) -> bool:
+    """Whether `text` states `number`: not after a digit or a dot, not before a digit (1.8
+    holds in 1.8.3, 60 in 60%, 16 in pg16; not 16 in 160 nor in 2.16), as
+    fragments/current_first reads it."""
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?!\d)", text) is not None
 
 
 def earlier(text: str) -> Earlier | None:

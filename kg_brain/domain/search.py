@@ -29,6 +29,7 @@ from kg_brain.domain.query_text import (
     in_project,
     lucene_query,
     names,
+    numbers,
     whole_query,
     word_queries,
 )
@@ -193,7 +194,7 @@ class Search:
         asks = earlier(text)
         asked: Asked = {"lex": in_project(fielded_query(words, self._boosts()), project),
                         "terms": terms, "exact": in_project(exact_query(terms), project),
-                        "excluded": _excluded(include_contextual)}
+                        "excluded": _excluded(include_contextual), "numbers": numbers(text)}
         return {"vector": self.embedder.encode(text), "text": words, "project": project,
                 "history": asks is not None, "before": asks == "before"}, asked
 

@@ -30,12 +30,13 @@ class Asked(TypedDict):
     the class of its size (up to 10, 100, 1,000 characters or items), never on what a map holds,
     so one plan serves every question. `lex`: the lexical terms; `terms`: the identifiers,
     lower-cased; `exact`: their Lucene phrase query ('' = none); `excluded`: note kinds left
-    out."""
+    out; `numbers`: the numbers the question names (query_text.numbers)."""
 
     lex: list[LexTerm]
     terms: list[str]
     exact: str
     excluded: list[str]
+    numbers: list[str]
 
 
 class Question(Asked):

@@ -15,10 +15,12 @@ from kg_brain.domain.query_text import (
     content_word,
     earlier,
     exact_query,
+    holds_number,
     identifiers,
     in_project,
     lucene_query,
     names,
+    numbers,
     whole_query,
     word_queries,
 )
@@ -194,3 +196,23 @@ def test_a_question_asking_several_things_is_split_into_its_clauses(
 def test_a_question_naming_what_it_asks_for_in_the_plural_asks_for_many(
         question: str, many: bool) -> None:
     assert asks_for_many(question) is many
+
+
+def test_the_numbers_a_question_names_are_read_whole_and_once() -> None:
+    assert numbers("replica count before we went to 12?") == ["12"]
+    assert numbers("helm chart right before 3.14.2, not 3.14.2-rc1") == ["3.14.2", "1"]
+    assert numbers("node version before the pg16 move") == ["16"]
+    assert numbers("which port did the gateway use originally?") == []
+
+
+@pytest.mark.parametrize(("text", "number", "held"), [
+    ("moved the gateway to 3.14.2 (from 3.13.0)", "3.14", True),  # a version's prefix
+    ("the worker pool is 60% busy", "60", True),
+    ("upgraded the cluster to pg16", "16", True),
+    ("the worker pool has 160 slots", "60", False),  # inside another number
+    ("chart 2.16 is pinned", "16", False),
+    ("chart 3.140 is pinned", "3.14", False),
+])
+def test_a_text_holds_a_number_only_as_a_whole_number_or_a_version_prefix(
+        text: str, number: str, held: bool) -> None:
+    assert holds_number(text, number) is held
