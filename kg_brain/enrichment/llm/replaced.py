@@ -92,8 +92,10 @@ def replaced_values(text: str) -> list[list[str]]:
     return [terms for raw in _replaced_raw(text) if (terms := _terms(raw)[:MAX_VALUE_WORDS])]
 
 
-def _replaced_raw(text: str) -> list[str]:
-    """Each value the text names as replaced, as written."""
+@lru_cache(maxsize=1024)
+def _replaced_raw(text: str) -> tuple[str, ...]:
+    """Each value the text names as replaced, as written; cached, since a write reads the new
+    note's for each candidate."""
     found: list[str] = []
     for sentence in tx.prose_sentences(text):
         patterns = [_BEFORE_VALUE, _AFTER_VALUE, _NOT_ANYMORE, _ARROW]
@@ -106,7 +108,7 @@ def _replaced_raw(text: str) -> list[str]:
                 groups = match.groupdict()
                 raw = groups.get("value") or groups.get("paren") or groups.get("number") or ""
                 found.append(_VALUE_END.sub("", raw))
-    return found
+    return tuple(found)
 
 
 def replaced_elsewhere(slot: str, new: str, old: str) -> bool:
