@@ -11,8 +11,8 @@ WHERE f.project = $project AND f.memory_type = 'permanent'
 WITH f, m, s, {{lift}} * coalesce(r.weight, 1.0) AS share
 WITH f, m, s * CASE
     WHEN share > 0.99 AND $named
-         AND any(t IN $question.terms WHERE (toLower(m.content) CONTAINS t
-                                    OR toLower(coalesce(m.title, '')) CONTAINS t)
-                               AND NOT (toLower(f.content) CONTAINS t
-                                        OR toLower(coalesce(f.title, '')) CONTAINS t))
+         AND any(t IN $question.terms WHERE (toLower(m.content) =~ t
+                                    OR toLower(coalesce(m.title, '')) =~ t)
+                               AND NOT (toLower(f.content) =~ t
+                                        OR toLower(coalesce(f.title, '')) =~ t))
     THEN 0.99 ELSE share END AS {{as}}

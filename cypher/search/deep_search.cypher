@@ -372,7 +372,11 @@ ORDER BY h.score DESC, h.n.zk_id
 WITH floor, collect(h) AS placed
 WITH placed, any(h IN placed[..$k] WHERE h.relevance >= coalesce(
                          [r IN h.recs WHERE r.ch = 'lexical' | r.floor][0], floor)
-                     OR any(r IN h.recs WHERE r.ch = 'exact')) AS known,
+                     OR any(r IN h.recs WHERE r.ch = 'exact'))
+             AND (NOT $question.by_code
+                  OR any(h IN placed[..$k] WHERE any(t IN $question.terms
+                           WHERE toLower(h.n.content) =~ t
+                              OR toLower(coalesce(h.n.title, '')) =~ t))) AS known,
      CASE WHEN $near.diverse_head > $near.diverse_from AND placed[0].score > 0
           THEN placed[..$near.diverse_of] ELSE [] END AS pool
 WITH placed, known, pool, [x IN pool | x.n.embedding] AS vs
@@ -397,8 +401,9 @@ WITH known, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score EN
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // when no hit reaches the floor (a lexical hit its own, fragments/relevance_floor) and none
-// holds a rare identifier of the query (the exact channel), nothing relevant is stored: no
-// rows.
+// holds a rare identifier of the query (the exact channel), or the query names what it asks
+// for by a code ($question.by_code) and no hit holds one of its identifiers, nothing relevant
+// is stored: no rows.
 WITH known, collect(h) AS top
 WHERE known
 UNWIND top AS h

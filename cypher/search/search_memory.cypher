@@ -176,8 +176,8 @@ WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
 // or title, found by the exact channel or not (the note index keeps
 // `analytics.looker_scratch` as one word: its phrase query misses `looker_scratch` inside it)
 WITH floor, current,
-     [t IN $question.terms WHERE size([h IN current WHERE toLower(h.n.content) CONTAINS t
-                                OR toLower(coalesce(h.n.title, '')) CONTAINS t]) <= $exact_df]
+     [t IN $question.terms WHERE size([h IN current WHERE toLower(h.n.content) =~ t
+                                OR toLower(coalesce(h.n.title, '')) =~ t]) <= $exact_df]
      AS held
 UNWIND current AS h
 WITH floor, held, h ORDER BY h.score DESC, h.n.zk_id
@@ -187,13 +187,17 @@ LIMIT $k
 // content words of the query it holds), none holds a rare identifier of the query (the exact
 // channel, or one of `held`), none of the lexical channel's holds at least $rare_words rare
 // words of the query (fragments/lexical_in_project) nor has a lexical score of at least
-// $lex_floor, nothing relevant is stored: no rows.
+// $lex_floor, nothing relevant is stored: no rows. Nor is it when the query names what it asks
+// for by a code ($question.by_code) and no hit holds one of its identifiers.
 WITH floor, held, collect(h {.*, relevance: 2.0 * coalesce(
                                 vector.similarity.cosine(h.n.embedding, $vector), 0.0) - 1.0})
      AS top
-WHERE any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
-                         OR any(t IN held WHERE toLower(h.n.content) CONTAINS t
-                                  OR toLower(coalesce(h.n.title, '')) CONTAINS t))
+WHERE (NOT $question.by_code
+       OR any(h IN top WHERE any(t IN $question.terms WHERE toLower(h.n.content) =~ t
+                                 OR toLower(coalesce(h.n.title, '')) =~ t)))
+  AND any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
+                         OR any(t IN held WHERE toLower(h.n.content) =~ t
+                                  OR toLower(coalesce(h.n.title, '')) =~ t))
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance
