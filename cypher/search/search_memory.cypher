@@ -14,13 +14,16 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {lex, terms, exact, excluded, kinds}; lex: one {query, whole} per query
+//         holds): {lex, terms, exact, inside, by_code, excluded, kinds}; lex: one {query, whole} per query
 //         word, the query that word
 //         in every boosted field kept to the project, or one whole query ([] = no lexical
 //         part); notes: the project's notes (as last counted); lex_df: most hits counted per
 //         word (of the whole query); rare_share: most share of the project's notes a rare
-//         word is held by; terms: the query's identifiers, lower-cased; exact: Lucene query, each
-//         term a phrase in content and title ('' = none); project; excluded: note kinds to
+//         word is held by; terms: the query's identifiers, each the pattern of a lower-cased
+//         text holding it (query_text.identifier_pattern); exact: Lucene query, each
+//         identifier a phrase in content and title ('' = none); inside: the word index's
+//         query for those inside a longer word ('' = none); by_code: the query names what
+//         it asks for by a code (query_text.by_code); project; excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
 //         rescan: the exact scan follows a short index answer;
 //         lex_fetch: the exact channel's full-text candidates; pool: per-channel list length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
