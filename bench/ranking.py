@@ -31,13 +31,16 @@ from bench.retrieval import DEPTH
 from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
     MAX_LEX_WORDS,
+    by_code,
     content_word,
     earlier,
     exact_query,
     fielded_query,
+    holds_identifier,
     holds_number,
     identifiers,
     in_project,
+    inside_query,
     lucene_query,
     names,
     numbers,
@@ -133,6 +136,7 @@ class Asked:
     expected: set[int]
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
+    by_code: bool = False  # ... by a code (kg_brain.domain.query_text.by_code)
     before: bool = False  # a history question asking for the value just before the one named
     # per query word (as `words`), whether it is a content word (query_text.content_word); none
     # when empty
@@ -184,11 +188,17 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     words, written = ([{name: _scores(got, at) for name, got in word.items()}
                        for word in hits[index]] for index in (FULLTEXT_INDEX, WORD_INDEX))
     terms = identifiers(text)
-    indexed = [_index_hits(db, project, exact_query([t])).keys() for t in terms]
-    contains = np.asarray([[t in body for body in notes.texts] for t in terms],
+    contains = np.asarray([[holds_identifier(body, t) for body in notes.texts] for t in terms],
                           dtype=bool).reshape(len(terms), len(notes.ids))
-    holders = contains & np.asarray([[z in found for z in notes.ids] for found in indexed],
-                                    dtype=bool).reshape(len(terms), len(notes.ids))
+    found = _index_hits(db, project, exact_query(terms)) if terms else {}
+    phrased = np.asarray([[z in found for z in notes.ids]], dtype=bool)
+    # a term no phrase candidate holds: the word index's candidates for those inside a word
+    if (contains & phrased).any(axis=1).all() or not inside_query(terms):
+        inside = np.zeros_like(phrased)
+    else:
+        found = _index_hits(db, project, inside_query(terms), WORD_INDEX)
+        inside = np.asarray([[z in found for z in notes.ids]], dtype=bool)
+    holders = contains & (phrased | inside)
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     asks = earlier(text)
     return Asked(kind=kind, contextual=contextual, history=asks is not None,
@@ -197,7 +207,8 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, contains=contains, expected=expected, pairs=pairs,
-                 named=names(text, terms), content=[content_word(w) for w in kept], text=text)
+                 named=names(text, terms), by_code=by_code(text, terms),
+                 content=[content_word(w) for w in kept], text=text)
 
 
 def _index_hits(db: Database, project: str, query: str,
@@ -468,7 +479,8 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
     # the identifiers at most exact_df of the hits hold, found by the exact channel or not
     rare_held = q.contains[q.contains[:, order].sum(axis=1) <= t.exact_df]
     return [int(i) for i in top], Reach(
-        evident=bool((exact[top] > 0).any() or strong[top].any() or rare_held[:, top].any()),
+        evident=bool(((exact[top] > 0).any() or strong[top].any() or rare_held[:, top].any())
+                     and (not q.by_code or q.contains[:, top].any())),
         cosines=q.cosine[top],
         holds=np.where(pooled[top], holds[top], 0), unknown=unknown(q, boosts), known=known)
 

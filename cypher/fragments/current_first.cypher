@@ -81,10 +81,10 @@ CALL ({{hits}}) {
       AND (j < {{head}} OR NOT $history AND b.note_kind = a.note_kind
                              AND EXISTS { (a)-[:SUPERSEDES]-(b) })
       AND NOT EXISTS { (a)-[:FIXES]-(b) }
-      AND ($history OR NONE(t IN $question.terms WHERE (toLower(a.content) CONTAINS t
-                                               OR toLower(coalesce(a.title, '')) CONTAINS t)
-                                          AND NOT (toLower(b.content) CONTAINS t
-                                                   OR toLower(coalesce(b.title, '')) CONTAINS t)))
+      AND ($history OR NONE(t IN $question.terms WHERE (toLower(a.content) =~ t
+                                               OR toLower(coalesce(a.title, '')) =~ t)
+                                          AND NOT (toLower(b.content) =~ t
+                                                   OR toLower(coalesce(b.title, '')) =~ t)))
     WITH i, j, stated ORDER BY i, stated DESC, j
     RETURN collect([i, j]) AS pairs
   }

@@ -176,6 +176,20 @@ def names(text: str, terms: list[str]) -> bool:
                                 if not any(w in t for t in terms)]) <= NAMING_WORDS
 
 
+_LOWER_CAMEL = re.compile(r"[a-z]+[A-Z]\w*")
+
+
+def by_code(text: str, terms: list[str]) -> bool:
+    """Whether the query names what it asks for (names) by a code: an identifier with a digit,
+    an underscore, or a dot, colon or dash inside, or a camelCase name starting lower-case
+    (useSocketRetry; not a product's name, PgBouncer, that a note may write pg bouncer). No
+    note holding one of its identifiers among the hits, nothing is stored of it: a look-alike
+    (KG-1234 for KG-123) is no answer."""
+    return names(text, terms) and (
+        any(_IDENTIFIER.search(t) for t in terms)
+        or any(_LOWER_CAMEL.fullmatch(_EDGES.sub("", raw)) for raw in _TOKENS.split(text)))
+
+
 def exact_query(terms: list[str]) -> str:
     """The note index's query for `terms`: each a quoted phrase (only a backslash and a quote
     are special inside one, both escaped) in the content and title fields; the index's own
@@ -185,6 +199,51 @@ def exact_query(terms: list[str]) -> str:
         return ""
     phrases = " ".join(_phrase(t) for t in terms)
     return f"content:({phrases}) title:({phrases})"
+
+
+# A short commit hash (hex digits and letters, at least 7) stands for every longer hash it
+# starts: a note holding the full hash holds it.
+_HASH = re.compile(r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,39}")
+# What may stand beside a held identifier: anything but a letter, digit or underscore, so a
+# longer identifier does not hold a shorter one it starts or ends with (KG-1234 is not KG-123,
+# db.py:420 not db.py:42, ERR_CONN_RESET_V2 not ERR_CONN_RESET), and one after a dot or slash
+# is held (analytics.looker_scratch holds looker_scratch, src/app/db.py holds app/db.py); an
+# English ending after it is its own (504s, self-hosted).
+_BESIDE = "[a-z0-9_]"
+_ENDING = "(?:s|es|ed|ing)?"
+# Inside an identifier, any run of punctuation stands for any other (no space): a note writing
+# ledger\\models.py:212 or ERR-CONN-RESET holds ledger/models.py:212 and ERR_CONN_RESET.
+_PARTS = re.compile(r"[^\W_]+|[\W_]+")
+_APART = "[^a-z0-9\\s]+"
+# An identifier the note index may keep inside a longer word (its words join at dots and
+# underscores): letters, digits, underscores and dots only.
+_INSIDE = re.compile(r"[a-z0-9_.]+")
+
+
+def identifier_pattern(term: str) -> str:
+    """The regular expression (Java's, as Cypher's =~ reads it, and Python's) a lower-cased
+    text matches in full when it holds the identifier `term` (lower-cased) as written (but any
+    punctuation inside, _PARTS), nothing of an identifier beside it but an ending (_ENDING) or
+    the rest of a hash a short hash starts."""
+    rest = "[0-9a-f]*" if _HASH.fullmatch(term) else ""
+    parts = _PARTS.findall(term)
+    written = "".join(
+        p if p[0].isalnum() else _APART if 0 < i < len(parts) - 1
+        else "".join("\\" + c for c in p) for i, p in enumerate(parts))
+    return f"(?s).*(?<!{_BESIDE}){written}{rest}{_ENDING}(?!{_BESIDE}).*"
+
+
+def holds_identifier(text: str, term: str) -> bool:
+    """Whether `text` holds the identifier `term` as fragments/exact_matches reads it."""
+    return re.fullmatch(identifier_pattern(term), text.lower()) is not None
+
+
+def inside_query(terms: list[str]) -> str:
+    """The word index's query for the identifiers of `terms` the note index may keep inside a
+    longer word (_INSIDE): each a wildcard (`*looker_scratch*`) in the content and title
+    fields; '' for none."""
+    inside = " ".join(f"*{t}*" for t in terms if _INSIDE.fullmatch(t))
+    return f"content:({inside}) title:({inside})" if inside else ""
 
 
 def _phrase(text: str) -> str:
