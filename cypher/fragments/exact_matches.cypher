@@ -1,4 +1,4 @@
-// Fragment, rendered into statements when they load (never run alone): the notes of $project
+// Fragment, rendered into statements when they load (never run alone): the notes of {{project}}
 // that pass {{where}} (conditions on n) and hold a term of $question.terms (the query's
 // identifiers, lower-cased) word for word in their content or title, case-insensitive, bound to
 // {{as}} as a list of {n, s}. The full-text index finds the candidates ($question.exact: the
@@ -11,7 +11,7 @@ CALL () {
   WITH 1 AS one WHERE $question.exact <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $question.exact, {limit: $lex_fetch})
   YIELD node AS n
-  WHERE n.project = $project AND {{where}}
+  WHERE n.project = {{project}} AND {{where}}
   UNWIND [t IN $question.terms WHERE toLower(n.content) CONTAINS t
                          OR toLower(coalesce(n.title, '')) CONTAINS t] AS term
   WITH term, collect(n) AS holders

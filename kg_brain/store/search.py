@@ -28,10 +28,11 @@ class Asked(TypedDict):
     """What either search asks that changes with the question, sent as one map parameter
     (`question`): Neo4j keys a cached plan on each parameter's type and, for a text or a list,
     the class of its size (up to 10, 100, 1,000 characters or items), never on what a map holds,
-    so one plan serves every question. `lex`: the lexical terms; `terms`: the identifiers,
-    lower-cased; `exact`: their Lucene phrase query ('' = none); `excluded`: note kinds left
-    out."""
+    so one plan serves every question in every project. `project`: the project read; `lex`: the
+    lexical terms; `terms`: the identifiers, lower-cased; `exact`: their Lucene phrase query
+    ('' = none); `excluded`: note kinds left out."""
 
+    project: str
     lex: list[LexTerm]
     terms: list[str]
     exact: str
@@ -99,7 +100,7 @@ class AccessStamp(TypedDict):
 
 @read("search/search_memory.cypher")
 def search_memory(on: On, *, vector: Vector, question: Question, notes: int, lex_df: int,
-                  project: str, fetch: int, rescan: bool, lex_fetch: int, pool: int,
+                  fetch: int, rescan: bool, lex_fetch: int, pool: int,
                   fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, w_exact: float, exact_df: int,
                   superseded: float, supersede_share: float, vec_span: float,
@@ -113,9 +114,8 @@ def search_memory(on: On, *, vector: Vector, question: Question, notes: int, lex
 
 
 @read("search/deep_search.cypher")
-def deep_search(on: On, *, vector: Vector, question: DeepQuestion, lex_df: int, project: str,
-                hops: int, fetch: int, rescan: bool, lex_fetch: int,
-                pool: int,
+def deep_search(on: On, *, vector: Vector, question: DeepQuestion, lex_df: int, hops: int,
+                fetch: int, rescan: bool, lex_fetch: int, pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
                 floor: float, unknown_step: float, unknown_most: int,
                 lacked_step: float, lex_floor: float, rare_share: float, rare_words: int,
