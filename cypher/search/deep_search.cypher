@@ -23,17 +23,16 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {project, text, lex, terms, exact, entity_keys, excluded, clauses}; project:
-//         the project read (the fragments' `project`); text: Lucene
+//         holds): {project, text, lex, terms, exact, inside, by_code, entity_keys, excluded,
+//         clauses}; project: the project read (the fragments' `project`); text: Lucene
 //         query from word tokens ('' = none), for entity names;
 //         lex: one {query, whole} per query word in every boosted field, kept to the
 //         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
 //         hits counted per word; rare_share: most share of the project's notes a rare word is
 //         held by; floor, lex_floor, rare_words, unknown_step, unknown_most, lacked_step:
 //         the relevance floor, as search_memory's (fragments/relevance_floor; floor is
-//         DeepTuning.floor past OWN_IDF_MAX notes); terms: the query's
-//         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
-//         title ('' = none); entity_keys: canonical keys of the question's entities;
+//         DeepTuning.floor past OWN_IDF_MAX notes); terms, exact, inside,
+//         by_code: as search_memory's; entity_keys: canonical keys of the question's entities;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
 //         sizes; rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
@@ -380,7 +379,11 @@ ORDER BY h.score DESC, h.n.zk_id
 WITH floor, collect(h) AS placed
 WITH placed, any(h IN placed[..$k] WHERE h.relevance >= coalesce(
                          [r IN h.recs WHERE r.ch = 'lexical' | r.floor][0], floor)
-                     OR any(r IN h.recs WHERE r.ch = 'exact')) AS known,
+                     OR any(r IN h.recs WHERE r.ch = 'exact'))
+             AND (NOT $question.by_code
+                  OR any(h IN placed[..$k] WHERE any(t IN $question.terms
+                           WHERE toLower(h.n.content) =~ t
+                              OR toLower(coalesce(h.n.title, '')) =~ t))) AS known,
      CASE WHEN $near.diverse_head > $near.diverse_from AND placed[0].score > 0
           THEN placed[..$near.diverse_of] ELSE [] END AS pool
 WITH placed, known, pool, [x IN pool | x.n.embedding] AS vs
@@ -405,8 +408,9 @@ WITH known, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score EN
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // when no hit reaches the floor (a lexical hit its own, fragments/relevance_floor) and none
-// holds a rare identifier of the query (the exact channel), nothing relevant is stored: no
-// rows.
+// holds a rare identifier of the query (the exact channel), or the query names what it asks
+// for by a code ($question.by_code) and no hit holds one of its identifiers, nothing relevant
+// is stored: no rows.
 WITH known, collect(h) AS top
 WHERE known
 UNWIND top AS h

@@ -21,14 +21,18 @@ from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.query_text import (
     asks_for_many,
+    by_code,
     clauses,
     earlier,
     exact_query,
     fielded_query,
+    identifier_pattern,
     identifiers,
     in_project,
+    inside_query,
     lucene_query,
     names,
+    numbers,
     whole_query,
     word_queries,
 )
@@ -193,10 +197,14 @@ class Search:
         asks = earlier(text)
         asked: Asked = {"project": project,
                         "lex": in_project(fielded_query(words, self._boosts()), project),
-                        "terms": terms, "exact": in_project(exact_query(terms), project),
-                        "excluded": _excluded(include_contextual)}
+                        "terms": [identifier_pattern(t) for t in terms],
+                        "exact": in_project(exact_query(terms), project),
+                        "inside": in_project(inside_query(terms), project),
+                        "by_code": by_code(text, terms),
+                        "excluded": _excluded(include_contextual), "numbers": numbers(text)}
         return {"vector": self.embedder.encode(text), "text": words,
-                "history": asks is not None, "before": asks == "before"}, asked
+                "history": asks is not None, "before": asks == "before",
+                "named": names(text, terms)}, asked
 
     def search_memory(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False, note_kinds: list[str] | None = None,
@@ -219,7 +227,7 @@ class Search:
             w_exact=t.w_exact, exact_df=t.exact_df, superseded=t.superseded,
             supersede_share=t.supersede_share, vec_span=t.vec_span,
             session_after=t.session_after, session_before=t.session_before,
-            fix_lift=t.fix_lift, named=names(query, asked["terms"]), same_n=t.same_n,
+            fix_lift=t.fix_lift, same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
             same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k)
         self._stamp(stamp, rows)
@@ -246,7 +254,7 @@ class Search:
         rows = statements.deep_search(
             self.db, **params, **fetches, question=question, hops=hops, k=k, total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
-            named=names(text, asked["terms"]), same_linked=SAME_LINKED, linked_far=LINKED_FAR,
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR,
             near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
                   "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
                   "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST,

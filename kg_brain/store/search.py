@@ -29,14 +29,21 @@ class Asked(TypedDict):
     (`question`): Neo4j keys a cached plan on each parameter's type and, for a text or a list,
     the class of its size (up to 10, 100, 1,000 characters or items), never on what a map holds,
     so one plan serves every question in every project. `project`: the project read; `lex`: the
-    lexical terms; `terms`: the identifiers, lower-cased; `exact`: their Lucene phrase query
-    ('' = none); `excluded`: note kinds left out."""
+    lexical terms; `terms`: the identifiers, each as the pattern of a text holding it
+    (query_text.identifier_pattern); `exact`: their Lucene phrase query ('' = none); `inside`:
+    the word index's query for those a word of the note index may hold inside it
+    (query_text.inside_query); `by_code`: the query names what it asks for by a code
+    (query_text.by_code); `excluded`: note kinds left out; `numbers`: the numbers the question
+    names (query_text.numbers)."""
 
     project: str
     lex: list[LexTerm]
     terms: list[str]
     exact: str
+    inside: str
+    by_code: bool
     excluded: list[str]
+    numbers: list[str]
 
 
 class Question(Asked):
