@@ -1,4 +1,4 @@
-// Fragment, rendered into statements when they load (never run alone): the notes of $project
+// Fragment, rendered into statements when they load (never run alone): the notes of {{project}}
 // that pass {{where}} (conditions on n) and hold a term of $question.terms (each identifier of
 // the query as a pattern of the lower-cased text: query_text.identifier_pattern) in their
 // content or title, bound to {{as}} as a list of {n, s}. The full-text index finds the
@@ -15,7 +15,7 @@ CALL () {
   WITH 1 AS one WHERE $question.exact <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $question.exact, {limit: $lex_fetch})
   YIELD node AS n
-  WHERE n.project = $project AND {{where}}
+  WHERE n.project = {{project}} AND {{where}}
   WITH collect(n) AS phrased
   CALL (phrased) {
     WITH phrased
@@ -24,7 +24,7 @@ CALL () {
                                            OR toLower(coalesce(n.title, '')) =~ t))
     CALL db.index.fulltext.queryNodes('note_words', $question.inside, {limit: $lex_fetch})
     YIELD node AS n
-    WHERE n.project = $project AND {{where}}
+    WHERE n.project = {{project}} AND {{where}}
     RETURN collect(n) AS inside
   }
   UNWIND phrased + inside AS n

@@ -1,5 +1,5 @@
 // Fragment, Neo4j 2026's version of nearest_in_project.cypher (same slots, same answer shape):
-// the notes of $project nearest {{vector}} that pass {{where}} and not {{except}} (conditions on
+// the notes of {{project}} nearest {{vector}} that pass {{where}} and not {{except}} (conditions on
 // n), best first, at most {{size}}, bound to {{as}} as a list of {n, s} with s the cosine in
 // [-1, 1]. The CALL imports {{imports}}.
 // The 2026 vector index declares n.project (schema bootstrap), and the SEARCH clause filters on
@@ -17,7 +17,7 @@ CALL ({{imports}}) {
     WITH 1 AS one WHERE {{vector}} IS NOT NULL AND $fetch > 0
     MATCH (n:Note)
       SEARCH n IN (VECTOR INDEX vector_index_Note_embedding FOR {{vector}}
-                   WHERE n.project = $project LIMIT $fetch)
+                   WHERE n.project = {{project}} LIMIT $fetch)
     WHERE {{where}}
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     ORDER BY s DESC
@@ -27,7 +27,7 @@ CALL ({{imports}}) {
   RETURN CASE WHEN found >= {{size}} OR ($fetch > 0 AND NOT $rescan) THEN indexed ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
-                             AND ($fetch = 0 OR $rescan) THEN $project END
+                             AND ($fetch = 0 OR $rescan) THEN {{project}} END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT {{size}}

@@ -1,4 +1,4 @@
-// Fragment, rendered into statements when they load (never run alone): the notes of $project
+// Fragment, rendered into statements when they load (never run alone): the notes of {{project}}
 // nearest {{vector}} that pass {{where}} and not {{except}} (conditions on n), best first, at most
 // {{size}}, bound to {{as}} as a list of {n, s} with s the cosine in [-1, 1]. The CALL imports
 // {{imports}}. Neo4j's index score and vector.similarity.cosine() are (1 + cos) / 2: s converts
@@ -19,7 +19,7 @@ CALL ({{imports}}) {
     WITH 1 AS one WHERE {{vector}} IS NOT NULL AND $fetch > 0
     CALL db.index.vector.queryNodes('vector_index_Note_embedding', $fetch, {{vector}})
     YIELD node AS n, score
-    WHERE n.project = $project AND {{where}}
+    WHERE n.project = {{project}} AND {{where}}
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     ORDER BY s DESC
     RETURN count(n) AS found,
@@ -28,7 +28,7 @@ CALL ({{imports}}) {
   RETURN CASE WHEN found >= {{size}} OR ($fetch > 0 AND NOT $rescan) THEN indexed ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
-                             AND ($fetch = 0 OR $rescan) THEN $project END
+                             AND ($fetch = 0 OR $rescan) THEN {{project}} END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT {{size}}

@@ -23,8 +23,8 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {text, lex, terms, exact, inside, by_code, entity_keys, excluded,
-//         clauses}; text: Lucene
+//         holds): {project, text, lex, terms, exact, inside, by_code, entity_keys, excluded,
+//         clauses}; project: the project read (the fragments' `project`); text: Lucene
 //         query from word tokens ('' = none), for entity names;
 //         lex: one {query, whole} per query word in every boosted field, kept to the
 //         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
@@ -33,7 +33,7 @@
 //         the relevance floor, as search_memory's (fragments/relevance_floor; floor is
 //         DeepTuning.floor past OWN_IDF_MAX notes); terms, exact, inside,
 //         by_code: as search_memory's; entity_keys: canonical keys of the question's entities;
-//         excluded: note kinds to leave out; project; hops: 1..3; fetch, lex_fetch, pool: candidate
+//         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
 //         sizes; rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
 //         query names what it asks for (an identifier and few other words); history: the
@@ -64,20 +64,24 @@
 //          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
 //          FOLLOWS), link_count: all; best first
 {{> nearest_in_project
+    project: $question.project
     as: vec
     vector: $vector
     size: $pool
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded }}
-WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
+WITH vec, CASE WHEN $total < 2000
+               THEN COUNT { MATCH (n:Note) WHERE n.project = $question.project }
                ELSE $total END AS total
 // the lexical channel: BM25 with the project's own statistics, as search_memory
 {{> lexical_in_project
+    project: $question.project
     as: lex
     imports: total
     notes: total
     size: $pool
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded }}
 {{> exact_matches
+    project: $question.project
     as: exact
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
     most: $tuning.exact_df }}
@@ -85,12 +89,12 @@ CALL () {
   WITH 1 AS one WHERE $question.text <> ''
   CALL db.index.fulltext.queryNodes('entity_names', $question.text, {limit: $tuning.ent_fetch})
   YIELD node, score
-  WHERE node.project = $project AND node.notes > 0 AND node.notes <= $ent_cap
+  WHERE node.project = $question.project AND node.notes > 0 AND node.notes <= $ent_cap
   RETURN collect({e: node, s: score}) AS named
 }
 CALL (named, total) {
   UNWIND [x IN named | {e: x.e, m: $tuning.ent_partial * x.s / named[0].s}] +
-         COLLECT { MATCH (e:Entity {project: $project})
+         COLLECT { MATCH (e:Entity {project: $question.project})
                    WHERE e.key IN $question.entity_keys AND e.notes > 0 AND e.notes <= $ent_cap
                    RETURN {e: e, m: 1.0} } AS x
   WITH x.e AS e, max(x.m) AS m
@@ -102,7 +106,7 @@ CALL (named, total) {
   MATCH (e)<-[:MENTIONS]-(n:Note)
   WITH n, sum(w) AS s, collect(e)[0] AS via ORDER BY s DESC, n.zk_id
   WITH n, s, via
-  WHERE n.project = $project AND n.memory_type = 'permanent'
+  WHERE n.project = $question.project AND n.memory_type = 'permanent'
     AND NOT n.note_kind IN $question.excluded
   WITH n, s, via LIMIT $pool
   RETURN collect({n: n, s: s, via: via.name}) AS ent
@@ -138,6 +142,7 @@ CALL (base) {
   WITH base, raw, sqrt(reduce(a = 0.0, y IN raw | a + y * y)) AS norm
   WITH base, [x IN raw | x / norm] AS q, [x IN base | x.n] AS seen
   {{> nearest_in_project
+      project: $question.project
       as: got
       imports: q, seen
       vector: q
@@ -169,7 +174,8 @@ CALL (base, top, total) {
     UNWIND reduce(kept = [], g IN weights |
              CASE WHEN size(kept) >= $tuning.nb_limit THEN kept
                   ELSE kept + [x IN g.tied
-                               WHERE x.m.project = $project AND x.m.memory_type = 'permanent'
+                               WHERE x.m.project = $question.project
+                                 AND x.m.memory_type = 'permanent'
                                  AND NOT x.m.note_kind IN $question.excluded
                                | {m: x.m, bw: g.bw, via: x.via}] END) AS x
     WITH x.m AS m, x.bw AS bw, x.via AS via ORDER BY bw DESC, m.zk_id LIMIT $tuning.nb_limit
@@ -178,7 +184,7 @@ CALL (base, top, total) {
   }
   CALL (sn, pull) {
     MATCH (sn)-[r:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent'
+    WHERE m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
     WITH m, r, CASE
         WHEN type(r) = 'FIXES' AND startNode(r) = m THEN $tuning.w_fix
@@ -202,7 +208,7 @@ UNWIND hits + COLLECT {
                 ELSE [] END AS h
     WITH h.n AS f, h.s AS top
     MATCH (f)-[r:FOLLOWS]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent'
+    WHERE m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
     WITH m, f, top, CASE WHEN startNode(r) = m THEN $tuning.session_after
                          ELSE $tuning.session_before END * top AS s
@@ -225,6 +231,7 @@ UNWIND found + COLLECT {
     UNWIND CASE WHEN $tuning.fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.s AS s
     {{> fixes_of_mistake
+        project: $question.project
         where: true
         lift: $tuning.fix_lift
         as: s }}
@@ -338,7 +345,7 @@ WITH floor, placed, COLLECT {
     WITH lead, m, collect(e)[0] AS via,
          sum((log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0)) ^ $near.bridge_rarity)
          AS w
-    WHERE w >= $near.bridge_least AND m.project = $project AND m.memory_type = 'permanent'
+    WHERE w >= $near.bridge_least AND m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
     WITH lead, m, via, w, vector.similarity.cosine(m.embedding, $vector) AS cos
     ORDER BY w DESC, cos DESC, m.zk_id LIMIT 1

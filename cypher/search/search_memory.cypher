@@ -14,7 +14,8 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {lex, terms, exact, inside, by_code, excluded, kinds}; lex: one {query, whole} per query
+//         holds): {project, lex, terms, exact, inside, by_code, excluded, kinds}; project: the
+//         project read (the fragments' `project`); lex: one {query, whole} per query
 //         word, the query that word
 //         in every boosted field kept to the project, or one whole query ([] = no lexical
 //         part); notes: the project's notes (as last counted); lex_df: most hits counted per
@@ -23,7 +24,7 @@
 //         text holding it (query_text.identifier_pattern); exact: Lucene query, each
 //         identifier a phrase in content and title ('' = none); inside: the word index's
 //         query for those inside a longer word ('' = none); by_code: the query names what
-//         it asks for by a code (query_text.by_code); project; excluded: note kinds to
+//         it asks for by a code (query_text.by_code); excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
 //         rescan: the exact scan follows a short index answer;
 //         lex_fetch: the exact channel's full-text candidates; pool: per-channel list length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
@@ -52,6 +53,7 @@
 //          one that lifted it most, or null; links: up to 3 (zk_id, type, direction; typed, then
 //          RELATES_TO, then FOLLOWS), link_count: all; best first
 {{> nearest_in_project
+    project: $question.project
     as: vec
     vector: $vector
     size: $pool
@@ -59,12 +61,14 @@
       AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds) }}
 // The lexical channel: BM25 with the project's own statistics (fragments/lexical_in_project).
 {{> lexical_in_project
+    project: $question.project
     as: lex
     notes: $notes
     size: $pool
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
       AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds) }}
 {{> exact_matches
+    project: $question.project
     as: exact
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
       AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds)
@@ -105,7 +109,7 @@ UNWIND hits + COLLECT {
     UNWIND CASE WHEN $session_after > 0 OR $session_before > 0 THEN hits ELSE [] END AS h
     WITH h.n AS f, h.score AS s
     MATCH (f)-[r:FOLLOWS]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent'
+    WHERE m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
       AND ($question.kinds IS NULL OR m.note_kind IN $question.kinds)
     RETURN {n: m, channels: [], score: 0.0, via: f.zk_id, cap: s,
@@ -132,6 +136,7 @@ UNWIND found + COLLECT {
     UNWIND CASE WHEN $fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.score AS s
     {{> fixes_of_mistake
+        project: $question.project
         where: ($question.kinds IS NULL OR f.note_kind IN $question.kinds)
         lift: $fix_lift
         as: lift }}

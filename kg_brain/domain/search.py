@@ -167,7 +167,7 @@ class Search:
         evidence, no score is; the floor `word_floor`, raised per unknown word) up to
         OWN_IDF_MAX notes, else the whole query (`lex` of `asked`), its fetch,
         Tuning.lex_floor and `whole_floor` (Tuning.floor, DeepTuning.floor)."""
-        t, project = self.tuning, params["project"]
+        t, project = self.tuning, asked["project"]
         notes = self.index_fetch.size(project)
         floor = {"unknown_step": self.word_floor[1], "unknown_most": UNKNOWN_MOST,
                  "lacked_step": self.word_floor[2], "rare_share": RARE_SHARE,
@@ -195,13 +195,14 @@ class Search:
         terms = identifiers(text)
         project = validate.project(project)
         asks = earlier(text)
-        asked: Asked = {"lex": in_project(fielded_query(words, self._boosts()), project),
+        asked: Asked = {"project": project,
+                        "lex": in_project(fielded_query(words, self._boosts()), project),
                         "terms": [identifier_pattern(t) for t in terms],
                         "exact": in_project(exact_query(terms), project),
                         "inside": in_project(inside_query(terms), project),
                         "by_code": by_code(text, terms),
                         "excluded": _excluded(include_contextual), "numbers": numbers(text)}
-        return {"vector": self.embedder.encode(text), "text": words, "project": project,
+        return {"vector": self.embedder.encode(text), "text": words,
                 "history": asks is not None, "before": asks == "before",
                 "named": names(text, terms)}, asked
 
@@ -217,7 +218,7 @@ class Search:
         params, asked = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
                                      include_contextual)
         pool = max(t.pool, k)
-        fetches = self._fetches(params["project"], pool, k)
+        fetches = self._fetches(asked["project"], pool, k)
         params |= self._lexical(params, asked, fetches["lex_fetch"], t.floor)
         del params["text"]  # the entity names' query: deep_search's
         rows = statements.search_memory(
@@ -243,7 +244,7 @@ class Search:
         params, asked = self._params(text, project, include_contextual)
         many = asks_for_many(text)
         pool = max(t.pool, k)
-        fetches = self._fetches(params["project"], pool, k)
+        fetches = self._fetches(asked["project"], pool, k)
         lexical = self._lexical(params, asked, fetches["lex_fetch"], t.floor)
         total = lexical.pop("notes")
         params |= lexical

@@ -195,6 +195,32 @@ def test_questions_of_any_shape_send_the_same_parameter_kinds(brain: Brain,
     assert all(len(keys) == 1 for keys in sent.values()), sent
 
 
+def test_projects_of_any_name_length_send_the_same_parameter_kinds(brain: Brain,
+                                                                  project: str) -> None:
+    """A project's name is text: sent as a parameter of its own, one of 3 characters and one of
+    40 would each have a plan (Neo4j keys text of up to 10 and of up to 100 characters apart),
+    and the first search in a project of the other class would be planned again. Each hot read
+    sends one set of parameter kinds whatever the project."""
+    seed(brain, project)
+    recording = Recording(brain.db)
+    deps = replace(brain.deps, db=recording)  # type: ignore[arg-type]
+    search, mistakes = Search(deps), Mistakes(deps, brain.reader, brain.writer)
+    calls: list[Callable[[str], object]] = [
+        lambda name: search.search_memory("connection pool", name, stamp=False),
+        lambda name: search.deep_search("connection pool", name, stamp=False),
+        lambda name: mistakes.preflight_check("connection pool", name)]
+    sent: dict[str, set[Any]] = {}
+    for name in (project, project[:3], (project * 4)[:40]):  # the last two hold no notes
+        for call in calls:
+            call(name)
+            assert recording.last is not None
+            statement, params = recording.last
+            sent.setdefault(statement, set()).add(plan_key(params))
+    assert set(sent) == {"search/search_memory", "search/deep_search",
+                         "mistakes/preflight_mistakes"}
+    assert all(len(keys) == 1 for keys in sent.values()), sent
+
+
 def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(
         brain: Brain, db: Database, project: str) -> None:
     ids = seed(brain, project)
