@@ -307,6 +307,13 @@ def test_a_question_for_the_value_before_a_named_one_starts_from_the_note_that_s
         assert ranked.index(first) < ranked.index(middle)
 
 
+def assert_alike_as_linked(embedder: SentenceTransformerEmbedder, texts: list[str]) -> None:
+    """The two texts' mutual cosine (in [-1, 1]) is at least SAME_LINKED: alike enough that a
+    SUPERSEDES link between them counts in the ranking."""
+    vectors = [np.asarray(embedder.encode(t)) for t in texts]
+    assert np.dot(*vectors) / np.prod([np.linalg.norm(v) for v in vectors]) >= SAME_LINKED
+
+
 def test_asked_for_history_a_fix_yields_to_the_note_it_replaced(
         brain: Brain, days: Days, project: str, embedder: SentenceTransformerEmbedder) -> None:
     """A recorded resolution changed a value and superseded the note stating the old one
@@ -316,8 +323,7 @@ def test_asked_for_history_a_fix_yields_to_the_note_it_replaced(
              "bridge/.nvmrc.",
              "The label printer bridge runs Node 22.11 now on the depot PCs (was Node 18.19): "
              "AbortSignal.timeout() needs it; bridge/.nvmrc updated."]
-    vectors = [np.asarray(embedder.encode(t)) for t in texts]
-    assert np.dot(*vectors) / np.prod([np.linalg.norm(v) for v in vectors]) >= SAME_LINKED
+    assert_alike_as_linked(embedder, texts)
     old, = write(brain, days, project, texts[:1])
     failed = brain.mistakes.record_failure(
         "The label printer bridge crashes at start on the depot PCs: AbortSignal.timeout is "
@@ -365,8 +371,7 @@ def test_a_linked_later_note_past_the_best_hits_takes_the_current_value(
              "RATE_LIMIT_RPM in config/limits.yaml.",
              "RATE_LIMIT_RPM is 250 now in config/limits.yaml: 100 requests per minute per "
              "client was too low for the sale."]
-    vectors = [np.asarray(embedder.encode(t)) for t in texts]
-    assert np.dot(*vectors) / np.prod([np.linalg.norm(v) for v in vectors]) >= SAME_LINKED
+    assert_alike_as_linked(embedder, texts)
     old, new = write(brain, days, project, texts)
     brain.db.write_tx(lambda tx: brain.writer.link(tx, new, old, LinkType.SUPERSEDES,
                                                    "changes the limit", origin="auto"))
