@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from kg_brain.text.redact.marks import is_placeholder, mark
+from kg_brain.text.redact.marks import is_placeholder, is_resource_path, mark
 
 _VALUE = r"(?P<q>['\"]?)(?P<secret>[^\s'\"]{4,128})(?P=q)"
 _HTPASSWD = r"\bhtpasswd(?=(?:\s+-[A-Za-z]+)*?\s+-[A-Za-z]*b)"  # -b: the password is an argument
@@ -69,6 +69,18 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("echo",), r"\becho\s+(?:-n\s+)?" + _VALUE + r"\s*\|[^\n|]*?"
      r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--password-stdin|\bpasswd\s+--stdin)\b"),
     (("pass",), r"(?<!\S)--[\w\-]*pass(?:word|phrase)?(?:[ =])" + _VALUE),
+    # openssl enc -k: the password itself (-kfile names a file)
+    (("openssl",), r"\bopenssl\b[^\n]*?\s-k\s+" + _VALUE),
+    # Composer's http-basic HOST USER PASSWORD; Bundler's BUNDLE_<HOST>=user:password
+    (("http-basic",), r"\bcomposer\b[^\n]*?\shttp-basic\.\S+\s+\S+\s+" + _VALUE),
+    (("bundle_",), r"\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+=(?P<q>['\"]?)[^\s:'\"]+:"
+     r"(?P<secret>[^\s'\"]{4,128})(?P=q)"),
+    # a flag named for a login pair, then user:password (jenkins-cli -auth, --user, --creds)
+    (("auth", "user", "cred"),
+     r"(?<!\S)--?(?:auth|user|creds?|credentials|basic-auth|proxy-user)[ =]['\"]?"
+     r"(?P<user>[^\s:'\"@]+):(?P<q>)(?P<secret>(?!(?P=user)\b)[^\s'\"@]{4,128})"),
+    # a token given to a command's login: wandb login KEY, cargo login TOKEN
+    (("login",), r"\b[\w\-]+\s+(?:auth\s+)?login(?:\s+-{1,2}[\w\-]+)*\s+" + _VALUE),
     # smtplib, ftplib, imaplib and most clients: .login("user", "password")
     ((".login(",), r"\.login\(\s*[\"'][^\"'\n]+[\"']\s*,\s*" + _VALUE),
 ))
@@ -83,9 +95,10 @@ _ACCOUNT_PAIR = re.compile(r"(?i)(?:\b" + _ACCOUNTS + r"|\b(?:as|log[ -]?in|sign
 # a password word, then connecting words on the same line, then the value
 _NAMED = re.compile(
     r"(?i)\b(?:passw(?:or)?d|pass|pw|pwd|passphrase|passcode)\b"
-    r"(?:[ \t]+(?:is|was|are|now|to|as|of|=|:|-|for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]"
+    r"(?:[ \t]+(?:is|was|are|now|to|as|of|=(?!=)|:|-|for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]"
     r"|(?:on|at|in|for)(?:[ \t]+[\w.\-]+){1,4}?(?=[ \t]+(?:is|was)\b)))*"
-    r"[ \t]*[:=]?[ \t]*" + _VALUE)
+    # `password == other`, `pw != ""`: a comparison, not a value
+    r"[ \t]*(?::|(?<![=!<>])=(?!=))?[ \t]*(?![=!<>]=)" + _VALUE)
 _CAPITALISED_WORDS = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
 _PORT_OR_NUMBER = re.compile(r"[\d:./\-]+")
 _CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]].*|.*://.*")  # a.b, f(), x[0]
@@ -123,7 +136,8 @@ def password_like(value: str, dotted: bool = False) -> bool:
         return False
     if value[0] == "@" and not _FILE_NAME.search(value):
         value = value[1:]  # a password beginning with @, not curl's @file
-    if value[0] in "$%{<>[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value:
+    if value[0] in "$%{<>[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value or (
+            is_resource_path(value)):
         return False
     if _CODE.fullmatch(value) and not (dotted and _DOTTED.fullmatch(value)):
         return False
