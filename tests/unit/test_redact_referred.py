@@ -170,6 +170,20 @@ HIDDEN_ROUND_5 = [
      "Marsh.Owl.51", "password"),
     ("composer config http-basic.pkgs.example.org deploy Quartz?Bay31", "Quartz?Bay31", "password"),
     ("BUNDLE_GEMS__EXAMPLE__NET=ci:Rk8vTz3Qm6Wx", "Rk8vTz3Qm6Wx", "password"),
+    # => (PHP arrays, Ruby hashes) and := (Go) as an assignment's separator
+    ("'secret' => 'Gv8Rk2Lp5Zq9Xw3Tn6Mb',", "Gv8Rk2Lp5Zq9Xw3Tn6Mb", "secret"),
+    (":password => 'Amber#Finch90'", "Amber#Finch90", "password"),
+    ('apiToken := "Wd4Kx8Pq2Mz6Rn1Vt5Hb"', "Wd4Kx8Pq2Mz6Rn1Vt5Hb", "token"),
+    # an element named for a secret, with attributes
+    ('<apiKey env="prod">Qm7Tr2Wx9Lp4Zn8Kd3Vb</apiKey>', "Qm7Tr2Wx9Lp4Zn8Kd3Vb", "api_key"),
+    # Go's MySQL DSN
+    ('db, _ := sql.Open("mysql", "report:Dusk*Lane52@tcp(127.0.0.1:3306)/stats")', "Dusk*Lane52",
+     "password"),
+    # a user and a password passed together; PowerShell's SecureString from plain text
+    ('session.auth = ("builder", "Mossy-Gate-45")', "Mossy-Gate-45", "password"),
+    ('var c = new NetworkCredential("ops", "Raven.Hill.73");', "Raven.Hill.73", "password"),
+    ('ConvertTo-SecureString -String "Cedar!Dawn26" -AsPlainText -Force', "Cedar!Dawn26",
+     "password"),
 ]
 KEPT_ROUND_5 = [
     "password: projects/77/secrets/api-signing-password/versions/2",
@@ -183,6 +197,12 @@ KEPT_ROUND_5 = [
     "env:\n- name: API_TOKEN\n  valueFrom:\n    secretKeyRef: {name: api, key: token}",
     "gh secret set SENTRY_TOKEN --body \"$SENTRY_TOKEN\"",
     "openssl enc -d -aes-128-cbc -kfile pass.txt -in notes.enc",
+    "'password' => 'required|string|min:12|confirmed',",
+    "protected $casts = ['password' => 'hashed'];",
+    '<password encrypted="true">${smtp.password}</password>',
+    'dsn := fmt.Sprintf("%s:%s@tcp(%s)/%s", u, p, h, d)',
+    'requests.get(url, auth=("bot", os.environ["BOT_PW"]))',
+    "token := getToken(ctx)",
 ]
 
 @pytest.mark.parametrize(("text", "secret", "kind"),

@@ -1,6 +1,8 @@
-"""Labelled secrets: `password=`/`token:`/`"api_key": "..."`/`config['SECRET_KEY'] = ...`
-assignments, XML elements and Terraform variables named for a secret, and the data of Kubernetes
-Secret manifests.
+"""Labelled secrets: `password=`/`token:`/`"api_key": "..."`/`config['SECRET_KEY'] = ...`/
+`'password' => '...'`/`token := "..."` assignments, XML elements and Terraform variables named
+for a secret, a name and its value as two fields (`- name: API_TOKEN` / `value: ...`), session
+cookies on a cookie line, and the data of Kubernetes Secret manifests (a SealedSecret's
+`encryptedData` is ciphertext: `sealed_values` says where it is, and it is not read).
 
 An assignment only counts when its value is a literal: variable references, calls, placeholders
 and type annotations are code, not secrets, and ordinary notes must come back byte-identical.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import re
 
 from kg_brain.text.redact.marks import is_placeholder, is_public, is_resource_path, mark, splice
+from kg_brain.text.redact.referred import password_like
 
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
@@ -26,16 +29,18 @@ _ASSIGNMENT = re.compile(
     r"(?<=[_\-.])(?:pass|auth)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))"
     # the key's closing quote, and a subscript's bracket: app.config['SECRET_KEY'] = '...'
     r"(?P<kq>[\"']?\]?)"
-    r"(?P<sep>[ \t]*(?<![=!<>])[:=](?!=)[ \t]*)"
+    # =, :, and the => of PHP arrays, Ruby hashes and Perl, the := of Go and Pascal
+    r"(?P<sep>[ \t]*(?<![=!<>])(?:=>|:=|[:=](?![=>]))[ \t]*)"
     r"(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"'`,;&)\]}]+))"
 )
 # a Terraform variable named for a secret, and its default value
 _VARIABLE = re.compile(r"\bvariable\s+\"(?P<key>[\w\-]*(?i:passw(?:or)?d|passphrase|secret|token|"
                        r"api[_\-]?key|private[_\-]?key)[\w\-]*)\"\s*\{[^{}]*?\bdefault\s*=\s*"
                        r"(?P<q>\")(?P<qval>[^\"\n]*)\"")
-# an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>
+# an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>,
+# also with attributes (WS-Security's <wsse:Password Type="...">)
 _ELEMENT = re.compile(r"<(?P<key>[\w.:\-]{0,40}?(?i:passw(?:or)?d|passphrase|secret|token|"
-                      r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})>"
+                      r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})(?:[ \t][^<>\n]*)?>"
                       r"(?P<q>)(?P<qval>[^<>\n]*)</(?P=key)>")
 _REFERENCE_START = ("$", "%", "{", "<", "[", "@", "*", "os.", "env", "process.env", "getenv",
                     "settings.", "config.", "self.", "args.", "request.", "!", "/", "./", "../",
@@ -179,6 +184,8 @@ def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
         return False
     if _NOT_A_CREDENTIAL.fullmatch(value) or is_resource_path(value):
         return False
+    if sep.strip() == "=>":  # PHP arrays also map a field to its rules or cast: 'hashed'
+        return password_like(value) and "|" not in value
     if quoted:
         return len(value) >= 4
     if "(" in value or "[" in value:

@@ -52,6 +52,8 @@ FORMATS: tuple[Format, ...] = (
                       r"(?:\\n|\r?\n|[A-Za-z0-9+/=])+", "private key"),
     _f("password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@'\"]*:(?P<secret>[^\s@/'\"]+)"
                    r"@[\w.\-\[\]]+", "://"),
+    # Go's MySQL driver: user:password@tcp(host:port)/db
+    _f("password", r"\b[\w.\-]+:(?P<secret>[^\s:@/'\"]+)@(?:tcp|unix)\(", "@tcp(", "@unix("),
     _f("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", "eyj"),
     _f("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
        "akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
