@@ -29,7 +29,8 @@
 //         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
 //         title ('' = none); entity_keys: canonical keys of the question's entities; project;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
-//         sizes; rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
+//         sizes; sentences: hop 0's vector channel re-scored by sentences ({whole, reach},
+//         fragments/nearest_in_project); rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,
@@ -62,6 +63,7 @@
     as: vec
     vector: $vector
     size: $pool
+    sentences: $sentences
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded }}
 WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
                ELSE $total END AS total
@@ -110,7 +112,7 @@ WITH total, floor, vec, lex, exact, ent, CASE WHEN vec[-1].s < vec[0].s - $tunin
 WITH total, floor, vec, lex, exact, ent, vlow, vec[0].s - vlow AS vspan
 WITH [x IN vec | {n: x.n,
                   s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
-                  hop: 0, ch: 'vector', via: null, rel: null, ent: null, cos: x.s}] +
+                  hop: 0, ch: 'vector', via: null, rel: null, ent: null, cos: x.cos}] +
      [x IN lex | {n: x.n, s: $tuning.w_lex * x.s / lex[0].s,
                   hop: 0, ch: 'lexical', via: null, rel: null, ent: null, floor: x.floor}] +
      [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $tuning.w_exact END * x.s,

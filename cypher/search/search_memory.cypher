@@ -18,7 +18,8 @@
 //         word is held by; terms: the query's identifiers, lower-cased; exact: Lucene query, each
 //         term a phrase in content and title ('' = none); project; excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
-//         rescan: the exact scan follows a short index answer;
+//         rescan: the exact scan follows a short index answer; sentences: the vector
+//         channel's re-scoring by sentences ({whole, reach}, fragments/nearest_in_project);
 //         lex_fetch: the exact channel's full-text candidates; pool: per-channel list length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
 //         constants; w_exact: weight of the exact-match signal; exact_df: most notes a rare
 //         term is held by;
@@ -48,6 +49,7 @@
     as: vec
     vector: $vector
     size: $pool
+    sentences: $sentences
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
       AND ($kinds IS NULL OR n.note_kind IN $kinds) }}
 // The lexical channel: BM25 with the project's own statistics (fragments/lexical_in_project).

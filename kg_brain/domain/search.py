@@ -57,6 +57,8 @@ from kg_brain.domain.ranking import (
     RARE_SHARE,
     RARE_WORDS,
     SAME_LINKED,
+    SENTENCE_REACH,
+    SENTENCE_WHOLE,
     UNKNOWN_MOST,
     UNKNOWN_STEP,
     DeepTuning,
@@ -216,7 +218,7 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k)
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR, sentences=_sentences(pool), k=k)
         self._stamp(stamp, rows)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
@@ -239,6 +241,7 @@ class Search:
             self.db, **params, **fetches, hops=hops, k=k,
             entity_keys=[e.key for e in extract_entities(text)], total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
+            sentences=_sentences(pool),
             named=names(text, params["terms"]), same_linked=SAME_LINKED, linked_far=LINKED_FAR,
             near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
                   "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
@@ -278,3 +281,8 @@ class Search:
                        entities=[EntityView(**e) for e in row["entities"]],
                        nodes=[RelatedNode(**n) for n in row["nodes"]],
                        edges=[RelatedEdge(**e) for e in row["edges"]], total_nodes=row["total"])
+
+
+def _sentences(pool: int) -> dict[str, float]:
+    """The vector channel's re-scoring by sentences (SENTENCE_WHOLE), for a pool of `pool`."""
+    return {"whole": SENTENCE_WHOLE, "reach": max(SENTENCE_REACH, pool)}

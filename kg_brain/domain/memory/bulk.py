@@ -12,7 +12,7 @@ from typing import Any
 from kg_brain.base import validate
 from kg_brain.base.errors import BrainError, InvalidInput
 from kg_brain.domain.deps import Deps
-from kg_brain.domain.memory.text import embed_text, note_row, stored_kind
+from kg_brain.domain.memory.text import embed_notes, note_row, stored_kind
 from kg_brain.domain.memory.write import Writer
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.enrichment.llm.heuristic import HeuristicEnricher
@@ -88,10 +88,11 @@ class Importer:
                 f"imported ({done} notes), none after them") from exc
 
     def _embed(self, rows: list[Row]) -> list[Row]:
-        vectors = self.deps.embedder.encode_many(
-            [embed_text(r["title"], r["content"], r["context"]) for r in rows])
-        for row, vector in zip(rows, vectors, strict=True):
+        vectors = embed_notes(self.deps.embedder,
+                              [(r["title"], r["content"], r["context"]) for r in rows])
+        for row, (vector, parts) in zip(rows, vectors, strict=True):
             row["embedding"] = Floats(vector)
+            row["sentences"] = [Floats(p) for p in parts]
         return rows
 
     def _write(self, batch: list[Row]) -> list[str]:
@@ -123,8 +124,8 @@ class Importer:
         else:
             e = self._enricher.enrich(text, kind.value, project)
         row = note_row(new_zk_id(), text, project, mtype, stored_kind(kind, e.note_kind),
-                       bool(record.get("pinned")), e, [], self.deps.clock())
-        del row["embedding"]
+                       bool(record.get("pinned")), e, [], [], self.deps.clock())
+        del row["embedding"], row["sentences"]
         return row
 
     def _hidden(self, value: object) -> str:
