@@ -15,6 +15,7 @@ from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
+from kg_brain.views.sentences import backfill_sentences
 from tests.support.brains import make_brain
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -83,3 +84,20 @@ def test_writing_rewriting_and_forgetting_a_note_keep_its_sentences(
     assert same_vectors(stored(db, release), sentences(updated.title, new), embedder)
     brain.curation.forget([release], "gone", hard=True)
     assert stored(db, release) == []
+
+
+def test_the_backfill_fills_notes_written_without_sentences_once(
+        brain: Brain, db: Database, embedder: Embedder, project: str) -> None:
+    ids = brain.importer.add_many([record(*RELEASE, project), record(*WIZARD, project)])
+    db.write_tx(lambda tx: tx._tx.run(  # as a note written before notes kept sentences
+        "MATCH (p:Sentence)-[:SENTENCE_OF]->(n:Note {project: $project}) DETACH DELETE p",
+        project=project).consume())
+    dry = backfill_sentences(brain.deps, project=project)
+    assert (dry.notes, dry.filled) == (2, 0) and stored(db, ids[0]) == []
+    done = backfill_sentences(brain.deps, apply=True, project=project)
+    assert (done.notes, done.filled, done.sentences) == (
+        2, 2, len(sentences(*RELEASE)) + len(sentences(*WIZARD)))
+    assert same_vectors(stored(db, ids[0]), sentences(*RELEASE), embedder)
+    assert same_vectors(stored(db, ids[1]), sentences(*WIZARD), embedder)
+    again = backfill_sentences(brain.deps, apply=True, project=project)
+    assert (again.notes, again.filled) == (0, 0)
