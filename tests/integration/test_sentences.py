@@ -15,6 +15,7 @@ from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
+from kg_brain.views.backup import export_records, restore_records
 from kg_brain.views.sentences import backfill_sentences
 from tests.support.brains import make_brain
 
@@ -84,6 +85,15 @@ def test_writing_rewriting_and_forgetting_a_note_keep_its_sentences(
     assert same_vectors(stored(db, release), sentences(updated.title, new), embedder)
     brain.curation.forget([release], "gone", hard=True)
     assert stored(db, release) == []
+
+
+def test_a_backup_keeps_the_sentences(brain: Brain, db: Database, embedder: Embedder,
+                                      project: str) -> None:
+    [release] = brain.importer.add_many([record(*RELEASE, project)])
+    restore_records(db, export_records(db, [project]), as_project=f"{project}-copy")
+    [copy] = [r["zk_id"] for r in export_records(db, [f"{project}-copy"]) if r["kind"] == "note"]
+    assert copy != release
+    assert same_vectors(stored(db, copy), sentences(*RELEASE), embedder)
 
 
 def test_the_backfill_fills_notes_written_without_sentences_once(
