@@ -56,6 +56,11 @@ def build(brain: Brain, notes: int) -> Layout:
     return layout
 
 
+def no_lexical(params: dict[str, Any]) -> dict[str, Any]:
+    """A search's parameters with no lexical part."""
+    return {**params, "question": {**params["question"], "lex": []}}
+
+
 def parts(brain: Brain, query: str,
           project: str) -> tuple[dict[str, Callable[[], Any]], dict[str, Any]]:
     """Every call measured for one query in one project, by name, and search_memory's
@@ -69,28 +74,29 @@ def parts(brain: Brain, query: str,
     assert recording.last is not None
     deep = dict(recording.last[1])
     db = brain.db
-    lexical = {key: memory[key] for key in ("lex", "notes", "lex_df", "rare_share", "project",
-                                           "excluded", "kinds", "pool")}
+    asked = memory["question"]
+    lexical = {key: memory[key] for key in ("notes", "lex_df", "rare_share", "project", "pool")}
+    lexical["question"] = {key: asked[key] for key in ("lex", "excluded", "kinds")}
     # the project searched as one larger than OWN_IDF_MAX is: the whole query, scored as the
     # index scores it, its lexical floors (Search._lexical); and word by word with each word's
     # hits cut at the whole query's fetch
-    whole = {**memory, "lex": whole_query(in_project(fielded_query(
-        lucene_query(query), search._boosts()), project)), "lex_df": memory["lex_fetch"],
+    whole = {**memory, "question": {**asked, "lex": whole_query(in_project(fielded_query(
+        lucene_query(query), search._boosts()), project))}, "lex_df": memory["lex_fetch"],
         "lex_floor": search.tuning.lex_floor, "floor": search.tuning.floor}
     cut = {**memory, "lex_df": min(memory["lex_df"], memory["lex_fetch"])}
     return {
         "search_memory": lambda: statements.search_memory(db, **memory),
-        "search_memory_no_lexical": lambda: statements.search_memory(db, **{**memory, "lex": []}),
+        "search_memory_no_lexical": lambda: statements.search_memory(db, **no_lexical(memory)),
         "search_memory_whole_query": lambda: statements.search_memory(db, **whole),
         "search_memory_words_cut": lambda: statements.search_memory(db, **cut),
         "deep_search": lambda: statements.deep_search(db, **deep),
-        "deep_search_no_lexical": lambda: statements.deep_search(db, **{**deep, "lex": []}),
+        "deep_search_no_lexical": lambda: statements.deep_search(db, **no_lexical(deep)),
         "lexical_channel": lambda: store.lexical_channel(db, **lexical),
-        "index_hits": lambda: store.lexical_index_hits(db, lex=memory["lex"],
+        "index_hits": lambda: store.lexical_index_hits(db, lex=asked["lex"],
                                                        limit=memory["lex_df"]),
-        "index_calls": lambda: store.lexical_index_hits(db, lex=memory["lex"], limit=1),
+        "index_calls": lambda: store.lexical_index_hits(db, lex=asked["lex"], limit=1),
         "project_hits": lambda: store.lexical_project_hits(
-            db, lex=memory["lex"], lex_df=memory["lex_df"], project=project),
+            db, lex=asked["lex"], lex_df=memory["lex_df"], project=project),
         "raw_vector_query": lambda: store.raw_vector_query(
             db, index=VECTOR_INDEX, k=10, vector=memory["vector"]),
     }, memory
@@ -110,9 +116,9 @@ def measure(brain: Brain, project: str, queries: list[str], rounds: int) -> dict
                 took = seconds(call[name])
                 if r >= WARMUP_ROUNDS:
                     samples[name].append(took)
-    hits = [store.lexical_project_hits(brain.db, lex=p["lex"], lex_df=p["lex_df"],
+    hits = [store.lexical_project_hits(brain.db, lex=p["question"]["lex"], lex_df=p["lex_df"],
                                        project=project)["hits"] for _, p in asked]
-    terms = [len(p["lex"]) for _, p in asked]
+    terms = [len(p["question"]["lex"]) for _, p in asked]
     base = samples["search_memory"]
     return {"notes": None, "terms_p50": statistics.median(terms),
             "project_hits_p50": statistics.median(hits),

@@ -283,10 +283,10 @@ class LexicalHits(TypedDict):
 
 
 @read("bench/lexical_channel.cypher")
-def lexical_channel(on: On, *, lex: list[dict[str, Any]], notes: int, lex_df: int,
-                    rare_share: float, project: str, excluded: list[str],
-                    kinds: list[str] | None, pool: int) -> LexicalKept:
-    """search_memory's lexical channel alone, with its parameters."""
+def lexical_channel(on: On, *, question: dict[str, Any], notes: int, lex_df: int,
+                    rare_share: float, project: str, pool: int) -> LexicalKept:
+    """search_memory's lexical channel alone, with its parameters (`question`: its lex,
+    excluded and kinds)."""
 
 
 @read("bench/lexical_index_hits.cypher")

@@ -3,8 +3,13 @@
 // when present, is no property: the MENTIONS are written apart; sentences, its sentences'
 // vectors, neither: written as Sentence nodes, fragments/write_sentences) created and bound to
 // n; row and n stay bound.
-CREATE (n:Note)
-SET n = row {.*, embedding: null, entities: null, sentences: null}
+// Written again with the same row (a transaction run once more after an attempt that did
+// commit), the note is found, not made twice: the MERGE matches only a note of the row's id,
+// project and content, so for another note holding the id it tries to create one, and the
+// unique constraint on zk_id refuses the write; its sentences are written again in place of
+// the first attempt's.
+MERGE (n:Note {zk_id: row.zk_id, project: row.project, content: row.content})
+ON CREATE SET n = row {.*, embedding: null, entities: null, sentences: null}
 WITH n, row
 CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
 {{> write_sentences

@@ -30,9 +30,9 @@
 // current value a note yields to a later fix of the same thing; a fix never yields (it
 // ranks with its mistake by FIXES: a symptom question asks for the fix, not for a later note on
 // its setting), nor does a history question turn to one; a FIXES pair never yields; nor,
-// asked for the current value, does a note holding an identifier of the query ($terms) to one
-// that does not hold it (look-alike services written in a row share their words, not the name
-// asked about; a history question names the later value).
+// asked for the current value, does a note holding an identifier of the query
+// ($question.terms) to one that does not hold it (look-alike services written in a row share
+// their words, not the name asked about; a history question names the later value).
 CALL ({{hits}}) {
   CALL ({{hits}}) {
     UNWIND range(0, size({{hits}}) - 1) AS i
@@ -69,7 +69,7 @@ CALL ({{hits}}) {
       AND (j < {{head}} OR NOT $history AND b.note_kind = a.note_kind
                              AND EXISTS { (a)-[:SUPERSEDES]-(b) })
       AND NOT EXISTS { (a)-[:FIXES]-(b) }
-      AND ($history OR NONE(t IN $terms WHERE (toLower(a.content) CONTAINS t
+      AND ($history OR NONE(t IN $question.terms WHERE (toLower(a.content) CONTAINS t
                                                OR toLower(coalesce(a.title, '')) CONTAINS t)
                                           AND NOT (toLower(b.content) CONTAINS t
                                                    OR toLower(coalesce(b.title, '')) CONTAINS t)))

@@ -1,16 +1,17 @@
 // Fragment, rendered into statements when they load (never run alone): for a found note m with
 // score s, the live notes f of $project passing {{where}} that FIX it when it is a mistake, each
 // bound with m and {{as}}: s times {{lift}} times the link's weight; but when the query names
-// what it asks for ($named) and the mistake holds one of $terms (lower-cased) that the fix lacks,
-// at most 0.99 of s (the note holding the identifier stays first).
+// what it asks for ($named) and the mistake holds one of $question.terms (lower-cased) that the
+// fix lacks, at most 0.99 of s (the note holding the identifier stays first).
 WHERE m.note_kind = 'mistake'
 MATCH (f:Note)-[r:FIXES]->(m)
-WHERE f.project = $project AND f.memory_type = 'permanent' AND NOT f.note_kind IN $excluded
+WHERE f.project = $project AND f.memory_type = 'permanent'
+  AND NOT f.note_kind IN $question.excluded
   AND {{where}}
 WITH f, m, s, {{lift}} * coalesce(r.weight, 1.0) AS share
 WITH f, m, s * CASE
     WHEN share > 0.99 AND $named
-         AND any(t IN $terms WHERE (toLower(m.content) CONTAINS t
+         AND any(t IN $question.terms WHERE (toLower(m.content) CONTAINS t
                                     OR toLower(coalesce(m.title, '')) CONTAINS t)
                                AND NOT (toLower(f.content) CONTAINS t
                                         OR toLower(coalesce(f.title, '')) CONTAINS t))

@@ -3,9 +3,9 @@
 // at most {{size}}, of the notes of $project that pass {{where}} (conditions on n). The index's
 // idf is database-wide (a word rare in this project but common in others would weigh little),
 // so each query word is asked for alone, in every boosted field at once as one document is read
-// ($lex: one {query, whole, index, share, rare} per word and index, kept to the project; [] =
-// no lexical part), its hits in the project counted (at most $lex_df: its document frequency
-// there, of {{notes}} notes) and their scores divided by its best one there (the database-wide
+// ($question.lex: one {query, whole, index, share, rare} per word and index, kept to the
+// project; [] = no lexical part), its hits in the project counted (at most $lex_df: its
+// document frequency there, of {{notes}} notes) and their scores divided by its best one there (the database-wide
 // idf cancels, the term-frequency part and the field boosts stay); a note scores the sum over
 // words and indexes of the index's share times the word's idf in the project times that share
 // of its best. A word is asked of the stemmed index (note_fulltext) and of the one of words as
@@ -21,7 +21,7 @@
 // {{imports}}.
 CALL ({{imports}}) {
   CALL () {
-    UNWIND $lex AS term
+    UNWIND $question.lex AS term
     CALL (term) {
       CALL db.index.fulltext.queryNodes(term.index, term.query, {limit: $lex_df})
       YIELD node, score

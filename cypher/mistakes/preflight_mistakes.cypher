@@ -4,14 +4,16 @@
 // archival"). Similarity is exact over the project's mistakes and fixes (a small share of the
 // notes, which the unfiltered vector index could miss entirely among other notes and projects). similarity is the cosine in
 // [-1, 1]: vector.similarity.cosine() answers (1 + cos) / 2, converted once, in `score`.
-// params: project; signature: normalised failure signature ('' = none); vector: 384 floats;
-//         fetch: most similar mistakes and fixes considered; k: results; exclude: zk_ids to
-//         leave out.
+// params: project; question: {signature, exclude} in one map, so the statement has one plan
+//         whatever the task (Neo4j keys a cached plan on the size class of a text or list
+//         parameter, never on what a map holds); signature: normalised failure signature
+//         ('' = none); exclude: zk_ids to leave out; vector: 384 floats; fetch: most similar
+//         mistakes and fixes considered; k: results.
 // returns: mistake, signature_match, similarity, fixes; mistake (map), signature_match (bool),
 //          similarity (float, the cosine), fixes (list of maps), best first
 CALL {
-  MATCH (m:Note {project: $project, failure_signature: $signature})
-  WHERE $signature <> '' AND m.note_kind = 'mistake' AND m.memory_type <> 'archived'
+  MATCH (m:Note {project: $project, failure_signature: $question.signature})
+  WHERE $question.signature <> '' AND m.note_kind = 'mistake' AND m.memory_type <> 'archived'
   RETURN m, 2 * vector.similarity.cosine(m.embedding, $vector) - 1 AS similarity, 1 AS sig
   UNION ALL
   MATCH (node:Note)
@@ -25,7 +27,7 @@ CALL {
   RETURN m, score AS similarity, 0 AS sig
 }
 WITH m, max(similarity) AS similarity, max(sig) AS sig
-WHERE NOT m.zk_id IN $exclude
+WHERE NOT m.zk_id IN $question.exclude
 ORDER BY sig DESC, similarity DESC
 LIMIT $k
 CALL (m) {

@@ -3,7 +3,8 @@
 // (BM25 with the project's own idf, fragments/lexical_in_project, over the best score), notes
 // holding a rare identifier of the query word for word ($tuning.w_exact times their
 // exact-match signal, fragments/exact_matches) and entities named in the question
-// ($entity_keys exactly, or the entity name index for $text at $tuning.ent_partial), each entity weighted by its rarity among the project's live notes (an
+// ($question.entity_keys exactly, or the entity name index for $question.text at
+// $tuning.ent_partial), each entity weighted by its rarity among the project's live notes (an
 // IDF: the project's own name or "error" weigh next to nothing). Hop 1 ($hops >= 2): the vector
 // index again with the query blended with the best notes so far. Then the graph step from the
 // best $tuning.expand_n notes ($hops = 3: twice as many): bridges over entities they share with
@@ -19,7 +20,11 @@
 // the caller stamps access on what it returns (search/stamp_access).
 // Both vector hops are the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
-// params: vector: 384 floats; text: Lucene query from word tokens ('' = none), for entity names;
+// params: vector: 384 floats; question: the parts that change with the question in one map, so
+//         the statement has one plan whatever the question (Neo4j keys a cached plan on each
+//         parameter's type and, for a text or a list, its size class, never on what a map
+//         holds): {text, lex, terms, exact, entity_keys, excluded, clauses}; text: Lucene
+//         query from word tokens ('' = none), for entity names;
 //         lex: one {query, whole} per query word in every boosted field, kept to the
 //         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
 //         hits counted per word; rare_share: most share of the project's notes a rare word is
@@ -27,8 +32,8 @@
 //         the relevance floor, as search_memory's (fragments/relevance_floor; floor is
 //         DeepTuning.floor past OWN_IDF_MAX notes); terms: the query's
 //         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
-//         title ('' = none); entity_keys: canonical keys of the question's entities; project;
-//         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
+//         title ('' = none); entity_keys: canonical keys of the question's entities;
+//         excluded: note kinds to leave out; project; hops: 1..3; fetch, lex_fetch, pool: candidate
 //         sizes; sentences: hop 0's vector channel re-scored by sentences ({whole, reach},
 //         fragments/nearest_in_project); rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
@@ -64,7 +69,7 @@
     vector: $vector
     size: $pool
     sentences: $sentences
-    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded }}
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded }}
 WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
                ELSE $total END AS total
 // the lexical channel: BM25 with the project's own statistics, as search_memory
@@ -73,14 +78,14 @@ WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = 
     imports: total
     notes: total
     size: $pool
-    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded }}
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded }}
 {{> exact_matches
     as: exact
-    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
     most: $tuning.exact_df }}
 CALL () {
-  WITH 1 AS one WHERE $text <> ''
-  CALL db.index.fulltext.queryNodes('entity_names', $text, {limit: $tuning.ent_fetch})
+  WITH 1 AS one WHERE $question.text <> ''
+  CALL db.index.fulltext.queryNodes('entity_names', $question.text, {limit: $tuning.ent_fetch})
   YIELD node, score
   WHERE node.project = $project AND node.notes > 0 AND node.notes <= $ent_cap
   RETURN collect({e: node, s: score}) AS named
@@ -88,7 +93,7 @@ CALL () {
 CALL (named, total) {
   UNWIND [x IN named | {e: x.e, m: $tuning.ent_partial * x.s / named[0].s}] +
          COLLECT { MATCH (e:Entity {project: $project})
-                   WHERE e.key IN $entity_keys AND e.notes > 0 AND e.notes <= $ent_cap
+                   WHERE e.key IN $question.entity_keys AND e.notes > 0 AND e.notes <= $ent_cap
                    RETURN {e: e, m: 1.0} } AS x
   WITH x.e AS e, max(x.m) AS m
   WITH e, m * log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0) AS w
@@ -99,7 +104,8 @@ CALL (named, total) {
   MATCH (e)<-[:MENTIONS]-(n:Note)
   WITH n, sum(w) AS s, collect(e)[0] AS via ORDER BY s DESC, n.zk_id
   WITH n, s, via
-  WHERE n.project = $project AND n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+  WHERE n.project = $project AND n.memory_type = 'permanent'
+    AND NOT n.note_kind IN $question.excluded
   WITH n, s, via LIMIT $pool
   RETURN collect({n: n, s: s, via: via.name}) AS ent
 }
@@ -138,7 +144,7 @@ CALL (base) {
       imports: q, seen
       vector: q
       size: $pool
-      where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
+      where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
       except: n IN seen }}
   RETURN [i IN range(0, size(got) - 1) |
           {n: got[i].n, s: $tuning.w_vec * $tuning.decay * (size(got) - i) / size(got), hop: 1,
@@ -166,7 +172,7 @@ CALL (base, top, total) {
              CASE WHEN size(kept) >= $tuning.nb_limit THEN kept
                   ELSE kept + [x IN g.tied
                                WHERE x.m.project = $project AND x.m.memory_type = 'permanent'
-                                 AND NOT x.m.note_kind IN $excluded
+                                 AND NOT x.m.note_kind IN $question.excluded
                                | {m: x.m, bw: g.bw, via: x.via}] END) AS x
     WITH x.m AS m, x.bw AS bw, x.via AS via ORDER BY bw DESC, m.zk_id LIMIT $tuning.nb_limit
     RETURN collect({n: m, s: $tuning.w_bridge * bw, hop: 1, ch: 'bridge', via: sn.zk_id,
@@ -174,7 +180,8 @@ CALL (base, top, total) {
   }
   CALL (sn, pull) {
     MATCH (sn)-[r:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
+    WHERE m.project = $project AND m.memory_type = 'permanent'
+      AND NOT m.note_kind IN $question.excluded
     WITH m, r, CASE
         WHEN type(r) = 'FIXES' AND startNode(r) = m THEN $tuning.w_fix
         WHEN type(r) = 'SUPERSEDES' AND startNode(r) = m THEN $tuning.w_fix
@@ -197,7 +204,8 @@ UNWIND hits + COLLECT {
                 ELSE [] END AS h
     WITH h.n AS f, h.s AS top
     MATCH (f)-[r:FOLLOWS]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
+    WHERE m.project = $project AND m.memory_type = 'permanent'
+      AND NOT m.note_kind IN $question.excluded
     WITH m, f, top, CASE WHEN startNode(r) = m THEN $tuning.session_after
                          ELSE $tuning.session_before END * top AS s
     WHERE s > 0
@@ -297,12 +305,12 @@ WITH total, floor, ranked[i] AS h, CASE WHEN size(lead) > 0 AND i < lead[-1] AND
                                * (1.0 - 0.001 * (1.0 - ranked[i].relevance)) END AS passed
 WITH total, floor, h {.*, score: coalesce(passed, h.score)} AS h
 ORDER BY h.score DESC, h.n.zk_id
-// a question asking several things ($clauses: a vector per clause, [] for one): after the first
-// place, the closest hit to each clause (its cosine to the clause) among the best
+// a question asking several things ($question.clauses: a vector per clause, [] for one): after
+// the first place, the closest hit to each clause (its cosine to the clause) among the best
 // $near.clause_of takes one of the best $near.head places, clause by clause; the others follow
 // in their order, just below the last of them
 WITH total, floor, collect(h) AS placed
-WITH total, floor, placed, reduce(lead = [0], c IN $clauses |
+WITH total, floor, placed, reduce(lead = [0], c IN $question.clauses |
        CASE WHEN size(lead) >= $near.head THEN lead ELSE lead + [pick IN [reduce(b = 0,
          i IN range(0, size(placed[..$near.clause_of]) - 1) |
          CASE WHEN vector.similarity.cosine(placed[i].n.embedding, c)
@@ -333,7 +341,7 @@ WITH floor, placed, COLLECT {
          sum((log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0)) ^ $near.bridge_rarity)
          AS w
     WHERE w >= $near.bridge_least AND m.project = $project AND m.memory_type = 'permanent'
-      AND NOT m.note_kind IN $excluded
+      AND NOT m.note_kind IN $question.excluded
     WITH lead, m, via, w, vector.similarity.cosine(m.embedding, $vector) AS cos
     ORDER BY w DESC, cos DESC, m.zk_id LIMIT 1
     RETURN {n: m, cos: 2.0 * cos - 1.0, via: lead.zk_id, ent: via.name} AS b

@@ -11,7 +11,11 @@
 // (search/stamp_access).
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
-// params: vector: 384 floats; lex: one {query, whole} per query word, the query that word
+// params: vector: 384 floats; question: the parts that change with the question in one map, so
+//         the statement has one plan whatever the question (Neo4j keys a cached plan on each
+//         parameter's type and, for a text or a list, its size class, never on what a map
+//         holds): {lex, terms, exact, excluded, kinds}; lex: one {query, whole} per query
+//         word, the query that word
 //         in every boosted field kept to the project, or one whole query ([] = no lexical
 //         part); notes: the project's notes (as last counted); lex_df: most hits counted per
 //         word (of the whole query); rare_share: most share of the project's notes a rare
@@ -50,19 +54,19 @@
     vector: $vector
     size: $pool
     sentences: $sentences
-    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-      AND ($kinds IS NULL OR n.note_kind IN $kinds) }}
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
+      AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds) }}
 // The lexical channel: BM25 with the project's own statistics (fragments/lexical_in_project).
 {{> lexical_in_project
     as: lex
     notes: $notes
     size: $pool
-    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-      AND ($kinds IS NULL OR n.note_kind IN $kinds) }}
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
+      AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds) }}
 {{> exact_matches
     as: exact
-    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $excluded
-      AND ($kinds IS NULL OR n.note_kind IN $kinds)
+    where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
+      AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds)
     most: $exact_df }}
 // the vector score runs from 0 at the pool's lowest cosine, or $vec_span below its best if
 // that is lower, to 1 at its best
@@ -100,8 +104,9 @@ UNWIND hits + COLLECT {
     UNWIND CASE WHEN $session_after > 0 OR $session_before > 0 THEN hits ELSE [] END AS h
     WITH h.n AS f, h.score AS s
     MATCH (f)-[r:FOLLOWS]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent' AND NOT m.note_kind IN $excluded
-      AND ($kinds IS NULL OR m.note_kind IN $kinds)
+    WHERE m.project = $project AND m.memory_type = 'permanent'
+      AND NOT m.note_kind IN $question.excluded
+      AND ($question.kinds IS NULL OR m.note_kind IN $question.kinds)
     RETURN {n: m, channels: [], score: 0.0, via: f.zk_id, cap: s,
             near: CASE WHEN startNode(r) = m THEN $session_after ELSE $session_before END * s}
            AS near
@@ -126,7 +131,7 @@ UNWIND found + COLLECT {
     UNWIND CASE WHEN $fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.score AS s
     {{> fixes_of_mistake
-        where: ($kinds IS NULL OR f.note_kind IN $kinds)
+        where: ($question.kinds IS NULL OR f.note_kind IN $question.kinds)
         lift: $fix_lift
         as: lift }}
     RETURN {n: f, channels: [], fixes: m.zk_id, session: null, lifted: lift} AS lifted
@@ -173,7 +178,7 @@ WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
 // or title, found by the exact channel or not (the note index keeps
 // `analytics.looker_scratch` as one word: its phrase query misses `looker_scratch` inside it)
 WITH floor, current,
-     [t IN $terms WHERE size([h IN current WHERE toLower(h.n.content) CONTAINS t
+     [t IN $question.terms WHERE size([h IN current WHERE toLower(h.n.content) CONTAINS t
                                 OR toLower(coalesce(h.n.title, '')) CONTAINS t]) <= $exact_df]
      AS held
 UNWIND current AS h

@@ -67,6 +67,7 @@ from kg_brain.domain.ranking import (
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.shapes.models import EntityView, FoundBy, Hit, HitLink
 from kg_brain.store import search as statements
+from kg_brain.store.search import Asked, DeepQuestion
 
 MAX_QUERY_CHARS = 4_000
 MAX_RELATED = 100
@@ -156,24 +157,25 @@ class Search:
         return {"fetch": fetch, "rescan": self.index_fetch.rescans(project),
                 "lex_fetch": self.index_fetch.text_fetch(project, lex_base)}
 
-    def _lexical(self, params: dict[str, Any], lex_fetch: int,
+    def _lexical(self, params: dict[str, Any], asked: Asked, lex_fetch: int,
                  whole_floor: float) -> dict[str, Any]:
-        """The lexical terms of either search, the project's size, how many hits of each term to
-        read (every one of the project's) and the relevance floor both searches read
-        (cypher/fragments/relevance_floor.cypher): per word (rare words are the evidence, no
-        score is; the floor `word_floor`, raised per unknown word) up to OWN_IDF_MAX notes,
-        else the whole query (`lex` of `params`), its fetch, Tuning.lex_floor and
-        `whole_floor` (Tuning.floor, DeepTuning.floor)."""
+        """The lexical terms of either search (set in `asked`), the project's size, how many
+        hits of each term to read (every one of the project's) and the relevance floor both
+        searches read (cypher/fragments/relevance_floor.cypher): per word (rare words are the
+        evidence, no score is; the floor `word_floor`, raised per unknown word) up to
+        OWN_IDF_MAX notes, else the whole query (`lex` of `asked`), its fetch,
+        Tuning.lex_floor and `whole_floor` (Tuning.floor, DeepTuning.floor)."""
         t, project = self.tuning, params["project"]
         notes = self.index_fetch.size(project)
         floor = {"unknown_step": self.word_floor[1], "unknown_most": UNKNOWN_MOST,
                  "lacked_step": self.word_floor[2], "rare_share": RARE_SHARE,
                  "rare_words": RARE_WORDS}
         if notes > OWN_IDF_MAX:
-            return floor | {"lex": whole_query(params["lex"]), "notes": notes,
-                            "lex_df": lex_fetch, "lex_floor": t.lex_floor, "floor": whole_floor}
-        return floor | {"lex": word_queries(params["text"], self._boosts(), project, AS_WRITTEN),
-                        "notes": notes,
+            asked["lex"] = whole_query(asked["lex"])
+            return floor | {"notes": notes, "lex_df": lex_fetch, "lex_floor": t.lex_floor,
+                            "floor": whole_floor}
+        asked["lex"] = word_queries(params["text"], self._boosts(), project, AS_WRITTEN)
+        return floor | {"notes": notes,
                         "lex_df": self.index_fetch.text_fetch(project, max(t.lex_fetch, notes)),
                         "lex_floor": math.inf, "floor": self.word_floor[0]}
 
@@ -182,17 +184,20 @@ class Search:
         return {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
                 "context": t.lex_context}
 
-    def _params(self, text: str, project: str, include_contextual: bool) -> dict[str, Any]:
-        """The query's parts for either statement (`text`: the validated query)."""
+    def _params(self, text: str, project: str,
+                include_contextual: bool) -> tuple[dict[str, Any], Asked]:
+        """The query's parts for either statement (`text`: the validated query): the plain
+        parameters (`text`: the words' Lucene query, deep_search's alone), and what changes
+        with the question, sent as one map (its `lex` as _lexical sets it)."""
         words = lucene_query(text)
         terms = identifiers(text)
         project = validate.project(project)
         asks = earlier(text)
-        return {"vector": self.embedder.encode(text), "text": words,
-                "lex": in_project(fielded_query(words, self._boosts()), project), "terms": terms,
-                "exact": in_project(exact_query(terms), project), "project": project,
-                "excluded": _excluded(include_contextual), "history": asks is not None,
-                "before": asks == "before"}
+        asked: Asked = {"lex": in_project(fielded_query(words, self._boosts()), project),
+                        "terms": terms, "exact": in_project(exact_query(terms), project),
+                        "excluded": _excluded(include_contextual)}
+        return {"vector": self.embedder.encode(text), "text": words, "project": project,
+                "history": asks is not None, "before": asks == "before"}, asked
 
     def search_memory(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False, note_kinds: list[str] | None = None,
@@ -203,20 +208,19 @@ class Search:
         k = validate.bounded(top_k, 1, 100, "top_k")
         kinds = [validate.note_kind(x).value for x in note_kinds] if note_kinds else None
         t = self.tuning
-        params = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
-                              include_contextual)
+        params, asked = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
+                                     include_contextual)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
-        # the entity names' query: deep_search's
-        params |= self._lexical(params, fetches["lex_fetch"], t.floor)
-        del params["text"]
+        params |= self._lexical(params, asked, fetches["lex_fetch"], t.floor)
+        del params["text"]  # the entity names' query: deep_search's
         rows = statements.search_memory(
-            self.db, **params, **fetches,
-            kinds=kinds, pool=pool, fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
+            self.db, **params, **fetches, question={**asked, "kinds": kinds}, pool=pool,
+            fusion=t.fusion, rrf_k=t.rrf_k, w_vec=t.w_vec, w_lex=t.w_lex,
             w_exact=t.w_exact, exact_df=t.exact_df, superseded=t.superseded,
             supersede_share=t.supersede_share, vec_span=t.vec_span,
             session_after=t.session_after, session_before=t.session_before,
-            fix_lift=t.fix_lift, named=names(query, params["terms"]), same_n=t.same_n,
+            fix_lift=t.fix_lift, named=names(query, asked["terms"]), same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
             same_linked=SAME_LINKED, linked_far=LINKED_FAR, sentences=_sentences(pool), k=k)
         self._stamp(stamp, rows)
@@ -230,19 +234,21 @@ class Search:
         hops = validate.bounded(hops, 1, 3, "hops")
         t = self.deep_tuning
         text = validate.content(query, MAX_QUERY_CHARS, "query")
-        params = self._params(text, project, include_contextual)
+        params, asked = self._params(text, project, include_contextual)
         many = asks_for_many(text)
         pool = max(t.pool, k)
         fetches = self._fetches(params["project"], pool, k)
-        lexical = self._lexical(params, fetches["lex_fetch"], t.floor)
+        lexical = self._lexical(params, asked, fetches["lex_fetch"], t.floor)
         total = lexical.pop("notes")
         params |= lexical
+        question: DeepQuestion = {
+            **asked, "text": params.pop("text"), "clauses": self.embedder.encode_many(
+                clauses(text)), "entity_keys": [e.key for e in extract_entities(text)]}
         rows = statements.deep_search(
-            self.db, **params, **fetches, hops=hops, k=k,
-            entity_keys=[e.key for e in extract_entities(text)], total=total,
+            self.db, **params, **fetches, question=question, hops=hops, k=k, total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
             sentences=_sentences(pool),
-            named=names(text, params["terms"]), same_linked=SAME_LINKED, linked_far=LINKED_FAR,
+            named=names(text, asked["terms"]), same_linked=SAME_LINKED, linked_far=LINKED_FAR,
             near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
                   "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
                   "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST,
@@ -250,7 +256,6 @@ class Search:
                   "diverse_of": DIVERSE_OF,
                   "diverse_mix": DIVERSE_MANY_MIX if many else DIVERSE_MIX,
                   "diverse_lam": DIVERSE_MANY_LAM if many else DIVERSE_LAM},
-            clauses=self.embedder.encode_many(clauses(text)),
             tuning=t.statement_map())
         self._stamp(stamp, rows)
         return [_hit(r) for r in rows]

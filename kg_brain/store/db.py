@@ -16,8 +16,10 @@ retryable (a defunct connection, a leader switch, deadlocks) for half of NEO4J_T
 it, `read_tx` and `write_tx` try a transaction function again, up to RETRY_ATTEMPTS times with
 a doubling pause and a log line, when the driver gave up on such a fault or the query timed out
 (a timed-out transaction was rolled back). Write transaction functions are written to be rerun
-(they read their inputs when they run); a commit whose outcome is unknown (IncompleteCommit) is
-never rerun, nor is an autocommit statement. Long runs (queue drains, benchmark loops) wrap each
+(they read their inputs when they run), and the statements creating notes of ids chosen before
+the transaction find a note already written with the same row instead of failing or writing it
+twice; a commit whose outcome is unknown (IncompleteCommit) is never rerun, nor is an
+autocommit statement. Long runs (queue drains, benchmark loops) wrap each
 unit in `outlast`, which waits out a longer outage (a restarting server), logging, within a
 budget.
 

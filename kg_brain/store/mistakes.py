@@ -9,6 +9,15 @@ from kg_brain.store.statement import On, read
 Vector = list[float]
 
 
+class Task(TypedDict):
+    """What changes with the task, sent as one map (one plan whatever the task, as the
+    searches' Question): `signature`, its normalised failure signature ('' = none);
+    `exclude`, the zk_ids left out."""
+
+    signature: str
+    exclude: list[str]
+
+
 class PastMistakeRow(TypedDict):
     mistake: dict[str, Any]
     signature_match: bool
@@ -17,6 +26,6 @@ class PastMistakeRow(TypedDict):
 
 
 @read("mistakes/preflight_mistakes.cypher")
-def preflight_mistakes(on: On, *, project: str, signature: str, vector: Vector, fetch: int,
-                       k: int, exclude: list[str]) -> list[PastMistakeRow]:
+def preflight_mistakes(on: On, *, project: str, question: Task, vector: Vector, fetch: int,
+                       k: int) -> list[PastMistakeRow]:
     """Signature matches first, then by similarity; no access stamp (a check is no use)."""

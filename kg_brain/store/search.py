@@ -24,6 +24,36 @@ class LexTerm(TypedDict):
     content: bool
 
 
+class Asked(TypedDict):
+    """What either search asks that changes with the question, sent as one map parameter
+    (`question`): Neo4j keys a cached plan on each parameter's type and, for a text or a list,
+    the class of its size (up to 10, 100, 1,000 characters or items), never on what a map holds,
+    so one plan serves every question. `lex`: the lexical terms; `terms`: the identifiers,
+    lower-cased; `exact`: their Lucene phrase query ('' = none); `excluded`: note kinds left
+    out."""
+
+    lex: list[LexTerm]
+    terms: list[str]
+    exact: str
+    excluded: list[str]
+
+
+class Question(Asked):
+    """search_memory's: `kinds`, the note kinds kept (None: every kind)."""
+
+    kinds: list[str] | None
+
+
+class DeepQuestion(Asked):
+    """deep_search's: `text`, the Lucene query of the question's words for entity names;
+    `entity_keys`, its entities' keys; `clauses`, a vector per clause of a question asking
+    several things ([] for one)."""
+
+    text: str
+    entity_keys: list[str]
+    clauses: list[Vector]
+
+
 class SearchHit(TypedDict):
     zk_id: str
     title: str
@@ -68,9 +98,8 @@ class AccessStamp(TypedDict):
 
 
 @read("search/search_memory.cypher")
-def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex_df: int,
-                  terms: list[str], exact: str, project: str, excluded: list[str],
-                  kinds: list[str] | None, fetch: int, rescan: bool, lex_fetch: int, pool: int,
+def search_memory(on: On, *, vector: Vector, question: Question, notes: int, lex_df: int,
+                  project: str, fetch: int, rescan: bool, lex_fetch: int, pool: int,
                   fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, w_exact: float, exact_df: int,
                   superseded: float, supersede_share: float, vec_span: float,
@@ -84,15 +113,14 @@ def search_memory(on: On, *, vector: Vector, lex: list[LexTerm], notes: int, lex
 
 
 @read("search/deep_search.cypher")
-def deep_search(on: On, *, vector: Vector, text: str, lex: list[LexTerm], lex_df: int,
-                terms: list[str], exact: str, entity_keys: list[str], project: str,
-                excluded: list[str], hops: int, fetch: int, rescan: bool, lex_fetch: int,
+def deep_search(on: On, *, vector: Vector, question: DeepQuestion, lex_df: int, project: str,
+                hops: int, fetch: int, rescan: bool, lex_fetch: int,
                 pool: int, sentences: dict[str, float],
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
                 floor: float, unknown_step: float, unknown_most: int,
                 lacked_step: float, lex_floor: float, rare_share: float, rare_words: int,
                 same_linked: float,
-                linked_far: int, near: dict[str, float], clauses: list[Vector],
+                linked_far: int, near: dict[str, float],
                 tuning: dict[str, float]) -> list[DeepHit]:
     """Vector, full-text, exact-identifier and entity channels fused, a blended hop, then
     entity bridges and typed links, the hits close to the query first (`near`), then a hit

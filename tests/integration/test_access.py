@@ -12,6 +12,8 @@ import pytest
 
 from kg_brain.base.errors import StoreUnavailable
 from kg_brain.domain.access import AccessStamps
+from kg_brain.domain.lifecycle import Lifecycle
+from kg_brain.domain.memory.reading import NoteReader
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
@@ -62,6 +64,21 @@ def test_a_searchs_hits_are_stamped_once_after_a_flush(brain: Brain, project: st
     stamps.flush()  # one batch: a note found twice gains two, its last access the latest
     again = _access(brain, ids)
     assert again[hits[0]] == (1 + deep.count(hits[0]) + 1, LATER.isoformat())
+
+
+def test_full_notes_and_the_decay_report_show_the_stamps_still_waiting(
+        brain: Brain, project: str) -> None:
+    """What waits in this process's stamps is written before a view shows access counts."""
+    _seed(brain, project)
+    stamps = AccessStamps(brain.db, interval_s=3600)
+    deps = replace(brain.deps, access=stamps)
+    search, reader = Search(deps), NoteReader(deps)
+    hits = [h.zk_id for h in search.search_memory("connection pool", project, top_k=1)]
+    assert [(n.access_count, n.last_accessed) for n in reader.get(hits)] == [
+        (1, NOW.isoformat())]
+    search.search_memory("connection pool", project, top_k=1)
+    report = Lifecycle(deps, reader).decay_report(limit=10, project=project)
+    assert {e.zk_id: e.access_count for e in report}[hits[0]] == 2
 
 
 def test_stamp_false_stamps_nothing(brain: Brain, project: str) -> None:

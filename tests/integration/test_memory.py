@@ -6,13 +6,14 @@ import uuid
 from typing import Any
 
 import pytest
+from neo4j.exceptions import SessionExpired
 
-from kg_brain.base.errors import InvalidInput, NotFound, StoreUnavailable
+from kg_brain.base.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
 from kg_brain.domain.memory.text import embed_text
 from kg_brain.root.app import Brain
 from kg_brain.shapes.models import NoteView
 from kg_brain.store import admin, notes
-from kg_brain.store.db import Database
+from kg_brain.store.db import Database, Tx
 
 pytestmark = pytest.mark.routing  # also run through neo4j:// by `make test-routing`
 
@@ -320,3 +321,41 @@ def test_a_failed_batch_stops_the_import_and_names_what_was_written(
     assert calls == [20, 20, 20]
     assert _count(brain.db, project) == 40
     assert [n for phase, n in seen if phase == "imported"] == [20, 20]
+
+
+def test_a_batch_run_again_after_its_commit_is_found_not_written_twice(
+        brain: Brain, project: str) -> None:
+    """The driver runs a write transaction function again after a fault it deems transient.
+    When the attempt before had in fact committed (here: the batch written by a transaction of
+    its own, then the fault), the batch is found: each note, MENTIONS and entity count once. A
+    note of other content under one of its ids is still refused."""
+    rows = [brain.importer.import_row({"content": text, "project": project}) for text in (
+        "The ledger service retries failed payouts every ten minutes.",
+        "The ledger service writes its audit log to the billing bucket.")]
+    vectors = brain.embedder.encode_many(
+        [embed_text(r["title"], r["content"], r["context"]) for r in rows])
+    for row, vector in zip(rows, vectors, strict=True):
+        row["embedding"] = vector
+    now, attempts = brain.clock(), []
+
+    def batch(tx: Tx) -> list[str]:
+        attempts.append(tx)
+        if len(attempts) == 1:
+            brain.db.write_tx(lambda own: notes.insert_notes(own, rows, now))
+            raise SessionExpired("the connection closed after the commit")
+        return notes.insert_notes(tx, rows, now)
+
+    assert brain.db.write_tx(batch) == [r["zk_id"] for r in rows] and len(attempts) == 2
+    assert _count(brain.db, project) == 2
+    mentions, _, _ = brain.db.driver.execute_query(
+        "MATCH (e:Entity {project: $project}) RETURN e.key AS key, e.notes AS notes, "
+        "COUNT { (:Note)-[:MENTIONS]->(e) } AS mentions, "
+        "COUNT { MATCH (n:Note)-[:MENTIONS]->(e) RETURN DISTINCT n } AS notes_mentioning",
+        project=project)
+    assert mentions and all(r["notes"] == r["mentions"] == r["notes_mentioning"]
+                            for r in mentions), mentions
+    other = {**rows[1], "zk_id": rows[0]["zk_id"]}
+    with pytest.raises(Conflict, match="already exists"):
+        brain.db.write_tx(lambda tx: notes.insert_notes(tx, [other], now))
+    assert brain.reader.get([rows[0]["zk_id"]])[0].content == rows[0]["content"]
+    assert _count(brain.db, project) == 2

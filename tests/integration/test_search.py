@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -9,10 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bench.plan_keys import plan_key
+from bench.scale_profile import Recording
 from bench.store import project_vectors, ranking_lexical, raw_fulltext_query
 from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX, LinkType
 from kg_brain.domain import search as search_module
+from kg_brain.domain.mistakes import Mistakes
 from kg_brain.domain.query_text import asks_for_many, fielded_query, in_project, lucene_query
 from kg_brain.domain.ranking import DeepTuning, Tuning
 from kg_brain.domain.search import Search
@@ -161,6 +165,34 @@ def test_searches_are_one_statement_and_stamp_access_after(brain: Brain, project
     assert db.statements_run - before == 1
     search.access.flush()
     assert all(n.access_count >= 1 for n in brain.reader.get([h.zk_id for h in deep]))
+
+
+def test_questions_of_any_shape_send_the_same_parameter_kinds(brain: Brain,
+                                                             project: str) -> None:
+    """Neo4j plans a statement apart for each parameter signature (a text's or a list's size
+    class among them): a question of another length, word count, identifiers or clauses
+    would be planned again, seconds on a loaded server. Each hot read sends one."""
+    seed(brain, project)
+    recording = Recording(brain.db)
+    deps = replace(brain.deps, db=recording)  # type: ignore[arg-type]
+    search, mistakes = Search(deps), Mistakes(deps, brain.reader, brain.writer)
+    calls: list[Callable[[str], object]] = [
+        lambda text: search.search_memory(text, project, stamp=False),
+        lambda text: search.deep_search(text, project, stamp=False),
+        lambda text: mistakes.preflight_check(text, project)]
+    sent: dict[str, set[Any]] = {}
+    for text in ("pool",
+                 "Why is the connection pool exhausted when QX7ZETA-4411 rotates, and which "
+                 "retry in src/retry_policy.py backs off, and which ports does the server "
+                 "pick at start?"):
+        for call in calls:
+            call(text)
+            assert recording.last is not None
+            name, params = recording.last
+            sent.setdefault(name, set()).add(plan_key(params))
+    assert set(sent) == {"search/search_memory", "search/deep_search",
+                         "mistakes/preflight_mistakes"}
+    assert all(len(keys) == 1 for keys in sent.values()), sent
 
 
 def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -11,10 +13,12 @@ import pytest
 import yaml
 
 from kg_brain.base.clock import utc_now
+from kg_brain.base.cypher import query
 from kg_brain.base.errors import InvalidInput
 from kg_brain.base.vocab import LinkType
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
+from kg_brain.store import jobs, views
 from kg_brain.store.db import Database, Tx
 from kg_brain.store.notes import create_notes, new_zk_id
 from kg_brain.views.mirror import Mirror, RestApi, VaultFolder, note_path
@@ -159,6 +163,49 @@ def test_a_change_is_mirrored_again_only_when_it_came_after_the_claim(
     assert mirror.drain(project=project) == 1
     assert _job_state(db, zk_id) == ("done", 1)
     assert "docs/release/CHECKLIST.md" in target.puts[-1] and len(target.puts) == 3
+
+
+def _blocked_on_a_lock(db: Database, marker: str) -> None:
+    """Returns once a transaction running a statement that contains `marker` waits on a lock."""
+    for _ in range(200):
+        rows = db.driver.execute_query(
+            "SHOW TRANSACTIONS YIELD currentQuery, status WHERE status STARTS WITH 'Blocked' "
+            "AND currentQuery CONTAINS $marker RETURN count(*) AS n",
+            marker=marker).records
+        if rows[0]["n"]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"no statement with {marker!r} ever waited on a lock")
+
+
+def test_an_ask_committing_while_the_job_settles_keeps_it_pending(
+        db: Database, embedder: SentenceTransformerEmbedder, project: str,
+        tmp_path: Path) -> None:
+    """A note changed (its job asked for again) while the drain settles the job it claimed
+    before: the settling waits for the ask's lock and then sees it, so the job stays pending and
+    the next drain writes the newer state; it is never marked done over the ask."""
+    brain = make_brain(db, embedder, obsidian_vault_path=tmp_path / "vault")
+    zk_id = brain.writer.add("The nightly export writes parquet files to the archive bucket.",
+                             project).note.zk_id
+    key, now = f"mirror:{zk_id}", utc_now()
+    claimed = jobs.claim_project_jobs(db, kind="mirror", project=project, now=now,
+                                      until=now + timedelta(minutes=2), limit=10, worker="test")
+    assert [job["key"] for job in claimed] == [key]
+    settled: list[Any] = []
+    settling = threading.Thread(target=lambda: settled.append(views.finish_mirror_job(
+        db, key=key, now=utc_now(), state="done", retry_at=None, error=None)))
+    with db.driver.session(database=db.conn.database) as session:
+        ask = session.begin_transaction()  # the ask holds the job's write lock, uncommitted
+        ask.run(query("views/enqueue_mirror_jobs", db.line), zk_ids=[zk_id],
+                now=utc_now()).consume()
+        settling.start()
+        _blocked_on_a_lock(db, "claimed_requests")
+        ask.commit()
+    settling.join(timeout=60)
+    assert settled[0]["state"] == "pending"
+    assert _job_state(db, zk_id) == ("pending", 0)
+    assert brain.mirror.drain(project=project) == 1
+    assert _job_state(db, zk_id) == ("done", 1)
 
 
 def test_a_write_that_rolls_back_leaves_no_mirror_job(db: Database,

@@ -31,13 +31,15 @@ def _bad_notes(db: Database, project: str, vector: list[float]) -> dict[str, str
         "good": {"memory_type": "permanent", "note_kind": "pattern"},
     }
     ids = {name: new_zk_id() for name in specs}
-    rows = []
-    for name, spec in specs.items():
-        row = {"zk_id": ids[name], "title": name, "content": f"{name} note", "project": project,
-               "created": NOW, "updated": NOW, "access_count": 0, "pinned": False,
-               "keywords": [], "tags": [], "context": "", "embedding": vector, **spec}
-        rows.append({k: v for k, v in row.items() if v is not None})
-    create_notes(db, rows=rows)
+    rows = [{"zk_id": ids[name], "title": name, "content": f"{name} note", "project": project,
+             "created": NOW, "updated": NOW, "access_count": 0, "pinned": False,
+             "keywords": [], "tags": [], "context": "", "embedding": vector,
+             **{k: v for k, v in spec.items() if v is not None}}
+            for name, spec in specs.items()]
+    create_notes(db, rows=rows)  # a note is written with its content: it is removed after
+    db.driver.execute_query("UNWIND $ids AS id MATCH (n:Note {zk_id: id}) REMOVE n.content",
+                            ids=[ids[n] for n, spec in specs.items() if "content" in spec],
+                            database_=db.conn.database)
     return ids
 
 

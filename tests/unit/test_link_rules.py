@@ -485,3 +485,42 @@ def test_a_service_named_in_another_clause_than_the_value_is_no_other_owner() ->
     # a service named in the clause stating the value owns it
     assert link("Consul's lease_ttl is 40 now (was 20).", "general", old, "general",
                 0.55) != LinkType.SUPERSEDES
+
+
+def test_a_named_old_value_the_old_note_does_not_state_is_another_things_value() -> None:
+    # the new note says what it replaced (200ms, 300); the old note states another value of the
+    # same kind and names another thing: it is not the note replaced
+    assert link("ingest consumer tuning: MaxBatchWait is 80ms now (was 200ms), MaxRecords 800.",
+                "general", "billing consumes invoices.v2 as group billing-v2: MaxBatchWait "
+                "640ms, commits after the ledger transaction.", "general",
+                0.6) != LinkType.SUPERSEDES
+    # a bare old number takes the unit of the value after it: 90 (days) is not stated
+    assert link("Session log retention was cut from 90 to 30 days to stay under the disk quota.",
+                "general", "Retention of audit exports went from 400 to 365 days to save disk; "
+                "Tomas checked that no report reads further back.", "general",
+                0.65) != LinkType.SUPERSEDES
+    # both name one person; the old note's value is of another thing all the same
+    assert link("Polling of tank pressure changed from every 120 s to every 30 s after Ines "
+                "checked the gateway load.", "general", "Polling of pump speed changed from "
+                "every 300 s to every 600 s after Ines checked the gateway load.", "general",
+                0.7) != LinkType.SUPERSEDES
+    # the note stating the named old value is still replaced
+    assert link("Session log retention was cut from 90 to 30 days to stay under the disk quota.",
+                "general", "Session logs are kept for 90 days, then deleted by the retention "
+                "job.", "general", 0.65) == LinkType.SUPERSEDES
+
+
+def test_a_setting_the_old_note_states_alone_at_another_value_is_still_replaced() -> None:
+    # the old note names nothing the new one does not: the same setting at a value no note
+    # between them recorded
+    assert link("auto_vacuum on ORDERS_DB lowered to 30 s (was 90 s): the nightly load no "
+                "longer bloats the table.", "general",
+                "auto_vacuum on ORDERS_DB is now 240 s (was 600 s).", "general",
+                0.7) == LinkType.SUPERSEDES
+
+
+def test_a_named_old_value_needs_its_number_in_the_old_note() -> None:
+    assert link("billing-api moved to the python:3.12-slim base image (was python:3.11.4-slim); "
+                "its requirements were rebuilt.", "general",
+                "Python 3.10.2 is pinned in .python-version for every service.", "general",
+                0.6) != LinkType.SUPERSEDES

@@ -9,11 +9,14 @@ import importlib
 import inspect
 import re
 from pathlib import Path
+from typing import get_type_hints
 
 import pytest
 
 from kg_brain.base.cypher import all_query_names
 from kg_brain.domain.ranking import DeepTuning
+from kg_brain.store.mistakes import Task
+from kg_brain.store.search import DeepQuestion, Question
 from kg_brain.store.statement import On, read
 from tests.support.statements import (
     body,
@@ -75,6 +78,15 @@ def test_deep_search_gets_every_constant_its_statement_reads_in_one_map() -> Non
     read = set(re.findall(r"\$tuning\.(\w+)", body("search/deep_search")))
     assert read == set(DeepTuning().statement_map())
     assert len(read) > 10
+
+
+@pytest.mark.parametrize(("name", "question"), [("search/search_memory", Question),
+                                                ("search/deep_search", DeepQuestion),
+                                                ("mistakes/preflight_mistakes", Task)])
+def test_a_statement_reads_its_question_map_whole(name: str, question: type) -> None:
+    """The parts of a question travel in one map (one plan whatever the question); a key
+    missing from it would read as null in Cypher, silently."""
+    assert set(re.findall(r"\$question\.(\w+)", body(name))) == set(get_type_hints(question))
 
 
 def test_changed_columns_are_columns_of_the_row() -> None:

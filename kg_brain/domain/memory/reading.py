@@ -14,10 +14,16 @@ from kg_brain.store.statement import On
 class NoteReader:
     def __init__(self, deps: Deps) -> None:
         self.db = deps.db
+        self.access = deps.access
 
     def found(self, zk_ids: list[str], on: On | None = None) -> list[NoteView]:
-        """The notes that exist, in the order asked (a forgotten note does not)."""
+        """The notes that exist, in the order asked (a forgotten note does not). Their access
+        counts include this process's searches: read on the database, the stamps still waiting
+        are written first (within a caller's transaction they are not, as the stamps'
+        transaction could wait on that one's locks)."""
         ids = [validate.zk_id(z) for z in zk_ids]
+        if on is None:
+            self.access.flush()
         return [NoteView.from_row(r) for r in notes.get_notes(on or self.db, zk_ids=ids)]
 
     def get(self, zk_ids: list[str], on: On | None = None) -> list[NoteView]:

@@ -80,6 +80,7 @@ _LINKERS = frozenset({"is", "are", "was", "were", "now", "at", "of", "to", "stay
 # nobody owns, a path): every note of a project states some, so another value there says the
 # same thing changed only where both notes name what carries it beside the value.
 UNNAMED_SLOTS = frozenset({"number", "duration", "size", "%", "version", "file"})
+_QUANTITY_SLOTS = frozenset({"number", "duration", "size", "%"})
 # Where a value's name stops: a clause ends at a sentence stop, a comma, a semicolon or a
 # colon before a space ("clients on 2379, peers on 2380"; "ttl: 45"); a bracket goes on with
 # its clause ("60 s (was 120 s)").
@@ -88,7 +89,12 @@ _CLAUSE_END = re.compile(r"[,;]|[.:!?](?=\s|$)")
 
 def replaced_values(text: str) -> list[list[str]]:
     """Each value the text names as replaced, as its comparable terms in order."""
-    found: list[list[str]] = []
+    return [terms for raw in _replaced_raw(text) if (terms := _terms(raw)[:MAX_VALUE_WORDS])]
+
+
+def _replaced_raw(text: str) -> list[str]:
+    """Each value the text names as replaced, as written."""
+    found: list[str] = []
     for sentence in tx.prose_sentences(text):
         patterns = [_BEFORE_VALUE, _AFTER_VALUE, _NOT_ANYMORE, _ARROW]
         if _SAYS_CHANGE.search(sentence):
@@ -99,19 +105,35 @@ def replaced_values(text: str) -> list[list[str]]:
             for match in pattern.finditer(sentence):
                 groups = match.groupdict()
                 raw = groups.get("value") or groups.get("paren") or groups.get("number") or ""
-                terms = _terms(_VALUE_END.sub("", raw))[:MAX_VALUE_WORDS]
-                if terms:
-                    found.append(terms)
+                found.append(_VALUE_END.sub("", raw))
     return found
 
 
+def replaced_elsewhere(slot: str, new: str, old: str) -> bool:
+    """The new text names the old value of `slot` it replaces ("100ms now (was 250ms)", "from
+    300 s to 30 s") and the old text states none of those values, in any slot: the old text's
+    value is another thing's ("FetchMaxWait 713ms" of another consumer), not the one replaced.
+    A bare number takes the unit of the value after it ("from 400 to 180 days"), so it is
+    looked for as the old text writes its numbers."""
+    named: set[str] = set()
+    for raw in _replaced_raw(new):
+        named |= facts_of(raw, hits(raw)).values.get(slot, frozenset())
+        if slot in _QUANTITY_SLOTS and _NUMBER.match(raw.strip()):
+            named.add(raw.strip())
+    stated = {v for values in facts_of(old, hits(old)).values.values() for v in values}
+    return bool(named) and not named & (stated | set(_NUMBERS.findall(old)))
+
+
 def names_replaced(new_text: str, old_text: str) -> str | None:
-    """The first value the new text names as replaced that the old text states (its first term
-    and at least half of its terms), or None."""
+    """The first value the new text names as replaced that the old text states (its first term,
+    at least half of its terms and every number: "node 20.9.0-alpine" is not stated by "Node
+    18.19.1"), or None."""
     old_terms = set(_terms(old_text))
     for terms in replaced_values(new_text):
         shared = [t for t in terms if t in old_terms]
-        if terms[0] in old_terms and 2 * len(shared) >= len(terms):
+        numbers = [t for t in terms if any(c.isdigit() for c in t)]
+        if (terms[0] in old_terms and 2 * len(shared) >= len(terms)
+                and set(numbers) <= old_terms):
             return " ".join(terms)
     return None
 

@@ -30,6 +30,7 @@ from kg_brain.enrichment.llm.replaced import (
     labels_shared,
     named_apart,
     names_replaced,
+    replaced_elsewhere,
     slot_apart,
     slot_changed,
 )
@@ -162,7 +163,9 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
         return None
     changed = {s for s in cmp.value_conflict
                if (slot_changed(s, note.content, cand.content) if s in UNNAMED_SLOTS
-                   else not slot_apart(s, note.content, cand.content))}
+                   else not slot_apart(s, note.content, cand.content))
+               and not (replaced_elsewhere(s, note.content, cand.content)
+                        and _names_more(cand.content, note.content, cmp))}
     if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
             and _ISO_DATE.search(cand.content)):
         changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
@@ -182,6 +185,16 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     if new_choices:
         return LinkType.SUPERSEDES, f"changes the choice to {', '.join(sorted(new_choices))}"
     return None
+
+
+def _names_more(old: str, new: str, cmp: Comparison) -> bool:
+    """The old text names something the new one does not (an entity or a content word:
+    "sampling of soil moisture" beside "sampling of cabin humidity"), or nothing both name:
+    where the new note names another replaced value, the old one's value is then another
+    thing's; one naming only what the new note names ("auto_suspend on TRANSFORM_WH is now
+    437 s") states the same setting at a value no note between them recorded."""
+    return (not cmp.shared or bool(tx.subject_terms(old) - tx.subject_terms(new))
+            or bool({k for keys in by_kind(old).values() for k in keys} - cmp.shared))
 
 
 def _states_replaced(note: NoteDraft, cand: Candidate, cmp: Comparison, other: str) -> str | None:
