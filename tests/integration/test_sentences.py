@@ -85,6 +85,8 @@ def test_writing_rewriting_and_forgetting_a_note_keep_its_sentences(
     assert same_vectors(stored(db, release), sentences(updated.title, new), embedder)
     brain.curation.forget([release], "gone", hard=True)
     assert stored(db, release) == []
+    added = brain.writer.add(WIZARD[1], project).note  # add_memory's path
+    assert same_vectors(stored(db, added.zk_id), sentences(added.title, WIZARD[1]), embedder)
 
 
 def test_a_backup_keeps_the_sentences(brain: Brain, db: Database, embedder: Embedder,
