@@ -121,6 +121,13 @@ def lookup(key: str, default: str, seen: set[str]) -> tuple[str, Any]:
     name, _, path = key.rpartition(".json:")
     name = f"{name}.json" if name else default
     seen.add(name)
+    return _value(name, path)
+
+
+@cache
+def _value(name: str, path: str) -> tuple[str, Any]:
+    """The number at `path` in the result `name`, or a problem (the files do not change while
+    the checks run, and every mutation test reads them again)."""
     if not (RESULTS / name).is_file():
         return f"{name} does not exist", None
     value = result(name)
