@@ -91,6 +91,7 @@ def add_corpus(brain: Brain, corpus: Corpus, project: str) -> dict[TurnKey, str]
         merged += added.deduplicated
         evolved += outlast(lambda: run_evolution(brain, project), "bench evolution")
     evolved += drain_evolution(brain, project)
+    run_sentences(brain, project)
     log.info("added %d turns into %s (%d merged into earlier notes), evolution jobs: %d applied "
              "here of %d", len(corpus.turns), project, merged, evolved,
              evolution_jobs(brain, project))
@@ -103,6 +104,16 @@ def run_evolution(brain: Brain, project: str) -> int:
     while done := brain.evolution.process(limit=DRAIN_BATCH, project=project):
         applied += done
     return applied
+
+
+def run_sentences(brain: Brain, project: str) -> int:
+    """What the scheduler's sentences drain does, for one project: the sentence vectors of the
+    notes written (memory/sentences.py); returns how many notes' jobs ran."""
+    ran = 0
+    while done := outlast(lambda: brain.sentence_jobs.process(DRAIN_BATCH, project),
+                          "bench sentences"):
+        ran += done
+    return ran
 
 
 def evolution_jobs(brain: Brain, project: str) -> int:

@@ -60,6 +60,11 @@ def notes_without_sentences(on: On, *, after: str, project: str | None,
     """A page of notes holding no sentence vectors yet."""
 
 
+@read("upgrade/notes_to_fill.cypher")
+def notes_to_fill(on: On, *, zk_ids: list[str]) -> list[SentenceSource]:
+    """Those of the notes holding no sentence vectors yet."""
+
+
 @write("upgrade/fill_sentences.cypher")
 def fill_sentences(on: On, *, rows: list[dict[str, Any]]) -> list[NoteId]:
     """Sentence vectors of notes holding none, their text unchanged since read."""

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kg_brain.domain.deps import Deps
-from kg_brain.domain.memory.text import sentences
+from kg_brain.domain.memory.sentences import sentence_rows
 from kg_brain.store import upgrade
 from kg_brain.store.upgrade import SentenceSource
 
@@ -57,11 +57,7 @@ def backfill_sentences(deps: Deps, apply: bool = False, project: str | None = No
 def _fill(deps: Deps, page: list[SentenceSource]) -> dict[str, int]:
     """One page's sentences embedded in one call and written in one transaction: the number of
     sentences of each note filled."""
-    parts = {r["zk_id"]: sentences(r["title"] or "", r["content"] or "") for r in page}
-    texts = [p for ps in parts.values() for p in ps]
-    vectors = iter(deps.embedder.encode_many(texts) if texts else [])
-    rows = [{"zk_id": r["zk_id"], "title": r["title"], "content": r["content"],
-             "sentences": [next(vectors) for _ in parts[r["zk_id"]]]}
-            for r in page if parts[r["zk_id"]]]
+    rows = sentence_rows(deps.embedder, page)
+    counts = {r["zk_id"]: len(r["sentences"]) for r in rows}
     done = deps.db.write_tx(lambda tx: upgrade.fill_sentences(tx, rows=rows)) if rows else []
-    return {r["zk_id"]: len(parts[r["zk_id"]]) for r in done}
+    return {r["zk_id"]: counts[r["zk_id"]] for r in done}

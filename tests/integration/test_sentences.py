@@ -1,20 +1,27 @@
-"""A note's sentences on the real server: written with the note, replaced with its text, gone
-with it, and the vector channel re-scored by them."""
+"""A note's sentences on the real server: written with the note (add_memory's by its queued
+job), replaced with its text, gone with it, and the vector channel re-scored by them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pytest
 
 from kg_brain.domain import search as search_module
+from kg_brain.domain.memory import sentences as sentence_jobs
+from kg_brain.domain.memory.evolution import CLAIM_FOR
 from kg_brain.domain.memory.text import sentences
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.root.app import Brain
+from kg_brain.store import jobs
 from kg_brain.store.db import Database
+from kg_brain.store.share import IndexFetch
+from kg_brain.store.upgrade import SentenceSource
 from kg_brain.views.backup import export_records, restore_records
 from kg_brain.views.sentences import backfill_sentences
 from tests.support.brains import make_brain
@@ -57,15 +64,30 @@ def same_vectors(got: list[list[float]], texts: list[str], embedder: Embedder) -
     return bool((cos.max(axis=0) > 0.98).all())
 
 
+def queued(db: Database, project: str) -> list[str]:
+    """The keys of the project's sentences jobs still queued."""
+    rows = db.read_tx(lambda tx: tx._tx.run(
+        "MATCH (j:Job {project: $project, kind: 'sentences'}) RETURN j.key AS key",
+        project=project).data())
+    return [r["key"] for r in rows]
+
+
+@pytest.mark.parametrize("path", ["import", "add_memory"])
 def test_a_note_whose_one_sentence_answers_ranks_above_a_closer_whole_note(
-        brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     """The vector channel alone (no lexical weight, no floor): the whole notes' cosines put
-    WIZARD first; RELEASE's best sentence lifts it above."""
-    release, wizard = brain.importer.add_many(
-        [record(*RELEASE, project), record(*WIZARD, project)])
+    WIZARD first; RELEASE's best sentence lifts it above, once add_memory's sentences job ran."""
+    if path == "import":
+        release, wizard = brain.importer.add_many(
+            [record(*RELEASE, project), record(*WIZARD, project)])
+    else:
+        release, wizard = (brain.writer.add(f"{title}. {content}", project).note.zk_id
+                           for title, content in (RELEASE, WIZARD))
+        assert brain.sentence_jobs.process(project=project) == 2
     monkeypatch.setattr(search_module, "OWN_IDF_MAX", 0)  # the floor: Tuning.floor
-    vector_only = Search(brain.deps, replace(brain.search.tuning, w_lex=0.0, w_exact=0.0,
-                                             floor=-1.0, same_n=0))
+    counted = replace(brain.deps, index_fetch=IndexFetch(brain.db))  # the notes just written
+    vector_only = Search(counted, replace(brain.search.tuning, w_lex=0.0, w_exact=0.0,
+                                          floor=-1.0, same_n=0))
     hits = vector_only.search_memory(QUESTION, project, top_k=2, stamp=False)
     assert [h.zk_id for h in hits] == [release, wizard]
     assert hits[0].relevance < hits[1].relevance  # the cosine alone orders them the other way
@@ -85,8 +107,67 @@ def test_writing_rewriting_and_forgetting_a_note_keep_its_sentences(
     assert same_vectors(stored(db, release), sentences(updated.title, new), embedder)
     brain.curation.forget([release], "gone", hard=True)
     assert stored(db, release) == []
-    added = brain.writer.add(WIZARD[1], project).note  # add_memory's path
+    added = brain.writer.add(WIZARD[1], project).note  # add_memory's path: its job writes them
+    assert stored(db, added.zk_id) == [] and queued(db, project) == [f"sentences:{added.zk_id}"]
+    assert brain.sentence_jobs.process(project=project) == 1
     assert same_vectors(stored(db, added.zk_id), sentences(added.title, WIZARD[1]), embedder)
+    assert queued(db, project) == []  # nothing kept of a job that ran
+    assert brain.sentence_jobs.process(project=project) == 0
+
+
+def test_a_sentences_job_batches_its_notes_in_one_encode_call(
+        brain: Brain, db: Database, embedder: Embedder, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    added = [brain.writer.add(text, project).note for text in (RELEASE[1], WIZARD[1])]
+    calls: list[int] = []
+    encode_many = embedder.encode_many
+
+    def counted(texts: Sequence[str]) -> list[list[float]]:
+        calls.append(len(texts))
+        return encode_many(texts)
+
+    monkeypatch.setattr(embedder, "encode_many", counted)
+    assert brain.sentence_jobs.process(project=project) == 2
+    parts = [sentences(n.title, n.content) for n in added]
+    assert calls == [sum(map(len, parts))]
+    for note, texts in zip(added, parts, strict=True):
+        assert same_vectors(stored(db, note.zk_id), texts, embedder)
+
+
+def test_a_note_rewritten_while_its_job_ran_keeps_the_new_texts_sentences(
+        brain: Brain, db: Database, embedder: Embedder, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job read the first text and embedded its sentences; an update lands before its
+    write: the update's sentences stay, the stale ones are not written."""
+    note = brain.writer.add(RELEASE[1], project).note
+    new = "Releases ship on Mondays now. The installer is signed in CI."
+    embed_rows = sentence_jobs.sentence_rows
+    updated = []
+
+    def then_rewritten(embedder: Embedder, notes: Sequence[SentenceSource]
+                       ) -> list[dict[str, Any]]:
+        rows = embed_rows(embedder, notes)
+        updated.append(brain.writer.update(note.zk_id, new).note)
+        return rows
+
+    monkeypatch.setattr(sentence_jobs, "sentence_rows", then_rewritten)
+    assert brain.sentence_jobs.process(project=project) == 1
+    assert same_vectors(stored(db, note.zk_id), sentences(updated[0].title, new), embedder)
+    assert queued(db, project) == []
+
+
+def test_a_job_whose_worker_died_is_run_by_the_next_start(
+        db: Database, embedder: Embedder, project: str) -> None:
+    """The queue is in the database: a job claimed by a process that never finished it is
+    claimed again once its claim ran out."""
+    first = make_brain(db, embedder, clock=lambda: NOW)
+    note = first.writer.add(WIZARD[1], project).note
+    assert len(jobs.claim_project_jobs(db, kind="sentences", project=project, now=NOW,
+                                       until=NOW + CLAIM_FOR, limit=10, worker="died")) == 1
+    assert first.sentence_jobs.process(project=project) == 0  # still held by the dead worker
+    later = make_brain(db, embedder, clock=lambda: NOW + CLAIM_FOR + timedelta(seconds=1))
+    assert later.sentence_jobs.process(project=project) == 1
+    assert same_vectors(stored(db, note.zk_id), sentences(note.title, WIZARD[1]), embedder)
 
 
 def test_a_backup_keeps_the_sentences(brain: Brain, db: Database, embedder: Embedder,

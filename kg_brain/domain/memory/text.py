@@ -61,10 +61,11 @@ def details(text: str) -> Counter[str]:
 
 
 def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteKind,
-             pinned: bool, e: Enrichment, vector: list[float], parts: list[list[float]],
-             now: Any) -> dict[str, Any]:
+             pinned: bool, e: Enrichment, vector: list[float],
+             parts: list[list[float]] | None, now: Any) -> dict[str, Any]:
     """Every property of a new note, as create_notes writes it, and its sentences' vectors
-    (`sentences`: no property, written as Sentence nodes)."""
+    (`sentences`: no property, written as Sentence nodes; None: its sentences job writes
+    them)."""
     return {
         "zk_id": zk_id, "title": e.title, "content": text, "context": e.context,
         "keywords": e.keywords, "tags": e.tags, "memory_type": mtype.value,

@@ -1,9 +1,10 @@
 """The write pipeline: add, update, distill, and typed links between notes.
 
 add_memory (permanent): construct -> embed, then one write transaction: dedup and link
-candidates from the vector index -> one statement (note, entities, typed links, evolution job,
-session order) that answers with the note written. Fleeting notes skip linking and evolution.
-Evolution itself runs off the request path (kg_brain/domain/memory/evolution.py).
+candidates from the vector index -> one statement (note, entities, typed links, sentences job,
+evolution job, session order) that answers with the note written. Fleeting notes skip linking
+and evolution. Evolution and the note's sentence vectors are written off the request path
+(kg_brain/domain/memory/evolution.py, sentences.py).
 
 Adding and distilling each come in two halves: `prepare_*` does everything that is not a write
 (enrich, embed, dedup, decide links) and returns what was decided; `write_*` writes it inside a
@@ -26,10 +27,12 @@ from kg_brain.base.errors import InvalidInput
 from kg_brain.base.vocab import FOLLOWS_REASON, LinkType, MemoryType, NoteKind
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.memory.reading import NoteReader
+from kg_brain.domain.memory.sentences import sentence_job
 from kg_brain.domain.memory.text import (
     NoteVectors,
     details,
     embed_notes,
+    embed_text,
     mention_list,
     note_row,
     stored_kind,
@@ -153,11 +156,11 @@ class Writer:
         text, found = self.clean_content(content)
         enrichment = self.deps.enricher.enrich(text, given.value, project)
         kind = stored_kind(given, enrichment.note_kind)
-        [(vector, parts)] = embed_notes(self.deps.embedder,
-                                        [(enrichment.title, text, enrichment.context)])
+        vector = self.deps.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
         now = self.deps.clock()
+        # its sentences: written by its sentences job (memory/sentences.py), off the request path
         row = note_row(new_zk_id(), text, project, mtype, kind, pinned, enrichment, vector,
-                       parts, now)
+                       None, now)
         if failure_signature:
             row["failure_signature"] = failure_signature
         if session:
@@ -178,8 +181,8 @@ class Writer:
 
     def write_add(self, tx: Tx, prepared: PreparedAdd) -> NoteView | None:
         """In the caller's transaction: reinforce the duplicate (None), or write the note with
-        its links, evolution job, session order and mirror jobs in one statement and return it
-        as written.
+        its links, sentences job, evolution job, session order and mirror jobs in one statement
+        and return it as written.
         Reads the row's id late: a retry may have replaced it."""
         if prepared.duplicate:
             notes.reinforce_note(tx, zk_id=prepared.duplicate["zk_id"], now=prepared.now)
@@ -192,8 +195,10 @@ class Writer:
             tx, row=row, links=[link_row(row["zk_id"], d) for d in decisions],
             similar=[d.zk_id for d in decisions if d.link_type is LinkType.RELATES_TO],
             keep=self.settings.link_top_k,
-            jobs=[evolution_job(row["zk_id"], row["project"])] if self._evolves(decisions)
-            else [], session_id=row.get("session_id") if ordered else None,
+            jobs=[sentence_job(row["zk_id"], row["project"]),
+                  *([evolution_job(row["zk_id"], row["project"])]
+                    if self._evolves(decisions) else [])],
+            session_id=row.get("session_id") if ordered else None,
             since=now - timedelta(seconds=gap), reason=FOLLOWS_REASON, mirror=tx.mirrors, now=now)
         if tx.mirrors:
             tx.mirrored.update(written["changed"])
