@@ -12,8 +12,10 @@ a note whose title or content changed since it was read, or that got its sentenc
 left alone (its rewrite wrote its new text's sentences), so a stale batch never overwrites
 newer sentences and a job run twice writes once. The queue is in the database: a job whose
 worker died is claimed again when its claim runs out, and a note left without sentences for any
-other reason is found by `kg-brain migrate sentences`. A job claimed more than MAX_ATTEMPTS
-times without finishing is dead-lettered as evolution's are.
+other reason is found by `kg-brain migrate sentences`. A failed batch is retried with
+evolution's backoff; a job claimed more than MAX_ATTEMPTS times without finishing ends `failed`
+(counted by brain_stats), its note searched by its cosine until `kg-brain migrate sentences
+--apply` fills it.
 """
 
 from __future__ import annotations
