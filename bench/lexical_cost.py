@@ -75,7 +75,8 @@ def parts(brain: Brain, query: str,
     deep = dict(recording.last[1])
     db = brain.db
     asked = memory["question"]
-    lexical = {key: memory[key] for key in ("notes", "lex_df", "rare_share", "project", "pool")}
+    lexical = {key: memory[key] for key in ("notes", "lex_df", "rare_share", "pool")}
+    lexical["project"] = project
     lexical["question"] = {key: asked[key] for key in ("lex", "excluded", "kinds")}
     # the project searched as one larger than OWN_IDF_MAX is: the whole query, scored as the
     # index scores it, its lexical floors (Search._lexical); and word by word with each word's

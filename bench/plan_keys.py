@@ -6,11 +6,13 @@ holds) and, for text and lists, the class of its size (0, 1, at most 10, 100, 1,
 call whose key is new is planned when it comes; on a loaded server that takes seconds.
 
 Each coding tune question (its first wording) is asked of its project by search_memory,
-deep_search and preflight_check; the statements are keyed, not run (project_share, the count
-of a project's notes, runs). Needs the tune corpus written (`--reuse` manifest of `kg-brain
-bench retrieval --suite coding --split tune`).
+deep_search and preflight_check, and (--name-lengths) of projects named with so many characters
+(holding no notes: a project name's size class is keyed as any text's); the statements are
+keyed, not run (project_share, the count of a project's notes, runs). Needs the tune corpus
+written (`--reuse` manifest of `kg-brain bench retrieval --suite coding --split tune`).
 
-    python -m bench.plan_keys --manifest COPY-OF-coding-tune11.json --out docs/bench/tune/X.json
+    python -m bench.plan_keys --manifest COPY-OF-coding-tune11.json --name-lengths 1 3 40 64 \
+        --out docs/bench/tune/X.json
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import logging
 import math
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -110,19 +112,21 @@ def coverage(calls: list[tuple[str, Key]]) -> dict[str, Any]:
     return out
 
 
-def measure(brain: Brain, manifest: dict[str, Any]) -> dict[str, Any]:
+def measure(brain: Brain, manifest: dict[str, Any],
+            name_lengths: Sequence[int] = ()) -> dict[str, Any]:
     calls: list[tuple[str, Key]] = []
     asked = 0
     with keyed(lambda name, key: calls.append((name, key))):
         for data in shipped_projects(split="tune"):
-            project = manifest[data.name]["project"]
+            stored = manifest[data.name]["project"]
             for q in data.questions:
-                brain.search.search_memory(q.text, project, stamp=False)
-                brain.search.deep_search(q.text, project, stamp=False)
-                brain.mistakes.preflight_check(q.text, project)
-                asked += 1
+                for project in (stored, *("p" * n for n in name_lengths)):
+                    brain.search.search_memory(q.text, project, stamp=False)
+                    brain.search.deep_search(q.text, project, stamp=False)
+                    brain.mistakes.preflight_check(q.text, project)
+                    asked += 1
             sys.stderr.write(f"{data.name}: {asked} questions so far\n")
-    return {"questions": asked,
+    return {"questions": asked, "project_name_lengths": ["stored", *name_lengths],
             "statements": coverage([(n, k) for n, k in calls if n in KEYED])}
 
 
@@ -130,13 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--manifest", required=True, type=Path,
                     help="the tune corpus' manifest (a copy: benchmark project -> stored project)")
+    ap.add_argument("--name-lengths", type=int, nargs="*", default=[],
+                    help="each question asked again of a project named with so many characters")
     ap.add_argument("--out", default="docs/bench/tune/plan-keys.json")
     args = ap.parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)
     settings = Settings()
     brain = Brain(settings)
     try:
-        result = measure(brain, json.loads(args.manifest.read_text()))
+        result = measure(brain, json.loads(args.manifest.read_text()), args.name_lengths)
     finally:
         brain.close()
     emit_result(result, Path(args.out), settings)

@@ -31,14 +31,19 @@ from bench.retrieval import DEPTH
 from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
     MAX_LEX_WORDS,
+    by_code,
     content_word,
     earlier,
     exact_query,
     fielded_query,
+    holds_identifier,
+    holds_number,
     identifiers,
     in_project,
+    inside_query,
     lucene_query,
     names,
+    numbers,
 )
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
@@ -131,6 +136,7 @@ class Asked:
     expected: set[int]
     pairs: list[tuple[int, int]]
     named: bool = False  # the query names what it asks for (kg_brain.domain.query_text.names)
+    by_code: bool = False  # ... by a code (kg_brain.domain.query_text.by_code)
     before: bool = False  # a history question asking for the value just before the one named
     # per query word (as `words`), whether it is a content word (query_text.content_word); none
     # when empty
@@ -182,11 +188,17 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     words, written = ([{name: _scores(got, at) for name, got in word.items()}
                        for word in hits[index]] for index in (FULLTEXT_INDEX, WORD_INDEX))
     terms = identifiers(text)
-    indexed = [_index_hits(db, project, exact_query([t])).keys() for t in terms]
-    contains = np.asarray([[t in body for body in notes.texts] for t in terms],
+    contains = np.asarray([[holds_identifier(body, t) for body in notes.texts] for t in terms],
                           dtype=bool).reshape(len(terms), len(notes.ids))
-    holders = contains & np.asarray([[z in found for z in notes.ids] for found in indexed],
-                                    dtype=bool).reshape(len(terms), len(notes.ids))
+    found = _index_hits(db, project, exact_query(terms)) if terms else {}
+    phrased = np.asarray([[z in found for z in notes.ids]], dtype=bool)
+    # a term no phrase candidate holds: the word index's candidates for those inside a word
+    if (contains & phrased).any(axis=1).all() or not inside_query(terms):
+        inside = np.zeros_like(phrased)
+    else:
+        found = _index_hits(db, project, inside_query(terms), WORD_INDEX)
+        inside = np.asarray([[z in found for z in notes.ids]], dtype=bool)
+    holders = contains & (phrased | inside)
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     asks = earlier(text)
     return Asked(kind=kind, contextual=contextual, history=asks is not None,
@@ -195,7 +207,8 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, contains=contains, expected=expected, pairs=pairs,
-                 named=names(text, terms), content=[content_word(w) for w in kept], text=text)
+                 named=names(text, terms), by_code=by_code(text, terms),
+                 content=[content_word(w) for w in kept], text=text)
 
 
 def _index_hits(db: Database, project: str, query: str,
@@ -466,7 +479,8 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
     # the identifiers at most exact_df of the hits hold, found by the exact channel or not
     rare_held = q.contains[q.contains[:, order].sum(axis=1) <= t.exact_df]
     return [int(i) for i in top], Reach(
-        evident=bool((exact[top] > 0).any() or strong[top].any() or rare_held[:, top].any()),
+        evident=bool(((exact[top] > 0).any() or strong[top].any() or rare_held[:, top].any())
+                     and (not q.by_code or q.contains[:, top].any())),
         cosines=q.cosine[top],
         holds=np.where(pooled[top], holds[top], 0), unknown=unknown(q, boosts), known=known)
 
@@ -490,9 +504,12 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     by update_memory) that, asked for the current value, holds every identifier of the query it
     holds; the later note takes the best score of those yielding to it, and a note yielding to
     m notes scores at most 0.99^m times the best of theirs. Asked for the value just before
-    (`before`), only the best of these notes yields, to the one stated just before it. Mistakes
-    and open threads take no part, a session summary never yields; a fix never yields, and only
-    asked for the current value is one yielded to. Asked for the current value, a note also
+    (`before`), one of these notes yields, to the one stated just before it: the first stated
+    of those holding a number the question names (query_text.holds_number; none holding one:
+    none), or for a question naming none the best. Mistakes and open threads take no part, a
+    session summary never yields; a fix yields only asked for history, to a note it is
+    SUPERSEDES-linked to, and only asked for the current value is one yielded to. Asked for
+    the current value, a note also
     yields to a SUPERSEDES-linked note of its kind among the best LINKED_FAR times same_n, and
     to a later session summary among the best same_n by the entity and the reach alone; of the
     notes it yields to, the closest to the query ranks first (CURRENT_TIE). Asked for history,
@@ -500,8 +517,9 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     head = [int(i) for i in ranked[:t.same_n]]
     far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
-    pairs = [(a, b) for a in head if notes.kinds[a] not in (*VALUELESS, "fix")
+    pairs = [(a, b) for a in head if notes.kinds[a] not in VALUELESS
              for b in far if b != a
+             and (notes.kinds[a] != "fix" or q.history and (a, b) in linked)
              and (b in head or not q.history and notes.kinds[b] == notes.kinds[a]
                   and (a, b) in linked)
              and (notes.kinds[b] not in ((*VALUELESS, "fix") if q.history else VALUELESS)
@@ -512,7 +530,10 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
              and (q.history or not (q.contains[:, a] & ~q.contains[:, b]).any())
              and (a, b) not in fixes and (b, a) not in fixes]
     if q.before:
-        top = next((a for a in head if notes.kinds[a] not in (*VALUELESS, "fix")), None)
+        named = numbers(q.text)
+        top = min((a for a, _ in pairs if any(holds_number(notes.texts[a], x) for x in named)),
+                  key=lambda a: notes.stated[a], default=None) if named \
+            else next((a for a in head if notes.kinds[a] not in VALUELESS), None)
         earlier = [p for p in pairs if p[0] == top]
         pairs = [max(earlier, key=lambda p: notes.stated[p[1]])] if earlier else []
     lifted = score.copy()
@@ -528,17 +549,18 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
 
 
 VALUELESS = ("mistake", "session_summary", "open_thread")  # kinds stating no value (a fix
-# states the one it set, but never yields)
+# states the one it set, and yields only asked for history, to a note it is linked to)
 
 
 def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:
     """Two notes state the same subject (a yielding to b): a SUPERSEDES link, mutual cosine >=
-    SAME_LINKED and b of a's kind or a fix, or mutual cosine >= same_cos (any when b is a
+    SAME_LINKED and b of a's kind or either a fix, or mutual cosine >= same_cos (any when b is a
     session summary), the later one (b) at most same_reach less close to the query and an
     entity both mention that at most same_subject notes mention, not a person, a name or a
     date."""
     mutual = float(notes.vectors[a] @ notes.vectors[b])
-    if linked and mutual >= SAME_LINKED and notes.kinds[b] in (notes.kinds[a], "fix"):
+    if linked and mutual >= SAME_LINKED and (notes.kinds[b] in (notes.kinds[a], "fix")
+                                             or notes.kinds[a] == "fix"):
         return True
     if (mutual < t.same_cos and notes.kinds[b] != SUMMARY
             or q.cosine[b] < q.cosine[a] - t.same_reach):

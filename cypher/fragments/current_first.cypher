@@ -20,16 +20,22 @@
 // (of a value changed twice, the first ranks last). $history (a question asking for an earlier
 // value) turns it round: the later note yields to the earlier, and the score passes down the
 // chain (of a value changed several times, the first takes it); and asked for the value just
-// before one ($before: "before we went to 60", not "originally"), only the best hit stating a
-// value yields, to the note of the same thing stated just before it. Mistakes and open threads
+// before one ($before: "before we went to 60", not "originally"), only one hit stating a
+// value yields, to the note of the same thing stated just before it: the first stated of the
+// hits that state a number the question names ($question.numbers: "60" in "60%", "1.8" in
+// "1.8.3", not "60" in "160"; the note that set the value, not a later one naming it as the
+// value it replaced) and have such a note, none when no hit does; for a question naming no
+// number, the best hit stating a value. Mistakes and open threads
 // state no value: they take no part. A session summary states the values its session left, of
 // several subjects (its mutual cosine with a note of one of them stays low): it never yields,
 // and asked for the current value a note yields to a later summary among the best {{head}}
 // hits by the shared entity and the reach alone (summaries are hits only when the search asks
 // for handoffs). A fix states the value it set ("raised the pool to 60"), so asked for the
-// current value a note yields to a later fix of the same thing; a fix never yields (it
-// ranks with its mistake by FIXES: a symptom question asks for the fix, not for a later note on
-// its setting), nor does a history question turn to one; a FIXES pair never yields; nor,
+// current value a note yields to a later fix of the same thing; asked for the current value a
+// fix never yields (it ranks with its mistake by FIXES: a symptom question asks for the fix,
+// not for a later note on its setting); asked for history it yields to an earlier note it is
+// SUPERSEDES-linked to (the value it replaced; by the link as above, of any kind), and a
+// history question turns to no fix; a FIXES pair never yields; nor,
 // asked for the current value, does a note holding an identifier of the query
 // ($question.terms) to one that does not hold it (look-alike services written in a row share
 // their words, not the name asked about; a history question names the later value).
@@ -49,19 +55,25 @@ CALL ({{hits}}) {
     RETURN collect({i: i, n: n, stated: stated, fix: n.note_kind = 'fix',
                     valued: NOT n.note_kind IN ['mistake', 'session_summary', 'open_thread'],
                     summary: n.note_kind = 'session_summary',
+                    named: $before AND any(v IN $question.numbers
+                               WHERE toLower(coalesce(n.title, '') + '\n' + n.content)
+                                     =~ ('(?s).*(?<![0-9.])' + replace(v, '.', '\\.')
+                                         + '(?![0-9]).*')),
                     e: n.embedding, q: vector.similarity.cosine(n.embedding, $vector)}) AS told
   }
   CALL (told) {
     UNWIND told AS x
     UNWIND told AS y
     WITH x, y
-    WHERE x.i < {{head}} AND x.valued AND NOT x.fix AND NOT ($history AND y.fix)
+    WHERE x.i < {{head}} AND x.valued AND (NOT x.fix OR $history) AND NOT ($history AND y.fix)
       AND (y.valued OR NOT $history AND y.summary)
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
     WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
-         y.stated AS stated, vector.similarity.cosine(x.e, y.e) AS ab, y.summary AS summary
-    WHERE (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
-           AND (b.note_kind = a.note_kind OR b.note_kind = 'fix')
+         y.stated AS stated, vector.similarity.cosine(x.e, y.e) AS ab, y.summary AS summary,
+         x.fix AS fix
+    WHERE (NOT fix OR EXISTS { (a)-[:SUPERSEDES]-(b) })
+      AND (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
+           AND (b.note_kind = a.note_kind OR 'fix' IN [a.note_kind, b.note_kind])
            OR (summary OR ab >= (1.0 + {{same}}) / 2.0) AND near
               AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)
                            WHERE e.notes <= {{subject}}
@@ -69,17 +81,22 @@ CALL ({{hits}}) {
       AND (j < {{head}} OR NOT $history AND b.note_kind = a.note_kind
                              AND EXISTS { (a)-[:SUPERSEDES]-(b) })
       AND NOT EXISTS { (a)-[:FIXES]-(b) }
-      AND ($history OR NONE(t IN $question.terms WHERE (toLower(a.content) CONTAINS t
-                                               OR toLower(coalesce(a.title, '')) CONTAINS t)
-                                          AND NOT (toLower(b.content) CONTAINS t
-                                                   OR toLower(coalesce(b.title, '')) CONTAINS t)))
+      AND ($history OR NONE(t IN $question.terms WHERE (toLower(a.content) =~ t
+                                               OR toLower(coalesce(a.title, '')) =~ t)
+                                          AND NOT (toLower(b.content) =~ t
+                                                   OR toLower(coalesce(b.title, '')) =~ t)))
     WITH i, j, stated ORDER BY i, stated DESC, j
     RETURN collect([i, j]) AS pairs
   }
-  WITH {{hits}}, told, CASE WHEN $before
-         THEN [p IN pairs WHERE p[0] = [x IN told WHERE x.i < {{head}} AND x.valued
-                                                          AND NOT x.fix | x.i][0]][0..1]
-         ELSE pairs END AS pairs
+  WITH {{hits}}, told, pairs,
+       CASE WHEN size($question.numbers) > 0
+            THEN reduce(a = -1, p IN pairs |
+                        CASE WHEN told[p[0]].named
+                                  AND (a < 0 OR told[p[0]].stated < told[a].stated)
+                             THEN p[0] ELSE a END)
+            ELSE [x IN told WHERE x.i < {{head}} AND x.valued | x.i][0] END AS top
+  WITH {{hits}}, told, CASE WHEN $before THEN [p IN pairs WHERE p[0] = top][0..1]
+                            ELSE pairs END AS pairs
   // a later note takes the best score of the notes yielding to it, and a thousandth of it
   // times its own cosine to the query ((1 + cos) / 2): of the later notes one note yields to,
   // the closest in meaning ranks first. Asked for history, the score passes along the chain

@@ -1,6 +1,6 @@
 // Fragment, rendered into statements when they load (never run alone): BM25 with the project's
 // own statistics over the note indexes, bound to {{as}} as a list of {n, s, rare}, best first,
-// at most {{size}}, of the notes of $project that pass {{where}} (conditions on n). The index's
+// at most {{size}}, of the notes of {{project}} that pass {{where}} (conditions on n). The index's
 // idf is database-wide (a word rare in this project but common in others would weigh little),
 // so each query word is asked for alone, in every boosted field at once as one document is read
 // ($question.lex: one {query, whole, index, share, rare} per word and index, kept to the
@@ -25,7 +25,7 @@ CALL ({{imports}}) {
     CALL (term) {
       CALL db.index.fulltext.queryNodes(term.index, term.query, {limit: $lex_df})
       YIELD node, score
-      WHERE node.project = $project
+      WHERE node.project = {{project}}
       RETURN collect({n: node, s: score}) AS hits
     }
     RETURN collect({term: term, hits: hits}) AS asked

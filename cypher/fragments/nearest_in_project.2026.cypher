@@ -1,8 +1,8 @@
 // Fragment, Neo4j 2026's version of nearest_in_project.cypher (same slots, same answer shape):
-// the notes of $project nearest {{vector}} that pass {{where}} and not {{except}} (conditions on
-// n), best first, at most {{size}}, bound to {{as}} as a list of {n, s, cos} with cos the cosine
-// in [-1, 1] and s the score they are ranked by (the cosine unless {{sentences}}). The CALL
-// imports {{imports}}.
+// the notes of {{project}} nearest {{vector}} that pass {{where}} and not {{except}} (conditions on
+// n), best first, at most {{size}}, bound to {{as}} as a list of {n, s} with s the cosine in
+// [-1, 1] (unless {{sentences}}: re-scored by sentences, as there). The CALL imports
+// {{imports}}.
 // The 2026 vector index declares n.project (schema bootstrap), and the SEARCH clause filters on
 // it inside the index: the index walks the project's notes only and returns $fetch of them, not
 // every project's nearest. The index's order comes from quantized vectors: every candidate is
@@ -13,31 +13,26 @@
 // $fetch of 0 (a project the scan reads faster than the index, kg_brain/store/share.py) skips
 // the index query: the scan answers alone. {{except}} leaves notes out of the answer without
 // deciding between the two. A null {{vector}} finds nothing.
-// {{sentences}} (null unless given: the plain cosine) re-scores the best {{sentences}}.reach
-// candidates by the stored cosine (at least {{size}}): each scores {{sentences}}.whole times its
-// cosine plus the rest times its best sentence's cosine (fragments/write_sentences; a note
-// without sentences keeps its cosine), and the best {{size}} of them by that score answer. A
-// caller's relevance floor reads cos, not s.
 CALL ({{imports}}) {
   CALL ({{imports}}) {
     WITH 1 AS one WHERE {{vector}} IS NOT NULL AND $fetch > 0
     MATCH (n:Note)
       SEARCH n IN (VECTOR INDEX vector_index_Note_embedding FOR {{vector}}
-                   WHERE n.project = $project LIMIT $fetch)
+                   WHERE n.project = {{project}} LIMIT $fetch)
     WHERE {{where}}
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     ORDER BY s DESC
     RETURN count(n) AS found,
-           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: s, cos: s} END)
+           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: s} END)
              [..coalesce(({{sentences}}).reach, {{size}})] AS indexed
   }
   WITH *, CASE WHEN found >= {{size}} OR ($fetch > 0 AND NOT $rescan) THEN indexed ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
-                             AND ($fetch = 0 OR $rescan) THEN $project END
+                             AND ($fetch = 0 OR $rescan) THEN {{project}} END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
-    RETURN {n: n, s: s, cos: s} AS hit
+    RETURN {n: n, s: s} AS hit
     ORDER BY s DESC LIMIT coalesce(({{sentences}}).reach, {{size}})
   } END AS near
   RETURN CASE WHEN {{sentences}} IS NULL THEN near ELSE COLLECT {
@@ -48,6 +43,6 @@ CALL ({{imports}}) {
                      | CASE WHEN b IS NULL OR c > b THEN c ELSE b END) AS best
     WITH n, whole, CASE WHEN best IS NULL THEN whole
                  ELSE ({{sentences}}).whole * whole + (1 - ({{sentences}}).whole) * best END AS s
-    RETURN {n: n, s: s, cos: whole} AS hit ORDER BY s DESC LIMIT {{size}}
+    RETURN {n: n, s: s} AS hit ORDER BY s DESC
   } END AS {{as}}
 }

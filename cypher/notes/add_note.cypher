@@ -9,14 +9,15 @@
 // writes one after every reply, which would split the steps they digest. Found through the
 // (session_id, created) index, newest first.
 // params: row: every Note property (kg_brain.domain.memory.text.note_row; embedding: 384 floats;
-//         entities: list of {key, name, kind}, written as MENTIONS); links: list of {dst, type,
-//         reason, weight, origin}; similar: the notes among them linked RELATES_TO, whose degree
-//         bound (and the new note's) is kept ([]: none to keep); keep: most automatic
-//         RELATES_TO per note; jobs: list of {key, kind, zk_id, project}; session_id: the
-//         client session writing, null for no place in an order; since: earliest creation
-//         time in the same session; reason: the FOLLOWS link's reason; mirror: true to arm
-//         the mirror's job of each changed note (fragments/enqueue_mirror) here rather than
-//         in a statement of its own; now: datetime.
+//         entities: list of {key, name, kind}, written as MENTIONS); add: what changes in
+//         kind or size from one note to the next, as one map (one cached plan serves every
+//         note): links: list of {dst, type, reason, weight, origin}; similar: the notes among
+//         them linked RELATES_TO, whose degree bound (and the new note's) is kept ([]: none to
+//         keep); jobs: list of {key, kind, zk_id, project}; session_id: the client session
+//         writing, null for no place in an order; keep: most automatic RELATES_TO per note;
+//         since: earliest creation time in the same session; reason: the FOLLOWS link's
+//         reason; mirror: true to arm the mirror's job of each changed note
+//         (fragments/enqueue_mirror) here rather than in a statement of its own; now: datetime.
 // returns: changed, note, links, entities; one row: changed, every note whose links changed
 //          (the new one, the ends of its links, of the links pruned and of its FOLLOWS); note,
 //          links and entities as in notes/get_notes
@@ -27,7 +28,7 @@ WITH $row AS row
     entities: row.entities
     live: 1 }}
 CALL (n) {
-  UNWIND $links AS link
+  UNWIND $add.links AS link
   MATCH (b:Note {zk_id: link.dst})
   {{> merge_link
       src: n
@@ -36,7 +37,7 @@ CALL (n) {
   RETURN collect(b.zk_id) AS linked
 }
 CALL (n) {
-  UNWIND CASE WHEN size($similar) > 0 THEN [n.zk_id] + $similar ELSE [] END AS id
+  UNWIND CASE WHEN size($add.similar) > 0 THEN [n.zk_id] + $add.similar ELSE [] END AS id
   MATCH (p:Note {zk_id: id})
   {{> prune_similarity
       note: p
@@ -45,13 +46,13 @@ CALL (n) {
                 | c + x) AS pruned
 }
 CALL () {
-  UNWIND $jobs AS job
+  UNWIND $add.jobs AS job
   {{> enqueue_job
       row: job }}
 }
 CALL (n) {
   MATCH (p:Note)
-  WHERE $session_id IS NOT NULL AND p.session_id = $session_id AND p.created >= $since
+  WHERE $add.session_id IS NOT NULL AND p.session_id = $add.session_id AND p.created >= $since
     AND p.created <= n.created AND p.project = n.project
     AND p.memory_type = 'permanent' AND NOT p.note_kind IN ['session_summary', 'open_thread']
     AND p <> n

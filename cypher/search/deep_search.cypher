@@ -23,19 +23,18 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {text, lex, terms, exact, entity_keys, excluded, clauses}; text: Lucene
+//         holds): {project, text, lex, terms, exact, inside, by_code, entity_keys, excluded,
+//         clauses}; project: the project read (the fragments' `project`); text: Lucene
 //         query from word tokens ('' = none), for entity names;
 //         lex: one {query, whole} per query word in every boosted field, kept to the
 //         project, or one whole query (fragments/lexical_in_project; [] = none); lex_df: most
 //         hits counted per word; rare_share: most share of the project's notes a rare word is
 //         held by; floor, lex_floor, rare_words, unknown_step, unknown_most, lacked_step:
 //         the relevance floor, as search_memory's (fragments/relevance_floor; floor is
-//         DeepTuning.floor past OWN_IDF_MAX notes); terms: the query's
-//         identifiers, lower-cased; exact: Lucene query, each term a phrase in content and
-//         title ('' = none); entity_keys: canonical keys of the question's entities;
-//         excluded: note kinds to leave out; project; hops: 1..3; fetch, lex_fetch, pool: candidate
-//         sizes; sentences: hop 0's vector channel re-scored by sentences ({whole, reach},
-//         fragments/nearest_in_project); rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
+//         DeepTuning.floor past OWN_IDF_MAX notes); terms, exact, inside,
+//         by_code: as search_memory's; entity_keys: canonical keys of the question's entities;
+//         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
+//         sizes; rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
 //         here); ent_cap: most notes an entity may have to lead anywhere; k; named: the
 //         query names what it asks for (an identifier and few other words); history: the
 //         question asks for an earlier value; before: the value just before the one it names,
@@ -65,21 +64,24 @@
 //          link_count; links: up to 3 (zk_id, type, direction; typed, then RELATES_TO, then
 //          FOLLOWS), link_count: all; best first
 {{> nearest_in_project
+    project: $question.project
     as: vec
     vector: $vector
     size: $pool
-    sentences: $sentences
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded }}
-WITH vec, CASE WHEN $total < 2000 THEN COUNT { MATCH (n:Note) WHERE n.project = $project }
+WITH vec, CASE WHEN $total < 2000
+               THEN COUNT { MATCH (n:Note) WHERE n.project = $question.project }
                ELSE $total END AS total
 // the lexical channel: BM25 with the project's own statistics, as search_memory
 {{> lexical_in_project
+    project: $question.project
     as: lex
     imports: total
     notes: total
     size: $pool
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded }}
 {{> exact_matches
+    project: $question.project
     as: exact
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
     most: $tuning.exact_df }}
@@ -87,12 +89,12 @@ CALL () {
   WITH 1 AS one WHERE $question.text <> ''
   CALL db.index.fulltext.queryNodes('entity_names', $question.text, {limit: $tuning.ent_fetch})
   YIELD node, score
-  WHERE node.project = $project AND node.notes > 0 AND node.notes <= $ent_cap
+  WHERE node.project = $question.project AND node.notes > 0 AND node.notes <= $ent_cap
   RETURN collect({e: node, s: score}) AS named
 }
 CALL (named, total) {
   UNWIND [x IN named | {e: x.e, m: $tuning.ent_partial * x.s / named[0].s}] +
-         COLLECT { MATCH (e:Entity {project: $project})
+         COLLECT { MATCH (e:Entity {project: $question.project})
                    WHERE e.key IN $question.entity_keys AND e.notes > 0 AND e.notes <= $ent_cap
                    RETURN {e: e, m: 1.0} } AS x
   WITH x.e AS e, max(x.m) AS m
@@ -104,7 +106,7 @@ CALL (named, total) {
   MATCH (e)<-[:MENTIONS]-(n:Note)
   WITH n, sum(w) AS s, collect(e)[0] AS via ORDER BY s DESC, n.zk_id
   WITH n, s, via
-  WHERE n.project = $project AND n.memory_type = 'permanent'
+  WHERE n.project = $question.project AND n.memory_type = 'permanent'
     AND NOT n.note_kind IN $question.excluded
   WITH n, s, via LIMIT $pool
   RETURN collect({n: n, s: s, via: via.name}) AS ent
@@ -118,7 +120,7 @@ WITH total, floor, vec, lex, exact, ent, CASE WHEN vec[-1].s < vec[0].s - $tunin
 WITH total, floor, vec, lex, exact, ent, vlow, vec[0].s - vlow AS vspan
 WITH [x IN vec | {n: x.n,
                   s: $tuning.w_vec * CASE WHEN vspan > 0 THEN (x.s - vlow) / vspan ELSE 1.0 END,
-                  hop: 0, ch: 'vector', via: null, rel: null, ent: null, cos: x.cos}] +
+                  hop: 0, ch: 'vector', via: null, rel: null, ent: null, cos: x.s}] +
      [x IN lex | {n: x.n, s: $tuning.w_lex * x.s / lex[0].s,
                   hop: 0, ch: 'lexical', via: null, rel: null, ent: null, floor: x.floor}] +
      [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $tuning.w_exact END * x.s,
@@ -140,6 +142,7 @@ CALL (base) {
   WITH base, raw, sqrt(reduce(a = 0.0, y IN raw | a + y * y)) AS norm
   WITH base, [x IN raw | x / norm] AS q, [x IN base | x.n] AS seen
   {{> nearest_in_project
+      project: $question.project
       as: got
       imports: q, seen
       vector: q
@@ -171,7 +174,8 @@ CALL (base, top, total) {
     UNWIND reduce(kept = [], g IN weights |
              CASE WHEN size(kept) >= $tuning.nb_limit THEN kept
                   ELSE kept + [x IN g.tied
-                               WHERE x.m.project = $project AND x.m.memory_type = 'permanent'
+                               WHERE x.m.project = $question.project
+                                 AND x.m.memory_type = 'permanent'
                                  AND NOT x.m.note_kind IN $question.excluded
                                | {m: x.m, bw: g.bw, via: x.via}] END) AS x
     WITH x.m AS m, x.bw AS bw, x.via AS via ORDER BY bw DESC, m.zk_id LIMIT $tuning.nb_limit
@@ -180,7 +184,7 @@ CALL (base, top, total) {
   }
   CALL (sn, pull) {
     MATCH (sn)-[r:RELATES_TO|SUPPORTS|EXTENDS|CONTRADICTS|CAUSED_BY|FIXES|SUPERSEDES|PART_OF]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent'
+    WHERE m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
     WITH m, r, CASE
         WHEN type(r) = 'FIXES' AND startNode(r) = m THEN $tuning.w_fix
@@ -204,7 +208,7 @@ UNWIND hits + COLLECT {
                 ELSE [] END AS h
     WITH h.n AS f, h.s AS top
     MATCH (f)-[r:FOLLOWS]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent'
+    WHERE m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
     WITH m, f, top, CASE WHEN startNode(r) = m THEN $tuning.session_after
                          ELSE $tuning.session_before END * top AS s
@@ -227,6 +231,7 @@ UNWIND found + COLLECT {
     UNWIND CASE WHEN $tuning.fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.s AS s
     {{> fixes_of_mistake
+        project: $question.project
         where: true
         lift: $tuning.fix_lift
         as: s }}
@@ -340,7 +345,7 @@ WITH floor, placed, COLLECT {
     WITH lead, m, collect(e)[0] AS via,
          sum((log((total + 1.0) / (e.notes + 0.5)) / log(total + 2.0)) ^ $near.bridge_rarity)
          AS w
-    WHERE w >= $near.bridge_least AND m.project = $project AND m.memory_type = 'permanent'
+    WHERE w >= $near.bridge_least AND m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
     WITH lead, m, via, w, vector.similarity.cosine(m.embedding, $vector) AS cos
     ORDER BY w DESC, cos DESC, m.zk_id LIMIT 1
@@ -374,7 +379,11 @@ ORDER BY h.score DESC, h.n.zk_id
 WITH floor, collect(h) AS placed
 WITH placed, any(h IN placed[..$k] WHERE h.relevance >= coalesce(
                          [r IN h.recs WHERE r.ch = 'lexical' | r.floor][0], floor)
-                     OR any(r IN h.recs WHERE r.ch = 'exact')) AS known,
+                     OR any(r IN h.recs WHERE r.ch = 'exact'))
+             AND (NOT $question.by_code
+                  OR any(h IN placed[..$k] WHERE any(t IN $question.terms
+                           WHERE toLower(h.n.content) =~ t
+                              OR toLower(coalesce(h.n.title, '')) =~ t))) AS known,
      CASE WHEN $near.diverse_head > $near.diverse_from AND placed[0].score > 0
           THEN placed[..$near.diverse_of] ELSE [] END AS pool
 WITH placed, known, pool, [x IN pool | x.n.embedding] AS vs
@@ -399,8 +408,9 @@ WITH known, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score EN
 ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // when no hit reaches the floor (a lexical hit its own, fragments/relevance_floor) and none
-// holds a rare identifier of the query (the exact channel), nothing relevant is stored: no
-// rows.
+// holds a rare identifier of the query (the exact channel), or the query names what it asks
+// for by a code ($question.by_code) and no hit holds one of its identifiers, nothing relevant
+// is stored: no rows.
 WITH known, collect(h) AS top
 WHERE known
 UNWIND top AS h

@@ -14,13 +14,17 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {lex, terms, exact, excluded, kinds}; lex: one {query, whole} per query
+//         holds): {project, lex, terms, exact, inside, by_code, excluded, kinds}; project: the
+//         project read (the fragments' `project`); lex: one {query, whole} per query
 //         word, the query that word
 //         in every boosted field kept to the project, or one whole query ([] = no lexical
 //         part); notes: the project's notes (as last counted); lex_df: most hits counted per
 //         word (of the whole query); rare_share: most share of the project's notes a rare
-//         word is held by; terms: the query's identifiers, lower-cased; exact: Lucene query, each
-//         term a phrase in content and title ('' = none); project; excluded: note kinds to
+//         word is held by; terms: the query's identifiers, each the pattern of a lower-cased
+//         text holding it (query_text.identifier_pattern); exact: Lucene query, each
+//         identifier a phrase in content and title ('' = none); inside: the word index's
+//         query for those inside a longer word ('' = none); by_code: the query names what
+//         it asks for by a code (query_text.by_code); excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
 //         rescan: the exact scan follows a short index answer; sentences: the vector
 //         channel's re-scoring by sentences ({whole, reach}, fragments/nearest_in_project);
@@ -50,6 +54,7 @@
 //          one that lifted it most, or null; links: up to 3 (zk_id, type, direction; typed, then
 //          RELATES_TO, then FOLLOWS), link_count: all; best first
 {{> nearest_in_project
+    project: $question.project
     as: vec
     vector: $vector
     size: $pool
@@ -58,12 +63,14 @@
       AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds) }}
 // The lexical channel: BM25 with the project's own statistics (fragments/lexical_in_project).
 {{> lexical_in_project
+    project: $question.project
     as: lex
     notes: $notes
     size: $pool
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
       AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds) }}
 {{> exact_matches
+    project: $question.project
     as: exact
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
       AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds)
@@ -104,7 +111,7 @@ UNWIND hits + COLLECT {
     UNWIND CASE WHEN $session_after > 0 OR $session_before > 0 THEN hits ELSE [] END AS h
     WITH h.n AS f, h.score AS s
     MATCH (f)-[r:FOLLOWS]-(m:Note)
-    WHERE m.project = $project AND m.memory_type = 'permanent'
+    WHERE m.project = $question.project AND m.memory_type = 'permanent'
       AND NOT m.note_kind IN $question.excluded
       AND ($question.kinds IS NULL OR m.note_kind IN $question.kinds)
     RETURN {n: m, channels: [], score: 0.0, via: f.zk_id, cap: s,
@@ -131,6 +138,7 @@ UNWIND found + COLLECT {
     UNWIND CASE WHEN $fix_lift > 0 THEN found ELSE [] END AS h
     WITH h.n AS m, h.score AS s
     {{> fixes_of_mistake
+        project: $question.project
         where: ($question.kinds IS NULL OR f.note_kind IN $question.kinds)
         lift: $fix_lift
         as: lift }}
@@ -178,8 +186,8 @@ WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
 // or title, found by the exact channel or not (the note index keeps
 // `analytics.looker_scratch` as one word: its phrase query misses `looker_scratch` inside it)
 WITH floor, current,
-     [t IN $question.terms WHERE size([h IN current WHERE toLower(h.n.content) CONTAINS t
-                                OR toLower(coalesce(h.n.title, '')) CONTAINS t]) <= $exact_df]
+     [t IN $question.terms WHERE size([h IN current WHERE toLower(h.n.content) =~ t
+                                OR toLower(coalesce(h.n.title, '')) =~ t]) <= $exact_df]
      AS held
 UNWIND current AS h
 WITH floor, held, h ORDER BY h.score DESC, h.n.zk_id
@@ -189,13 +197,17 @@ LIMIT $k
 // content words of the query it holds), none holds a rare identifier of the query (the exact
 // channel, or one of `held`), none of the lexical channel's holds at least $rare_words rare
 // words of the query (fragments/lexical_in_project) nor has a lexical score of at least
-// $lex_floor, nothing relevant is stored: no rows.
+// $lex_floor, nothing relevant is stored: no rows. Nor is it when the query names what it asks
+// for by a code ($question.by_code) and no hit holds one of its identifiers.
 WITH floor, held, collect(h {.*, relevance: 2.0 * coalesce(
                                 vector.similarity.cosine(h.n.embedding, $vector), 0.0) - 1.0})
      AS top
-WHERE any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
-                         OR any(t IN held WHERE toLower(h.n.content) CONTAINS t
-                                  OR toLower(coalesce(h.n.title, '')) CONTAINS t))
+WHERE (NOT $question.by_code
+       OR any(h IN top WHERE any(t IN $question.terms WHERE toLower(h.n.content) =~ t
+                                 OR toLower(coalesce(h.n.title, '')) =~ t)))
+  AND any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
+                         OR any(t IN held WHERE toLower(h.n.content) =~ t
+                                  OR toLower(coalesce(h.n.title, '')) =~ t))
 UNWIND top AS h
 WITH h.n AS n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.score AS score, h.relevance AS relevance

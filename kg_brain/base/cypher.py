@@ -12,7 +12,9 @@ with `{{slot}}` placeholders; a statement includes it with
           on the next lines }}
 
 and the loader renders it in place (indented to the block, the fragment's comments left out);
-a fragment may include another the same way.
+a fragment may include another the same way. A slot a statement leaves out takes its default
+where it has one (_OPTIONAL): `project`, the project the fragment keeps to, is `$project` unless
+the statement reads it elsewhere (the searches' `$question.project`); `sentences` is null.
 Only repository text is ever rendered, never input: statements are named by code constants.
 
 A server line with statements of its own (LINES: Neo4j's 2026 line, whose vector index filters
@@ -34,7 +36,7 @@ FRAGMENTS = "fragments"
 _INCLUDE = re.compile(r"^(?P<indent>[ \t]*)\{\{>[ \t]*(?P<name>[a-z_]+)(?P<args>.*?)\}\}[ \t]*$",
                       re.S | re.M)
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
-_OPTIONAL = {"imports": "", "except": "false", "sentences": "null"}
+_OPTIONAL = {"imports": "", "except": "false", "project": "$project", "sentences": "null"}
 # The lines with statements of their own and the Cypher language those statements are written in
 # (the SEARCH clause, Neo4j 2026's vector search filtered in the index, is Cypher 25 only).
 LINES = {"2026": "CYPHER 25"}

@@ -144,7 +144,8 @@ class Mistakes:
     def _past_mistakes(self, text: str, project: str, signature: str, k: int,
                        exclude: list[str]) -> list[PastMistake]:
         rows = statements.preflight_mistakes(
-            self.deps.db, project=project, question={"signature": signature, "exclude": exclude},
+            self.deps.db,
+            question={"project": project, "signature": signature, "exclude": exclude},
             vector=self.deps.embedder.encode(text), fetch=max(100, k * 20), k=k)
         return [_past(r) for r in rows]
 

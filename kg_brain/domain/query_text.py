@@ -67,11 +67,28 @@ _PRESENT_TENSE = re.compile(r"\b(?:do|does|is|are|has|have|can|may|will|gets?|ta
 # Of those, a question asking for the first value ("originally", "at first", "did the repo
 # start on?"): the oldest note of the subject ranks first. Any other ("before we went to 60",
 # "right before 1.8", "prior to the resize") asks for the value just before the one it names
-# or the newest: the best hit stating a value yields to the note stated just before it alone.
+# or the newest: one hit stating a value yields to the note stated just before it alone (the
+# note that set a number the question names, or the best hit; fragments/current_first).
 FIRST_VALUE = re.compile(r"\b(?:originally|original|initially|initial|first|earliest|"
                          r"start(?:ed)?|began|begin|launch(?:ed)?|used to|use to)\b",
                          re.IGNORECASE)
 Earlier = Literal["first", "before"]
+# A number the question names ("before we went to 60", "right before 1.8", "before PG16"):
+# digits and dots, not inside another number. Asked for the value just before one, the note
+# stating the named value is the one that yields (fragments/current_first).
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)*")
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers `text` names, each once, in order."""
+    return list(dict.fromkeys(m.group(0) for m in _NUMBER.finditer(text)))
+
+
+def holds_number(text: str, number: str) -> bool:
+    """Whether `text` states `number`: not after a digit or a dot, not before a digit (1.8
+    holds in 1.8.3, 60 in 60%, 16 in pg16; not 16 in 160 nor in 2.16), as
+    fragments/current_first reads it."""
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?!\d)", text) is not None
 
 
 def earlier(text: str) -> Earlier | None:
@@ -159,6 +176,20 @@ def names(text: str, terms: list[str]) -> bool:
                                 if not any(w in t for t in terms)]) <= NAMING_WORDS
 
 
+_LOWER_CAMEL = re.compile(r"[a-z]+[A-Z]\w*")
+
+
+def by_code(text: str, terms: list[str]) -> bool:
+    """Whether the query names what it asks for (names) by a code: an identifier with a digit,
+    an underscore, or a dot, colon or dash inside, or a camelCase name starting lower-case
+    (useSocketRetry; not a product's name, PgBouncer, that a note may write pg bouncer). No
+    note holding one of its identifiers among the hits, nothing is stored of it: a look-alike
+    (KG-1234 for KG-123) is no answer."""
+    return names(text, terms) and (
+        any(_IDENTIFIER.search(t) for t in terms)
+        or any(_LOWER_CAMEL.fullmatch(_EDGES.sub("", raw)) for raw in _TOKENS.split(text)))
+
+
 def exact_query(terms: list[str]) -> str:
     """The note index's query for `terms`: each a quoted phrase (only a backslash and a quote
     are special inside one, both escaped) in the content and title fields; the index's own
@@ -168,6 +199,51 @@ def exact_query(terms: list[str]) -> str:
         return ""
     phrases = " ".join(_phrase(t) for t in terms)
     return f"content:({phrases}) title:({phrases})"
+
+
+# A short commit hash (hex digits and letters, at least 7) stands for every longer hash it
+# starts: a note holding the full hash holds it.
+_HASH = re.compile(r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,39}")
+# What may stand beside a held identifier: anything but a letter, digit or underscore, so a
+# longer identifier does not hold a shorter one it starts or ends with (KG-1234 is not KG-123,
+# db.py:420 not db.py:42, ERR_CONN_RESET_V2 not ERR_CONN_RESET), and one after a dot or slash
+# is held (analytics.looker_scratch holds looker_scratch, src/app/db.py holds app/db.py); an
+# English ending after it is its own (504s, self-hosted).
+_BESIDE = "[a-z0-9_]"
+_ENDING = "(?:s|es|ed|ing)?"
+# Inside an identifier, any run of punctuation stands for any other (no space): a note writing
+# ledger\\models.py:212 or ERR-CONN-RESET holds ledger/models.py:212 and ERR_CONN_RESET.
+_PARTS = re.compile(r"[^\W_]+|[\W_]+")
+_APART = "[^a-z0-9\\s]+"
+# An identifier the note index may keep inside a longer word (its words join at dots and
+# underscores): letters, digits, underscores and dots only.
+_INSIDE = re.compile(r"[a-z0-9_.]+")
+
+
+def identifier_pattern(term: str) -> str:
+    """The regular expression (Java's, as Cypher's =~ reads it, and Python's) a lower-cased
+    text matches in full when it holds the identifier `term` (lower-cased) as written (but any
+    punctuation inside, _PARTS), nothing of an identifier beside it but an ending (_ENDING) or
+    the rest of a hash a short hash starts."""
+    rest = "[0-9a-f]*" if _HASH.fullmatch(term) else ""
+    parts = _PARTS.findall(term)
+    written = "".join(
+        p if p[0].isalnum() else _APART if 0 < i < len(parts) - 1
+        else "".join("\\" + c for c in p) for i, p in enumerate(parts))
+    return f"(?s).*(?<!{_BESIDE}){written}{rest}{_ENDING}(?!{_BESIDE}).*"
+
+
+def holds_identifier(text: str, term: str) -> bool:
+    """Whether `text` holds the identifier `term` as fragments/exact_matches reads it."""
+    return re.fullmatch(identifier_pattern(term), text.lower()) is not None
+
+
+def inside_query(terms: list[str]) -> str:
+    """The word index's query for the identifiers of `terms` the note index may keep inside a
+    longer word (_INSIDE): each a wildcard (`*looker_scratch*`) in the content and title
+    fields; '' for none."""
+    inside = " ".join(f"*{t}*" for t in terms if _INSIDE.fullmatch(t))
+    return f"content:({inside}) title:({inside})" if inside else ""
 
 
 def _phrase(text: str) -> str:

@@ -242,7 +242,8 @@ class Tuning:
     # those yielding to it, each of them falls just below it; of the later notes one yields to
     # (look-alikes of sibling services the write path linked to it among them) the closest to
     # the query ranks first, not the first id; mistakes and open threads take no part, a fix
-    # (stating the value it set) is yielded to, never yields, and so is a session summary
+    # (stating the value it set) is yielded to and, but for a history question and a note it
+    # is SUPERSEDES-linked to (the value it replaced), never yields, and so is a session summary
     # (stating its session's values of several subjects, its mutual cosine with a note of one
     # of them stays low), asked for the current value, by the entity and the reach alone
     # (docs/bench/tune/current-lookalike-mirror.json: leave-one-project-out chose the order in
@@ -251,7 +252,10 @@ class Tuning:
     # identifier of the query the later one lacks does not yield (look-alikes "alpha-3",
     # "alpha-4"); a history question turns it round, the score passing down the chain (of a
     # value changed twice the first takes it; no constant: in the mirror over the eleven coding
-    # tuning projects one history question more, no other kind moved). Chosen by
+    # tuning projects one history question more, no other kind moved; asked for the value
+    # before a named number, the first stated hit holding it yields: with the linked fix, one
+    # history question more there and 8 of 190 history rewordings, none lost,
+    # docs/bench/tune/current37d-history-a9116af.json). Chosen by
     # leave-one-project-out on the coding tuning split through the mirror (bench/ranking.py;
     # docs/BENCHMARKS.md): same_n 3, 10, 20, 40; SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7;
     # same_reach 0.15-0.3; same_subject 4, 8; fixes, SUPERSEDES and the reach on linked pairs

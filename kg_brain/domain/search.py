@@ -21,14 +21,18 @@ from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.query_text import (
     asks_for_many,
+    by_code,
     clauses,
     earlier,
     exact_query,
     fielded_query,
+    identifier_pattern,
     identifiers,
     in_project,
+    inside_query,
     lucene_query,
     names,
+    numbers,
     whole_query,
     word_queries,
 )
@@ -165,7 +169,7 @@ class Search:
         evidence, no score is; the floor `word_floor`, raised per unknown word) up to
         OWN_IDF_MAX notes, else the whole query (`lex` of `asked`), its fetch,
         Tuning.lex_floor and `whole_floor` (Tuning.floor, DeepTuning.floor)."""
-        t, project = self.tuning, params["project"]
+        t, project = self.tuning, asked["project"]
         notes = self.index_fetch.size(project)
         floor = {"unknown_step": self.word_floor[1], "unknown_most": UNKNOWN_MOST,
                  "lacked_step": self.word_floor[2], "rare_share": RARE_SHARE,
@@ -193,11 +197,16 @@ class Search:
         terms = identifiers(text)
         project = validate.project(project)
         asks = earlier(text)
-        asked: Asked = {"lex": in_project(fielded_query(words, self._boosts()), project),
-                        "terms": terms, "exact": in_project(exact_query(terms), project),
-                        "excluded": _excluded(include_contextual)}
-        return {"vector": self.embedder.encode(text), "text": words, "project": project,
-                "history": asks is not None, "before": asks == "before"}, asked
+        asked: Asked = {"project": project,
+                        "lex": in_project(fielded_query(words, self._boosts()), project),
+                        "terms": [identifier_pattern(t) for t in terms],
+                        "exact": in_project(exact_query(terms), project),
+                        "inside": in_project(inside_query(terms), project),
+                        "by_code": by_code(text, terms),
+                        "excluded": _excluded(include_contextual), "numbers": numbers(text)}
+        return {"vector": self.embedder.encode(text), "text": words,
+                "history": asks is not None, "before": asks == "before",
+                "named": names(text, terms)}, asked
 
     def search_memory(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False, note_kinds: list[str] | None = None,
@@ -211,7 +220,7 @@ class Search:
         params, asked = self._params(validate.content(query, MAX_QUERY_CHARS, "query"), project,
                                      include_contextual)
         pool = max(t.pool, k)
-        fetches = self._fetches(params["project"], pool, k)
+        fetches = self._fetches(asked["project"], pool, k)
         params |= self._lexical(params, asked, fetches["lex_fetch"], t.floor)
         del params["text"]  # the entity names' query: deep_search's
         rows = statements.search_memory(
@@ -220,7 +229,7 @@ class Search:
             w_exact=t.w_exact, exact_df=t.exact_df, superseded=t.superseded,
             supersede_share=t.supersede_share, vec_span=t.vec_span,
             session_after=t.session_after, session_before=t.session_before,
-            fix_lift=t.fix_lift, named=names(query, asked["terms"]), same_n=t.same_n,
+            fix_lift=t.fix_lift, same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
             same_linked=SAME_LINKED, linked_far=LINKED_FAR, sentences=_sentences(pool), k=k)
         self._stamp(stamp, rows)
@@ -237,7 +246,7 @@ class Search:
         params, asked = self._params(text, project, include_contextual)
         many = asks_for_many(text)
         pool = max(t.pool, k)
-        fetches = self._fetches(params["project"], pool, k)
+        fetches = self._fetches(asked["project"], pool, k)
         lexical = self._lexical(params, asked, fetches["lex_fetch"], t.floor)
         total = lexical.pop("notes")
         params |= lexical
@@ -247,8 +256,7 @@ class Search:
         rows = statements.deep_search(
             self.db, **params, **fetches, question=question, hops=hops, k=k, total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,
-            sentences=_sentences(pool),
-            named=names(text, asked["terms"]), same_linked=SAME_LINKED, linked_far=LINKED_FAR,
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR,
             near={"gap": NEAR_GAP, "of": NEAR_OF, "head": NEAR_HEAD, "reach": NEAR_REACH,
                   "clause_of": CLAUSE_OF, "bridge_at": BRIDGE_AT,
                   "bridge_rarity": BRIDGE_RARITY, "bridge_least": BRIDGE_LEAST,

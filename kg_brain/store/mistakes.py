@@ -10,10 +10,11 @@ Vector = list[float]
 
 
 class Task(TypedDict):
-    """What changes with the task, sent as one map (one plan whatever the task, as the
-    searches' Question): `signature`, its normalised failure signature ('' = none);
-    `exclude`, the zk_ids left out."""
+    """What changes with the task, sent as one map (one plan whatever the task and project, as
+    the searches' Question): `project`, the project read; `signature`, the task's normalised
+    failure signature ('' = none); `exclude`, the zk_ids left out."""
 
+    project: str
     signature: str
     exclude: list[str]
 
@@ -26,6 +27,6 @@ class PastMistakeRow(TypedDict):
 
 
 @read("mistakes/preflight_mistakes.cypher")
-def preflight_mistakes(on: On, *, project: str, question: Task, vector: Vector, fetch: int,
+def preflight_mistakes(on: On, *, question: Task, vector: Vector, fetch: int,
                        k: int) -> list[PastMistakeRow]:
     """Signature matches first, then by similarity; no access stamp (a check is no use)."""

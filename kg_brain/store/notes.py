@@ -142,9 +142,22 @@ def insert_notes(tx: Tx, rows: list[dict[str, Any]], now: datetime) -> list[str]
     return ids
 
 
+class NoteAdd(TypedDict):
+    """What add_note writes that changes in kind or size from one note to the next, sent as one
+    map parameter (`add`): Neo4j keys a cached plan on each parameter's type and the class of
+    a list's or a text's size, never on what a map holds, so one plan serves every note, however
+    many links, RELATES_TO among them and jobs it has and whatever its session. `similar`: the
+    linked notes whose degree bound is kept; `session_id`: None for no place in a session's
+    order."""
+
+    links: list[dict[str, Any]]
+    similar: list[str]
+    jobs: list[dict[str, str]]
+    session_id: str | None
+
+
 @write("notes/add_note.cypher", "changed")
-def add_note(on: On, *, row: dict[str, Any], links: list[dict[str, Any]], similar: list[str],
-             keep: int, jobs: list[dict[str, str]], session_id: str | None, since: datetime,
+def add_note(on: On, *, row: dict[str, Any], add: NoteAdd, keep: int, since: datetime,
              reason: str, mirror: bool, now: datetime) -> AddedNote:
     """A new note's whole write (mentions, links, degree bound, evolution job, session order,
     the mirror's jobs when `mirror`), answered as get_notes reads it."""

@@ -28,14 +28,22 @@ class Asked(TypedDict):
     """What either search asks that changes with the question, sent as one map parameter
     (`question`): Neo4j keys a cached plan on each parameter's type and, for a text or a list,
     the class of its size (up to 10, 100, 1,000 characters or items), never on what a map holds,
-    so one plan serves every question. `lex`: the lexical terms; `terms`: the identifiers,
-    lower-cased; `exact`: their Lucene phrase query ('' = none); `excluded`: note kinds left
-    out."""
+    so one plan serves every question in every project. `project`: the project read; `lex`: the
+    lexical terms; `terms`: the identifiers, each as the pattern of a text holding it
+    (query_text.identifier_pattern); `exact`: their Lucene phrase query ('' = none); `inside`:
+    the word index's query for those a word of the note index may hold inside it
+    (query_text.inside_query); `by_code`: the query names what it asks for by a code
+    (query_text.by_code); `excluded`: note kinds left out; `numbers`: the numbers the question
+    names (query_text.numbers)."""
 
+    project: str
     lex: list[LexTerm]
     terms: list[str]
     exact: str
+    inside: str
+    by_code: bool
     excluded: list[str]
+    numbers: list[str]
 
 
 class Question(Asked):
@@ -99,7 +107,7 @@ class AccessStamp(TypedDict):
 
 @read("search/search_memory.cypher")
 def search_memory(on: On, *, vector: Vector, question: Question, notes: int, lex_df: int,
-                  project: str, fetch: int, rescan: bool, lex_fetch: int, pool: int,
+                  fetch: int, rescan: bool, lex_fetch: int, pool: int,
                   fusion: str,
                   rrf_k: float, w_vec: float, w_lex: float, w_exact: float, exact_df: int,
                   superseded: float, supersede_share: float, vec_span: float,
@@ -113,9 +121,8 @@ def search_memory(on: On, *, vector: Vector, question: Question, notes: int, lex
 
 
 @read("search/deep_search.cypher")
-def deep_search(on: On, *, vector: Vector, question: DeepQuestion, lex_df: int, project: str,
-                hops: int, fetch: int, rescan: bool, lex_fetch: int,
-                pool: int, sentences: dict[str, float],
+def deep_search(on: On, *, vector: Vector, question: DeepQuestion, lex_df: int, hops: int,
+                fetch: int, rescan: bool, lex_fetch: int, pool: int,
                 total: int, ent_cap: int, k: int, named: bool, history: bool, before: bool,
                 floor: float, unknown_step: float, unknown_most: int,
                 lacked_step: float, lex_floor: float, rare_share: float, rare_words: int,

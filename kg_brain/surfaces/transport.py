@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from typing import Any
 
 from fastmcp.server.middleware import Middleware, MiddlewareContext
@@ -47,6 +48,12 @@ from kg_brain.surfaces.wire import OPENCODE_SCHEMA, SERVER_NAME, client_entry
 log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
 LIST_GRACE_S = 5.0  # how long the warm-up waits for the client's tools/list (OpenCode's limit)
+# What the warm-up asks (WarmUp.plan_searches): a project holding no notes (its reads find
+# nothing and write nothing) and a question. Each search statement has one plan whatever the
+# question and the project (what changes with them is one map parameter:
+# kg_brain/store/search.py Asked), so one call of each plans what every later call runs.
+WARM_UP_PROJECT = "kg-brain-warm-up"
+WARM_UP_QUESTION = "How does the worker back off between retries?"
 
 
 def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str, Any]:
@@ -58,16 +65,20 @@ def opencode_remote_config(settings: Settings, host: str, port: int) -> dict[str
 
 class WarmUp(Middleware):
     """Once the client is connected and about to work: import and connect the driver and load
-    the embedding model in background threads, so the first real call does not pay for them.
-    The server module loads neither (listing needs neither). They start when the first
-    tools/list is answered, or LIST_GRACE_S after the first `initialize` if none is by then:
-    loading them beside the listing slowed it by about a second on a loaded machine, and
-    OpenCode drops a server whose tools/list takes more than 5 s."""
+    the embedding model in background threads, so the first real call does not pay for them,
+    then have Neo4j plan the search statements (search_memory, deep_search, preflight_check),
+    which takes it seconds of CPU on a server that has not planned them yet (a fresh start, or
+    plans evicted). The server module loads neither (listing needs neither). They start when
+    the first tools/list is answered, or LIST_GRACE_S after the first `initialize` if none is
+    by then: loading them beside the listing slowed it by about a second on a loaded machine,
+    and OpenCode drops a server whose tools/list takes more than 5 s. Nothing waits for the
+    warm-up: a real call that comes first runs beside it."""
 
     def __init__(self, brain: Brain) -> None:
         self.brain = brain
         self.started = threading.Event()
         self.listed = threading.Event()
+        self.done = threading.Event()  # the warm-up has ended, planning included
 
     async def on_initialize(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
         answer = await call_next(context)
@@ -84,19 +95,53 @@ class WarmUp(Middleware):
         if self.started.is_set():
             return
         self.started.set()
-        for name, task in (("database", self._database), ("model", self._model)):
-            threading.Thread(target=self._after_listing, args=(name, task), daemon=True,
-                             name=f"kg-brain-warm-{name}").start()
+        loads = [threading.Thread(target=self._after_listing, args=(name, task), daemon=True,
+                                  name=f"kg-brain-warm-{name}")
+                 for name, task in (("database", self._database), ("model", self._model))]
+        for thread in loads:
+            thread.start()
+        # closing waits for the call under way (the next is not made): a process leaving while
+        # the model embeds in another thread aborts
+        if self.brain.on_close(self._planned):
+            threading.Thread(target=self._after_loads, args=(loads,), daemon=True,
+                             name="kg-brain-warm-plans").start()
+        else:
+            self.done.set()
+
+    def _planned(self) -> None:
+        self.done.wait(self.brain.settings.neo4j_timeout_s)
 
     def _after_listing(self, name: str, task: Any) -> None:
         self.listed.wait(LIST_GRACE_S)
         self._quietly(name, task)
+
+    def _after_loads(self, loads: list[threading.Thread]) -> None:
+        for thread in loads:
+            thread.join()
+        try:
+            self._quietly("search plans", self.plan_searches)
+        finally:
+            self.done.set()
 
     def _database(self) -> None:
         self.brain.db.verify()
 
     def _model(self) -> None:
         self.brain.embedder.encode("warm up")
+
+    def plan_searches(self) -> None:
+        """Each search statement run once (WARM_UP_PROJECT, WARM_UP_QUESTION, no access
+        stamp), stopping when the server closes."""
+        started = time.perf_counter()
+        search, mistakes = self.brain.search, self.brain.mistakes
+        for call in (lambda: search.search_memory(WARM_UP_QUESTION, WARM_UP_PROJECT, stamp=False),
+                     lambda: search.deep_search(WARM_UP_QUESTION, WARM_UP_PROJECT, stamp=False),
+                     lambda: mistakes.preflight_check(WARM_UP_QUESTION, WARM_UP_PROJECT)):
+            if self.brain.stopping.is_set():
+                return
+            call()
+        log.info("warm-up: the search statements planned in %.1f s",
+                 time.perf_counter() - started)
 
     @staticmethod
     def _quietly(name: str, task: Any) -> None:

@@ -298,7 +298,7 @@ def test_every_similarity_is_the_cosine_not_neo4js_half_shifted_score(
                             (a, [1.0, 0.8])):
         found = [n["similarity"] for n in nearest_notes(db, vector=query, **ask)]
         assert found == pytest.approx(expected, abs=0.02)
-    past = preflight_mistakes(db, project=project, question={"signature": "", "exclude": []},
+    past = preflight_mistakes(db, question={"project": project, "signature": "", "exclude": []},
                               vector=c, fetch=10, k=2, now=datetime.now(UTC))
     assert [p["similarity"] for p in past] == pytest.approx([0.0, 0.0], abs=1e-4)
     kept = cluster_pairs(db, project=project, min_similarity=0.75, fetch=100, rescan=True,

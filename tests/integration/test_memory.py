@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from neo4j.exceptions import SessionExpired
 
+from bench.plan_keys import plan_key
 from kg_brain.base.errors import Conflict, InvalidInput, NotFound, StoreUnavailable
 from kg_brain.domain.memory.text import embed_text
 from kg_brain.root.app import Brain
@@ -52,6 +53,30 @@ def test_related_notes_are_enriched_linked_and_evolved(brain: Brain, project: st
     assert original.cause.startswith("evolution from")
     restored = brain.revisions.restore(changed[0], original.version)
     assert restored.context == before[changed[0]]
+
+
+def test_notes_of_any_shape_send_add_note_the_same_parameter_kinds(
+        brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neo4j plans a statement apart for each parameter signature (a list's size class among
+    them): a note with no link, one link or several, with or without an evolution job, in a
+    client session or in none, would each be planned again, seconds on a loaded server."""
+    sent: list[Any] = []
+    run = Tx.run
+
+    def recorded(tx: Tx, name: str, mode: Any, params: dict[str, Any],
+                 changes: tuple[str, ...] = ()) -> Any:
+        if name == "notes/add_note":
+            sent.append(plan_key(params))
+        return run(tx, name, mode, params, changes)
+
+    monkeypatch.setattr(Tx, "run", recorded)
+    added = [brain.writer.add(RELATED[0], project),
+             brain.writer.add(RELATED[1], project, session_id="a-client-session"),
+             brain.writer.add(RELATED[2], project, session_id="another-client-session-of-a-"
+                                                             "longer-name")]
+    links = [len(a.note.links) for a in added]  # as each was written
+    assert links[0] == 0 < links[2] and len(sent) == 3
+    assert len(set(sent)) == 1, sent
 
 
 CHAT = [

@@ -173,26 +173,43 @@ def test_questions_of_any_shape_send_the_same_parameter_kinds(brain: Brain,
     class among them): a question of another length, word count, identifiers or clauses
     would be planned again, seconds on a loaded server. Each hot read sends one."""
     seed(brain, project)
+    texts = ("pool",
+             "Why is the connection pool exhausted when QX7ZETA-4411 rotates, and which retry "
+             "in src/retry_policy.py backs off, and which ports does the server pick at start?")
+    assert_one_plan_key_each(brain, [(text, project) for text in texts])
+
+
+def assert_one_plan_key_each(brain: Brain, asked: list[tuple[str, str]]) -> None:
+    """search_memory, deep_search and preflight_check, each asked every (question, project)
+    of `asked`, send their statement one parameter signature each."""
     recording = Recording(brain.db)
     deps = replace(brain.deps, db=recording)  # type: ignore[arg-type]
     search, mistakes = Search(deps), Mistakes(deps, brain.reader, brain.writer)
-    calls: list[Callable[[str], object]] = [
-        lambda text: search.search_memory(text, project, stamp=False),
-        lambda text: search.deep_search(text, project, stamp=False),
-        lambda text: mistakes.preflight_check(text, project)]
+    calls: list[Callable[[str, str], object]] = [
+        lambda text, name: search.search_memory(text, name, stamp=False),
+        lambda text, name: search.deep_search(text, name, stamp=False),
+        lambda text, name: mistakes.preflight_check(text, name)]
     sent: dict[str, set[Any]] = {}
-    for text in ("pool",
-                 "Why is the connection pool exhausted when QX7ZETA-4411 rotates, and which "
-                 "retry in src/retry_policy.py backs off, and which ports does the server "
-                 "pick at start?"):
+    for text, name in asked:
         for call in calls:
-            call(text)
+            call(text, name)
             assert recording.last is not None
-            name, params = recording.last
-            sent.setdefault(name, set()).add(plan_key(params))
+            statement, params = recording.last
+            sent.setdefault(statement, set()).add(plan_key(params))
     assert set(sent) == {"search/search_memory", "search/deep_search",
                          "mistakes/preflight_mistakes"}
     assert all(len(keys) == 1 for keys in sent.values()), sent
+
+
+def test_projects_of_any_name_length_send_the_same_parameter_kinds(brain: Brain,
+                                                                  project: str) -> None:
+    """A project's name is text: sent as a parameter of its own, one of 3 characters and one of
+    40 would each have a plan (Neo4j keys text of up to 10 and of up to 100 characters apart),
+    and the first search in a project of the other class would be planned again. Each hot read
+    sends one set of parameter kinds whatever the project."""
+    seed(brain, project)
+    names = (project, project[:3], (project * 4)[:40])  # the last two hold no notes
+    assert_one_plan_key_each(brain, [("connection pool", name) for name in names])
 
 
 def test_deep_search_is_one_round_trip_and_says_how_each_hit_was_found(

@@ -288,6 +288,56 @@ def test_a_question_for_the_value_before_a_named_one_gets_that_one_not_the_first
         assert ranked[0] == first
 
 
+def test_a_question_for_the_value_before_a_named_one_starts_from_the_note_that_set_it(
+        brain: Brain, days: Days, project: str) -> None:
+    """The note stating the named value first is the one that set it; a later one names it as
+    the value it replaced ("was 8025") and is the best hit. The note that set it yields to the
+    one before it, not the best hit to the note that set it."""
+    first, middle, newest = write(brain, days, project, [
+        "LEDGER_HTTP_PORT is 8020 for the ledger API in development.",
+        "LEDGER_HTTP_PORT moved to 8025 for the ledger API in development (from 8020).",
+        "The ledger API serves on port 8030 in development now; LEDGER_HTTP_PORT was 8025 "
+        "before the docs preview server took it."])
+    for a, b in ((middle, first), (newest, middle), (newest, first)):
+        brain.db.write_tx(lambda tx, a=a, b=b: brain.writer.link(
+            tx, a, b, LinkType.SUPERSEDES, "changes the port", origin="auto"))
+    query = "which port did the ledger API serve on in development right before 8025?"
+    assert unordered_by_time(brain, query, project)[0] == newest
+    for ranked in rankings(brain, query, project):
+        assert ranked.index(first) < ranked.index(middle)
+
+
+def assert_alike_as_linked(embedder: SentenceTransformerEmbedder, texts: list[str]) -> None:
+    """The two texts' mutual cosine (in [-1, 1]) is at least SAME_LINKED: alike enough that a
+    SUPERSEDES link between them counts in the ranking."""
+    vectors = [np.asarray(embedder.encode(t)) for t in texts]
+    assert np.dot(*vectors) / np.prod([np.linalg.norm(v) for v in vectors]) >= SAME_LINKED
+
+
+def test_asked_for_history_a_fix_yields_to_the_note_it_replaced(
+        brain: Brain, days: Days, project: str, embedder: SentenceTransformerEmbedder) -> None:
+    """A recorded resolution changed a value and superseded the note stating the old one
+    (mutual cosine at least SAME_LINKED, in [-1, 1]); a history question words the change, so
+    the fix ranks first when no note yields: both searches put the replaced note first."""
+    texts = ["The label printer bridge runs Node 18.19 on the depot PCs, pinned in "
+             "bridge/.nvmrc.",
+             "The label printer bridge runs Node 22.11 now on the depot PCs (was Node 18.19): "
+             "AbortSignal.timeout() needs it; bridge/.nvmrc updated."]
+    assert_alike_as_linked(embedder, texts)
+    old, = write(brain, days, project, texts[:1])
+    failed = brain.mistakes.record_failure(
+        "The label printer bridge crashes at start on the depot PCs: AbortSignal.timeout is "
+        "not a function in its Node runtime.", project, "LABEL-BRIDGE-ABORT").zk_id
+    days.next()
+    fix = brain.mistakes.record_resolution(failed, texts[1], project).fix_zk_id
+    brain.db.write_tx(lambda tx: brain.writer.link(tx, fix, old, LinkType.SUPERSEDES,
+                                                   "changes the Node runtime", origin="auto"))
+    query = "which Node did the label printer bridge run on before the AbortSignal fix?"
+    assert unordered_by_time(brain, query, project)[0] == fix
+    for ranked in rankings(brain, query, project):
+        assert ranked[0] == old
+
+
 @pytest.mark.parametrize("later_kind", ["general", "decision"])
 def test_a_linked_decision_yields_only_to_a_later_decision(brain: Brain, days: Days,
                                                            project: str, later_kind: str) -> None:
@@ -321,8 +371,7 @@ def test_a_linked_later_note_past_the_best_hits_takes_the_current_value(
              "RATE_LIMIT_RPM in config/limits.yaml.",
              "RATE_LIMIT_RPM is 250 now in config/limits.yaml: 100 requests per minute per "
              "client was too low for the sale."]
-    vectors = [np.asarray(embedder.encode(t)) for t in texts]
-    assert np.dot(*vectors) / np.prod([np.linalg.norm(v) for v in vectors]) >= SAME_LINKED
+    assert_alike_as_linked(embedder, texts)
     old, new = write(brain, days, project, texts)
     brain.db.write_tx(lambda tx: brain.writer.link(tx, new, old, LinkType.SUPERSEDES,
                                                    "changes the limit", origin="auto"))

@@ -384,3 +384,33 @@ def test_asked_for_history_the_first_of_a_value_changed_twice_ranks_first() -> N
     q = replace(asked([0.3, 0.5, 0.8], {0}), kind="history", history=True)
     assert rank(pool, q, Tuning())[0] == 0
     assert rank(pool, replace(q, history=False), Tuning())[0] == 2
+
+
+def test_asked_for_history_a_fix_yields_to_the_note_it_superseded() -> None:
+    # note 2, a fix, set a new value and superseded note 0 (mutual cosine 0.8); a history
+    # question words the change and finds the fix first: the note it replaced comes first.
+    # Unlinked, or asked for the current value, the fix keeps its place
+    vectors = np.asarray([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.8, 0.0, 0.6]])
+    kinds = ["general", "mistake", "fix"]
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    q = replace(asked([0.6, 0.1, 0.7], {0}), kind="history", history=True, before=True)
+    assert rank(notes(3, inferred=[(2, 0)], vectors=vectors, note_kinds=kinds), q, t)[0] == 0
+    assert rank(notes(3, vectors=vectors, note_kinds=kinds), q, t)[0] == 2
+    assert rank(notes(3, inferred=[(2, 0)], vectors=vectors, note_kinds=kinds),
+                replace(q, history=False, before=False), t)[0] == 2
+
+
+def test_asked_for_the_value_before_a_named_one_the_note_that_set_it_yields() -> None:
+    # 0 (20) -> 1 (40, was 20) -> 2 (60, was 40), each linked to the one it replaced; the
+    # newest is closest to the question. "before we went to 40": the first note stating 40
+    # yields (to note 0), not the best hit; "before we went to 60": the note stating 60 (to
+    # note 1); a number no linked hit states: no note yields
+    vectors = np.asarray([[1.0, 0.0, 0.0], [0.8, 0.6, 0.0], [0.64, 0.48, 0.6]])
+    texts = ["pool size is 20", "pool size is 40 now (was 20)", "pool size is 60 now (was 40)"]
+    pool = notes(3, inferred=[(1, 0), (2, 1), (2, 0)], vectors=vectors, texts=texts)
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    q = replace(asked([0.5, 0.6, 0.7], {0}), kind="history", history=True, before=True)
+    ranked = rank(pool, replace(q, text="pool size before we went to 40?"), t)
+    assert ranked.index(0) < ranked.index(1)
+    assert rank(pool, replace(q, text="pool size before we went to 60?"), t)[0] == 1
+    assert rank(pool, replace(q, text="pool size before we went to 80?"), t)[0] == 2

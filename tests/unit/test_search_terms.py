@@ -11,14 +11,19 @@ from kg_brain.domain.query_text import (
     MAX_IDENTIFIERS,
     MAX_LEX_WORDS,
     asks_for_many,
+    by_code,
     clauses,
     content_word,
     earlier,
     exact_query,
+    holds_identifier,
+    holds_number,
     identifiers,
     in_project,
+    inside_query,
     lucene_query,
     names,
+    numbers,
     whole_query,
     word_queries,
 )
@@ -62,6 +67,53 @@ def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
     assert exact_query(["ab-12"]) == 'content:("ab-12") title:("ab-12")'
     assert exact_query(['q"1', "c:\\x1"]) == (
         'content:("q\\"1" "c:\\\\x1") title:("q\\"1" "c:\\\\x1")')
+
+
+@pytest.mark.parametrize(("text", "term", "held"), [
+    ("KG-123: the export button", "kg-123", True),
+    ("see KG-123.", "kg-123", True),
+    ("KG-1234: the export times out", "kg-123", False),
+    ("at src/app/db.py:420 the lock", "src/app/db.py:42", False),
+    ("at src/app/db.py:42\nthe cursor", "src/app/db.py:42", True),
+    ("ERR_CONN_REFUSED from vite", "err_conn_re", False),
+    ("cache.redis.ttl_seconds is 60", "cache.redis.ttl", False),
+    ("rebuilt into ANALYTICS.LOOKER_SCRATCH nightly", "looker_scratch", True),
+    ("in app/proguard-rules.pro", "proguard-rules.pro", True),
+    # a short hash is held by the full hash it starts, a number by a longer one never
+    ("commit 4be8a71c2d9e0f3a5b6c7d8e9f0a1b2c on main", "4be8a71", True),
+    ("commit 4be8a90 on main", "4be8a71", False),
+    ("ticket 12345678", "1234567", False),
+    # punctuation inside stands for any other, not for a space
+    ("the lock at ledger/models.py:212", "ledger\\models.py:212", True),
+    ("ERR-CONN-RESET in the log", "err_conn_reset", True),
+    ("KG 123 in the log", "kg-123", False),
+    # an English ending is the identifier's own
+    ("no 504s since", "504", True),
+    ("the self-hosted router", "self-host", True),
+    ("what did PR #212 change", "#212", True),
+    ('odd "q"1 and c:\\x1 (a.b+c)', "(a.b+c)", True),
+])
+def test_a_text_holds_an_identifier_as_a_word_not_inside_a_longer_one(
+        text: str, term: str, held: bool) -> None:
+    assert holds_identifier(text, term) is held
+
+
+def test_identifiers_a_word_may_hold_inside_it_reach_the_word_index_as_wildcards() -> None:
+    assert inside_query(["kg-123", "looker_scratch", "4be8a71", "a.b.c"]) == (
+        "content:(*looker_scratch* *4be8a71* *a.b.c*) title:(*looker_scratch* *4be8a71* *a.b.c*)")
+    assert inside_query(["kg-123", "db.py:42", 'q"1']) == ""
+
+
+@pytest.mark.parametrize(("query", "coded"), [
+    ("KG-12", True),
+    ("what was TKT-901 about?", True),
+    ("useSocketRetry", True),
+    ("what is PgBouncer?", False),  # a product's name, not a code
+    ("which port is the local postgres from docker compose on?", False),
+    ("how many credits did April use in 2024?", False),  # more than NAMING_WORDS other words
+])
+def test_a_query_names_what_it_asks_for_by_a_code(query: str, coded: bool) -> None:
+    assert by_code(query, identifiers(query)) is coded
 
 
 def test_a_query_with_lone_surrogates_can_be_sent() -> None:
@@ -194,3 +246,23 @@ def test_a_question_asking_several_things_is_split_into_its_clauses(
 def test_a_question_naming_what_it_asks_for_in_the_plural_asks_for_many(
         question: str, many: bool) -> None:
     assert asks_for_many(question) is many
+
+
+def test_the_numbers_a_question_names_are_read_whole_and_once() -> None:
+    assert numbers("replica count before we went to 12?") == ["12"]
+    assert numbers("helm chart right before 3.14.2, not 3.14.2-rc1") == ["3.14.2", "1"]
+    assert numbers("node version before the pg16 move") == ["16"]
+    assert numbers("which port did the gateway use originally?") == []
+
+
+@pytest.mark.parametrize(("text", "number", "held"), [
+    ("moved the gateway to 3.14.2 (from 3.13.0)", "3.14", True),  # a version's prefix
+    ("the worker pool is 60% busy", "60", True),
+    ("upgraded the cluster to pg16", "16", True),
+    ("the worker pool has 160 slots", "60", False),  # inside another number
+    ("chart 2.16 is pinned", "16", False),
+    ("chart 3.140 is pinned", "3.14", False),
+])
+def test_a_text_holds_a_number_only_as_a_whole_number_or_a_version_prefix(
+        text: str, number: str, held: bool) -> None:
+    assert holds_number(text, number) is held

@@ -44,7 +44,7 @@ from kg_brain.shapes.models import NoteView
 from kg_brain.store import jobs, links, notes
 from kg_brain.store.db import Tx
 from kg_brain.store.entities import replace_mentions
-from kg_brain.store.notes import NearestNote, new_zk_id, with_fresh_ids
+from kg_brain.store.notes import NearestNote, NoteAdd, new_zk_id, with_fresh_ids
 from kg_brain.store.statement import On
 from kg_brain.text.redact.gate import hide
 
@@ -192,14 +192,15 @@ class Writer:
         ordered = bool(gap) and row["memory_type"] == MemoryType.PERMANENT.value
         decisions = prepared.decisions
         written = notes.add_note(
-            tx, row=row, links=[link_row(row["zk_id"], d) for d in decisions],
-            similar=[d.zk_id for d in decisions if d.link_type is LinkType.RELATES_TO],
-            keep=self.settings.link_top_k,
-            jobs=[sentence_job(row["zk_id"], row["project"]),
-                  *([evolution_job(row["zk_id"], row["project"])]
-                    if self._evolves(decisions) else [])],
-            session_id=row.get("session_id") if ordered else None,
-            since=now - timedelta(seconds=gap), reason=FOLLOWS_REASON, mirror=tx.mirrors, now=now)
+            tx, row=row, add=NoteAdd(
+                links=[link_row(row["zk_id"], d) for d in decisions],
+                similar=[d.zk_id for d in decisions if d.link_type is LinkType.RELATES_TO],
+                jobs=[sentence_job(row["zk_id"], row["project"]),
+                      *([evolution_job(row["zk_id"], row["project"])]
+                        if self._evolves(decisions) else [])],
+                session_id=row.get("session_id") if ordered else None),
+            keep=self.settings.link_top_k, since=now - timedelta(seconds=gap),
+            reason=FOLLOWS_REASON, mirror=tx.mirrors, now=now)
         if tx.mirrors:
             tx.mirrored.update(written["changed"])
         return NoteView.from_row(dict(written))

@@ -128,7 +128,7 @@ def compare(a: str, b: str, extra_a: frozenset[str] = frozenset(),
     conflict |= _rival_phrases(ka.get(K.PHRASE, set()) - all_b, kb.get(K.PHRASE, set()) - all_a,
                                stems_a, stems_b)
     conflict |= _other_environments(a, b)
-    fa, fb = _facts(a), _facts(b)
+    fa, fb = text_facts(a), text_facts(b)
     values = {slot for slot in fa.values.keys() & fb.values.keys()
               if fa.values[slot] != fb.values[slot]}
     values = (values | changed) - conflict
@@ -171,9 +171,10 @@ def _subject_keys(grouped: dict[EntityKind, set[str]]) -> set[str]:
 
 
 @lru_cache(maxsize=4096)
-def _facts(text: str) -> Facts:
-    """Cached like `hits`: a write compares its note with every candidate, and the note with
-    its nearest one again for dedup; callers only read the result."""
+def text_facts(text: str) -> Facts:
+    """The slots and values a text states (`facts_of` over its own hits), cached like `hits`:
+    a write compares its note with every candidate, and each clause stating a slot for every
+    slot it compares; callers only read the result."""
     return facts_of(text, hits(text))
 
 

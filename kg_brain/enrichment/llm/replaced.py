@@ -18,10 +18,10 @@ states only in clauses naming another member of one family of names ("web-edge-0
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kg_brain.enrichment.llm import text as tx
-from kg_brain.enrichment.llm.entities import hits, rival_names
-from kg_brain.enrichment.llm.facts import facts_of
+from kg_brain.enrichment.llm.entities import hits, rival_names, text_facts
 from kg_brain.enrichment.llm.types import EntityKind
 
 # A value as written up to the end of its clause: a dot or a colon inside a version, a host or a
@@ -92,8 +92,10 @@ def replaced_values(text: str) -> list[list[str]]:
     return [terms for raw in _replaced_raw(text) if (terms := _terms(raw)[:MAX_VALUE_WORDS])]
 
 
-def _replaced_raw(text: str) -> list[str]:
-    """Each value the text names as replaced, as written."""
+@lru_cache(maxsize=1024)
+def _replaced_raw(text: str) -> tuple[str, ...]:
+    """Each value the text names as replaced, as written; cached, since a write reads the new
+    note's for each candidate."""
     found: list[str] = []
     for sentence in tx.prose_sentences(text):
         patterns = [_BEFORE_VALUE, _AFTER_VALUE, _NOT_ANYMORE, _ARROW]
@@ -106,7 +108,7 @@ def _replaced_raw(text: str) -> list[str]:
                 groups = match.groupdict()
                 raw = groups.get("value") or groups.get("paren") or groups.get("number") or ""
                 found.append(_VALUE_END.sub("", raw))
-    return found
+    return tuple(found)
 
 
 def replaced_elsewhere(slot: str, new: str, old: str) -> bool:
@@ -117,10 +119,10 @@ def replaced_elsewhere(slot: str, new: str, old: str) -> bool:
     looked for as the old text writes its numbers."""
     named: set[str] = set()
     for raw in _replaced_raw(new):
-        named |= facts_of(raw, hits(raw)).values.get(slot, frozenset())
+        named |= text_facts(raw).values.get(slot, frozenset())
         if slot in _QUANTITY_SLOTS and _NUMBER.match(raw.strip()):
             named.add(raw.strip())
-    stated = {v for values in facts_of(old, hits(old)).values.values() for v in values}
+    stated = {v for values in text_facts(old).values.values() for v in values}
     return bool(named) and not named & (stated | set(_NUMBERS.findall(old)))
 
 
@@ -223,20 +225,22 @@ def _clauses(text: str) -> list[str]:
             for clause in _CLAUSE_END.split(sentence)]
 
 
-def _slot_clauses(slot: str, text: str) -> list[tuple[frozenset[str], set[str], str]]:
+@lru_cache(maxsize=1024)
+def _slot_clauses(slot: str, text: str) -> tuple[tuple[frozenset[str], frozenset[str], str], ...]:
     """Each clause stating `slot`: its values, the words in it that can name what carries
-    them, and the clause."""
+    them, and the clause. Cached: a write reads the new note's clauses for each candidate it
+    compares, in each slot both state."""
     found = []
     for clause in _clauses(text):
-        found_hits = hits(clause)
         if slot == "file":
-            values = frozenset(_file_name(h.key) for h in found_hits if h.kind == EntityKind.FILE)
+            values = frozenset(_file_name(h.key) for h in hits(clause)
+                               if h.kind == EntityKind.FILE)
         else:
-            values = facts_of(clause, found_hits).values.get(slot, frozenset())
+            values = text_facts(clause).values.get(slot, frozenset())
         if values:
-            found.append((values, {t for t in tx.subject_terms(clause) if not t[0].isdigit()},
-                          clause))
-    return found
+            found.append((values, frozenset(t for t in tx.subject_terms(clause)
+                                            if not t[0].isdigit()), clause))
+    return tuple(found)
 
 
 def _file_name(path: str) -> str:
