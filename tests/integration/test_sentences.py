@@ -1,8 +1,10 @@
-"""A note's sentences on the real server: written with the note (add_memory's by its queued
-job), replaced with its text, gone with it, and the vector channel re-scored by them."""
+"""A note's sentences on the real server: written by the note's queued job (add_memory's and
+the import's), replaced with its text, gone with it, and search_memory's vector channel and
+relevance floor re-scored by them."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -64,6 +66,25 @@ def same_vectors(got: list[list[float]], texts: list[str], embedder: Embedder) -
     return bool((cos.max(axis=0) > 0.98).all())
 
 
+def cosine(db: Database, zk_id: str, vector: list[float]) -> float:
+    """The whole note's cosine to `vector`, in [-1, 1]."""
+    [row] = db.read_tx(lambda tx: tx._tx.run(
+        "MATCH (n:Note {zk_id: $id}) RETURN n.embedding AS v", id=zk_id).data())
+    return float(np.dot(row["v"], vector))
+
+
+def vector_only(brain: Brain, monkeypatch: pytest.MonkeyPatch, floor: float) -> Search:
+    """search_memory by its vector channel alone (no lexical weight nor lexical evidence, no
+    current value first), the relevance floor `floor` for every query."""
+    monkeypatch.setattr(search_module, "OWN_IDF_MAX", 0)  # the floor: Tuning.floor
+    monkeypatch.setattr(search_module, "RARE_WORDS", 99)
+    counted = replace(brain.deps, index_fetch=IndexFetch(brain.db))  # the notes just written
+    search = Search(counted, replace(brain.search.tuning, w_lex=0.0, w_exact=0.0, floor=floor,
+                                     lex_floor=math.inf, same_n=0))
+    search.word_floor = (floor, 0.0, 0.0)
+    return search
+
+
 def queued(db: Database, project: str) -> list[str]:
     """The keys of the project's sentences jobs still queued."""
     rows = db.read_tx(lambda tx: tx._tx.run(
@@ -76,26 +97,48 @@ def queued(db: Database, project: str) -> list[str]:
 def test_a_note_whose_one_sentence_answers_ranks_above_a_closer_whole_note(
         brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     """The vector channel alone (no lexical weight, no floor): the whole notes' cosines put
-    WIZARD first; RELEASE's best sentence lifts it above, once add_memory's sentences job ran."""
+    WIZARD first; RELEASE's best sentence lifts it above, once the notes' sentences jobs ran."""
     if path == "import":
         release, wizard = brain.importer.add_many(
             [record(*RELEASE, project), record(*WIZARD, project)])
     else:
         release, wizard = (brain.writer.add(f"{title}. {content}", project).note.zk_id
                            for title, content in (RELEASE, WIZARD))
-        assert brain.sentence_jobs.process(project=project) == 2
-    monkeypatch.setattr(search_module, "OWN_IDF_MAX", 0)  # the floor: Tuning.floor
-    counted = replace(brain.deps, index_fetch=IndexFetch(brain.db))  # the notes just written
-    vector_only = Search(counted, replace(brain.search.tuning, w_lex=0.0, w_exact=0.0,
-                                          floor=-1.0, same_n=0))
-    hits = vector_only.search_memory(QUESTION, project, top_k=2, stamp=False)
+    search = vector_only(brain, monkeypatch, floor=-1.0)
+    before = search.search_memory(QUESTION, project, top_k=2, stamp=False)
+    assert [h.zk_id for h in before] == [wizard, release]  # no sentences yet: the cosine
+    assert brain.sentence_jobs.process(project=project) == 2
+    hits = search.search_memory(QUESTION, project, top_k=2, stamp=False)
     assert [h.zk_id for h in hits] == [release, wizard]
-    assert hits[0].relevance < hits[1].relevance  # the cosine alone orders them the other way
+    asked = brain.deps.embedder.encode(QUESTION)
+    assert cosine(brain.db, release, asked) < cosine(brain.db, wizard, asked)
+
+
+def test_the_relevance_floor_reads_the_best_sentence_once_the_queued_job_ran(
+        brain: Brain, db: Database, embedder: Embedder, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An imported note waits for its sentences in the queue, answered by its whole cosine: below
+    the floor, nothing. Once its job ran, the floor reads its score with its best sentence
+    (SENTENCE_WHOLE of the cosine), above the floor: it answers, with that score as relevance."""
+    [release] = brain.importer.add_many([record(*RELEASE, project)])
+    assert stored(db, release) == [] and queued(db, project) == [f"sentences:{release}"]
+    asked = embedder.encode(QUESTION)
+    whole = cosine(db, release, asked)
+    best = max(float(np.dot(v, asked)) for v in embedder.encode_many(sentences(*RELEASE)))
+    mixed = search_module.SENTENCE_WHOLE * whole + (1 - search_module.SENTENCE_WHOLE) * best
+    assert mixed - whole > 0.1  # the floor between them, far from the int8 runtime's noise
+    search = vector_only(brain, monkeypatch, floor=(whole + mixed) / 2)
+    assert search.search_memory(QUESTION, project, stamp=False) == []
+    assert brain.sentence_jobs.process(project=project) == 1
+    assert queued(db, project) == []
+    [hit] = search.search_memory(QUESTION, project, stamp=False)
+    assert hit.zk_id == release and hit.relevance == pytest.approx(mixed, abs=0.02)
 
 
 def test_writing_rewriting_and_forgetting_a_note_keep_its_sentences(
         brain: Brain, db: Database, embedder: Embedder, project: str) -> None:
     [release] = brain.importer.add_many([record(*RELEASE, project)])
+    assert brain.sentence_jobs.process(project=project) == 1
     assert same_vectors(stored(db, release), sentences(*RELEASE), embedder)
     assert len(sentences(*RELEASE)) == 6  # the title (the content lacks it) and five sentences
     new = "Releases ship on Mondays now. The installer is signed in CI."
@@ -173,6 +216,7 @@ def test_a_job_whose_worker_died_is_run_by_the_next_start(
 def test_a_backup_keeps_the_sentences(brain: Brain, db: Database, embedder: Embedder,
                                       project: str) -> None:
     [release] = brain.importer.add_many([record(*RELEASE, project)])
+    assert brain.sentence_jobs.process(project=project) == 1
     restore_records(db, export_records(db, [project]), as_project=f"{project}-copy")
     [copy] = [r["zk_id"] for r in export_records(db, [f"{project}-copy"]) if r["kind"] == "note"]
     assert copy != release
@@ -182,9 +226,6 @@ def test_a_backup_keeps_the_sentences(brain: Brain, db: Database, embedder: Embe
 def test_the_backfill_fills_notes_written_without_sentences_once(
         brain: Brain, db: Database, embedder: Embedder, project: str) -> None:
     ids = brain.importer.add_many([record(*RELEASE, project), record(*WIZARD, project)])
-    db.write_tx(lambda tx: tx._tx.run(  # as a note written before notes kept sentences
-        "MATCH (p:Sentence)-[:SENTENCE_OF]->(n:Note {project: $project}) DETACH DELETE p",
-        project=project).consume())
     dry = backfill_sentences(brain.deps, project=project)
     assert (dry.notes, dry.filled) == (2, 0) and stored(db, ids[0]) == []
     done = backfill_sentences(brain.deps, apply=True, project=project)
