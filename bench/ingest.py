@@ -49,7 +49,8 @@ def turn_record(turn: Turn, previous: Turn | None, corpus: Corpus, project: str,
 
 def import_corpus(brain: Brain, corpus: Corpus, project: str,
                   with_reply: bool = True) -> dict[TurnKey, str]:
-    """Write the notes in bulk, then the follows-links in one batch; returns turn key -> zk_id."""
+    """Write the notes in bulk, then the follows-links in one batch, then run the sentences jobs
+    the import queued (as the scheduler would); returns turn key -> zk_id."""
     records = []
     previous: Turn | None = None
     for turn in corpus.turns:
@@ -67,6 +68,7 @@ def import_corpus(brain: Brain, corpus: Corpus, project: str,
     ]
     for start in range(0, len(links), 1000):
         merge_links(brain.db, rows=links[start:start + 1000], now=brain.clock())
+    run_sentences(brain, project)
     log.info("imported %d notes and %d links into %s", len(ids), len(links), project)
     return by_key
 

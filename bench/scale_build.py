@@ -152,10 +152,10 @@ def imported(brain: Brain, records: list[dict[str, Any]], label: str,
 
 
 def sentence_jobs(brain: Brain, server_pid: int | None = None) -> dict[str, Any]:
-    """The sentences jobs the adds queued (kg_brain/domain/memory/sentences.py), drained batch
-    after batch as the scheduler's drain does: the notes given their sentences, and per note
-    the wall milliseconds and the CPU milliseconds of this process (the sentences' embedding,
-    the driver) and of the server `server_pid` (None: not a private server)."""
+    """The sentences jobs the import and the adds queued (kg_brain/domain/memory/sentences.py),
+    drained batch after batch as the scheduler's drain does: the notes given their sentences, and
+    per note the wall milliseconds and the CPU milliseconds of this process (the sentences'
+    embedding, the driver) and of the server `server_pid` (None: not a private server)."""
     server_began = cpu_seconds(server_pid) if server_pid else None
     cpu_began, began = time.process_time(), time.perf_counter()
     notes = 0

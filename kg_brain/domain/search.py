@@ -274,8 +274,9 @@ class Search:
             self.access.add([r["zk_id"] for r in rows], self.clock())
 
     def relevant(self, hit: Hit) -> bool:
-        """Whether a hit passes the relevance floor on its own: its cosine reaches
-        Tuning.floor, or it holds a rare identifier of the query (the exact channel). The
+        """Whether a hit passes the relevance floor on its own: its relevance (search_memory's:
+        with its best sentence's cosine) reaches Tuning.floor, or it holds a rare identifier of
+        the query (the exact channel). The
         lexical evidence (RARE_WORDS, Tuning.lex_floor) lets either search answer; it is not
         read here, so what is recalled unasked stays close in meaning."""
         return hit.relevance >= self.tuning.floor or any(
