@@ -1,11 +1,14 @@
-"""The durable job queue in Neo4j (evolution and mirror jobs): enqueue, claim, complete, back
-off, dead-letter and retry."""
+"""The durable job queue in Neo4j (evolution, sentences and mirror jobs): enqueue, claim,
+complete, back off, dead-letter and retry."""
 
 from __future__ import annotations
 
+import os
+import socket
 from datetime import datetime
 from typing import Any, TypedDict
 
+from kg_brain.base import validate
 from kg_brain.store.statement import On, read, write
 
 
@@ -54,6 +57,21 @@ def claim_jobs(on: On, *, kind: str, now: datetime, until: datetime, limit: int,
 def claim_project_jobs(on: On, *, kind: str, project: str, now: datetime, until: datetime,
                        limit: int, worker: str) -> list[ClaimedJob]:
     """The same, within one project."""
+
+
+def worker_name() -> str:
+    """This process's name on the jobs it claims (host:pid)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def claim(on: On, *, kind: str, project: str | None, now: datetime, until: datetime, limit: int,
+          worker: str) -> list[ClaimedJob]:
+    """Due jobs of a kind claimed for `worker` until `until`: of the project when one is named
+    (checked first), else of every project."""
+    if project is None:
+        return claim_jobs(on, kind=kind, now=now, until=until, limit=limit, worker=worker)
+    return claim_project_jobs(on, kind=kind, project=validate.project(project), now=now,
+                              until=until, limit=limit, worker=worker)
 
 
 @read("jobs/pending_projects.cypher")

@@ -52,10 +52,6 @@ _MIXED_ID = re.compile(
 _LONG_NUMBER = re.compile(r"\b\d{5,}\b|\b\d+\.\d+\s*(?:ms|s|sec|seconds|m|min)\b")
 _LOCATION_NUMBER = re.compile(r"\b(line|col|column|row|offset|pid|port)\s*[:=]?\s*\d+\b", re.I)
 _PLACEHOLDER_RUN = re.compile(r"(<\w+>)(?:[\s,;:]*\1)+")
-_TERM = re.compile(r"<\w+>|[a-z_][\w.\-]*[a-z0-9_]|[a-z]", re.I)
-_NOISE_TERMS = frozenset(
-    "the a an of in on at to for is was be by with and or not no from this that it".split()
-)
 
 
 def normalize_failure(text: str) -> str:
@@ -66,17 +62,6 @@ def normalize_failure(text: str) -> str:
     frames = _frames(lines)
     signature = " | ".join(dict.fromkeys(_normalise(p) for p in parts + frames if p))
     return _bound(signature)
-
-
-def signature_terms(signature: str) -> list[str]:
-    """The distinctive words of a signature, for lexical (full-text) matching."""
-    terms = []
-    for term in _TERM.findall(signature.lower()):
-        if term.startswith("<") or term in _NOISE_TERMS or len(term) < 2:
-            continue
-        if term not in terms:
-            terms.append(term)
-    return terms
 
 
 def _exception_lines(lines: list[str]) -> list[str]:

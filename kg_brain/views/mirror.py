@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -187,7 +186,7 @@ class Mirror:
         self.db = db
         self.clock = clock
         self.targets = list(targets_from(settings) if targets is None else targets)
-        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self.worker = jobs.worker_name()
 
     @staticmethod
     def configured(settings: Settings) -> bool:
@@ -208,22 +207,14 @@ class Mirror:
     def enabled(self) -> bool:
         return bool(self.targets)
 
-    def enqueue(self, zk_ids: Sequence[str]) -> int:
-        """Queue notes for mirroring outside a write (a full re-mirror)."""
-        if not self.enabled or not zk_ids:
-            return 0
-        return len(views.enqueue_mirror_jobs(self.db, zk_ids=list(zk_ids), now=self.clock()))
-
     def drain(self, limit: int = 50, project: str | None = None) -> int:
         """Render and write up to `limit` queued notes (of one project if given); returns how
         many were mirrored."""
         if not self.enabled:
             return 0
         now = self.clock()
-        claim: dict[str, Any] = {"kind": "mirror", "now": now, "limit": limit,
-                 "until": now + timedelta(minutes=2), "worker": self.worker}
-        claimed = (jobs.claim_project_jobs(self.db, project=validate.project(project), **claim)
-                   if project is not None else jobs.claim_jobs(self.db, **claim))
+        claimed = jobs.claim(self.db, kind="mirror", project=project, now=now,
+                             until=now + timedelta(minutes=2), limit=limit, worker=self.worker)
         return sum(self._run(job) for job in claimed)
 
     def _run(self, job: ClaimedJob) -> int:

@@ -16,8 +16,6 @@ beyond the claim.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 from datetime import datetime, timedelta
 
 from kg_brain.base import validate
@@ -45,16 +43,14 @@ class Evolution:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self.db = deps.db
-        self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
+        self.worker_id = jobs.worker_name()
 
     def process(self, limit: int = 20, project: str | None = None) -> int:
         """Drain up to `limit` evolution jobs (of one project if given); returns how many were
         completed here."""
         now = self.deps.clock()
-        claim = {"kind": "evolve", "now": now, "limit": limit, "until": now + CLAIM_FOR,
-                 "worker": self.worker_id}
-        claimed = (jobs.claim_project_jobs(self.db, project=validate.project(project), **claim)
-                   if project is not None else jobs.claim_jobs(self.db, **claim))
+        claimed = jobs.claim(self.db, kind="evolve", project=project, now=now,
+                             until=now + CLAIM_FOR, limit=limit, worker=self.worker_id)
         done = 0
         for n, job in enumerate(claimed):
             if self.deps.stopping.is_set():

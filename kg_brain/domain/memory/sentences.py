@@ -21,12 +21,9 @@ evolution's backoff; a job claimed more than MAX_ATTEMPTS times without finishin
 from __future__ import annotations
 
 import logging
-import os
-import socket
 from collections.abc import Sequence
 from typing import Any
 
-from kg_brain.base import validate
 from kg_brain.base.errors import StoreUnavailable
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.memory.evolution import CLAIM_FOR, MAX_ATTEMPTS, backoff
@@ -60,19 +57,14 @@ class SentenceJobs:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self.db = deps.db
-        self.worker_id = f"{socket.gethostname()}:{os.getpid()}"
+        self.worker_id = jobs.worker_name()
 
     def process(self, limit: int = 50, project: str | None = None) -> int:
         """One batch of up to `limit` sentences jobs (of one project if given); returns how many
         were run here."""
         now = self.deps.clock()
-        until = now + CLAIM_FOR
-        claimed = (jobs.claim_project_jobs(self.db, kind=KIND, project=validate.project(project),
-                                           now=now, until=until, limit=limit,
-                                           worker=self.worker_id)
-                   if project is not None else
-                   jobs.claim_jobs(self.db, kind=KIND, now=now, until=until, limit=limit,
-                                   worker=self.worker_id))
+        claimed = jobs.claim(self.db, kind=KIND, project=project, now=now, until=now + CLAIM_FOR,
+                             limit=limit, worker=self.worker_id)
         live = [j for j in claimed if j["attempts"] <= MAX_ATTEMPTS]
         for job in claimed:
             if job["attempts"] > MAX_ATTEMPTS:
