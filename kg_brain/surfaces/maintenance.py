@@ -317,10 +317,11 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("scheduler", help="run the maintenance jobs (archival, "
-                                              "consolidation report, evolution queue)")
+                                              "consolidation report, the evolution, sentences "
+                                              "and mirror queues, the purge of forgotten notes)")
     parser.set_defaults(handler=cmd_scheduler)
-    jobs = sub.add_parser("jobs", help="the evolution queue: list pending and failed jobs, or "
-                                       "retry the failed ones (dead letters)")
+    jobs = sub.add_parser("jobs", help="the job queues: list pending and failed jobs by kind, "
+                                       "or queue the failed evolution jobs (dead letters) again")
     jobs.add_argument("action", choices=["list", "retry"])
     jobs.add_argument("--project", help="retry only this project's failed jobs")
     jobs.set_defaults(handler=cmd_jobs)
