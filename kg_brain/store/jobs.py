@@ -60,7 +60,7 @@ def claim_project_jobs(on: On, *, kind: str, project: str, now: datetime, until:
 
 
 def worker_name() -> str:
-    """This process's name on the jobs it claims (host:pid)."""
+    """This process's name, host:pid, on the jobs it claims (and on its leases)."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 

@@ -10,9 +10,7 @@ mid-run stops renewing and its lease expires after the running TTL.
 from __future__ import annotations
 
 import logging
-import os
 import re
-import socket
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -20,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from kg_brain.base.clock import Clock
 from kg_brain.base.errors import SetupError, StoreUnavailable
-from kg_brain.store import leases
+from kg_brain.store import jobs, leases
 from kg_brain.store.db import Database
 
 if TYPE_CHECKING:  # APScheduler loads with the first scheduler, not before a server lists tools
@@ -51,7 +49,7 @@ def cron_trigger(expression: str) -> CronTrigger:
 
 
 def default_holder() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+    return f"{jobs.worker_name()}:{uuid.uuid4().hex[:6]}"
 
 
 class Leases:
