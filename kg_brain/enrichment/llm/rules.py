@@ -68,8 +68,8 @@ _CHANGE = re.compile(
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
     r"halved|doubled|scaled|extended|shortened|revers(?:ed|ing)|turned (?:on|off)|dropped to|"
     r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )set to|down to|(?:up|down) from|"
-    r"went (?:up |down |back )?to|passed (?:from|to)|"
-    r"from (?:(?!(?:on|in|at|for|with|by|of|into)\b)\S+ ){0,3}?\S+ to|instead of)\b|"
+    r"went (?:up |down |back )?to|(?:passed|handed|transferred|reassigned) (?:over )?(?:from|to)|"
+    r"from \S+ to|instead of)\b|"
     r"\((?:(?:it|they|that) )?(?:was|were)\b|→|"
     r"\d\s?[a-z%]{0,7}\s*->\s*v?\d", re.I)
 # "weekly (was monthly)", "30 s → 60 s", "1.4 -> 1.6"; a bare
