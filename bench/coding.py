@@ -34,7 +34,7 @@ from bench.coding_data import (
 )
 from bench.coding_lookalikes import dates, lookalikes, schedule
 from bench.common import delete_bench_project
-from bench.ingest import drain_evolution, evolution_jobs, run_evolution
+from bench.ingest import drain_evolution, evolution_jobs, run_evolution, run_sentences
 from bench.methods import Method
 from bench.metrics import floor_sweep, latency, score_expected, summarise
 from kg_brain.base.clock import utc_now
@@ -138,6 +138,7 @@ def replay(brain: Brain, clock: ReplayClock, steps: list[Step], times: list[date
     out.write_s = time.monotonic() - began
     began = time.monotonic()
     out.evolution_applied += drain_evolution(brain, project)
+    run_sentences(brain, project)
     out.evolution_jobs = evolution_jobs(brain, project)
     out.drain_s = time.monotonic() - began
     return out

@@ -49,7 +49,8 @@ def turn_record(turn: Turn, previous: Turn | None, corpus: Corpus, project: str,
 
 def import_corpus(brain: Brain, corpus: Corpus, project: str,
                   with_reply: bool = True) -> dict[TurnKey, str]:
-    """Write the notes in bulk, then the follows-links in one batch; returns turn key -> zk_id."""
+    """Write the notes in bulk, then the follows-links in one batch, then run the sentences jobs
+    the import queued (as the scheduler would); returns turn key -> zk_id."""
     records = []
     previous: Turn | None = None
     for turn in corpus.turns:
@@ -67,6 +68,7 @@ def import_corpus(brain: Brain, corpus: Corpus, project: str,
     ]
     for start in range(0, len(links), 1000):
         merge_links(brain.db, rows=links[start:start + 1000], now=brain.clock())
+    run_sentences(brain, project)
     log.info("imported %d notes and %d links into %s", len(ids), len(links), project)
     return by_key
 
@@ -91,6 +93,7 @@ def add_corpus(brain: Brain, corpus: Corpus, project: str) -> dict[TurnKey, str]
         merged += added.deduplicated
         evolved += outlast(lambda: run_evolution(brain, project), "bench evolution")
     evolved += drain_evolution(brain, project)
+    run_sentences(brain, project)
     log.info("added %d turns into %s (%d merged into earlier notes), evolution jobs: %d applied "
              "here of %d", len(corpus.turns), project, merged, evolved,
              evolution_jobs(brain, project))
@@ -103,6 +106,16 @@ def run_evolution(brain: Brain, project: str) -> int:
     while done := brain.evolution.process(limit=DRAIN_BATCH, project=project):
         applied += done
     return applied
+
+
+def run_sentences(brain: Brain, project: str) -> int:
+    """What the scheduler's sentences drain does, for one project: the sentence vectors of the
+    notes written (memory/sentences.py); returns how many notes' jobs ran."""
+    ran = 0
+    while done := outlast(lambda: brain.sentence_jobs.process(DRAIN_BATCH, project),
+                          "bench sentences"):
+        ran += done
+    return ran
 
 
 def evolution_jobs(brain: Brain, project: str) -> int:

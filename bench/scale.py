@@ -11,8 +11,10 @@ of them small: an exact scan answers their vector channel, bench/scale_build.py)
 grows from one size to the next: most notes come through the bulk import (its rate beside the
 embedding runtime's raw batched rate on the same texts, measured just before and just after it),
 a share through add_memory in client sessions, as an agent writes them (entities, typed links,
-FOLLOWS, evolution jobs queued; those adds are timed, each beside the floor of one write of the
-same text). Then, after --warmup-seconds of untimed
+FOLLOWS, evolution and sentences jobs queued; those adds are timed, each beside the floor of one
+write of the same text; then the sentences jobs of the imported and the added notes are
+drained, timed, as the scheduler would).
+Then, after --warmup-seconds of untimed
 calls, each query is run in turn as every call being compared, so the machine's load falls on
 all of them alike: one embedding, one raw vector index query, one raw full-text query (the
 floors), search_memory and deep_search (total, and database time alone) in the largest project

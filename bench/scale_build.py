@@ -17,6 +17,7 @@ from bench.cold_start import cpu_seconds
 from kg_brain.base.vocab import VECTOR_INDEX
 from kg_brain.domain.memory.text import embed_text
 from kg_brain.root.app import Brain
+from kg_brain.surfaces.maintenance import SENTENCE_BATCH
 
 RAW_SAMPLE = 2_000  # notes whose raw batched embedding is timed beside each import
 SESSION = 8  # add_memory calls of one client session (each FOLLOWS the one before)
@@ -150,6 +151,25 @@ def imported(brain: Brain, records: list[dict[str, Any]], label: str,
                              "server": server_cpu}}
 
 
+def sentence_jobs(brain: Brain, server_pid: int | None = None) -> dict[str, Any]:
+    """The sentences jobs the import and the adds queued (kg_brain/domain/memory/sentences.py),
+    drained batch after batch as the scheduler's drain does: the notes given their sentences, and
+    per note the wall milliseconds and the CPU milliseconds of this process (the sentences'
+    embedding, the driver) and of the server `server_pid` (None: not a private server)."""
+    server_began = cpu_seconds(server_pid) if server_pid else None
+    cpu_began, began = time.process_time(), time.perf_counter()
+    notes = 0
+    while done := brain.sentence_jobs.process(SENTENCE_BATCH):
+        notes += done
+    wall_s, cpu_s = time.perf_counter() - began, time.process_time() - cpu_began
+    server_cpu = cpu_between(server_began, cpu_seconds(server_pid) if server_pid else None)
+    per = max(notes, 1)
+    return {"notes": notes, "wall_ms_per_note": round(wall_s * 1000 / per, 2),
+            "cpu_ms_per_note": {"kg_brain": round(cpu_s * 1000 / per, 2),
+                                "server": None if server_cpu is None else round(
+                                    server_cpu * 1000 / per, 2)}}
+
+
 def _adds_per_project(layout: Layout, adds: int) -> dict[str, int]:
     """Half of the adds in the largest project, the other half spread over the others in
     whole sessions, round robin."""
@@ -225,6 +245,7 @@ def grow(brain: Brain, layout: Layout, size: int, add_share: float, stage: int,
         records += corpus.notes(count, project, seed=10_000 * (stage + 1) + p)
     entry = imported(brain, records, f"import to {size}", server_pid)
     entry["add_memory"], entry["add_memory_write_floor"] = added(brain, layout, plan, stage)
+    entry["sentence_jobs"] = sentence_jobs(brain, server_pid)
     for project in layout.names:
         layout.have[project] += new[project]
     return entry

@@ -21,6 +21,12 @@ hashes, ids, placeholders, documented example keys, base64 fixtures), each kind'
 into the halves by random.Random(44), values drawn by random.Random(404); check.jsonl was
 committed before tuning began.
 
+bench/data/secrets-r5/ is the fifth round, in formats and surroundings the earlier rounds did not
+hold (cloud keys of several vendors, package-registry, CI and AI-provider tokens, webhook URLs,
+DSNs, private keys in logs, session cookies, secrets in tracebacks, base64 in config; lockfile
+hashes, checksums, paths, ids, fixtures, public keys, placeholders): two frames a kind, split by
+random.Random(55), values drawn by random.Random(505); check.jsonl was committed before tuning.
+
 `--split tune` scores the tuning halves only (where rules are chosen); `--split all`, the
 default, scores every half and records the check halves' scoring in the ledger.
 
@@ -42,7 +48,8 @@ from kg_brain.text.redact import redact
 
 DATA = Path(__file__).parent / "data" / "secrets.jsonl"
 ROUNDS = {"round_3": Path(__file__).parent / "data" / "secrets-r3",
-          "round_4": Path(__file__).parent / "data" / "secrets-r4"}
+          "round_4": Path(__file__).parent / "data" / "secrets-r4",
+          "round_5": Path(__file__).parent / "data" / "secrets-r5"}
 HALVES = ("tune", "check")
 
 

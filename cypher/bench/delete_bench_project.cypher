@@ -9,5 +9,9 @@ CALL (n) {
   OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n)
   DETACH DELETE r
 }
+CALL (n) {
+  MATCH (p:Sentence)-[:SENTENCE_OF]->(n)
+  DETACH DELETE p
+}
 DETACH DELETE n
 RETURN count(*) AS deleted

@@ -2,7 +2,8 @@
 // and its kept links come back where the other end is still a note (types are the closed
 // vocabulary's, written when the links were dropped). Entities follow through
 // store/entities.replace_mentions in the same transaction.
-// params: rows: list of {zk_id, vector: 384 floats}; now: datetime.
+// params: rows: list of {zk_id, vector: 384 floats, sentences: its sentences' vectors
+//         (fragments/write_sentences)}; now: datetime.
 // returns: zk_id, links, changed; links restored; changed: the note and its linked notes
 UNWIND $rows AS row
 MATCH (f:Forgotten {zk_id: row.zk_id})
@@ -11,6 +12,10 @@ REMOVE f:Forgotten
 SET f:Note, f.updated = $now
 WITH f, row
 CALL db.create.setNodeVectorProperty(f, 'embedding', row.vector)
+{{> write_sentences
+    imports: f, row
+    note: f
+    vectors: row.sentences }}
 CALL (f) {
   UNWIND range(0, size(coalesce(f.link_peers, [])) - 1) AS i
   MATCH (m:Note {zk_id: f.link_peers[i]})

@@ -1,6 +1,8 @@
 // Fragment, rendered into statements when they load (never run alone): the current value
-// first. {{hits}} is a list of maps holding n (a note) and score, best first; bound to {{as}}
-// as the same maps in the same order, scores moved where a note yields. Among the best {{head}}
+// first. {{hits}} is a list of maps holding n (a note) and score, best first, and may hold
+// match: what stands for the note's cosine to the query below (in [-1, 1]; search_memory's
+// sentence re-score); bound to {{as}} as the same maps in the same order, scores moved where a
+// note yields. Among the best {{head}}
 // hits (not only the first few: the current note may rank far below the note it replaced), a
 // note yields to each hit that states the same thing later. A note states what it says when it
 // is written, or last rewritten by update_memory (a Revision with cause 'update'; an evolved
@@ -42,14 +44,15 @@
 CALL ({{hits}}) {
   CALL ({{hits}}) {
     UNWIND range(0, size({{hits}}) - 1) AS i
-    WITH i, {{hits}}[i].n AS n
+    WITH i, {{hits}}[i].n AS n, {{hits}}[i].match AS match
     WHERE i < {{head}} * {{far}}
     CALL (n) {
       OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n)
       WHERE r.cause = 'update'
       RETURN max(r.created) AS rewritten
     }
-    WITH i, n, CASE WHEN rewritten > n.created THEN rewritten ELSE n.created END AS stated
+    WITH i, n, match,
+         CASE WHEN rewritten > n.created THEN rewritten ELSE n.created END AS stated
     ORDER BY i
     // mistakes and handoffs state no value; a fix states the one it set
     RETURN collect({i: i, n: n, stated: stated, fix: n.note_kind = 'fix',
@@ -59,7 +62,9 @@ CALL ({{hits}}) {
                                WHERE toLower(coalesce(n.title, '') + '\n' + n.content)
                                      =~ ('(?s).*(?<![0-9.])' + replace(v, '.', '\\.')
                                          + '(?![0-9]).*')),
-                    e: n.embedding, q: vector.similarity.cosine(n.embedding, $vector)}) AS told
+                    e: n.embedding,
+                    q: CASE WHEN match IS NULL THEN vector.similarity.cosine(n.embedding, $vector)
+                            ELSE (1.0 + match) / 2.0 END}) AS told
   }
   CALL (told) {
     UNWIND told AS x

@@ -1,7 +1,8 @@
 // Fragment, Neo4j 2026's version of nearest_in_project.cypher (same slots, same answer shape):
 // the notes of {{project}} nearest {{vector}} that pass {{where}} and not {{except}} (conditions on
 // n), best first, at most {{size}}, bound to {{as}} as a list of {n, s} with s the cosine in
-// [-1, 1]. The CALL imports {{imports}}.
+// [-1, 1] (unless {{sentences}}: re-scored by sentences, as there). The CALL imports
+// {{imports}}.
 // The 2026 vector index declares n.project (schema bootstrap), and the SEARCH clause filters on
 // it inside the index: the index walks the project's notes only and returns $fetch of them, not
 // every project's nearest. The index's order comes from quantized vectors: every candidate is
@@ -22,14 +23,26 @@ CALL ({{imports}}) {
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
     ORDER BY s DESC
     RETURN count(n) AS found,
-           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: s} END)[..{{size}}] AS indexed
+           collect(CASE WHEN NOT ({{except}}) THEN {n: n, s: s} END)
+             [..coalesce(({{sentences}}).reach, {{size}})] AS indexed
   }
-  RETURN CASE WHEN found >= {{size}} OR ($fetch > 0 AND NOT $rescan) THEN indexed ELSE COLLECT {
+  WITH *, CASE WHEN found >= {{size}} OR ($fetch > 0 AND NOT $rescan) THEN indexed ELSE COLLECT {
     MATCH (n:Note)
     WHERE n.project = CASE WHEN {{vector}} IS NOT NULL AND found < {{size}}
                              AND ($fetch = 0 OR $rescan) THEN {{project}} END
       AND {{where}} AND NOT ({{except}}) AND n.embedding IS NOT NULL
     WITH n, 2 * vector.similarity.cosine(n.embedding, {{vector}}) - 1 AS s
-    RETURN {n: n, s: s} AS hit ORDER BY s DESC LIMIT {{size}}
+    RETURN {n: n, s: s} AS hit
+    ORDER BY s DESC LIMIT coalesce(({{sentences}}).reach, {{size}})
+  } END AS near
+  RETURN CASE WHEN {{sentences}} IS NULL THEN near ELSE COLLECT {
+    UNWIND near AS x
+    WITH x.n AS n, x.s AS whole
+    WITH n, whole, reduce(b = null, c IN [(part:Sentence)-[:SENTENCE_OF]->(n)
+                     | 2 * vector.similarity.cosine(part.embedding, {{vector}}) - 1]
+                     | CASE WHEN b IS NULL OR c > b THEN c ELSE b END) AS best
+    WITH n, whole, CASE WHEN best IS NULL THEN whole
+                 ELSE ({{sentences}}).whole * whole + (1 - ({{sentences}}).whole) * best END AS s
+    RETURN {n: n, s: s} AS hit ORDER BY s DESC
   } END AS {{as}}
 }

@@ -1,7 +1,8 @@
 // Replace a note's fields and embedding after keeping its previous version as a Revision.
 // params: zk_id; fields: map of title, content, context, keywords, tags (and optionally
 //         memory_type, failure_signature, note_kind, pinned); vector: 384 floats, or null to
-//         keep the embedding (an edit that leaves the embedded text alone); now: datetime;
+//         keep the embedding (an edit that leaves the embedded text alone); sentences: its
+//         sentences' vectors (fragments/write_sentences), null to keep them; now: datetime;
 //         cause: why.
 // returns: zk_id, version; version (the revision number kept)
 // The note's write lock is taken before the versions are read: two concurrent rewrites of one
@@ -24,4 +25,8 @@ CALL (n) {
   WITH n WHERE $vector IS NOT NULL
   CALL db.create.setNodeVectorProperty(n, 'embedding', $vector)
 }
+{{> write_sentences
+    imports: n
+    note: n
+    vectors: $sentences }}
 RETURN n.zk_id AS zk_id, version

@@ -26,7 +26,10 @@
 //         query for those inside a longer word ('' = none); by_code: the query names what
 //         it asks for by a code (query_text.by_code); excluded: note kinds to
 //         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
-//         rescan: the exact scan follows a short index answer;
+//         rescan: the exact scan follows a short index answer; sentences: the vector
+//         channel's re-scoring by sentences ({whole, reach}, fragments/nearest_in_project:
+//         the best reach notes by the cosine, of which the first pool by the mixed score are
+//         the channel);
 //         lex_fetch: the exact channel's full-text candidates; pool: per-channel list length; fusion: 'linear' | 'rrf'; rrf_k, w_vec, w_lex, superseded: fusion
 //         constants; w_exact: weight of the exact-match signal; exact_df: most notes a rare
 //         term is held by;
@@ -41,7 +44,8 @@
 //         cosine of a SUPERSEDES pair for the current value first (fragments/current_first);
 //         linked_far: a linked note of the same kind is yielded to among linked_far * same_n
 //         hits;
-//         k: results; floor: least cosine the best hit must reach unless a hit holds a rare
+//         k: results; floor: least match (a re-scored note's, below: notes outside the
+//         re-scored ones never reach it by their cosine) the best hit must reach unless a hit holds a rare
 //         identifier, at least rare_words rare words of the query or has a lexical score of
 //         at least lex_floor; unknown_step: what the floor gains for each content word of the
 //         query no note of the project holds, unknown_most: for at most so many; lacked_step:
@@ -57,6 +61,7 @@
     as: vec
     vector: $vector
     size: $pool
+    sentences: $sentences
     where: n.memory_type = 'permanent' AND NOT n.note_kind IN $question.excluded
       AND ($question.kinds IS NULL OR n.note_kind IN $question.kinds) }}
 // The lexical channel: BM25 with the project's own statistics (fragments/lexical_in_project).
@@ -80,10 +85,12 @@
 {{> relevance_floor
     lex: lex
     keep: vec, exact }}
-WITH vec, lex, exact, floor,
+// matched: the re-scored notes (the vector channel is the first $pool of them)
+WITH vec AS matched, vec[..$pool] AS vec, lex, exact, floor
+WITH matched, vec, lex, exact, floor,
      CASE WHEN vec[-1].s < vec[0].s - $vec_span THEN vec[-1].s
           ELSE vec[0].s - $vec_span END AS vlow
-WITH vec, lex, exact, floor, vlow, vec[0].s - vlow AS vspan
+WITH matched, vec, lex, exact, floor, vlow, vec[0].s - vlow AS vspan
 UNWIND CASE $fusion
   WHEN 'linear' THEN
     [x IN vec | {n: x.n, ch: 'vector',
@@ -98,9 +105,9 @@ UNWIND CASE $fusion
   // a history question names the later value: its holder is no answer
   [x IN exact | {n: x.n, s: CASE WHEN $history THEN 0.0 ELSE $w_exact END * x.s, ch: 'exact'}]
   AS part
-WITH floor, part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels,
+WITH floor, matched, part.n AS n, sum(part.s) AS fused, collect(part.ch) AS channels,
      max(part.lexical) AS lexical
-WITH floor, collect({n: n, channels: channels, score: fused, lexical: lexical}) AS hits
+WITH floor, matched, collect({n: n, channels: channels, score: fused, lexical: lexical}) AS hits
 // the session: the note written just after a found one gets $session_after of its score, the
 // one written just before it $session_before (a note FOLLOWS the one written before it), but
 // never more than just below the note that lifts it (0.99 of its score): a look-alike written
@@ -116,15 +123,15 @@ UNWIND hits + COLLECT {
             near: CASE WHEN startNode(r) = m THEN $session_after ELSE $session_before END * s}
            AS near
   } AS h
-WITH floor, h ORDER BY coalesce(h.near, 0.0) DESC
-WITH floor, h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
+WITH floor, matched, h ORDER BY coalesce(h.near, 0.0) DESC
+WITH floor, matched, h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      sum(h.score) AS own, sum(coalesce(h.near, 0.0)) AS lift, 0.99 * max(h.cap) AS ceiling,
      collect(CASE WHEN h.near > 0 THEN h.via END)[0] AS via, max(h.lexical) AS lexical
-WITH floor, n, channels, lexical,
+WITH floor, matched, n, channels, lexical,
      CASE WHEN ceiling IS NULL OR own >= ceiling THEN own
           WHEN own + lift > ceiling THEN ceiling ELSE own + lift END AS fused,
      CASE WHEN ceiling IS NOT NULL AND own < ceiling THEN via END AS session
-WITH floor, collect({n: n, channels: channels, fixes: null, session: session,
+WITH floor, matched, collect({n: n, channels: channels, fixes: null, session: session,
                     score: fused, lexical: lexical}) AS found
 // a note that FIXES a found mistake scores at least $fix_lift times the mistake's score times
 // the link's weight (a fix the write path inferred weighs less than one recorded as the
@@ -142,13 +149,13 @@ UNWIND found + COLLECT {
         as: lift }}
     RETURN {n: f, channels: [], fixes: m.zk_id, session: null, lifted: lift} AS lifted
   } AS h
-WITH floor, h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
+WITH floor, matched, h.n AS n, reduce(c = [], x IN collect(h.channels) | c + x) AS channels,
      collect(h.fixes)[0] AS fixes, collect(h.session)[0] AS session,
      coalesce(max(h.score), 0.0) AS own, max(h.lifted) AS lifted, max(h.lexical) AS lexical
-WITH floor, n, channels, fixes, session, lexical,
+WITH floor, matched, n, channels, fixes, session, lexical,
      CASE WHEN lifted IS NULL OR own >= lifted + 0.01 * own THEN own
           ELSE lifted + 0.01 * own END AS fused
-WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
+WITH floor, matched, collect({n: n, channels: channels, fixes: fixes, session: session,
                     score: fused, lexical: lexical}) AS hits
 // a note superseded by a live note yields to it ($superseded factor) when that note was found
 // scoring at least $supersede_share of its score (0: whenever it exists); asked for history,
@@ -156,12 +163,13 @@ WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
 // 'auto'): the write path also links a note of several facts to a later note changing one of
 // them, and such a link counts through the current value first alone (fragments/current_first)
 UNWIND hits AS h
-WITH floor, hits, h, h.n AS n
-WITH floor, hits, h, n, COLLECT { MATCH (n)-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
-                            WHERE s.origin <> 'auto'
-                              AND startNode(s) = CASE WHEN $history THEN n ELSE o END
-                            RETURN o } AS other
-WITH floor, n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
+WITH floor, matched, hits, h, h.n AS n
+WITH floor, matched, hits, h, n,
+     COLLECT { MATCH (n)-[s:SUPERSEDES]-(o:Note {memory_type: 'permanent'})
+               WHERE s.origin <> 'auto'
+                 AND startNode(s) = CASE WHEN $history THEN n ELSE o END
+               RETURN o } AS other
+WITH floor, matched, n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
      h.lexical AS lexical,
      h.score * CASE
        WHEN size(other) > 0 AND reduce(b = 0.0, x IN hits |
@@ -169,8 +177,13 @@ WITH floor, n, h.channels AS channels, h.fixes AS fixes, h.session AS session,
             >= $supersede_share * h.score THEN $superseded
        ELSE 1.0 END AS score
 ORDER BY score DESC, n.zk_id
-WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
-                    score: score, lexical: lexical}) AS ranked
+// match: a re-scored note's score (the whole note's and its best sentence's cosine), 2 below
+// its cosine for any other note: the current value first and the relevance floor read it
+WITH floor, matched, collect({n: n, channels: channels, fixes: fixes, session: session,
+                             score: score, lexical: lexical,
+                             match: coalesce([x IN matched WHERE x.n = n | x.s][0],
+                                             2.0 * vector.similarity.cosine(n.embedding, $vector)
+                                             - 3.0)}) AS ranked
 {{> current_first
     as: current
     hits: ranked
@@ -183,27 +196,29 @@ WITH floor, collect({n: n, channels: channels, fixes: fixes, session: session,
 // held: the identifiers of the query that at most $exact_df of the hits hold in their content
 // or title, found by the exact channel or not (the note index keeps
 // `analytics.looker_scratch` as one word: its phrase query misses `looker_scratch` inside it)
-WITH floor, current,
+WITH floor, matched, current,
      [t IN $question.terms WHERE size([h IN current WHERE toLower(h.n.content) =~ t
                                 OR toLower(coalesce(h.n.title, '')) =~ t]) <= $exact_df]
      AS held
 UNWIND current AS h
-WITH floor, held, h ORDER BY h.score DESC, h.n.zk_id
+WITH floor, matched, held, h ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
-// relevance: the note's cosine to the query in [-1, 1] (vector.similarity.cosine is (1+cos)/2),
-// comparable across queries; when no hit reaches the floor (a lexical hit its own, lower by the
+// relevance: a re-scored note's match (above), any other's cosine to the query, in [-1, 1]
+// (vector.similarity.cosine is (1+cos)/2), comparable across queries; when no hit's match
+// reaches the floor (a lexical hit its own, lower by the
 // content words of the query it holds), none holds a rare identifier of the query (the exact
 // channel, or one of `held`), none of the lexical channel's holds at least $rare_words rare
 // words of the query (fragments/lexical_in_project) nor has a lexical score of at least
 // $lex_floor, nothing relevant is stored: no rows. Nor is it when the query names what it asks
 // for by a code ($question.by_code) and no hit holds one of its identifiers.
-WITH floor, held, collect(h {.*, relevance: 2.0 * coalesce(
-                                vector.similarity.cosine(h.n.embedding, $vector), 0.0) - 1.0})
+WITH floor, held, collect(h {.*, relevance: coalesce(
+                                [x IN matched WHERE x.n = h.n | x.s][0],
+                                2.0 * vector.similarity.cosine(h.n.embedding, $vector) - 1.0)})
      AS top
 WHERE (NOT $question.by_code
        OR any(h IN top WHERE any(t IN $question.terms WHERE toLower(h.n.content) =~ t
                                  OR toLower(coalesce(h.n.title, '')) =~ t)))
-  AND any(h IN top WHERE h.relevance >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
+  AND any(h IN top WHERE h.match >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
                          OR any(t IN held WHERE toLower(h.n.content) =~ t
                                   OR toLower(coalesce(h.n.title, '')) =~ t))
 UNWIND top AS h

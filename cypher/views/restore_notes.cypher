@@ -2,7 +2,9 @@
 // property (idempotent), temporal values parsed back to their exact type, the embedding stored
 // as a float32 vector property. A forgotten note (its tombstone remains) is not brought back.
 // params: rows: list of {zk_id, props: map of plain values, temporal: list of {key, type, value},
-//         embedding: list of floats or null}.
+//         embedding: list of floats or null, sentences: the sentences' vectors
+//         (fragments/write_sentences), null to keep the note's own (a backup written before
+//         sentences were stored; the sentence backfill fills them)}.
 // returns: zk_id; zk_id of each restored note
 UNWIND $rows AS row
 WITH row WHERE NOT EXISTS { MATCH (:Forgotten {zk_id: row.zk_id}) }
@@ -17,4 +19,8 @@ CALL (n, row) {
   WITH n, row WHERE row.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(n, 'embedding', row.embedding)
 }
+{{> write_sentences
+    imports: n, row
+    note: n
+    vectors: row.sentences }}
 RETURN n.zk_id AS zk_id

@@ -11,10 +11,10 @@ with `{{slot}}` placeholders; a statement includes it with
         other: text that may continue
           on the next lines }}
 
-and the loader renders it in place (indented to the block, the fragment's comments left out).
-A slot a statement leaves out takes its default where it has one (_OPTIONAL): `project`, the
-project the fragment keeps to, is `$project` unless the statement reads it elsewhere (the
-searches' `$question.project`).
+and the loader renders it in place (indented to the block, the fragment's comments left out);
+a fragment may include another the same way. A slot a statement leaves out takes its default
+where it has one (_OPTIONAL): `project`, the project the fragment keeps to, is `$project` unless
+the statement reads it elsewhere (the searches' `$question.project`); `sentences` is null.
 Only repository text is ever rendered, never input: statements are named by code constants.
 
 A server line with statements of its own (LINES: Neo4j's 2026 line, whose vector index filters
@@ -36,7 +36,7 @@ FRAGMENTS = "fragments"
 _INCLUDE = re.compile(r"^(?P<indent>[ \t]*)\{\{>[ \t]*(?P<name>[a-z_]+)(?P<args>.*?)\}\}[ \t]*$",
                       re.S | re.M)
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
-_OPTIONAL = {"imports": "", "except": "false", "project": "$project"}
+_OPTIONAL = {"imports": "", "except": "false", "project": "$project", "sentences": "null"}
 # The lines with statements of their own and the Cypher language those statements are written in
 # (the SEARCH clause, Neo4j 2026's vector search filtered in the index, is Cypher 25 only).
 LINES = {"2026": "CYPHER 25"}
@@ -100,7 +100,7 @@ def _include(statement: str, include: re.Match[str], line: str | None) -> str:
     missing = slots - set(args)
     if missing:
         raise ValueError(f"{statement}: {fragment} needs {', '.join(sorted(missing))}")
-    body = _SLOT.sub(lambda m: args[m[1]], template)
+    body = render(_SLOT.sub(lambda m: args[m[1]], template), statement, line)
     return "\n".join(include["indent"] + line if line else line for line in body.splitlines())
 
 

@@ -20,7 +20,7 @@ from kg_brain.base import validate
 from kg_brain.base.errors import Conflict, InvalidInput
 from kg_brain.base.vocab import CONTEXTUAL_KINDS, LinkType, MemoryType
 from kg_brain.domain.deps import Deps
-from kg_brain.domain.memory.text import embed_text, mention_list
+from kg_brain.domain.memory.text import embed_notes, mention_list
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.enrichment.llm.types import NoteDraft
 from kg_brain.store import entities, notes
@@ -159,6 +159,8 @@ class Consolidator:
                       note_kind=m["note_kind"]) for m in members])
         now = self.deps.clock()
         new_id = new_zk_id()
+        [(vector, parts)] = embed_notes(
+            self.deps.embedder, [(synthesis.title, synthesis.content, synthesis.context)])
         row = {
             "zk_id": new_id, "title": synthesis.title, "content": synthesis.content,
             "context": synthesis.context, "keywords": synthesis.keywords,
@@ -168,8 +170,7 @@ class Consolidator:
             "access_count": sum(int(m["access_count"]) for m in members),
             "last_accessed": max((m["last_accessed"] for m in members if m["last_accessed"]),
                                  default=None),
-            "embedding": self.deps.embedder.encode(
-                embed_text(synthesis.title, synthesis.content, synthesis.context)),
+            "embedding": vector, "sentences": parts,
             "entities": mention_list(extract_entities(synthesis.content)),
         }
         reason = f"merged into {new_id} (consolidation {cluster.cluster_id})"

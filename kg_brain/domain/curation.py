@@ -32,7 +32,7 @@ from kg_brain.base.vocab import LinkType, MemoryType
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.memory.reading import NoteReader
 from kg_brain.domain.memory.revisions import Revisions
-from kg_brain.domain.memory.text import embed_text, mention_list
+from kg_brain.domain.memory.text import embed_notes, embed_text, mention_list
 from kg_brain.domain.memory.write import Writer
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.enrichment.llm.text import trim_words
@@ -242,12 +242,13 @@ class Curation:
         return RestoreReport(project=project, restored=ids, links=links)
 
     def _revived(self, kept: list[Tombstone]) -> list[dict[str, object]]:
-        """Each tombstone's vector (one batch) and entities, read again from its text."""
-        vectors = self.deps.embedder.encode_many(
-            [embed_text(t["title"] or "", t["content"] or "", t["context"] or "") for t in kept])
-        return [{"zk_id": t["zk_id"], "vector": v,
+        """Each tombstone's vector and sentences' vectors (one batch) and entities, read again
+        from its text."""
+        vectors = embed_notes(self.deps.embedder, [
+            (t["title"] or "", t["content"] or "", t["context"] or "") for t in kept])
+        return [{"zk_id": t["zk_id"], "vector": v, "sentences": parts,
                  "entities": mention_list(extract_entities(t["content"] or ""))}
-                for t, v in zip(kept, vectors, strict=True)]
+                for t, (v, parts) in zip(kept, vectors, strict=True)]
 
     def purge_expired(self, project: str | None = None) -> int:
         """Tombstones whose undo window closed lose their text and revisions."""
@@ -281,13 +282,13 @@ class Curation:
         current = self.reader.current(zk_id)
         if current["memory_type"] == MemoryType.ARCHIVED.value:
             raise InvalidInput(f"{current['zk_id']} is archived; restore_note it first")
-        vector = None
+        vector = parts = None
         if "title" in fields and fields["title"] != (current["title"] or ""):
-            vector = self.deps.embedder.encode(embed_text(
-                str(fields["title"]), current["content"], current["context"] or ""))
+            [(vector, parts)] = embed_notes(self.deps.embedder, [
+                (str(fields["title"]), current["content"], current["context"] or "")])
         kept = self.db.write_tx(lambda tx: notes.rewrite_note(
-            tx, zk_id=current["zk_id"], fields=fields, vector=vector, now=self.deps.clock(),
-            cause="edit"))
+            tx, zk_id=current["zk_id"], fields=fields, vector=vector, sentences=parts,
+            now=self.deps.clock(), cause="edit"))
         note = self.reader.get([current["zk_id"]])[0]
         return Edited(project=note.project, zk_id=note.zk_id, title=note.title,
                       note_kind=note.note_kind, pinned=note.pinned, tags=note.tags,

@@ -13,6 +13,20 @@ from typing import Literal
 # of more notes than OWN_IDF_MAX is searched by the whole query as the note index scores it, and
 # a hit's lexical score makes it relevant from Tuning.lex_floor.
 OWN_IDF_MAX = 5_000
+# search_memory's vector channel re-scores its best SENTENCE_REACH notes by the cosine (at least
+# its pool): each scores SENTENCE_WHOLE times its cosine plus the rest times its best sentence's
+# cosine (fragments/nearest_in_project; a note's sentences: memory/text.sentences). A whole
+# note's vector is mostly its context; a question asks what one sentence states. Chosen
+# leave-one-project-out on the eleven coding tuning projects through the mirror (0.2-0.7; 10 of
+# 11 folds chose 0.4): hit@1 79.7 -> 81.5 left out, no kind lower; re-scoring the best 60 kept
+# the gain of re-scoring every note (docs/bench/tune/multivec37-bc95142.json). The current value
+# first and the relevance floor read that score too (a note outside the 60 never passes the floor
+# by its cosine): 11 of 11 folds, with the product's query vectors and stored sentences, left
+# out 79.5 (no re-score) -> 80.93 (re-score, both reading the cosine) -> 82.0, no kind lower
+# (docs/bench/tune/sentq37b-745900a.json). deep_search keeps the plain cosine: its re-score lost
+# LoCoMo tuning evidence recall@10 in the product twice (77.0 -> 76.16, 76.7 -> 76.2).
+SENTENCE_WHOLE = 0.4
+SENTENCE_REACH = 60
 # Lexical evidence of relevance, whatever the cosine, in a project searched word by word: a
 # hit of the lexical channel holding at least RARE_WORDS of the query's words that each at
 # most RARE_SHARE of the project's notes hold (at least one note). Counted, not scored, so it

@@ -61,6 +61,8 @@ from kg_brain.domain.ranking import (
     RARE_SHARE,
     RARE_WORDS,
     SAME_LINKED,
+    SENTENCE_REACH,
+    SENTENCE_WHOLE,
     UNKNOWN_MOST,
     UNKNOWN_STEP,
     DeepTuning,
@@ -229,7 +231,7 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, linked_far=LINKED_FAR, k=k)
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR, sentences=_sentences(pool), k=k)
         self._stamp(stamp, rows)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
@@ -272,8 +274,9 @@ class Search:
             self.access.add([r["zk_id"] for r in rows], self.clock())
 
     def relevant(self, hit: Hit) -> bool:
-        """Whether a hit passes the relevance floor on its own: its cosine reaches
-        Tuning.floor, or it holds a rare identifier of the query (the exact channel). The
+        """Whether a hit passes the relevance floor on its own: its relevance (search_memory's:
+        with its best sentence's cosine) reaches Tuning.floor, or it holds a rare identifier of
+        the query (the exact channel). The
         lexical evidence (RARE_WORDS, Tuning.lex_floor) lets either search answer; it is not
         read here, so what is recalled unasked stays close in meaning."""
         return hit.relevance >= self.tuning.floor or any(
@@ -292,3 +295,8 @@ class Search:
                        entities=[EntityView(**e) for e in row["entities"]],
                        nodes=[RelatedNode(**n) for n in row["nodes"]],
                        edges=[RelatedEdge(**e) for e in row["edges"]], total_nodes=row["total"])
+
+
+def _sentences(pool: int) -> dict[str, float]:
+    """The vector channel's re-scoring by sentences (SENTENCE_WHOLE), for a pool of `pool`."""
+    return {"whole": SENTENCE_WHOLE, "reach": max(SENTENCE_REACH, pool)}

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from kg_brain.base import validate
 from kg_brain.base.vocab import LinkType, MemoryType, NoteKind
 from kg_brain.domain.deps import Deps
-from kg_brain.domain.memory.text import embed_text, note_row
+from kg_brain.domain.memory.text import NoteVectors, embed_notes, note_row
 from kg_brain.domain.memory.write import Writer
 from kg_brain.enrichment.llm.types import Enrichment
 from kg_brain.shapes.models import NoteView, iso
@@ -142,9 +142,9 @@ class Sessions:
         session = validate.session_id(session_id)
         now = self.deps.clock()
         rows = [note_row(new_zk_id(), text, project, MemoryType.PERMANENT, kind, False, e,
-                         vector, now)
-                for kind, text, e, vector in self._handoff(project, objective, completed,
-                                                           blockers, next_steps, key_files)]
+                         vector, parts, now)
+                for kind, text, e, (vector, parts) in self._handoff(
+                    project, objective, completed, blockers, next_steps, key_files)]
         if session:
             for row in rows:
                 row["session_id"] = session
@@ -179,8 +179,8 @@ class Sessions:
                                  key_files)
 
         def work(tx: Tx) -> None:
-            for zk_id, (_, text, e, vector) in zip(ids, prepared, strict=True):
-                self.writer.rewrite(tx, zk_id, text, e, vector, "handoff brought up to date")
+            for zk_id, (_, text, e, vectors) in zip(ids, prepared, strict=True):
+                self.writer.rewrite(tx, zk_id, text, e, vectors, "handoff brought up to date")
 
         self.deps.db.write_tx(work)
         return SessionClosed(project=project, summary_zk_id=summary_zk_id,
@@ -188,9 +188,9 @@ class Sessions:
 
     def _handoff(self, project: str, objective: str, completed: list[str], blockers: list[str],
                  next_steps: list[str], key_files: list[str] | None,
-                 ) -> list[tuple[NoteKind, str, Enrichment, list[float]]]:
+                 ) -> list[tuple[NoteKind, str, Enrichment, NoteVectors]]:
         """The summary's and the open thread's kind, text, enrichment (fixed titles) and
-        vector."""
+        vectors (embed_notes)."""
         objective = validate.content(objective, 2_000, "objective")
         files = key_files or []
         summary = _section_text(objective, [("Completed", completed), ("Blockers", blockers),
@@ -204,15 +204,15 @@ class Sessions:
                                  NoteKind.OPEN_THREAD)]
 
     def _contextual(self, text: str, title: str, project: str, kind: NoteKind,
-                    ) -> tuple[NoteKind, str, Enrichment, list[float]]:
-        """A contextual note's text, enrichment with a fixed title, and vector."""
+                    ) -> tuple[NoteKind, str, Enrichment, NoteVectors]:
+        """A contextual note's text, enrichment with a fixed title, and vectors (embed_notes)."""
         text, _ = self.writer.clean_content(text)
         title, _ = self.writer.clean_content(title)  # titles quote the objective and next step
         title = title if len(title) <= _TITLE_CHARS else title[: _TITLE_CHARS - 1].rstrip() + "…"
         enrichment = self.deps.enricher.enrich(text, kind.value, project).model_copy(
             update={"title": title})
-        vector = self.deps.embedder.encode(embed_text(title, text, enrichment.context))
-        return kind, text, enrichment, vector
+        [vectors] = embed_notes(self.deps.embedder, [(title, text, enrichment.context)])
+        return kind, text, enrichment, vectors
 
     def capture(self, text: str, project: str) -> Captured:
         """Split session text into self-contained statements and keep each as a fleeting note."""

@@ -36,6 +36,7 @@ from kg_brain.domain.memory.bulk import Importer
 from kg_brain.domain.memory.evolution import Evolution
 from kg_brain.domain.memory.reading import NoteReader
 from kg_brain.domain.memory.revisions import Revisions
+from kg_brain.domain.memory.sentences import SentenceJobs
 from kg_brain.domain.memory.write import Writer
 from kg_brain.domain.mistakes import Mistakes
 from kg_brain.domain.projects import Projects
@@ -168,6 +169,10 @@ class Brain:
     @property
     def evolution(self) -> Evolution:
         return self._once("evolution", lambda: Evolution(self.deps))
+
+    @property
+    def sentence_jobs(self) -> SentenceJobs:
+        return self._once("sentence_jobs", lambda: SentenceJobs(self.deps))
 
     @property
     def revisions(self) -> Revisions:

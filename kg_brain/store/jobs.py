@@ -72,6 +72,11 @@ def release_jobs(on: On, *, keys: list[str], worker: str) -> list[JobKey]:
     """Claims this worker gives back unrun (it is stopping)."""
 
 
+@write("jobs/drop_jobs.cypher")
+def drop_jobs(on: On, *, keys: list[str]) -> list[JobKey]:
+    """Jobs deleted (their work done leaves nothing to keep)."""
+
+
 @read("jobs/queue_depth.cypher")
 def queue_depth(on: On) -> list[QueueDepth]:
     """Pending jobs per kind."""

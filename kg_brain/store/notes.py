@@ -191,8 +191,9 @@ def reinforce_note(on: On, *, zk_id: str, now: datetime) -> list[NoteId]:
 
 @write("notes/rewrite_note.cypher", "zk_id")
 def rewrite_note(on: On, *, zk_id: str, fields: dict[str, Any], vector: Vector | None,
-                 now: datetime, cause: str) -> Rewritten | None:
-    """New fields and vector (None keeps it); the previous version is kept as a Revision."""
+                 sentences: list[Vector] | None, now: datetime, cause: str) -> Rewritten | None:
+    """New fields, vector and sentences' vectors (None keeps them); the previous version is
+    kept as a Revision."""
 
 
 @read("notes/list_revisions.cypher")

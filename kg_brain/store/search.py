@@ -113,8 +113,8 @@ def search_memory(on: On, *, vector: Vector, question: Question, notes: int, lex
                   superseded: float, supersede_share: float, vec_span: float,
                   session_after: float, session_before: float, fix_lift: float, history: bool,
                   before: bool, named: bool, same_n: int, same_cos: float, same_reach: float,
-                  same_subject: int, same_linked: float, linked_far: int, k: int,
-                  floor: float,
+                  same_subject: int, same_linked: float, linked_far: int,
+                  sentences: dict[str, float], k: int, floor: float,
                   unknown_step: float, unknown_most: int, lacked_step: float, lex_floor: float,
                   rare_share: float, rare_words: int) -> list[SearchHit]:
     """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal."""

@@ -24,6 +24,7 @@ class ExportedNote(TypedDict):
     zk_id: str
     props: list[list[Any]]
     embedding: list[float] | None
+    sentences: list[list[float]]
 
 
 class ExportedLink(TypedDict):

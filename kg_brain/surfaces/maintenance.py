@@ -1,5 +1,6 @@
 """The maintenance cadence: weekly archival, a consolidation report, the evolution queue drain,
-the Obsidian mirror's drain and the daily purge of forgotten notes whose undo window closed.
+the new notes' sentences drain, the Obsidian mirror's drain and the daily purge of forgotten
+notes whose undo window closed.
 
 Background work runs wherever memory is written: the shared HTTP service (`kg-brain serve
 --http`, the warm service stdio clients forward to) runs the jobs for the whole database from
@@ -35,6 +36,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from kg_brain.base.errors import StoreUnavailable
 from kg_brain.base.settings import Settings, load_settings
 from kg_brain.domain.memory.evolution import CLAIM_FOR
+from kg_brain.domain.memory.sentences import KIND as SENTENCE_KIND
 from kg_brain.root.app import Brain, interrupt_on_sigterm
 from kg_brain.store import jobs
 from kg_brain.store.db import outlast
@@ -46,8 +48,10 @@ if TYPE_CHECKING:  # APScheduler loads with the first scheduler, not before a se
 log = logging.getLogger(__name__)
 CATCH_UP_EVERY = timedelta(minutes=10)
 EVOLUTION_BATCH = 50
+SENTENCE_BATCH = 50
 MIRROR_BATCH = 50
 EVOLUTION_DRAIN = "evolution-drain"
+SENTENCE_DRAIN = "sentence-drain"
 MIRROR_DRAIN = "mirror-drain"
 
 
@@ -83,6 +87,9 @@ class Maintenance:
     def evolution_drain(self) -> None:
         self._each_project(EVOLUTION_DRAIN, "evolve", self._evolve)
 
+    def sentence_drain(self) -> None:
+        self._each_project(SENTENCE_DRAIN, SENTENCE_KIND, self._sentences)
+
     def mirror_drain(self) -> None:
         if self.brain.mirror.enabled:
             self._each_project(MIRROR_DRAIN, "mirror", self._mirror)
@@ -93,6 +100,10 @@ class Maintenance:
     def _evolve(self, project: str) -> None:
         self._batches(functools.partial(self.brain.evolution.process, EVOLUTION_BATCH, project),
                       EVOLUTION_BATCH, f"evolution drain of {project}")
+
+    def _sentences(self, project: str) -> None:
+        self._batches(functools.partial(self.brain.sentence_jobs.process, SENTENCE_BATCH,
+                                        project), SENTENCE_BATCH, f"sentences drain of {project}")
 
     def _mirror(self, project: str) -> None:
         self._batches(functools.partial(self.brain.mirror.drain, MIRROR_BATCH, project),
@@ -159,6 +170,7 @@ def build_jobs(brain: Brain, holder: str | None = None,
         LeasedJob(f"forget-purge{suffix}", cron_trigger(s.forget_purge_cron), leases,
                   work.forget_purge, catches_up=True),
         drain(EVOLUTION_DRAIN, work.evolution_drain),
+        drain(SENTENCE_DRAIN, work.sentence_drain),
         *([drain(MIRROR_DRAIN, work.mirror_drain)] if Mirror.configured(s) else []),
     ]
 

@@ -1,9 +1,11 @@
 """Lossless backup and restore as JSON Lines: notes, typed relationships and revisions.
 
-A backup is a header line, every note (all properties, the embedding included), then the typed
-relationships between notes, then the revisions, then a footer with counts. Temporal values are
-written as Cypher's own string form with their type and parsed back by Cypher, so zones, offsets
-and nanoseconds survive; the embedding is restored as a float32 vector property.
+A backup is a header line, every note (all properties, the embedding and its sentences' vectors
+included), then the typed relationships between notes, then the revisions, then a footer with
+counts. Temporal values are written as Cypher's own string form with their type and parsed back
+by Cypher, so zones, offsets and nanoseconds survive; the embedding is restored as a float32
+vector property, the sentences' vectors as the note's Sentence nodes (a backup without them
+leaves the note's own).
 
 Restoring keeps zk_ids and replaces the notes it names (restore in place, idempotent). Restoring
 `as_project` copies instead: every note gets a fresh zk_id and the new project, and links and
@@ -80,7 +82,7 @@ def export_records(db: Database, projects: list[str] | None = None,
         for row in rows:
             plain, temporal = _typed(row["props"])
             yield {"kind": "note", "zk_id": row["zk_id"], "props": plain, "temporal": temporal,
-                   "embedding": row["embedding"]}
+                   "embedding": row["embedding"], "sentences": row["sentences"]}
         ids += [r["zk_id"] for r in rows]
         if progress and rows:
             progress("notes", len(rows))
@@ -211,6 +213,7 @@ class Restorer:
                 raise InvalidInput(f"{r['zk_id']}: embedding has {len(embedding)} values, "
                                    f"not {EMBEDDING_DIM}")
             rows.append({"zk_id": props["zk_id"], "props": props, "embedding": embedding,
+                         "sentences": r.get("sentences"),
                          "temporal": _temporal(r)})
         mentions = [{"zk_id": row["zk_id"],
                  "entities": mention_list(extract_entities(str(row["props"].get("content", ""))))}

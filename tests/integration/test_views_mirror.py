@@ -258,7 +258,8 @@ def test_vault_folder_gets_the_file_and_loses_it_with_the_note(
     assert mirror.sync([zk_id]) == 1
     file = tmp_path / "brain" / "zk" / f"{zk_id}.md"
     assert _frontmatter(file.read_text(encoding="utf-8"))["project"] == project
-    brain.db.driver.execute_query("MATCH (n:Note {zk_id: $z}) DETACH DELETE n", z=zk_id)
+    brain.db.driver.execute_query("MATCH (n:Note {zk_id: $z}) OPTIONAL MATCH "
+                                  "(p:Sentence)-[:SENTENCE_OF]->(n) DETACH DELETE n, p", z=zk_id)
     mirror.sync([zk_id])
     assert not file.exists()
 

@@ -202,16 +202,22 @@ def test_the_whole_database_drain_leaves_a_project_to_the_window_holding_its_lea
         for text in PAIRS[0]:
             brain.writer.add(text, project)
         window_leases = Leases(own_db, brain.clock, "a-window")
-        for lease in (f"evolution-drain:{project}", f"mirror-drain:{project}"):
+        drains = (f"evolution-drain:{project}", f"sentence-drain:{project}",
+                  f"mirror-drain:{project}")
+        for lease in drains:
             assert window_leases.acquire(lease, timedelta(seconds=60))
         service = Maintenance(brain)
         service.evolution_drain()
+        service.sentence_drain()
         service.mirror_drain()
         assert {j["state"] for j in jobs_of(own_db, project)} == {"pending"}
-        for lease in (f"evolution-drain:{project}", f"mirror-drain:{project}"):
+        for lease in drains:
             window_leases.release(lease)
         service.evolution_drain()
+        service.sentence_drain()
         service.mirror_drain()
-        assert {j["state"] for j in jobs_of(own_db, project)} == {"done"}
+        # a sentences job leaves nothing once it ran
+        assert {(j["kind"], j["state"]) for j in jobs_of(own_db, project)} == {
+            ("evolve", "done"), ("mirror", "done")}
     finally:
         brain.close()

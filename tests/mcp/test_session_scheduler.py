@@ -30,7 +30,8 @@ def test_jobs_follow_the_window_projects_and_drain_only_their_queue(
         assert scheduler.projects == {project}
         assert {j.id for j in scheduler.scheduler.get_jobs()} == {
             f"archive:{project}", f"consolidation-report:{project}",
-            f"evolution-drain:{project}", f"forget-purge:{project}",
+            f"evolution-drain:{project}", f"sentence-drain:{project}",
+            f"forget-purge:{project}",
             f"catch-up:archive:{project}"}  # the window's rare jobs catch up missed runs too
         foreign = brain.writer.add(NOTE + " In the other project.", other).note.zk_id
         brain.db.write_tx(lambda tx: jobs.enqueue_jobs(

@@ -63,13 +63,15 @@ def small_graph(brain: Brain, project: str) -> Graph:
 
 
 def delete_project(db: Database, project: str) -> None:
-    """Remove a test's own notes, tombstones and revisions (test data only, never shared
-    data)."""
+    """Remove a test's own notes, tombstones, revisions, sentences and queued jobs (test data
+    only, never shared data)."""
     db.driver.execute_query(
         "MATCH (n:Note {project: $project}) OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(n) "
-        "DETACH DELETE n, r", project=project, database_=db.conn.database)
-    db.driver.execute_query("MATCH (e:Entity {project: $project}) DETACH DELETE e",
-                            project=project, database_=db.conn.database)
+        "OPTIONAL MATCH (p:Sentence)-[:SENTENCE_OF]->(n) "
+        "DETACH DELETE n, r, p", project=project, database_=db.conn.database)
+    for label in ("Entity", "Job"):
+        db.driver.execute_query(f"MATCH (e:{label} {{project: $project}}) DETACH DELETE e",
+                                project=project, database_=db.conn.database)
     db.driver.execute_query(
         "MATCH (f:Forgotten {project: $project}) OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(f) "
         "DETACH DELETE f, r", project=project, database_=db.conn.database)

@@ -1,4 +1,4 @@
-"""Pure text helpers of the write path: dedup details and what a note's vector encodes."""
+"""Pure text helpers of the write path: dedup details, what a note's vector encodes, sentences."""
 
 from kg_brain.domain.memory.text import details
 
@@ -25,3 +25,13 @@ def test_a_title_the_content_already_states_is_not_embedded_twice() -> None:
         "Fixed the retry loop: add backoff.\nWhy."
     assert embed_text("Retries need backoff", "Add jitter to retries.", "Why.") == \
         "Retries need backoff\nAdd jitter to retries.\nWhy."
+
+
+def test_a_note_s_sentences_split_at_stops_and_line_breaks_without_its_context() -> None:
+    from kg_brain.domain.memory.text import sentences
+
+    assert sentences("Retries need backoff", "Add jitter; cap at 30 s. Why?\n- see ADR 12\n\n") \
+        == ["Retries need backoff", "Add jitter;", "cap at 30 s.", "Why?", "- see ADR 12"]
+    assert sentences("Add jitter", "Add jitter. Cap it at 3.14 s!") == ["Add jitter.",
+                                                                        "Cap it at 3.14 s!"]
+    assert sentences("", "...") == []

@@ -132,14 +132,87 @@ KEPT_ROUND_4 = [
     "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256",
 ]
 
+HIDDEN_ROUND_5 = [
+    # an Authorization header with a scheme other than Bearer or Basic
+    ('curl -H "Authorization: GenieKey 3e8a1f52-7c4d-4b19-a0e6-92d5c8f1b374" '
+     "https://api.opsgenie.com/v2/alerts", "3e8a1f52-7c4d-4b19-a0e6-92d5c8f1b374", "auth_header"),
+    # vendor formats: SonarQube and NuGet
+    ("scanner flags: -Dsonar.login squ_0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6",
+     "squ_0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6", "sonar_token"),
+    ("nuget push Acme.Tools.1.0.4.nupkg oy2k7m3q9w1e5r8t2y6u4i0o3p7a5s9d1f4g8h2j6k0l5z -Source x",
+     "oy2k7m3q9w1e5r8t2y6u4i0o3p7a5s9d1f4g8h2j6k0l5z", "nuget_key"),
+    # session and login cookies in a cookie header
+    ("Cookie: lang=nl; JSESSIONID=9A7C2E41B0D35F86A1C4E7F20B93D5C8",
+     "9A7C2E41B0D35F86A1C4E7F20B93D5C8", "session_cookie"),
+    ("Set-Cookie: sid=q4w8e2r6t0y3u7i1o5p9a2s6d0; Path=/", "q4w8e2r6t0y3u7i1o5p9a2s6d0",
+     "session_cookie"),
+    # user:password behind a flag named for the login
+    ("deployctl --creds deployer:7b1e93c0fa2d48e6b5a1 push web", "7b1e93c0fa2d48e6b5a1",
+     "password"),
+    # a token handed to a command's login
+    ("cargo login cioQ2w8E4r6T1y3U5i7O9p", "cioQ2w8E4r6T1y3U5i7O9p", "password"),
+    # one case, letters and digits, named by a key word
+    ("the deploy key is 4k9x2m7q1w8e3r6t5y0u2i7o9p3a", "4k9x2m7q1w8e3r6t5y0u2i7o9p3a", "api_key"),
+    # an environment's key, and "it's now"
+    ("the live key rotated, it's now Pq7Lx2Vn9Rb4Mz6Kc1Wd8Hs3", "Pq7Lx2Vn9Rb4Mz6Kc1Wd8Hs3",
+     "api_key"),
+    # a name and its value as two fields
+    ('env:\n- name: SMTP_PASSWORD\n  value: "Willow!Creek84"', "Willow!Creek84", "password"),
+    ('[{"key": "dbPassword", "value": "Ferns&Moss2026", "enabled": true}]', "Ferns&Moss2026",
+     "password"),
+    # a flag or a here-string between the secret's name and its value
+    ("gh secret set SENTRY_TOKEN --body Hq8Zt3Lw6Nc1Vx9Rb4Mk7Pd2", "Hq8Zt3Lw6Nc1Vx9Rb4Mk7Pd2",
+     "token"),
+    ("vercel env add STRIPE_SECRET production <<< 'Zr5Kq8Wm2Xt7Lb4Nv9Hc1Pd6'",
+     "Zr5Kq8Wm2Xt7Lb4Nv9Hc1Pd6", "secret"),
+    # tools that take a password as an argument: openssl enc -k, Composer, Bundler
+    ("openssl enc -aes-128-cbc -salt -k Marsh.Owl.51 -in notes.txt -out notes.enc",
+     "Marsh.Owl.51", "password"),
+    ("composer config http-basic.pkgs.example.org deploy Quartz?Bay31", "Quartz?Bay31", "password"),
+    ("BUNDLE_GEMS__EXAMPLE__NET=ci:Rk8vTz3Qm6Wx", "Rk8vTz3Qm6Wx", "password"),
+    # => (PHP arrays, Ruby hashes) and := (Go) as an assignment's separator
+    ("'secret' => 'Gv8Rk2Lp5Zq9Xw3Tn6Mb',", "Gv8Rk2Lp5Zq9Xw3Tn6Mb", "secret"),
+    (":password => 'Amber#Finch90'", "Amber#Finch90", "password"),
+    ('apiToken := "Wd4Kx8Pq2Mz6Rn1Vt5Hb"', "Wd4Kx8Pq2Mz6Rn1Vt5Hb", "token"),
+    # an element named for a secret, with attributes
+    ('<apiKey env="prod">Qm7Tr2Wx9Lp4Zn8Kd3Vb</apiKey>', "Qm7Tr2Wx9Lp4Zn8Kd3Vb", "api_key"),
+    # Go's MySQL DSN
+    ('db, _ := sql.Open("mysql", "report:Dusk*Lane52@tcp(127.0.0.1:3306)/stats")', "Dusk*Lane52",
+     "password"),
+    # a user and a password passed together; PowerShell's SecureString from plain text
+    ('session.auth = ("builder", "Mossy-Gate-45")', "Mossy-Gate-45", "password"),
+    ('var c = new NetworkCredential("ops", "Raven.Hill.73");', "Raven.Hill.73", "password"),
+    ('ConvertTo-SecureString -String "Cedar!Dawn26" -AsPlainText -Force', "Cedar!Dawn26",
+     "password"),
+]
+KEPT_ROUND_5 = [
+    "password: projects/77/secrets/api-signing-password/versions/2",
+    '{"items": [], "next_cursor": "Zk3pQ8mN2vR7xT4wY9bC1dF6gH0jK5lL3nM8pQ2rS4tXy"}',
+    'asset: {contentHash: "Vb7Nm2Qw9Er4Ty1Ui6Op3As8Df5Gh0Jk2Lz4Xc6"}',
+    "x-amz-id-2: 9Ym2Rw7Kt4Qv1Zx8Bn3Lc6Hp0Df5Gs2Ja9We4Tu7Io1Pk3Mx",
+    "if password == confirm_password: return True",
+    "Cookie: _ga=GA1.2.1784512345.1733400000; theme=dark",
+    "docker run --user 1000:1000 app && docker run --user www-data:www-data app",
+    "docker login -u ci registry.example.org",
+    "env:\n- name: API_TOKEN\n  valueFrom:\n    secretKeyRef: {name: api, key: token}",
+    "gh secret set SENTRY_TOKEN --body \"$SENTRY_TOKEN\"",
+    "openssl enc -d -aes-128-cbc -kfile pass.txt -in notes.enc",
+    "'password' => 'required|string|min:12|confirmed',",
+    "protected $casts = ['password' => 'hashed'];",
+    '<password encrypted="true">${smtp.password}</password>',
+    'dsn := fmt.Sprintf("%s:%s@tcp(%s)/%s", u, p, h, d)',
+    'requests.get(url, auth=("bot", os.environ["BOT_PW"]))',
+    "token := getToken(ctx)",
+]
 
-@pytest.mark.parametrize(("text", "secret", "kind"), HIDDEN + HIDDEN_ROUND_3 + HIDDEN_ROUND_4)
+@pytest.mark.parametrize(("text", "secret", "kind"),
+                         HIDDEN + HIDDEN_ROUND_3 + HIDDEN_ROUND_4 + HIDDEN_ROUND_5)
 def test_referred_secret_is_hidden(text: str, secret: str, kind: str) -> None:
     cleaned, found = redact(text)
     assert secret not in cleaned and kind in found
 
 
-@pytest.mark.parametrize("text", KEPT + KEPT_ROUND_3 + KEPT_ROUND_4)
+@pytest.mark.parametrize("text", KEPT + KEPT_ROUND_3 + KEPT_ROUND_4 + KEPT_ROUND_5)
 def test_public_value_comes_back_unchanged(text: str) -> None:
     assert redact(text) == (text, [])
 
@@ -153,3 +226,13 @@ def test_a_base64_private_key_is_hidden_and_a_base64_certificate_is_not() -> Non
         "tls:\n  key: [REDACTED:private_key]", ["private_key"])
     kept = f"tls:\n  crt: {encoded('CERTIFICATE')}"
     assert redact(kept) == (kept, [])
+
+
+def test_a_sealed_secret_keeps_its_ciphertext_and_a_secret_beside_it_is_hidden() -> None:
+    ciphertext = "AgBy3i4OJSWK+PiTySYZZA9rO43cGDEq" + "Qx7Lm2Vn9Rb4Kc1Wd8Hs3Jp6Tz0Fg5Ye" * 4
+    sealed = ("apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nmetadata:\n  name: api\n"
+              f"spec:\n  encryptedData:\n    api_token: {ciphertext}\n")
+    plain = "---\napiVersion: v1\nkind: Secret\nstringData:\n  api_token: Zr5Kq8Wm2Xt7Lb4Nv9\n"
+    cleaned, found = redact(sealed + plain)
+    assert cleaned.startswith(sealed) and "Zr5Kq8Wm2Xt7Lb4Nv9" not in cleaned
+    assert found == ["kubernetes_secret"]

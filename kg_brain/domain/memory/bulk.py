@@ -12,13 +12,15 @@ from typing import Any
 from kg_brain.base import validate
 from kg_brain.base.errors import BrainError, InvalidInput
 from kg_brain.domain.deps import Deps
+from kg_brain.domain.memory.sentences import sentence_job
 from kg_brain.domain.memory.text import embed_text, note_row, stored_kind
 from kg_brain.domain.memory.write import Writer
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.enrichment.llm.heuristic import HeuristicEnricher
 from kg_brain.enrichment.llm.kinds import infer_kind
 from kg_brain.enrichment.llm.types import Enrichment
-from kg_brain.store import notes
+from kg_brain.store import jobs, notes
+from kg_brain.store.db import Tx
 from kg_brain.store.notes import Floats, new_zk_id, with_fresh_ids
 
 Row = dict[str, Any]
@@ -44,7 +46,9 @@ class Importer:
         batches cost the server less CPU per note (fewer commits, each updating the full-text
         and vector indexes).
         No linking or evolution (like fleeting capture): one embedding per note keeps it near
-        the raw embedding throughput; distillation or update re-enriches fully. A failed batch
+        the raw embedding throughput; each note's sentences are embedded later by its sentences
+        job (memory/sentences.py), written with it, and until then it is searched by its whole
+        cosine; distillation or update re-enriches fully. A failed batch
         stops the import with an error naming the records written before it; nothing after
         them is. `progress(phase, n)`: n more records "checked" (validated and enriched), then
         n more notes "imported". `split`, when given, receives the seconds spent embedding
@@ -95,10 +99,17 @@ class Importer:
         return rows
 
     def _write(self, batch: list[Row]) -> list[str]:
-        """One batch in one transaction (while the embedding thread embeds the next ones)."""
+        """One batch and its notes' sentences jobs in one transaction (while the embedding
+        thread embeds the next ones)."""
         now = self.deps.clock()
-        return with_fresh_ids(lambda: self.deps.db.write_tx(
-            lambda tx: notes.insert_notes(tx, batch, now)), batch)
+
+        def write(tx: Tx) -> list[str]:
+            ids = notes.insert_notes(tx, batch, now)
+            jobs.enqueue_jobs(tx, now=now,
+                              rows=[sentence_job(r["zk_id"], r["project"]) for r in batch])
+            return ids
+
+        return with_fresh_ids(lambda: self.deps.db.write_tx(write), batch)
 
     def _checked(self, number: int, record: dict[str, Any]) -> Row:
         try:
@@ -123,7 +134,7 @@ class Importer:
         else:
             e = self._enricher.enrich(text, kind.value, project)
         row = note_row(new_zk_id(), text, project, mtype, stored_kind(kind, e.note_kind),
-                       bool(record.get("pinned")), e, [], self.deps.clock())
+                       bool(record.get("pinned")), e, [], None, self.deps.clock())
         del row["embedding"]
         return row
 

@@ -115,8 +115,9 @@ class Evolution:
             if jobs.complete_job(tx, key=key, now=now, state="done", error=None) is None:
                 return 0  # someone else completed it: apply nothing
             for r in rewrites:
+                # only the context changes: the sentences stay
                 notes.rewrite_note(tx, zk_id=r["zk_id"], fields=r["fields"], vector=r["vector"],
-                                   now=now, cause=f"evolution from {zk_id}")
+                                   sentences=None, now=now, cause=f"evolution from {zk_id}")
             return 1
 
         return self.db.write_tx(work)

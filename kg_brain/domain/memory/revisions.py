@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from kg_brain.base.errors import NotFound
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.memory.reading import NoteReader
-from kg_brain.domain.memory.text import embed_text
+from kg_brain.domain.memory.text import embed_notes
 from kg_brain.domain.memory.write import Writer
 from kg_brain.enrichment.llm.entities import extract_entities
 from kg_brain.enrichment.llm.types import Enrichment
@@ -49,8 +49,8 @@ class Revisions:
             raise NotFound(f"{zk_id} has no revision {version}")
         e = Enrichment(title=chosen.title, context=chosen.context, keywords=chosen.keywords,
                        tags=chosen.tags, entities=extract_entities(chosen.content))
-        vector = self.deps.embedder.encode(embed_text(e.title, chosen.content, e.context))
+        [vectors] = embed_notes(self.deps.embedder, [(e.title, chosen.content, e.context)])
         current = self.reader.current(zk_id)
         self.db.write_tx(lambda tx: self.writer.rewrite(
-            tx, current["zk_id"], chosen.content, e, vector, f"restore revision {version}"))
+            tx, current["zk_id"], chosen.content, e, vectors, f"restore revision {version}"))
         return self.reader.get([current["zk_id"]])[0]

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from kg_brain.base.vocab import CONTEXTUAL_KINDS, MemoryType, NoteKind
+from kg_brain.enrichment.embed.base import Embedder
 from kg_brain.enrichment.llm.types import Enrichment, EntityRef
 
+# Where a note's content breaks into the sentences search re-scores it by: after . ! ? or ;
+# and at every line break.
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
+# A note's vector and its sentences' vectors (embed_notes).
+NoteVectors = tuple[list[float], list[list[float]]]
 _DETAIL = re.compile(r"\d+(?:[.:,/-]\d+)*|\b\w*(?:[_./]\w+)+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
 
 
@@ -19,6 +26,28 @@ def embed_text(title: str, content: str, context: str) -> str:
     twice costs embedding time and tilts the vector towards that sentence)."""
     lead = title if title and _squash(title) not in _squash(content) else ""
     return "\n".join(part for part in (lead, content, context) if part)
+
+
+def sentences(title: str, content: str) -> list[str]:
+    """The parts of a note search re-scores it by (fragments/nearest_in_project): the title
+    when the content does not state it, then each sentence of the content; the context is none
+    of them (it speaks of other notes)."""
+    lead = [title] if title and _squash(title) not in _squash(content) else []
+    return lead + [s.strip() for s in _SENTENCE_BREAK.split(content) if _squash(s)]
+
+
+def embed_notes(embedder: Embedder, notes: Sequence[tuple[str, str, str]]
+                ) -> list[NoteVectors]:
+    """Each note's vector (of embed_text) and its sentences' vectors, for (title, content,
+    context) triples, in one encode_many call."""
+    texts: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for title, content, context in notes:
+        parts = sentences(title, content)
+        spans.append((len(texts), len(parts)))
+        texts += [embed_text(title, content, context), *parts]
+    vectors = embedder.encode_many(texts) if texts else []
+    return [(vectors[at], vectors[at + 1:at + 1 + n]) for at, n in spans]
 
 
 def _squash(text: str) -> str:
@@ -32,14 +61,17 @@ def details(text: str) -> Counter[str]:
 
 
 def note_row(zk_id: str, text: str, project: str, mtype: MemoryType, kind: NoteKind,
-             pinned: bool, e: Enrichment, vector: list[float], now: Any) -> dict[str, Any]:
-    """Every property of a new note, as create_notes writes it."""
+             pinned: bool, e: Enrichment, vector: list[float],
+             parts: list[list[float]] | None, now: Any) -> dict[str, Any]:
+    """Every property of a new note, as create_notes writes it, and its sentences' vectors
+    (`sentences`: no property, written as Sentence nodes; None: its sentences job writes
+    them)."""
     return {
         "zk_id": zk_id, "title": e.title, "content": text, "context": e.context,
         "keywords": e.keywords, "tags": e.tags, "memory_type": mtype.value,
         "note_kind": kind.value, "pinned": bool(pinned), "project": project,
         "created": now, "updated": now, "access_count": 0, "embedding": vector,
-        "entities": mention_list(e.entities),
+        "entities": mention_list(e.entities), "sentences": parts,
     }
 
 

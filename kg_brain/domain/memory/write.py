@@ -1,9 +1,10 @@
 """The write pipeline: add, update, distill, and typed links between notes.
 
 add_memory (permanent): construct -> embed, then one write transaction: dedup and link
-candidates from the vector index -> one statement (note, entities, typed links, evolution job,
-session order) that answers with the note written. Fleeting notes skip linking and evolution.
-Evolution itself runs off the request path (kg_brain/domain/memory/evolution.py).
+candidates from the vector index -> one statement (note, entities, typed links, sentences job,
+evolution job, session order) that answers with the note written. Fleeting notes skip linking
+and evolution. Evolution and the note's sentence vectors are written off the request path
+(kg_brain/domain/memory/evolution.py, sentences.py).
 
 Adding and distilling each come in two halves: `prepare_*` does everything that is not a write
 (enrich, embed, dedup, decide links) and returns what was decided; `write_*` writes it inside a
@@ -26,7 +27,16 @@ from kg_brain.base.errors import InvalidInput
 from kg_brain.base.vocab import FOLLOWS_REASON, LinkType, MemoryType, NoteKind
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.memory.reading import NoteReader
-from kg_brain.domain.memory.text import details, embed_text, mention_list, note_row, stored_kind
+from kg_brain.domain.memory.sentences import sentence_job
+from kg_brain.domain.memory.text import (
+    NoteVectors,
+    details,
+    embed_notes,
+    embed_text,
+    mention_list,
+    note_row,
+    stored_kind,
+)
 from kg_brain.enrichment.llm.entities import subjects_differ
 from kg_brain.enrichment.llm.rules import restates
 from kg_brain.enrichment.llm.types import Candidate, Enrichment, LinkDecision, NoteDraft
@@ -80,11 +90,12 @@ class PreparedAdd:
 
 @dataclass
 class PreparedDistill:
-    """A fleeting note's promotion, decided: its new enrichment, vector and links."""
+    """A fleeting note's promotion, decided: its new enrichment, vectors (embed_notes) and
+    links."""
 
     current: dict[str, Any]
     enrichment: Enrichment
-    vector: list[float]
+    vectors: NoteVectors
     decisions: list[LinkDecision]
     now: datetime
 
@@ -147,7 +158,9 @@ class Writer:
         kind = stored_kind(given, enrichment.note_kind)
         vector = self.deps.embedder.encode(embed_text(enrichment.title, text, enrichment.context))
         now = self.deps.clock()
-        row = note_row(new_zk_id(), text, project, mtype, kind, pinned, enrichment, vector, now)
+        # its sentences: written by its sentences job (memory/sentences.py), off the request path
+        row = note_row(new_zk_id(), text, project, mtype, kind, pinned, enrichment, vector,
+                       None, now)
         if failure_signature:
             row["failure_signature"] = failure_signature
         if session:
@@ -168,8 +181,8 @@ class Writer:
 
     def write_add(self, tx: Tx, prepared: PreparedAdd) -> NoteView | None:
         """In the caller's transaction: reinforce the duplicate (None), or write the note with
-        its links, evolution job, session order and mirror jobs in one statement and return it
-        as written.
+        its links, sentences job, evolution job, session order and mirror jobs in one statement
+        and return it as written.
         Reads the row's id late: a retry may have replaced it."""
         if prepared.duplicate:
             notes.reinforce_note(tx, zk_id=prepared.duplicate["zk_id"], now=prepared.now)
@@ -182,8 +195,10 @@ class Writer:
             tx, row=row, add=NoteAdd(
                 links=[link_row(row["zk_id"], d) for d in decisions],
                 similar=[d.zk_id for d in decisions if d.link_type is LinkType.RELATES_TO],
-                jobs=[evolution_job(row["zk_id"], row["project"])] if self._evolves(decisions)
-                else [], session_id=row.get("session_id") if ordered else None),
+                jobs=[sentence_job(row["zk_id"], row["project"]),
+                      *([evolution_job(row["zk_id"], row["project"])]
+                        if self._evolves(decisions) else [])],
+                session_id=row.get("session_id") if ordered else None),
             keep=self.settings.link_top_k, since=now - timedelta(seconds=gap),
             reason=FOLLOWS_REASON, mirror=tx.mirrors, now=now)
         if tx.mirrors:
@@ -276,8 +291,9 @@ class Writer:
             raise InvalidInput(f"{current['zk_id']} is archived; restore_note it first")
         text, found = self.clean_content(new_content)
         e = self.deps.enricher.enrich(text, current["note_kind"], current["project"])
-        vector = self.deps.embedder.encode(embed_text(e.title, text, e.context))
-        self.db.write_tx(lambda tx: self.rewrite(tx, current["zk_id"], text, e, vector, "update"))
+        [vectors] = embed_notes(self.deps.embedder, [(e.title, text, e.context)])
+        self.db.write_tx(lambda tx: self.rewrite(tx, current["zk_id"], text, e, vectors,
+                                                 "update"))
         return AddResult(note=self.reader.get([current["zk_id"]])[0], redacted=found)
 
     def distill(self, zk_id: str) -> AddResult:
@@ -295,27 +311,29 @@ class Writer:
             raise InvalidInput(f"{current['zk_id']} is {current['memory_type']}, not fleeting")
         kind = NoteKind(current["note_kind"])
         e = self.deps.enricher.enrich(current["content"], kind.value, current["project"])
-        vector = self.deps.embedder.encode(embed_text(e.title, current["content"], e.context))
-        nearest = self.nearest(vector, current["project"], [MemoryType.PERMANENT.value],
+        [vectors] = embed_notes(self.deps.embedder, [(e.title, current["content"], e.context)])
+        nearest = self.nearest(vectors[0], current["project"], [MemoryType.PERMANENT.value],
                                self.settings.link_top_k, [current["zk_id"]])
         decisions = self._decide_links(current["zk_id"], e, current["content"], kind, nearest,
                                        MemoryType.PERMANENT)
-        return PreparedDistill(current, e, vector, decisions, self.deps.clock())
+        return PreparedDistill(current, e, vectors, decisions, self.deps.clock())
 
     def write_distill(self, tx: Tx, p: PreparedDistill) -> None:
         """In the caller's transaction: the promoted note, its links and evolution job."""
-        self.rewrite(tx, p.current["zk_id"], p.current["content"], p.enrichment, p.vector,
+        self.rewrite(tx, p.current["zk_id"], p.current["content"], p.enrichment, p.vectors,
                      "distill", memory_type=MemoryType.PERMANENT.value)
         self._write_links(tx, p.current["zk_id"], p.current["project"], p.decisions, p.now)
 
-    def rewrite(self, tx: Tx, zk_id: str, text: str, e: Enrichment, vector: list[float],
-                cause: str, **extra: Any) -> None:
-        """New text, vector and entities for a note in the caller's transaction, its previous
-        version kept as a revision."""
+    def rewrite(self, tx: Tx, zk_id: str, text: str, e: Enrichment,
+                vectors: NoteVectors, cause: str, **extra: Any) -> None:
+        """New text, vector, sentences' vectors (`vectors`, as embed_notes gives them) and
+        entities for a note in the caller's transaction, its previous version kept as a
+        revision."""
         now = self.deps.clock()
         fields = {"title": e.title, "content": text, "context": e.context,
                   "keywords": e.keywords, "tags": e.tags, **extra}
-        notes.rewrite_note(tx, zk_id=zk_id, fields=fields, vector=vector, now=now, cause=cause)
+        notes.rewrite_note(tx, zk_id=zk_id, fields=fields, vector=vectors[0],
+                           sentences=vectors[1], now=now, cause=cause)
         replace_mentions(tx, rows=[{"zk_id": zk_id, "entities": mention_list(e.entities)}], now=now)
 
 

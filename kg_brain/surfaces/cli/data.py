@@ -27,6 +27,7 @@ from kg_brain.surfaces.cli.projects import register as register_projects
 from kg_brain.views.backup import export_records, read_file, restore_records, write_jsonl
 from kg_brain.views.memory_md import export_memory_md, import_memory_md
 from kg_brain.views.schema import check_schema, migrate
+from kg_brain.views.sentences import backfill_sentences
 from kg_brain.views.upgrade import GraphReport, upgrade_graph
 
 
@@ -130,6 +131,14 @@ def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     if args.migration == "projects":
         return cmd_migrate_projects(args, settings)
     project = validate.project(args.project) if args.project else None
+    if args.migration == "sentences":
+        with Brain(settings) as brain, _bars() as progress:
+            filled = backfill_sentences(brain.deps, apply=args.apply, project=project,
+                                        progress=progress)
+        _out(f"notes without sentences: {filled.notes}" + (
+            f"; filled {filled.filled} ({filled.sentences} sentences)" if filled.applied
+            else "; dry run: add --apply to embed and store their sentences"))
+        return 0
     if args.migration == "graph":
         with Brain(settings) as brain:
             graph = upgrade_graph(brain.deps, brain.clock(), apply=args.apply, project=project,
@@ -236,7 +245,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("migrate", help="schema conformance migrations and the graph upgrade "
                        "(dry run by default)")
     p.add_argument("migration", choices=["memory-schema", "note-kind", "memory-type", "graph",
-                                         "projects"])
+                                         "projects", "sentences"])
     p.add_argument("--apply", action="store_true", help="apply (after writing a backup)")
     p.add_argument("--project", help="only this project")
     p.add_argument("--scan", action="append", default=[], help="projects: also the git "

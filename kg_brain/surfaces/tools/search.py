@@ -66,8 +66,9 @@ class SearchTools(ToolArea):
     ) -> SearchResults:
         """Simple direct lookups ("what port does X use?"): hybrid vector + keyword search.
         For why/how questions spanning notes use deep_search. Returns previews, each with its
-        relevance (cosine to the query); no hits means nothing relevant is stored. Marks the
-        hits as used (access stamp, written just after; it defers their archival): not read-only."""
+        relevance (cosine to the query, of the note and its best sentence); no hits means
+        nothing relevant is stored. Marks the hits as used (access stamp, written just after;
+        it defers their archival): not read-only."""
         p = self._project(project)
         hits = self.brain.search.search_memory(query, p, top_k, include_contextual,
                                                list(note_kinds) if note_kinds else None)

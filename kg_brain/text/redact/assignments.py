@@ -1,6 +1,8 @@
-"""Labelled secrets: `password=`/`token:`/`"api_key": "..."`/`config['SECRET_KEY'] = ...`
-assignments, XML elements and Terraform variables named for a secret, and the data of Kubernetes
-Secret manifests.
+"""Labelled secrets: `password=`/`token:`/`"api_key": "..."`/`config['SECRET_KEY'] = ...`/
+`'password' => '...'`/`token := "..."` assignments, XML elements and Terraform variables named
+for a secret, a name and its value as two fields (`- name: API_TOKEN` / `value: ...`), session
+cookies on a cookie line, and the data of Kubernetes Secret manifests (a SealedSecret's
+`encryptedData` is ciphertext: `sealed_values` says where it is, and it is not read).
 
 An assignment only counts when its value is a literal: variable references, calls, placeholders
 and type annotations are code, not secrets, and ordinary notes must come back byte-identical.
@@ -10,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from kg_brain.text.redact.marks import is_placeholder, is_public, mark, splice
+from kg_brain.text.redact.marks import is_placeholder, is_public, is_resource_path, mark, splice
+from kg_brain.text.redact.referred import password_like
 
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
@@ -26,16 +29,18 @@ _ASSIGNMENT = re.compile(
     r"(?<=[_\-.])(?:pass|auth)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))"
     # the key's closing quote, and a subscript's bracket: app.config['SECRET_KEY'] = '...'
     r"(?P<kq>[\"']?\]?)"
-    r"(?P<sep>[ \t]*(?<![=!<>])[:=](?!=)[ \t]*)"
+    # =, :, and the => of PHP arrays, Ruby hashes and Perl, the := of Go and Pascal
+    r"(?P<sep>[ \t]*(?<![=!<>])(?:=>|:=|[:=](?![=>]))[ \t]*)"
     r"(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"'`,;&)\]}]+))"
 )
 # a Terraform variable named for a secret, and its default value
 _VARIABLE = re.compile(r"\bvariable\s+\"(?P<key>[\w\-]*(?i:passw(?:or)?d|passphrase|secret|token|"
                        r"api[_\-]?key|private[_\-]?key)[\w\-]*)\"\s*\{[^{}]*?\bdefault\s*=\s*"
                        r"(?P<q>\")(?P<qval>[^\"\n]*)\"")
-# an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>
+# an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>,
+# also with attributes (WS-Security's <wsse:Password Type="...">)
 _ELEMENT = re.compile(r"<(?P<key>[\w.:\-]{0,40}?(?i:passw(?:or)?d|passphrase|secret|token|"
-                      r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})>"
+                      r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})(?:[ \t][^<>\n]*)?>"
                       r"(?P<q>)(?P<qval>[^<>\n]*)</(?P=key)>")
 _REFERENCE_START = ("$", "%", "{", "<", "[", "@", "*", "os.", "env", "process.env", "getenv",
                     "settings.", "config.", "self.", "args.", "request.", "!", "/", "./", "../",
@@ -47,6 +52,23 @@ _SECRET_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?Se
 _DOCUMENTS = re.compile(r"(?m)(^---[ \t]*$)")
 _DATA_BLOCK = re.compile(r"(?m)^(?P<indent>[ \t]*)(?:data|stringData)[ \t]*:[ \t]*\n"
                          r"(?P<body>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)")
+# a cookie header (Cookie:, Set-Cookie:, curl's --cookie/-b) and, on its line, the cookies named
+# for a session or a login: PHPSESSID, sessionid, connect.sid, remember_token, auth
+_COOKIE_LINE = re.compile(r"(?i)(?:\b(?:set-)?cookies?\b|(?<!\S)-b)[\"']?[ \t]*[:=]?[ \t]*"
+                          r"(?P<body>[^\n]+)")
+_COOKIE = re.compile(r"(?P<key>(?<![\w.\-])[\w.\-]*(?i:sess|sid|auth|token|jwt|remember)[\w.\-]*)"
+                     r"=(?P<q>)(?P<qval>[^;,\s'\"]{16,})")
+_SESSION = "session_cookie"
+# a name and its value as two fields: Kubernetes' `- name: API_TOKEN` / `value: ...`, a
+# Postman variable's {"key": "apiKey", "value": "..."}
+_NAMED_FIELD = re.compile(
+    r"(?i)\b(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<key>[\w.\-]{0,40}?(?:passw(?:or)?d|"
+    r"passphrase|pwd|secret(?:[_\-]?key)?|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|"
+    r"credentials?))[\"']?[ \t]*[,\n][ \t]*[\"']?value[\"']?"
+    r"(?P<sep>[ \t]*[:=][ \t]*)(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"',}]+))")
+_SEALED_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?SealedSecret\b")
+_ENCRYPTED_BLOCK = re.compile(r"(?m)^(?P<indent>[ \t]*)encryptedData[ \t]*:[ \t]*\n"
+                              r"(?P<body>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)")
 _KUBERNETES = "kubernetes_secret"
 _MARK = mark(_KUBERNETES)
 _DATA_ENTRY = re.compile(r"(?m)^(?P<head>[ \t]+[\w.\-]+[ \t]*:[ \t]*)(?P<q>[\"']?)"
@@ -60,7 +82,26 @@ def hide_assignments(text: str, found: list[str]) -> str:
         text = _ELEMENT.sub(lambda m: _hide_assignment(m, found, "="), text)
     if "variable" in text:
         text = _VARIABLE.sub(lambda m: _hide_assignment(m, found, "="), text)
+    if "alue" in text:
+        text = _NAMED_FIELD.sub(lambda m: _hide_assignment(m, found, "="), text)
+    if "ookie" in text or "-b" in text:
+        text = _COOKIE_LINE.sub(lambda m: _hide_cookies(m, found), text)
     return _ASSIGNMENT.sub(lambda m: _hide_assignment(m, found), text)
+
+
+def _hide_cookies(line: re.Match[str], found: list[str]) -> str:
+    """A cookie header's session and login cookies, when their values look generated."""
+    start = line.start("body") - line.start()
+
+    def hide(cookie: re.Match[str]) -> str:
+        value = cookie.group("qval")
+        if is_placeholder(value) or not (any(c.isdigit() for c in value)
+                                         and any(c.isalpha() for c in value)):
+            return cookie.group(0)
+        found.append(_SESSION)
+        return splice(cookie, "qval", _SESSION)
+
+    return line.group(0)[:start] + _COOKIE.sub(hide, line.group("body"))
 
 
 def hide_kubernetes_secrets(text: str, found: list[str]) -> str:
@@ -72,6 +113,19 @@ def hide_kubernetes_secrets(text: str, found: list[str]) -> str:
         if _SECRET_MANIFEST.search(parts[i]):
             parts[i] = _DATA_BLOCK.sub(lambda m: _hide_data(m, found), parts[i])
     return "".join(parts)
+
+
+def sealed_values(text: str) -> list[tuple[int, int]]:
+    """Where a SealedSecret's `encryptedData:` entries are: ciphertext made to be committed, only
+    the cluster's controller can open it."""
+    if "SealedSecret" not in text:
+        return []
+    spans, start = [], 0
+    for end in [m.start() for m in _DOCUMENTS.finditer(text)] + [len(text)]:
+        if _SEALED_MANIFEST.search(text, start, end):
+            spans += [m.span("body") for m in _ENCRYPTED_BLOCK.finditer(text, start, end)]
+        start = end
+    return spans
 
 
 def _hide_data(block: re.Match[str], found: list[str]) -> str:
@@ -128,8 +182,10 @@ def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
     value = value.rstrip(".") if not quoted else value
     if is_placeholder(value) or is_public(value) or value.lower().startswith(_REFERENCE_START):
         return False
-    if _NOT_A_CREDENTIAL.fullmatch(value):
+    if _NOT_A_CREDENTIAL.fullmatch(value) or is_resource_path(value):
         return False
+    if sep.strip() == "=>":  # PHP arrays also map a field to its rules or cast: 'hashed'
+        return password_like(value) and "|" not in value
     if quoted:
         return len(value) >= 4
     if "(" in value or "[" in value:

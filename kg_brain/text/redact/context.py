@@ -19,7 +19,7 @@ _SERVICES = ("datadog", "twilio", "heroku", "azure", "aws", "mailgun", "cloudfla
 _STEMS = ("pass", "pwd", "secret", "token", "cred", "key", *_SERVICES)  # one is in every match
 _FILLER = ("is|was|are|now|set|to|as|the|a|an|our|my|new|old|one|current|prod|production|"
            "staging|dev|live|test|sandbox|value|key|api|app|auth|access|bot|account|admin|user|"
-           "root|private|secret|token|here|with|replaced|rotated|changed|updated|today")
+           "root|private|secret|token|here|with|replaced|rotated|changed|updated|today|it's|it")
 # token_hash, secret_name, key_file, api_key_url: about a secret, not one
 _NOT_THE_SECRET = ("hash|hashed|digest|ids?|name|file|path|url|uri|length|len|size|type|policy|"
                    "count|ttl|expiry|expires|endpoint|header|prefix|format|version|rotation|"
@@ -32,12 +32,13 @@ _CONTEXT = re.compile(
     # something about it (_hash, _ids); or a service's bare name (not AWS_REGION)
     r"(?P<word>(?:passw(?:or)?ds?|pwd|passphrase|secrets?|tokens?|creds|credentials?|"
     r"api[ _\-]?keys?|(?:access|app|application|account|storage|signing|master|encryption|"
-    r"private|license|deploy)[ _\-]?keys?)"
+    r"private|license|deploy|sandbox|live|prod|production|staging)[ _\-]?keys?)"
     rf"(?:[_\-.](?!(?:{_NOT_THE_SECRET})(?![a-z0-9]))[a-z0-9]+){{0,2}}|{'|'.join(_SERVICES)})"
     r"(?![a-z0-9])"
     # then separators, arrows, "for <name>:" and connecting words on the same line, a bounded
     # number of them
-    r"(?P<gap>(?:[ \t\"'`:=>(,|]|-+>|(?<=[ \t])-+(?=[ \t])"
+    # (a flag may stand between: DEPLOY_KEY --body '...'; a here-string: NAME <<< '...')
+    r"(?P<gap>(?:[ \t\"'`:=<>(,|]|-+>|(?<=[ \t])-+(?=[ \t])|(?<=[ \t])--?[a-z][a-z\-]*(?=[ \t=])"
     r"|\b(?:for|of|on|in)(?:[ \t]+[\w.\-]+){1,3}[ \t]*(?:[:=]|is\b)"
     rf"|\b(?:{_FILLER})\b){{1,12}}+)"
     # then the value, not a call (io.StringIO(...))
@@ -48,6 +49,7 @@ _EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
 _SYMBOL = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -99,6 +101,11 @@ def _generated(value: str) -> bool:
     mixed_case = value.lower() != value and value.upper() != value
     if not (has_digit or has_symbol):  # letters only: long, mixed case and no words in it
         return mixed_case and len(value) >= 20 and word_length(value) < 3.0
+    if has_digit and not (has_symbol or mixed_case) and len(value) >= 20:
+        # one case, letters and digits (NuGet's oy2..., a session id): generated when the digits
+        # are scattered through it, not a name with a number at its end (build20241130)
+        return len(_DIGITS.findall(value)) >= 3 and entropy(value) >= 3.5 and (
+            sum(map(str.isalpha, value)) >= len(value) // 4)
     if has_digit + has_symbol + mixed_case < 2 or not (mixed_case or len(value) >= 10):
         return False  # HTTP/1.1, us-west-1, release-2024: one case, short
     letters = sum(map(str.isalpha, value))

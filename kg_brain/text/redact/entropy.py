@@ -37,8 +37,10 @@ _DIGEST_BEFORE = re.compile(r"(?i)\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+|base64)"
                             r"(?:[:,=-][\"']?|//)\Z")  # pin-sha256="...", sha256//...
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d*|md5|blake2b?)-")
 _EXPLAINED_BEFORE = re.compile(  # "request id: ...", "nonce=...", "ssh-ed25519 ...", "$2b$12$..."
-    r"(?i)(?:\b(?:[ug]?ids?|nonce|salt|iv|etag|digest|hash|checksum|fingerprint|integrity|"
-    r"cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+|peer|site[ _\-]?key)\b|_ids?\b|"
+    # also as a name's last word: next_cursor, contentHash, page_ids
+    r"(?i)(?:(?:\b|_|(?-i:(?<=[a-z])(?=[A-Z])))(?:[ug]?ids?|nonce|salt|iv|etag|digest|hash|"
+    r"checksum|fingerprint|integrity|cursor|trace|span|request|state|ssh-\w+|ecdsa-sha2-\w+|peer|"
+    r"site[ _\-]?key)(?:[_\-]?\d{1,2})?\b|"  # x-amz-id-2, trace_id2
     r"(?:\b|_)(?:address|wallet)\b|"
     # a public key, also as a name's last word (MINISIGN_PUBKEY); a JWK's public members
     r"(?:\b|_)(?:public[ _\-]?key|pubkey)(?:\s+(?:is|was))?\b|[\"'][nexy][\"']|"

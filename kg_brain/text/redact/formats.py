@@ -52,6 +52,8 @@ FORMATS: tuple[Format, ...] = (
                       r"(?:\\n|\r?\n|[A-Za-z0-9+/=])+", "private key"),
     _f("password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@'\"]*:(?P<secret>[^\s@/'\"]+)"
                    r"@[\w.\-\[\]]+", "://"),
+    # Go's MySQL driver: user:password@tcp(host:port)/db
+    _f("password", r"\b[\w.\-]+:(?P<secret>[^\s:@/'\"]+)@(?:tcp|unix)\(", "@tcp(", "@unix("),
     _f("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", "eyj"),
     _f("aws_access_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
        "akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
@@ -81,6 +83,10 @@ FORMATS: tuple[Format, ...] = (
                        r"(?P<secret>[A-Za-z0-9._~+/\-]{8,}=*)", "bearer"),
     _f("bearer_token", r"\bBearer\s+(?P<secret>(?=[A-Za-z0-9._~+/\-]{0,200}\d)"
                        r"[A-Za-z0-9._~+/\-]{20,}=*)", "bearer"),
+    # any other scheme names a credential too: Token, SSWS, Splunk, GenieKey, Bot
+    _f("auth_header", r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?(?!bearer\b|basic\b)"
+                      r"[A-Za-z][\w\-]*[ \t]+(?P<secret>(?=[A-Za-z0-9._~+/\-]{0,200}\d)"
+                      r"[A-Za-z0-9._~+/\-]{16,}=*)" + _END, "authorization"),
     _f("basic_auth", r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+"
                      r"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})", "basic"),
     _f("docker_auth", r"\"auth\"\s*:\s*\"(?P<secret>[A-Za-z0-9+/]{12,}={0,2})\"", '"auth"'),
@@ -119,6 +125,9 @@ FORMATS: tuple[Format, ...] = (
                         r"LTAI[A-Za-z0-9]{20})" + _END,
        "lin_api_", "pmak-", "sntry", "glsa_", "glc_", "dp.pt.", "pul-", "pscale_", "nrak-",
        "dt0c01.", "atatt3", "ltai"),
+    # SonarQube's user, project and global analysis tokens; NuGet's API keys
+    _f("sonar_token", r"\bsq[upa]_[0-9a-f]{40}\b", "squ_", "sqp_", "sqa_"),
+    _f("nuget_key", r"\boy2[a-z0-9]{43}\b", "oy2"),
     _f("stripe_webhook_secret", r"\bwhsec_[A-Za-z0-9+/]{24,}={0,2}", "whsec_"),
     _f("tailscale_key", r"\btskey-(?:auth|client|api|scim|webhook)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}"
                         r"|\btskey-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}", "tskey-"),

@@ -23,6 +23,8 @@ _PUBLISHED = frozenset({"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVEr
                         "/KBHBeksoGMGw=="})
 # public by design: Stripe's publishable keys, Mapbox's public tokens
 _PUBLIC_PREFIX = ("pk_live_", "pk_test_", "pk.eyJ")
+_SEGMENT = re.compile(r"[\w.\-]+")
+_PATH_WORD = re.compile(r"[a-z]{3,}(?:[_\-.][a-z0-9]+)*")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # a value that names itself: "fal-ai-api-key", "add_bos_token", "challengePassword"
 _SELF_NAMED = re.compile(r"(?:[a-z]+[_\-. ])*(?:key|token|secret|passw(?:or)?d|credentials?|"
@@ -53,6 +55,15 @@ def is_placeholder(value: str) -> bool:
     if _TEMPLATE.fullmatch(v) or _SELF_NAMED.fullmatch(_CAMEL.sub("_", value.strip()).lower()):
         return True
     return bool(_PRONOUN.match(v))
+
+
+def is_resource_path(value: str) -> bool:
+    """A name in a secret store or an API's resource path (projects/12/secrets/db-pass/versions/3):
+    three or more segments, at least half of them words. It names a secret, it is not one."""
+    segments = value.split("/")
+    if len(segments) < 3 or not all(_SEGMENT.fullmatch(s) for s in segments):
+        return False
+    return 2 * sum(bool(_PATH_WORD.fullmatch(s)) for s in segments) >= len(segments)
 
 
 def is_public(value: str) -> bool:

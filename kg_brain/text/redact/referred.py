@@ -2,12 +2,15 @@
 argument (`mysql -pS3cret`, `sshpass -p ...`, `redis-cli -a ...`, `gpg --passphrase ...`,
 `-passout pass:...`, `smbclient -U user%...`, `xfreerdp /p:...`, `lftp -u user,...`,
 `htpasswd -nbB user ...`, `net use \\\\host\\share ...`, Oracle's `user/...@db`,
-`mc alias set NAME URL KEY ...`), a password echoed into a command that reads it from stdin
-(`echo ... | gpg --passphrase-fd 0`, `echo user:... | chpasswd`), a redis `requirepass`, a
-pgbouncer userlist line, a client's `.login("user", "...")`, a login and its password written as
-a pair (`admin / Adm1n!2024`, `sign in with viewer / ...`, `log in as builder:...`), and a
-password or passphrase named by a word before it (`the staging db password is sunshine2024`,
-`new root pw on db2 is ...`, `gpg passphrase: QuietOrbitMeadow`).
+`mc alias set NAME URL KEY ...`, `openssl enc -k ...`, Composer's `http-basic`, Bundler's
+`BUNDLE_<HOST>=user:...`, `-auth user:...`, a token after a command's `login`), a password echoed
+into a command that reads it from stdin (`echo ... | gpg --passphrase-fd 0`,
+`echo user:... | chpasswd`), a redis `requirepass`, a pgbouncer userlist line, a user and a
+password passed together (`.login("user", "...")`, `auth=("user", "...")`,
+`NetworkCredential(...)`), PowerShell's `ConvertTo-SecureString '...' -AsPlainText`, a login
+and its password written as a pair (`admin / Adm1n!2024`, `sign in with viewer / ...`,
+`log in as builder:...`), and a password or passphrase named by a word before it (`the staging
+db password is sunshine2024`, `new root pw on db2 is ...`, `gpg passphrase: QuietOrbitMeadow`).
 
 A value counts only when it reads as a password: letters with digits or symbols, or three or more
 capitalised words run together; never a variable, a path, a prompt, a port or an English word, so
@@ -19,7 +22,7 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from kg_brain.text.redact.marks import is_placeholder, mark
+from kg_brain.text.redact.marks import is_placeholder, is_resource_path, mark
 
 _VALUE = r"(?P<q>['\"]?)(?P<secret>[^\s'\"]{4,128})(?P=q)"
 _HTPASSWD = r"\bhtpasswd(?=(?:\s+-[A-Za-z]+)*?\s+-[A-Za-z]*b)"  # -b: the password is an argument
@@ -69,8 +72,25 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("echo",), r"\becho\s+(?:-n\s+)?" + _VALUE + r"\s*\|[^\n|]*?"
      r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--password-stdin|\bpasswd\s+--stdin)\b"),
     (("pass",), r"(?<!\S)--[\w\-]*pass(?:word|phrase)?(?:[ =])" + _VALUE),
-    # smtplib, ftplib, imaplib and most clients: .login("user", "password")
-    ((".login(",), r"\.login\(\s*[\"'][^\"'\n]+[\"']\s*,\s*" + _VALUE),
+    # openssl enc -k: the password itself (-kfile names a file)
+    (("openssl",), r"\bopenssl\b[^\n]*?\s-k\s+" + _VALUE),
+    # Composer's http-basic HOST USER PASSWORD; Bundler's BUNDLE_<HOST>=user:password
+    (("http-basic",), r"\bcomposer\b[^\n]*?\shttp-basic\.\S+\s+\S+\s+" + _VALUE),
+    (("bundle_",), r"\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+=(?P<q>['\"]?)[^\s:'\"]+:"
+     r"(?P<secret>[^\s'\"]{4,128})(?P=q)"),
+    # a flag named for a login pair, then user:password (jenkins-cli -auth, --user, --creds)
+    (("auth", "user", "cred"),
+     r"(?<!\S)--?(?:auth|user|creds?|credentials|basic-auth|proxy-user)[ =]['\"]?"
+     r"(?P<user>[^\s:'\"@]+):(?P<q>)(?P<secret>(?!(?P=user)\b)[^\s'\"@]{4,128})"),
+    # a token given to a command's login: wandb login KEY, cargo login TOKEN
+    (("login",), r"\b[\w\-]+\s+(?:auth\s+)?login(?:\s+-{1,2}[\w\-]+)*\s+" + _VALUE),
+    # a user and a password passed together: .login("user", "password"), requests'
+    # auth=("user", "password"), HTTPBasicAuth(...), NetworkCredential(...)
+    (("login(", "auth", "credential"),
+     r"(?i)(?:\.login|auth|credentials?)\w*\s*[=(]\s*\(?\s*[\"'][^\"'\n]+[\"']\s*,\s*" + _VALUE),
+    # PowerShell: ConvertTo-SecureString 'password' -AsPlainText
+    (("convertto-securestring",),
+     r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + _VALUE + r"\s+-AsPlainText"),
 ))
 # "admin / Adm1n!2024", "ops / S3cret" after a login word, "root:hunter22x" after a service name
 # or "sign in with viewer / Juniper#4", or a well-known account's: "use admin / k1wi.Falcon"
@@ -83,9 +103,10 @@ _ACCOUNT_PAIR = re.compile(r"(?i)(?:\b" + _ACCOUNTS + r"|\b(?:as|log[ -]?in|sign
 # a password word, then connecting words on the same line, then the value
 _NAMED = re.compile(
     r"(?i)\b(?:passw(?:or)?d|pass|pw|pwd|passphrase|passcode)\b"
-    r"(?:[ \t]+(?:is|was|are|now|to|as|of|=|:|-|for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]"
+    r"(?:[ \t]+(?:is|was|are|now|to|as|of|=(?!=)|:|-|for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]"
     r"|(?:on|at|in|for)(?:[ \t]+[\w.\-]+){1,4}?(?=[ \t]+(?:is|was)\b)))*"
-    r"[ \t]*[:=]?[ \t]*" + _VALUE)
+    # `password == other`, `pw != ""`: a comparison, not a value
+    r"[ \t]*(?::|(?<![=!<>])=(?!=))?[ \t]*(?![=!<>]=)" + _VALUE)
 _CAPITALISED_WORDS = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
 _PORT_OR_NUMBER = re.compile(r"[\d:./\-]+")
 _CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]].*|.*://.*")  # a.b, f(), x[0]
@@ -123,8 +144,9 @@ def password_like(value: str, dotted: bool = False) -> bool:
         return False
     if value[0] == "@" and not _FILE_NAME.search(value):
         value = value[1:]  # a password beginning with @, not curl's @file
-    if value[0] in "$%{<>[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value:
-        return False
+    if value[0] in "$%{}<>[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value or (
+            is_resource_path(value)) or "</" in value:
+        return False  # ..., or the end of a template and a closing tag: ${db.password}</password>
     if _CODE.fullmatch(value) and not (dotted and _DOTTED.fullmatch(value)):
         return False
     letters = sum(c.isalpha() for c in value)
