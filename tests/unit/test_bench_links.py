@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from bench.links import DATA, LABELS, Outcome, link_scores, load_jsonl, render, report
 from kg_brain.base.vocab import NoteKind
 
 PAIRS = load_jsonl(DATA / "write_pairs.jsonl")
+ROUND2 = load_jsonl(DATA / "write_pairs_r2.jsonl")
 KINDS = load_jsonl(DATA / "note_kinds.jsonl")
 
 
@@ -27,6 +29,26 @@ def test_the_pair_set_covers_every_label_in_two_stratified_halves() -> None:
     for p in PAIRS:
         assert p["new"]["note_kind"] in kinds and p["existing"]["note_kind"] in kinds
     assert len({p["project"] for p in PAIRS}) >= 10
+
+
+def test_the_second_round_is_split_per_label_as_the_first_was() -> None:
+    # one random.Random(25) over the labels in sorted order; each label's pairs in file order,
+    # shuffled, the first half (rounded up) tuning
+    assert len(ROUND2) >= 120
+    rng = random.Random(25)
+    for label in sorted({p["expected"] for p in ROUND2}):
+        group = [p for p in ROUND2 if p["expected"] == label]
+        order = list(range(len(group)))
+        rng.shuffle(order)
+        tune = set(order[:(len(group) + 1) // 2])
+        assert [p["half"] for p in group] == ["tune" if i in tune else "check"
+                                              for i in range(len(group))], label
+    assert {p["expected"] for p in ROUND2} >= {"SUPERSEDES", "FIXES", "NONE"}
+    assert len({p["id"] for p in ROUND2} | {p["id"] for p in PAIRS}) == len(ROUND2) + len(PAIRS)
+    kinds = {k.value for k in NoteKind}
+    for p in ROUND2:
+        assert p["new"]["note_kind"] in kinds and p["existing"]["note_kind"] in kinds
+        assert p["about"] in {"same", "different"}
 
 
 def test_the_kind_set_has_every_inferred_kind() -> None:

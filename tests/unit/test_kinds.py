@@ -50,5 +50,24 @@ def test_a_fix_that_names_the_failure_is_a_fix() -> None:
     assert infer_kind(text) == "fix"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pinned the protobuf runtime to 4.25; the gRPC import error is fixed.",
+        "Gave each shard its own lock file and the lock timeouts stopped.",
+        "Raised the memory request to 2Gi, no more OOMKilled restarts on the parser.",
+        "The loader reads the feed as latin-1 now and parses it without the ValueError.",
+        "Regenerated the lockfile; the Android build compiles again.",
+    ],
+)
+def test_a_failure_said_to_be_over_reads_as_a_fix(text: str) -> None:
+    assert infer_kind(text) == "fix"
+
+
+def test_a_process_that_stopped_where_it_left_off_is_no_fix() -> None:
+    assert infer_kind("The crawler keeps a checkpoint so a restart resumes where it stopped.") \
+        == "general"
+
+
 def test_a_given_kind_is_never_overridden() -> None:
     assert infer_kind("Fix: retry the upload with a fresh token.", "decision") == "decision"

@@ -524,3 +524,63 @@ def test_a_named_old_value_needs_its_number_in_the_old_note() -> None:
                 "its requirements were rebuilt.", "general",
                 "Python 3.10.2 is pinned in .python-version for every service.", "general",
                 0.6) != LinkType.SUPERSEDES
+
+
+def test_a_change_that_ends_a_failure_fixes_it_and_does_not_supersede_it() -> None:
+    # the failure's numbers are no setting's value; the change is its remedy
+    assert link("Moved the hourly reindex off the primary onto the replica; checkout p99 stays "
+                "under 300 ms.", "general", "Checkout p99 climbs to 4 seconds every hour "
+                "while the reindex runs on the primary.", "mistake",
+                0.75) != LinkType.SUPERSEDES
+    assert link("Switched the thumbnailer from ImageMagick to libvips; the Debian slim image "
+                "builds again.", "general", "The thumbnailer's Docker build on Debian "
+                "slim fails: ImageMagick headers are missing.", "mistake",
+                0.7) == LinkType.FIXES
+
+
+def test_a_value_of_another_owner_is_not_a_changed_value() -> None:
+    # two owners named in the possessive, neither named by the other note
+    assert link("The uploader's chunk size was raised to 16 MB.", "general",
+                "The indexer's chunk size is 8 MB.", "general", 0.8) != LinkType.SUPERSEDES
+    # one owner's head named with another word before it ("APAC pool" / "EMEA pool")
+    assert link("Grew the APAC pool's node count to 9.", "general",
+                "The EMEA pool runs 6 nodes.", "general", 0.75) != LinkType.SUPERSEDES
+    # one owner both notes name is the same setting changed
+    assert link("The indexer's chunk size was raised to 16 MB.", "general",
+                "The indexer's chunk size is 8 MB.", "general", 0.85) == LinkType.SUPERSEDES
+
+
+def test_more_words_of_change_announce_a_new_value() -> None:
+    assert link("Scaled the render farm to 12 workers.", "general",
+                "The render farm runs 7 workers.", "general", 0.8) == LinkType.SUPERSEDES
+    assert link("The CDN cache lifetime dropped to 120s.", "general",
+                "The CDN cache lifetime is 900s.", "general", 0.85) == LinkType.SUPERSEDES
+    # a state "is set to" says no change: another value is only related
+    assert link("The CDN cache lifetime is set to 120s.", "general",
+                "The CDN cache lifetime is 900s.", "general", 0.85) == LinkType.RELATES_TO
+
+
+def test_a_moved_owner_and_a_value_no_longer_used_are_replaced() -> None:
+    assert link("Billing alerts were handed from the payments squad to the finance tooling "
+                "team.", "general", "The payments squad owns the billing alerts.", "general",
+                0.8) == LinkType.SUPERSEDES
+    assert link("Audit logs no longer go to /var/log/audit; the agent ships them to Loki.",
+                "general", "The agent writes audit logs to /var/log/audit on each node.",
+                "general", 0.7) == LinkType.SUPERSEDES
+
+
+def test_a_number_counting_the_same_thing_is_the_value_changed() -> None:
+    assert link("The orders-events topic was raised to 24 partitions for the new consumers.",
+                "general", "orders-events has 12 partitions.", "general",
+                0.7) == LinkType.SUPERSEDES
+    # a unit counts nothing: two sizes of two things stay apart
+    assert link("Bumped the upload limit to 50 MB.", "general",
+                "Thumbnails are capped at 2 MB.", "general", 0.6) != LinkType.SUPERSEDES
+    # numbers counting different nouns are of different things
+    assert link("The ledger consumers now run as 6 pods after the rebalance.", "general",
+                "The ledger topic has 24 partitions.", "general", 0.7) != LinkType.SUPERSEDES
+
+
+def test_a_key_set_to_another_value_supersedes_it() -> None:
+    assert link("wal_level set to logical for the CDC connector.", "general",
+                "wal_level is replica on the primary.", "general", 0.75) == LinkType.SUPERSEDES

@@ -233,3 +233,51 @@ def subjects_differ(a: str, b: str) -> bool:
     cmp = compare(a, b)
     return bool(cmp.subject_conflict or cmp.value_conflict)
 
+
+# An owner named in the possessive and the word it owns: after a determiner with the word before
+# it ("the nightly job's retry limit", "the web nodes' disk"), else one word ("tessera's queue";
+# not the verb of "Lowered Kafka's retention").
+_POSSESSIVE = re.compile(r"(?:\b(?:the|a|an|our|their|its|this|that|each|every)\s+"
+                         r"((?:[A-Za-z][\w-]*\s+)?[A-Za-z][\w-]*)|\b([A-Za-z][\w-]*))"
+                         r"(?:['’]s|(?<=s)['’])\s+([A-Za-z][\w-]*)", re.I)
+
+
+def owners_apart(new: str, old: str) -> bool:
+    """The texts give one thing different owners: each names an owner of it in the possessive
+    with a word the other text never uses ("the mailer's batch size was raised to 500" / "the
+    scraper's batch size is 50"), or one names its owner's head with another word before it
+    than the other does ("grew the APAC pool's node count" / "the EMEA pool runs 6 nodes"):
+    two things' settings, not one changed."""
+    terms_new, terms_old = tx.content_terms(new), tx.content_terms(old)
+    owned_old = {tx.stem(w): owners for w, owners in _owners(old).items()}
+    for owned, owners in _owners(new).items():
+        for rival in owned_old.get(tx.stem(owned), ()):
+            if any(tx.content_terms(o) - terms_old for o in owners) and (
+                    tx.content_terms(rival) - terms_new):
+                return True
+    return _rival_owner(new, old) or _rival_owner(old, new)
+
+
+def _owners(text: str) -> dict[str, list[str]]:
+    """Each word owned in the possessive, lower-cased, with its owners as written."""
+    found: dict[str, list[str]] = {}
+    for m in _POSSESSIVE.finditer(text):
+        found.setdefault(m.group(3).lower(), []).append(m.group(1) or m.group(2))
+    return found
+
+
+def _rival_owner(text: str, other: str) -> bool:
+    """An owner of `text` of two words whose head `other` gives after another word (a word in
+    capitals names a thing: "the US cluster's")."""
+    words = tx.words(other)
+    for owners in _owners(text).values():
+        for owner in owners:
+            parts = tx.words(owner)
+            if (len(parts) != 2 or parts[0] in words
+                    or parts[0] in tx.STOPWORDS and not owner.split()[0].isupper()):
+                continue
+            head = tx.stem(parts[1])
+            if any(tx.stem(w) == head and before not in tx.STOPWORDS
+                   for before, w in zip(words, words[1:], strict=False)):
+                return True
+    return False

@@ -30,8 +30,8 @@ _UNITS: dict[str, tuple[str, float]] = {
 # A number and its unit; a colon or dot before a digit goes on with it ("04:30", "1.5"), one
 # before a space ends a clause ("down to 8: at 32 it starved").
 _QUANTITY = re.compile(r"(?<![\w.:/-])(\d+(?:\.\d+)?)\s*(%|[a-z]+)?(?![\w/-]|[.:]\w)", re.I)
-_ASSIGN = re.compile(r"(?<![\w.$-])([A-Za-z][\w.-]*\w)\s*(?:=|:|\bto\b|\bis now\b|\bis\b)\s*"
-                     r"([\w.:/-]+)")
+_ASSIGN = re.compile(r"(?<![\w.$-])([A-Za-z][\w.-]*\w)\s*(?:=|:|\b(?:set )?to\b|\bis now\b|"
+                     r"\bis\b)\s*([\w.:/-]+)")
 _ADDRESS = re.compile(r"^(?:localhost|\d{1,3}(?:\.\d{1,3}){3})$")
 _REGION = re.compile(r"\b(?:us|eu|ap|sa|ca|me|af)-(?:north|south|east|west|central|northeast|"
                      r"southeast|northwest|southwest)-\d\b|\b(?:europe|us|asia)-[a-z]+\d\b")

@@ -33,7 +33,9 @@ _VALUE = r"(?:[^.:;,()]|[.:](?=[\w-]))+"
 _BEFORE_VALUE = re.compile(
     r"\b(?:moved (?:off|away from)|replac(?:ed|ing)|dropped|retired|previously|formerly|the old|"
     r"(?:up|down) from|"
-    r"no longer (?:uses?|using|on|in|at|with|via|runs? on|depends on|(?=v?\d)))\s*"
+    r"no longer (?:uses?|using|on|in|at|with|via|depends on|(?=v?\d)|(?:goe?s?|runs?|lives?|"
+    r"points?|writes?|reads?|sends?|listens?|routes?|deploys?|publishes|publish|stores?|"
+    r"sits?|lands?|connects?) (?:to|on|in|at|from|via)))\s*"
     rf"(?P<value>{_VALUE})"
     r"|\((?:(?:it|they|that) )?(?:was|were|previously|formerly|from)\s+(?P<paren>[^)]+)\)",
     re.I)
@@ -46,7 +48,8 @@ _SAYS_CHANGE = re.compile(r"\b(?:now|as of|since|switched|moved|migrated|changed
 # 09:30", "raised from 100"), not "reads from Kafka".
 _FROM = re.compile(rf"\bfrom\s+(?P<value>{_VALUE})", re.I)
 _MOVES = re.compile(r"\b(?:moved|changed|raised|lowered|bumped|switched|migrated|went|increased|"
-                    r"reduced|upgraded|downgraded|rescheduled|postponed|cut)\b", re.I)
+                    r"reduced|upgraded|downgraded|rescheduled|postponed|cut|passed|handed|"
+                    r"transferred|reassigned)\b", re.I)
 # A named value followed by a cue ("Auth0 is gone", "vpn.example.net is decommissioned"): a
 # name, a number or a host, not "the flicker on the product list is gone".
 _AFTER_VALUE = re.compile(
@@ -71,6 +74,8 @@ _SET_TO = re.compile(r"\b(?:bumped|upgraded|downgraded|raised|lowered|increased|
                      r"moved|set|updated|pinned)\b(?:\s+[\w'’]+){0,2}?\s+to\s+(?:v(?=\d))?"
                      r"(?P<value>\d[\w.]*)", re.I)
 _QUANTITY = re.compile(r"(?P<word>[a-z][\w-]*)\s+v?(?P<value>\d[\w.]*)")
+# A number and the noun it counts ("100 requests per minute", "3 replicas").
+_COUNTED = re.compile(r"(?<![\w.])(?P<value>\d[\w.]*)\s+(?P<noun>[a-z][\w-]*)")
 MAX_VALUE_WORDS = 4
 # Numbers, and the words and units around them, as `labels_shared` reads a clause.
 _NUMBERS = re.compile(r"(?<![\w.])\d+(?![\w.]\w)")
@@ -144,7 +149,8 @@ def changed_value(new_text: str, old_text: str) -> str | None:
     """The thing whose value the new text sets to another one than the old text gives it
     ("React Native bumped to 0.74" after "the app is on React Native 0.71"): the word naming a
     number in the old text appears in the new text, which sets a different number of the same
-    form. None otherwise."""
+    form; or the number counts the same noun on both sides (`_counted_changed`). None
+    otherwise."""
     new_words = set(_terms(new_text))
     for match in _SET_TO.finditer(new_text):
         value = match.group("value").rstrip(".")
@@ -153,7 +159,46 @@ def changed_value(new_text: str, old_text: str) -> str | None:
             if (_norm(word) in new_words and word not in tx.STOPWORDS and old_value != value
                     and old_value not in new_text and _shape(old_value) == _shape(value)):
                 return f"{word} {old_value} -> {value}"
+    return _counted_changed(new_text, old_text)
+
+
+def _counted_changed(new_text: str, old_text: str) -> str | None:
+    """A clause of the new text sets a number of a noun ("the crawler was cut to 6 threads")
+    that a clause of the old text gives another number of ("the crawler runs 10 threads"), the
+    two clauses naming one thing besides the noun and no rival names ("QUOTA_EU to 900 seats"
+    is not "QUOTA_US at 400 seats")."""
+    for clause in _clauses(new_text):
+        for match in _SET_TO.finditer(clause):
+            value = match.group("value").rstrip(".")
+            counted = _COUNTED.match(clause.lower(), match.start("value"))
+            if (not counted or counted.group("value") != value
+                    or counted.group("noun") in tx.STOPWORDS  # a unit counts nothing:
+                    or "number" not in text_facts(counted.group(0)).values):
+                continue
+            noun = _norm(counted.group("noun"))
+            for old_clause in _clauses(old_text):
+                names = tx.subject_terms(clause) & tx.subject_terms(old_clause) - {noun}
+                if not names or rival_names(clause, old_clause):
+                    continue
+                for old in _COUNTED.finditer(old_clause.lower()):
+                    old_value = old.group("value").rstrip(".")
+                    if (_norm(old.group("noun")) == noun and old_value != value
+                            and old_value not in new_text and _shape(old_value) == _shape(value)):
+                        return f"{counted.group('noun')} {old_value} -> {value}"
     return None
+
+
+def counted_apart(new_text: str, old_text: str) -> bool:
+    """The plain numbers of each text count nouns the other text never names ("the queue now
+    has 40 shards" / "the reader was scaled to 5 hosts"): the numbers are of different
+    things."""
+    def nouns(text: str) -> set[str]:
+        return {_norm(m.group("noun")) for m in _COUNTED.finditer(text.lower())
+                if m.group("noun") not in tx.STOPWORDS
+                and "number" in text_facts(m.group(0)).values}
+    new, old = nouns(new_text), nouns(old_text)
+    return (bool(new and old) and not new & set(_terms(old_text))
+            and not old & set(_terms(new_text)))
 
 
 def labels_shared(value: str, new: str, old: str) -> set[str]:

@@ -21,12 +21,14 @@ from kg_brain.enrichment.llm.entities import (
     by_kind,
     compare,
     environments,
+    owners_apart,
 )
 from kg_brain.enrichment.llm.kinds import infer_kind, kind_scores
 from kg_brain.enrichment.llm.replaced import (
     UNNAMED_SLOTS,
     changed_value,
     clauses_naming,
+    counted_apart,
     labels_shared,
     named_apart,
     names_replaced,
@@ -64,8 +66,11 @@ _MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delay
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
     r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
-    r"halved|doubled|down to|(?:up|down) from|went (?:up |down |back )?to|"
-    r"from \S+ to|instead of)\b|\((?:(?:it|they|that) )?(?:was|were)\b|→|"
+    r"halved|doubled|scaled|extended|shortened|revers(?:ed|ing)|turned (?:on|off)|dropped to|"
+    r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )set to|down to|(?:up|down) from|"
+    r"went (?:up |down |back )?to|(?:passed|handed|transferred|reassigned) (?:over )?(?:from|to)|"
+    r"from \S+ to|instead of)\b|"
+    r"\((?:(?:it|they|that) )?(?:was|were)\b|→|"
     r"\d\s?[a-z%]{0,7}\s*->\s*v?\d", re.I)
 # "weekly (was monthly)", "30 s → 60 s", "1.4 -> 1.6"; a bare
 # "was" narrates ("when I was 10", "we were given") more often than it marks a change
@@ -152,8 +157,10 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
     The subject is named on both sides (an entity, or two content words): notes alike but for
     an uncaught name ("alpha-3" / "alpha-4"), or stating values beside rival names (`slot_apart`),
     are about two things. Without a word of change the pair is only related; a choice changes
-    as `_choice_changed` reads it."""
-    if not same:
+    as `_choice_changed` reads it. Not against a recorded mistake: a change that makes a
+    failure go away fixes it, and the failure's numbers ("p99 climbs to 4 s") are no
+    setting's."""
+    if not same or other == NoteKind.MISTAKE or owners_apart(note.content, cand.content):
         return None
     replaced = _named_replacement(note, cand, other)
     if replaced:  # the old value itself is what both name
@@ -165,7 +172,8 @@ def _supersedes(note: NoteDraft, cand: Candidate, cmp: Comparison, kind: str, ot
                if (slot_changed(s, note.content, cand.content) if s in UNNAMED_SLOTS
                    else not slot_apart(s, note.content, cand.content))
                and not (replaced_elsewhere(s, note.content, cand.content)
-                        and _names_more(cand.content, note.content, cmp))}
+                        and _names_more(cand.content, note.content, cmp))
+               and not (s == "number" and counted_apart(note.content, cand.content))}
     if not (_moved_date(note.content, cand.content) or _ISO_DATE.search(note.content)
             and _ISO_DATE.search(cand.content)):
         changed -= _WHEN  # notes dated on other days tell of other events, unless the date is
@@ -204,7 +212,8 @@ def _states_replaced(note: NoteDraft, cand: Candidate, cmp: Comparison, other: s
     else each mentions (the files, tools and hosts around a setting change with it), unless
     the clauses naming the value name different services, people or environments."""
     replaced = _named_replacement(note, cand, other) if says_change(note.content) else None
-    if not replaced or _other_owner(note.content, cand.content, cmp, replaced):
+    if (not replaced or _other_owner(note.content, cand.content, cmp, replaced)
+            or owners_apart(note.content, cand.content)):
         return None
     if _SPECIFIC.search(replaced):
         return replaced
