@@ -32,9 +32,9 @@ from kg_brain.base.errors import BrainError, InvalidInput, StoreUnavailable
 from kg_brain.enrichment.llm import SessionDigest
 from kg_brain.surfaces.client_session import within
 from kg_brain.surfaces.plugin import RECALL_BUDGET_TOKENS
-from kg_brain.surfaces.plugin_session import Failure, PluginSessions, SessionRecord, shows_error
+from kg_brain.surfaces.plugin_runs import SCAN_LIMIT, judge, plain
+from kg_brain.surfaces.plugin_session import Failure, PluginSessions, SessionRecord
 from kg_brain.surfaces.plugin_text import (
-    error_signature,
     failure_text,
     fix_text,
     one_line,
@@ -198,21 +198,23 @@ class PluginActions:
         return known
 
     def failure(self, body: Body) -> Body:
-        """A run that exited non-zero: stored as a mistake only when its output shows an error
-        (kg_brain/surfaces/plugin_session.py shows_error); then it is open in the session until a
-        run of the same command passes, and the command's last outcome in the project is a
-        failure."""
+        """A run that exited non-zero: stored as a mistake only when it is one (its output shows
+        an error, or it was killed: kg_brain/surfaces/plugin_runs.py); then it is open in the
+        session until a run of the same command passes, and the command's last outcome in the
+        project is a failure."""
         project = self._project(body)
         record = self.record(body, project)
-        command, output = _text(body, "command", 1_000), _text(body, "output")
+        command, output = _text(body, "command", 1_000), plain(_text(body, "output", SCAN_LIMIT))
         key = _text(body, "key", 2_000) or one_line(command)
-        if not shows_error(output):
+        verdict = judge(command, body.get("exit"), output)
+        if not verdict.mistake:
             self.save(record)
             return {"project": project, "zk_id": None, "stored": False}
-        recorded = self.tools.record_failure(failure_text(command, body.get("exit"), output),
-                                             project, error_signature(output))
+        recorded = self.tools.record_failure(
+            failure_text(command, body.get("exit"), output, verdict.headline), project,
+            verdict.headline)
         record.failures[key] = Failure(recorded.zk_id, one_line(command)[:300],
-                                       error_signature(output)[:300], len(record.events) - 1)
+                                       verdict.headline[:300], len(record.events) - 1)
         self.sessions.ran(project, key, one_line(command), recorded.zk_id)
         self.save(record)
         return {"project": project, "zk_id": recorded.zk_id, "stored": True,

@@ -5,9 +5,9 @@ the commands held once already; the start context the session was given (fixed f
 the prompt cache holds); the ids of its handoff, revised in place at each idle. A subagent's
 session is folded into its parent's by the plugin (it names the parent's id).
 
-And what a run of a command teaches the project: a failure is stored only when its output shows
-an error (`shows_error`); the last outcome of each command that failed (`CommandRun`, by the
-plugin's command key) decides what a later session holds.
+And what a run of a command teaches the project: a failure is stored only when it is a mistake
+(kg_brain/surfaces/plugin_runs.py); the last outcome of each command that failed (`CommandRun`,
+by the plugin's command key) decides what a later session holds.
 """
 
 from __future__ import annotations
@@ -22,30 +22,9 @@ from kg_brain.store.db import Database
 
 LIMITS = {"requests": 30, "edited": 30, "events": 120, "ran": 300, "held": 300}
 FAILED_COMMANDS = 100
-# A line that says something went wrong (chosen on the tuning examples of
-# tests/unit/test_plugin_failures.py; its check examples were written after and never tuned on).
-_ERROR = re.compile(
-    r"error|exception|traceback|fail|fatal|panic|abort|denied|refused|cannot|can't|could not|"
-    r"couldn't|unable|not found|no such|no module named|undefined|unexpected|invalid|"
-    r"timed out|timeout|segmentation fault|killed|usage:|ERR!", re.IGNORECASE)
 # The agent's words that say what fixed a failure (its other words change nothing).
 _SAYS_FIX = re.compile(r"\b(fix|fixed|fixes|fixing|caused by|because|the problem was|resolved)\b",
                        re.IGNORECASE)
-# A diff's own lines (`diff`, `git diff --exit-code`): their text is the files' content.
-_DIFF_START = re.compile(r"^(diff |--- |\+\+\+ |@@ |\d+(,\d+)?[acd]\d+(,\d+)?$)", re.MULTILINE)
-_DIFF_LINE = re.compile(r"^(diff |index |--- |\+\+\+ |@@|[-+<> ]|\\ No newline|\d+(,\d+)?[acd]\d)")
-
-
-def shows_error(output: str) -> bool:
-    """Whether a failed run's output shows an error worth remembering. An exit status alone does
-    not: `grep` with no match, `test -f`, `cmp -s` say nothing, and a `diff` or `git diff
-    --exit-code` shows a difference (whatever words the files hold), not an error."""
-    lines = [line for line in output.splitlines() if line.strip()]
-    if _DIFF_START.search(output):
-        lines = [line for line in lines if not _DIFF_LINE.match(line)]
-    return any(_ERROR.search(line) for line in lines)
-
-
 @dataclass
 class Failure:
     """A failure still open in the session: its mistake, spelling, error line and the index of

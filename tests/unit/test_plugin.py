@@ -19,7 +19,8 @@ from kg_brain.base.settings import Settings
 from kg_brain.domain.sessions import Handoff, Headline, MistakeHeadline, SessionContext
 from kg_brain.store.localdb import free_port
 from kg_brain.surfaces import machine, plugin
-from kg_brain.surfaces.plugin_text import error_signature, one_line, render_start
+from kg_brain.surfaces.plugin_runs import judge
+from kg_brain.surfaces.plugin_text import one_line, render_start
 from kg_brain.surfaces.service import log_path
 from kg_brain.surfaces.wire import CLIENTS, client_entry, server_environment, write_entry
 from tests.support.brains import make_settings
@@ -182,12 +183,12 @@ def test_the_start_context_is_whole_lines_within_the_budget() -> None:
 
 def test_the_failure_is_matched_on_its_error_line_and_its_command_kept_on_one_line() -> None:
     output = "collecting ...\nE   ImportError: cannot import name 'Retry'\n1 failed in 0.2s\n"
-    assert error_signature(output) == "E   ImportError: cannot import name 'Retry'"
-    assert error_signature("ok\n3 failed, 2 passed\ndone\n") == "3 failed, 2 passed"
-    assert error_signature("a\nfatal: not a git repository\ntrailing\n") == \
+    assert judge("pytest", 1, output).headline == "E   ImportError: cannot import name 'Retry'"
+    assert judge("pytest", 1, "ok\n3 failed, 2 passed\ndone\n").headline == "3 failed, 2 passed"
+    assert judge("git log", 128, "a\nfatal: not a git repository\ntrailing\n").headline == \
         "fatal: not a git repository"
-    assert error_signature("plain\nlast line\n") == "last line"
-    assert error_signature("") == "(no output)"
+    assert judge("x", 1, "plain\nlast line\n").headline == "last line"
+    assert judge("x", 1, "").headline == "(no output)"
     assert one_line("  pytest   -x\n tests ") == "pytest -x tests"
 
 

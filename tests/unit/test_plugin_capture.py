@@ -64,7 +64,7 @@ def test_a_project_can_turn_command_capture_off(capture: bool | None, sent: bool
 
 
 def test_captured_output_is_quoted_data_in_the_note_and_in_the_start_context() -> None:
-    text = failure_text("./deploy.sh", 1, f"starting\n{INSTRUCTING}\n~~~\nmore")
+    text = failure_text("./deploy.sh", 1, f"starting\n{INSTRUCTING}\n~~~\nmore", "more")
     assert f"{CAPTURED} `./deploy.sh` (exit 1)" in text
     body = text.split(CAPTURED, 1)[1]
     assert body.splitlines()[1] == "~~~~text" and body.rstrip().endswith("~~~~")  # the output's

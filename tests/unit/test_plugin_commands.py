@@ -32,6 +32,17 @@ EQUIVALENT = [
     ["echo 'a b'", 'echo "a b"', "echo a\\ b"],
     ["make lint && make test", "make lint; make test", "make lint\nmake test"],
     ["npm ci", "npx npm ci", "sudo npm ci"],
+    # wrappers with options and arguments of their own
+    ["bats test/", "timeout --signal=KILL 5m bats test/", "timeout -k 10 90 bats test/",
+     "nice -n 5 bats test/", "env -u HOME -i LANG=C bats test/", "sudo -u ci bats test/"],
+    ["rake spec", "bundle exec rake spec", "pipenv run rake spec", "bunx rake spec",
+     "pnpm exec rake spec", "npm exec -- rake spec"],
+    # a package manager's `run` where the script runs without it too
+    ["pnpm typecheck", "pnpm run typecheck"], ["yarn typecheck", "yarn run typecheck"],
+    ["npm start", "npm run start"],
+    # options that only change how output looks
+    ["ruff check app", "ruff check --no-color app", "ruff check --color=always app",
+     "ruff check --quiet app"],
 ]
 DIFFERENT = [
     "pytest tests/a", "pytest tests/b", "pytest tests/a -k slow", "pytest tests/a -k fast",
@@ -40,6 +51,8 @@ DIFFERENT = [
     "make test", "make lint && make test", "make lint || make test", "make lint & make test",
     "sort < in.txt", "sort in.txt", "python script.py", "python -m script", "cat notes/todo.txt",
     "cat notes/todo.txt | grep ship", "npm run build", "npm run test",
+    "npm build", "pnpm run lint", "pnpm run fmt", "command -v docker", "docker",
+    "grep -v TODO notes.md", "grep TODO notes.md", "timeout 5 bats test/a", "bats test/b",
 ]
 
 

@@ -1,12 +1,13 @@
-"""Which failed runs the plugin stores as mistakes (kg_brain/surfaces/plugin_session.py
-shows_error): those whose output shows an error, not an exit status alone. The rule was chosen on
-TUNING; CHECK was written after it was fixed and never used to change it."""
+"""Which failed runs the plugin stores as mistakes, and the line each headline quotes
+(kg_brain/surfaces/plugin_runs.py judge): those whose output shows an error or that were killed,
+not an exit status alone. The word rule was chosen on TUNING; CHECK was written after it was fixed
+and never used to change it. The other tests hold strings of their own for each rule."""
 
 from __future__ import annotations
 
 import pytest
 
-from kg_brain.surfaces.plugin_session import shows_error
+from kg_brain.surfaces.plugin_runs import SCAN_LIMIT, judge
 
 # (command, output, worth remembering)
 TUNING = [
@@ -50,4 +51,82 @@ CHECK = [
 @pytest.mark.parametrize(("command", "output", "worth"), TUNING + CHECK)
 def test_a_failure_is_stored_when_its_output_shows_an_error(command: str, output: str,
                                                             worth: bool) -> None:
-    assert shows_error(output) is worth, command
+    assert judge(command, 1, output).mistake is worth, command
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("terraform plan -detailed-exitcode", '  ~ on_error  = "retry" -> "drop"\n'
+     '  + log_file  = "errors.log"\n  + dlq       = "orders-failures"\n'
+     'Plan: 0 to add, 1 to change, 0 to destroy.'),
+    ("git grep -n on_error", "src/errors/map.py:3:on_error = None"),
+])
+def test_an_error_word_inside_a_name_or_a_path_is_no_error(command: str, output: str) -> None:
+    assert not judge(command, 1, output).mistake
+
+
+@pytest.mark.parametrize(("command", "line"), [
+    ("mv a.txt archive/", "mv: impossible de déplacer 'a.txt' vers 'archive/': Aucun fichier"),
+    ("./build.sh release", "./build.sh: Zeile 7: Syntaxfehler beim unerwarteten Symbol"),
+    ("make dist", "make: *** Keine Regel, um „dist“ zu erstellen.  Schluss."),
+])
+def test_a_diagnostic_under_the_name_of_what_the_command_runs_is_an_error(command: str,
+                                                                          line: str) -> None:
+    verdict = judge(command, 2, f"working\n{line}\n")
+    assert verdict.mistake and verdict.headline == line
+
+
+@pytest.mark.parametrize(("status", "output", "headline"), [
+    (137, "loading 4000000 rows", "killed by SIGKILL (exit 137)"),
+    (139, "", "killed by SIGSEGV (exit 139)"),
+    (124, "step 1\nstep 2", "timed out (exit 124)"),
+    (134, "Aborted (core dumped)", "Aborted (core dumped)"),
+])
+def test_a_killed_run_is_a_mistake_whatever_it_printed(status: int, output: str,
+                                                       headline: str) -> None:
+    verdict = judge("node import.js", status, output)
+    assert verdict.mistake and verdict.headline == headline
+
+
+@pytest.mark.parametrize(("status", "output"), [
+    (130, "serving on :8000\n^CTraceback (most recent call last):\n  File \"app.py\", line 9\n"
+     "KeyboardInterrupt"),
+    (141, "BrokenPipeError: [Errno 32] Broken pipe"),
+])
+def test_a_run_interrupted_or_whose_reader_left_is_no_mistake(status: int, output: str) -> None:
+    assert not judge("python app.py", status, output).mistake
+
+
+@pytest.mark.parametrize(("output", "headline"), [
+    # a typed exception before the runner's summary of it
+    ("lib/tax.py:12: in rate\nE   ZeroDivisionError: division by zero\nFound 1 error\n"
+     "ERROR lib/tax.py\n=== 1 error in 0.1s ===", "E   ZeroDivisionError: division by zero"),
+    # a compiler's diagnostic, not its note, its tally or the build tool relaying its status
+    ("lib/q.c:9:3: error: 'head' undeclared\nlib/q.c:9:3: note: reported only once\n"
+     "2 errors generated.\nninja: build stopped: subcommand failed.\nexit status 1",
+     "lib/q.c:9:3: error: 'head' undeclared"),
+    # a linter's located findings over its count
+    ("app/x.py:4:1: W291 trailing whitespace\napp/y.py:8:9: B006 mutable default\n"
+     "Found 2 errors.", "app/y.py:8:9: B006 mutable default"),
+    # a timestamp is not a count of errors; advice is not the error
+    ("10:01:02.331 ERROR: disk quota exceeded on /data\n"
+     "For details see the error log: /tmp/run.log",
+     "10:01:02.331 ERROR: disk quota exceeded on /data"),
+    # a runner's own error word alone before a path says nothing
+    ("--- FAIL: TestMerge (0.00s)\n    merge_test.go:7: got 2 want 3\nFAIL\n"
+     "FAIL\tgithub.com/x/merge\t0.01s", "--- FAIL: TestMerge (0.00s)"),
+])
+def test_the_headline_is_the_most_telling_error_line(output: str, headline: str) -> None:
+    assert judge("run", 1, output).headline == headline
+
+
+def test_colour_codes_are_no_part_of_a_line() -> None:
+    output = "\x1b[1m\x1b[31mE   ValueError: bad month 13\x1b[0m\n\x1b[31m1 failed\x1b[0m"
+    assert judge("pytest", 1, output).headline == "E   ValueError: bad month 13"
+
+
+def test_an_error_far_from_the_end_of_a_long_output_is_found() -> None:
+    noise = "".join(f"copied asset {i}.png\n" for i in range(600))  # 12,000 characters
+    output = f"build: Error: Can't resolve './theme'\n{noise}done in 4s"
+    assert 10_000 < len(output) < SCAN_LIMIT
+    verdict = judge("npm run build", 1, output)
+    assert verdict.mistake and verdict.headline == "build: Error: Can't resolve './theme'"

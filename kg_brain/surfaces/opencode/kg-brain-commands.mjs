@@ -7,13 +7,21 @@
 // same targets. The key of a command drops only what changes how it is run or shown, never what
 // it runs:
 // - quoting and spacing: 'a b', "a b" and a\ b are one word;
-// - leading variable assignments and wrappers that run the rest unchanged (FOO=1, env, time,
-//   command, nohup, sudo, `python -m`, `uv run`, `poetry run`, npx): such a change is often the
-//   fix itself, and it is recorded as the fix of the plain command's failure;
+// - leading variable assignments and wrappers that run the rest unchanged, with their own
+//   options (FOO=1, env, time, command, nohup, sudo, nice, `timeout 60`, `python -m`, `uv run`,
+//   `poetry run`, `pipenv run`, `pdm run`, `bundle exec`, `npm exec`, `pnpm exec`, `yarn exec`,
+//   npx, bunx): such a change is often the fix itself, and it is recorded as the fix of the
+//   plain command's failure;
+// - a package manager's `run` before a script where it names the same script without it (`yarn
+//   run lint` is `yarn lint`, as with pnpm and bun; `npm run test` is `npm test`, as with npm's
+//   start, stop and restart, its only scripts run without `run`);
 // - `cd` into the workspace itself (`cd /ws && make` is `make`; a `cd` elsewhere stays in the key);
 // - `./` before a path, a trailing `/`, the workspace's own absolute path before a path;
 // - output redirections (`2>&1`, `> log`) and trailing pipes into a viewer (| tee, head, tail,
 //   less, more, cat); `;` and `&&` between commands read alike;
+// - options that only change how output looks (`--color=always`, `--no-color`, `-no-color`,
+//   `--quiet`, `--silent`, `--verbose`, `--progress`...); short ones such as `-q` and `-v` stay
+//   (`grep -v` inverts, `docker -v` mounts);
 // - the order of options: `-x -q` is `-q -x`. Every other word keeps its place, so different
 //   subcommands, targets or option values never match (`pytest tests/a` vs `pytest tests/b`).
 // Known limit: an option that takes a value is not told from a switch, so `-a x -b` and
@@ -22,9 +30,18 @@
 // with whitespace collapsed, as is every command's display.
 export const oneLine = (command) => String(command ?? "").replace(/\s+/g, " ").trim()
 const VIEWERS = new Set(["tee", "head", "tail", "less", "more", "cat"])
-const WRAPPERS = { env: 0, time: 0, command: 0, nohup: 0, sudo: 0, npx: 0, uv: 1, poetry: 1,
-                   python: 1, python3: 1 } // how many words after the wrapper it also takes
-const WRAPPER_NEXT = { uv: "run", poetry: "run", python: "-m", python3: "-m" }
+// Wrappers: the word after one that must follow it (`uv run`), the options of its own that take
+// a value (`timeout -s KILL`), and how many words it takes after its options (`timeout`'s time).
+const WRAPPERS = new Set(["env", "time", "command", "nohup", "sudo", "nice", "timeout", "npx",
+  "bunx", "uv", "poetry", "pipenv", "pdm", "bundle", "npm", "pnpm", "yarn", "python", "python3"])
+const WRAPPER_NEXT = { uv: "run", poetry: "run", pipenv: "run", pdm: "run", bundle: "exec",
+                       npm: "exec", pnpm: "exec", yarn: "exec", python: "-m", python3: "-m" }
+const WRAPPER_VALUES = { timeout: ["-s", "-k", "--signal", "--kill-after"], nice: ["-n"],
+                         env: ["-u", "--unset", "-C", "--chdir"], sudo: ["-u", "-g", "--user", "--group"] }
+const WRAPPER_ARGS = { timeout: 1 }
+const RUN_OPTIONAL = new Set(["yarn", "pnpm", "bun"]) // `yarn run x` is `yarn x`
+const NPM_SCRIPTS = new Set(["test", "start", "stop", "restart"]) // `npm run test` is `npm test`
+const DISPLAY = /^--?(no-)?colou?rs?(=.*)?$|^--(quiet|silent|verbose|no-progress|progress(=.*)?)$/
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
 const REDIRECT = /^(\d*|&)(>>|>&|>|<&|<)[ \t]*("[^"]*"|'[^']*'|[^\s;&|<>]+)?/
 const OPERATOR = /^(&&|\|\||;|\||\n|&)/
@@ -75,18 +92,36 @@ function pathWord(word, directory) {
   return w.length > 1 ? w.replace(/\/+$/, "") : w
 }
 
+// The words a wrapper runs (null when `words` is no wrapper running a command).
+function unwrapped(words) {
+  const name = words[0]
+  const next = WRAPPER_NEXT[name]
+  if (!WRAPPERS.has(name) || (next && words[1] !== next)) return null
+  if (name === "command" && words[1]?.startsWith("-")) return null // `command -v x` looks x up
+  let i = next ? 2 : 1
+  const values = WRAPPER_VALUES[name] ?? []
+  while (i < words.length && words[i].startsWith("-") && words[i] !== "--" && next !== "-m") {
+    i += values.includes(words[i]) ? 2 : 1
+  }
+  if (words[i] === "--") i += 1
+  i += WRAPPER_ARGS[name] ?? 0
+  return i < words.length ? words.slice(i) : null
+}
+
 // One simple command's key: its program, its other words in order, its options sorted.
 function simpleKey(words, directory) {
   let rest = words.filter((w) => !w.startsWith("<")).concat(words.filter((w) => w.startsWith("<")))
   for (let changed = true; changed && rest.length;) {
     changed = false
     while (rest.length && ASSIGNMENT.test(rest[0])) { rest = rest.slice(1); changed = true }
-    const next = WRAPPER_NEXT[rest[0]]
-    if (rest[0] in WRAPPERS && (!next || rest[1] === next) && rest.length > 1 + WRAPPERS[rest[0]]) {
-      rest = rest.slice(1 + WRAPPERS[rest[0]])
-      changed = true
-    }
+    const after = unwrapped(rest)
+    if (after) { rest = after; changed = true }
   }
+  if (RUN_OPTIONAL.has(rest[0]) && rest[1] === "run" && rest.length > 2 ||
+      rest[0] === "npm" && ["run", "run-script"].includes(rest[1]) && NPM_SCRIPTS.has(rest[2])) {
+    rest = [rest[0], ...rest.slice(2)]
+  }
+  rest = rest.filter((w) => !DISPLAY.test(w))
   if (!rest.length) return []
   const options = []
   const others = [pathWord(rest[0], directory)]

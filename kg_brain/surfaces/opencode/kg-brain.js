@@ -24,7 +24,7 @@ import { commandKey, oneLine } from "./kg-brain-commands.mjs"
 import { Memory, loadConfig } from "./kg-brain-service.mjs"
 
 const EDIT_TOOLS = new Set(["edit", "write", "patch", "multiedit", "apply_patch"])
-const OUTPUT_TAIL = 2000
+const OUTPUT_TAIL = 16000 // the output's last characters the service judges (it keeps 2000 in the note)
 const SAID = 300 // characters of the agent's words kept while a failure is open
 const HELD = "kg-brain held this command once, before it ran, so that you read this first: it " +
   "has not run. Apply the fix if it is still needed, then run the command again: it will not " +

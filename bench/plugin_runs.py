@@ -1,0 +1,115 @@
+"""Which bash runs the OpenCode plugin stores as mistakes, their headlines, and which it takes for
+one command, over labelled sets.
+
+    python -m bench.plugin_runs [--split tune] [--out docs/bench/plugin_runs-tune.json]
+
+bench/data/plugin_runs/{tune,check}.jsonl: 215 bash runs written for this bench across stacks
+(npm, pnpm, yarn, jest, vitest, tsc, eslint, pytest, mypy, ruff, pip, go, cargo, terraform,
+kubectl, helm, docker, make, git, grep, rg, find, test, diff, cmp, curl, signals and timeouts,
+flaky runs, long outputs, colour codes, other languages), each with its command, exit status,
+output, whether it is a mistake worth storing, and for a mistake the lines its headline may quote
+(any one of them, as a substring). Split once into tune (108) and check (107) by
+`random.Random(5).shuffle` before any scoring; the check half is the lead's.
+
+Each run goes as the plugin sends it (kg_brain/surfaces/opencode/kg-brain.js: a failure only for
+a non-zero numeric exit status, the output's last 16,000 characters) to the endpoint's judgment
+(kg_brain/surfaces/plugin_runs.py judge): stored or not, and the headline its title quotes.
+No service or database is involved: the judgment is the endpoint's own function.
+
+bench/data/plugin_pairs/{tune,check}.jsonl: 71 pairs of commands (36 tune, 35 check, the same
+shuffle), each labelled the same command or not for the plugin's fixes and holds (a pass of the
+second after a failure of the first is its fix): wrappers, a package manager's `run`, options
+that only change the output's look, targets, subcommands, option values. Scored by the plugin's
+own `commandKey` (kg_brain/surfaces/opencode/kg-brain-commands.mjs) under Node.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench.common import emit_result, record_check_run
+from kg_brain.surfaces.plugin import COMMANDS
+from kg_brain.surfaces.plugin_runs import SCAN_LIMIT, judge
+
+DATA = Path(__file__).resolve().parent / "data"
+WORKSPACE = "/home/dev/app"
+KEYS = """
+const { commandKey } = await import(process.argv[1])
+const [commands, directory] = JSON.parse(process.argv[2])
+process.stdout.write(JSON.stringify(commands.map((c) => commandKey(c, directory))))
+"""
+
+
+def score(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    counts: Counter[str] = Counter()
+    wrong: list[dict[str, Any]] = []
+    weak: list[dict[str, Any]] = []
+    for run in runs:
+        sent = isinstance(run["exit"], int) and run["exit"] != 0
+        verdict = judge(run["command"], run["exit"], run["output"][-SCAN_LIMIT:])
+        stored = sent and verdict.mistake
+        counts[("true" if stored == run["mistake"] else "false") +
+               ("_positive" if stored else "_negative")] += 1
+        if stored != run["mistake"]:
+            wrong.append({"id": run["id"], "command": run["command"], "exit": run["exit"],
+                          "labelled_mistake": run["mistake"], "headline": verdict.headline})
+        elif stored and not any(line in verdict.headline for line in run["headline"]):
+            weak.append({"id": run["id"], "command": run["command"],
+                         "headline": verdict.headline, "expected_any_of": run["headline"]})
+    stored_right = counts["true_positive"]
+    return {
+        "runs": len(runs), "mistakes": sum(r["mistake"] for r in runs),
+        "decisions_right": counts["true_positive"] + counts["true_negative"],
+        "decision_accuracy": round((counts["true_positive"] + counts["true_negative"]) /
+                                   len(runs), 4),
+        "stored_not_mistakes": counts["false_positive"],
+        "mistakes_missed": counts["false_negative"],
+        "headlines_right": stored_right - len(weak),
+        "headline_accuracy": round((stored_right - len(weak)) / stored_right, 4)
+        if stored_right else None,
+        "wrong_decisions": wrong, "weak_headlines": weak}
+
+
+def score_pairs(pairs: list[dict[str, Any]]) -> dict[str, Any]:
+    node = shutil.which("node")
+    if node is None:
+        raise SystemExit("Node.js runs the plugin's commandKey: install it")
+    commands = [c for pair in pairs for c in (pair["first"], pair["second"])]
+    keys = json.loads(subprocess.run(
+        [node, "--input-type=module", "-e", KEYS, COMMANDS.as_uri(),
+         json.dumps([commands, WORKSPACE])], capture_output=True, text=True, timeout=60,
+        check=True).stdout)
+    wrong = [{"id": p["id"], "first": p["first"], "second": p["second"], "labelled_same": p["same"]}
+             for i, p in enumerate(pairs) if (keys[2 * i] == keys[2 * i + 1]) != p["same"]]
+    return {"pairs": len(pairs), "same": sum(p["same"] for p in pairs),
+            "right": len(pairs) - len(wrong),
+            "split_apart": sum(w["labelled_same"] for w in wrong),
+            "joined": sum(not w["labelled_same"] for w in wrong), "wrong": wrong}
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("tune", "check"), default="tune")
+    parser.add_argument("--out", type=Path, default=Path("plugin_runs.json"))
+    args = parser.parse_args(argv)
+    runs, pairs = (DATA / name / f"{args.split}.jsonl" for name in ("plugin_runs", "plugin_pairs"))
+    if args.split == "check":
+        record_check_run("plugin_runs", "check",
+                         [str(p.relative_to(DATA.parent.parent)) for p in (runs, pairs)], args.out)
+    emit_result({"split": args.split, **score(read(runs)), "commands": score_pairs(read(pairs))},
+                args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
