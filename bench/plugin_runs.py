@@ -1,7 +1,7 @@
 """Which bash runs the OpenCode plugin stores as mistakes, their headlines, and which it takes for
 one command, over labelled sets.
 
-    python -m bench.plugin_runs [--split tune] [--out docs/bench/plugin_runs-tune.json]
+    python -m bench.plugin_runs [--split tune] [--round 1] [--out docs/bench/plugin_runs-tune.json]
 
 bench/data/plugin_runs/{tune,check}.jsonl: 215 bash runs written for this bench across stacks
 (npm, pnpm, yarn, jest, vitest, tsc, eslint, pytest, mypy, ruff, pip, go, cargo, terraform,
@@ -21,6 +21,13 @@ shuffle), each labelled the same command or not for the plugin's fixes and holds
 second after a failure of the first is its fix): wrappers, a package manager's `run`, options
 that only change the output's look, targets, subcommands, option values. Scored by the plugin's
 own `commandKey` (kg_brain/surfaces/opencode/kg-brain-commands.mjs) under Node.
+
+`--round 2` reads round 2 (bench/data/plugin_runs_r2 and plugin_pairs_r2): 186 runs of stacks
+and situations round 1 lacks (bazel, gradle, maven, dotnet, swift, deno, bun, uv, poetry,
+pre-commit, ansible, packer, pulumi, cloud CLIs, database clients, systemd, docker compose, kind,
+minikube, exit statuses with meanings, rsync, git bisect, `set -e` scripts, pipefail, other
+languages, long outputs) and 53 pairs, split once into tune (93 runs, 27 pairs) and check by
+`random.Random(6).shuffle` before any scoring.
 """
 
 from __future__ import annotations
@@ -100,14 +107,18 @@ def read(path: Path) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "check"), default="tune")
+    parser.add_argument("--round", type=int, choices=(1, 2), default=1,
+                        help="1: plugin_runs, plugin_pairs; 2: plugin_runs_r2, plugin_pairs_r2")
     parser.add_argument("--out", type=Path, default=Path("plugin_runs.json"))
     args = parser.parse_args(argv)
-    runs, pairs = (DATA / name / f"{args.split}.jsonl" for name in ("plugin_runs", "plugin_pairs"))
+    suffix = "" if args.round == 1 else f"_r{args.round}"
+    runs, pairs = (DATA / f"{name}{suffix}" / f"{args.split}.jsonl"
+                   for name in ("plugin_runs", "plugin_pairs"))
     if args.split == "check":
-        record_check_run("plugin_runs", "check",
+        record_check_run(f"plugin_runs{suffix}", "check",
                          [str(p.relative_to(DATA.parent.parent)) for p in (runs, pairs)], args.out)
-    emit_result({"split": args.split, **score(read(runs)), "commands": score_pairs(read(pairs))},
-                args.out)
+    emit_result({"split": args.split, "round": args.round, **score(read(runs)),
+                 "commands": score_pairs(read(pairs))}, args.out)
     return 0
 
 

@@ -43,6 +43,13 @@ EQUIVALENT = [
     # options that only change how output looks
     ["ruff check app", "ruff check --no-color app", "ruff check --color=always app",
      "ruff check --quiet app"],
+    ["./gradlew lint", "./gradlew lint --stacktrace", "./gradlew --info lint"],
+    ["mvn verify", "mvn --batch-mode verify", "mvn verify --no-transfer-progress"],
+    ["make all", "make -j8 all", "make all --jobs=2"],
+    # a shell running a script file with its options
+    ["./tools/seed.sh demo", "bash tools/seed.sh demo", "sh -x ./tools/seed.sh demo",
+     "bash -o pipefail tools/seed.sh demo"],
+    ["bun lint", "bun run lint"],
 ]
 DIFFERENT = [
     "pytest tests/a", "pytest tests/b", "pytest tests/a -k slow", "pytest tests/a -k fast",
@@ -53,6 +60,8 @@ DIFFERENT = [
     "cat notes/todo.txt | grep ship", "npm run build", "npm run test",
     "npm build", "pnpm run lint", "pnpm run fmt", "command -v docker", "docker",
     "grep -v TODO notes.md", "grep TODO notes.md", "timeout 5 bats test/a", "bats test/b",
+    "bash -c 'tools/seed.sh demo'", "tools/seed.sh demo",
+    "bun run test", "bun test", "bun run build", "bun build",
 ]
 
 

@@ -111,9 +111,12 @@ def test_a_run_interrupted_or_whose_reader_left_is_no_mistake(status: int, outpu
     ("10:01:02.331 ERROR: disk quota exceeded on /data\n"
      "For details see the error log: /tmp/run.log",
      "10:01:02.331 ERROR: disk quota exceeded on /data"),
-    # a runner's own error word alone before a path says nothing
+    # a runner's own error word alone before a path says nothing; the test's finding at its
+    # location says what failed
     ("--- FAIL: TestMerge (0.00s)\n    merge_test.go:7: got 2 want 3\nFAIL\n"
-     "FAIL\tgithub.com/x/merge\t0.01s", "--- FAIL: TestMerge (0.00s)"),
+     "FAIL\tgithub.com/x/merge\t0.01s", "merge_test.go:7: got 2 want 3"),
+    ("--- FAIL: TestMerge (0.00s)\nFAIL\nFAIL\tgithub.com/x/merge\t0.01s",
+     "--- FAIL: TestMerge (0.00s)"),
 ])
 def test_the_headline_is_the_most_telling_error_line(output: str, headline: str) -> None:
     assert judge("run", 1, output).headline == headline
@@ -130,3 +133,83 @@ def test_an_error_far_from_the_end_of_a_long_output_is_found() -> None:
     assert 10_000 < len(output) < SCAN_LIMIT
     verdict = judge("npm run build", 1, output)
     assert verdict.mistake and verdict.headline == "build: Error: Can't resolve './theme'"
+
+
+@pytest.mark.parametrize(("command", "output", "headline"), [
+    # a formatter in check mode lists what it would change
+    ("stylua --check lua/", "Checking lua/...\nlua/init.lua\nlua/keys.lua\n"
+     "2 files are not formatted according to the style rules\n"
+     "Run stylua without --check to fix them", "2 files are not formatted according to the "
+     "style rules"),
+    # a dependency checker's finding, its table and its advice
+    ("cargo audit", "Scanning Cargo.lock for vulnerabilities\nCrate    Version  Id\n"
+     "smallvec 0.6.9    RUSTSEC-2019-0009\nsmallvec is affected by a double free in the grow path\n"
+     "To fix, upgrade to smallvec 0.6.10\ncargo audit fix", "smallvec is affected by a double "
+     "free in the grow path"),
+    ("opa check --strict policies/", "policies/authz.rego", "policies/authz.rego"),
+])
+def test_a_check_that_fails_in_plain_words_is_a_mistake(command: str, output: str,
+                                                        headline: str) -> None:
+    verdict = judge(command, 1, output)
+    assert verdict.mistake and verdict.headline == headline
+
+
+def test_a_check_that_printed_nothing_says_nothing() -> None:
+    assert not judge("ktlint --check", 1, "").mistake
+
+
+@pytest.mark.parametrize(("command", "status", "output"), [
+    ("git rev-parse --verify --quiet topic/old", 1, ""),
+    ("git rev-parse --verify v9^{commit}", 128, "fatal: Needed a single revision"),
+    ("git cat-file -e 4b825dc6", 128, "fatal: Not a valid object name 4b825dc6"),
+    ("git merge-base --is-ancestor topic main", 1, ""),
+    ("id -un builder", 1, "id: 'builder': no such user"),
+])
+def test_a_question_answered_no_by_its_status_is_no_mistake(command: str, status: int,
+                                                            output: str) -> None:
+    assert not judge(command, status, output).mistake
+
+
+def test_a_question_that_goes_wrong_otherwise_is_judged_by_its_output() -> None:
+    output = "error: object file .git/objects/4b/825d is empty\nfatal: loose object is corrupt"
+    assert judge("git cat-file -e 4b825dc6", 128, output).mistake
+    assert judge("git rev-parse --verify v9", 2, "fatal: Needed a single revision").mistake
+
+
+@pytest.mark.parametrize(("output", "mistake"), [
+    ("internal/ring/ring.go:14:6: unreachable code", True),  # a finding at a location
+    ("Sources/App/View.swift(8,3): warning: unused variable 'frame'", True),
+    ("app/main.py:3: note: by default the bodies of untyped functions are not checked", False),
+    ("lib/app/worker.ex:40: (module)", False),  # a stack frame, no message
+])
+def test_a_finding_at_a_location_is_an_error_and_a_remark_is_not(output: str,
+                                                                  mistake: bool) -> None:
+    assert judge("vetter ./...", 1, output).mistake is mistake
+
+
+@pytest.mark.parametrize("line", ["queue never drained, gave up after 40 tries",
+                                  "broker did not answer within 30s",
+                                  "still waiting on replica lag; giving up"])
+def test_a_script_giving_up_in_plain_words_is_a_mistake(line: str) -> None:
+    verdict = judge("./await-broker.sh", 1, f"attempt 1\nattempt 2\n{line}")
+    assert verdict.mistake and verdict.headline == line
+
+
+@pytest.mark.parametrize(("output", "headline"), [
+    # a step's relayed failure after the error it relays
+    ("compiling 12 modules\nerror: linking failed: undefined symbol _vec_push\n"
+     "error: build failed", "error: linking failed: undefined symbol _vec_push"),
+    ("  Bundling...failed\nERROR: (tool.deploy) bucket quota reached\nRelease failed",
+     "ERROR: (tool.deploy) bucket quota reached"),
+    # an exit code relayed by the tool after the error that caused it
+    ("scp: /srv/www/a.css: Permission denied\nsync error: partial transfer (code 23) at io.c(9)",
+     "scp: /srv/www/a.css: Permission denied"),
+    # a Java compiler's location in brackets, over the build tool's pointer to its help page
+    ("[ERROR] /w/src/main/java/Shop.java:[12,9] cannot find symbol\n[ERROR] -> [Help 1]",
+     "[ERROR] /w/src/main/java/Shop.java:[12,9] cannot find symbol"),
+    # a line that ends introducing the next says it with the next
+    ("ERROR: (cli.buckets.list) Some requests did not succeed:\n - Missing 'storage.list' right",
+     "ERROR: (cli.buckets.list) Some requests did not succeed: - Missing 'storage.list' right"),
+])
+def test_the_headline_is_the_error_not_its_relay(output: str, headline: str) -> None:
+    assert judge("run", 1, output).headline == headline

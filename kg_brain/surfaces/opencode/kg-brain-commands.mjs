@@ -8,20 +8,24 @@
 // it runs:
 // - quoting and spacing: 'a b', "a b" and a\ b are one word;
 // - leading variable assignments and wrappers that run the rest unchanged, with their own
-//   options (FOO=1, env, time, command, nohup, sudo, nice, `timeout 60`, `python -m`, `uv run`,
+//   options (FOO=1, env, time, command, nohup, sudo, nice, `timeout 60`, a shell running a
+//   script file (`bash -x deploy.sh` is `./deploy.sh`), `python -m`, `uv run`,
 //   `poetry run`, `pipenv run`, `pdm run`, `bundle exec`, `npm exec`, `pnpm exec`, `yarn exec`,
 //   npx, bunx): such a change is often the fix itself, and it is recorded as the fix of the
 //   plain command's failure;
 // - a package manager's `run` before a script where it names the same script without it (`yarn
-//   run lint` is `yarn lint`, as with pnpm and bun; `npm run test` is `npm test`, as with npm's
-//   start, stop and restart, its only scripts run without `run`);
+//   run lint` is `yarn lint`, as with pnpm and bun except bun's own commands: `bun run build` is
+//   not `bun build`; `npm run test` is `npm test`, as with npm's start, stop and restart, its
+//   only scripts run without `run`);
 // - `cd` into the workspace itself (`cd /ws && make` is `make`; a `cd` elsewhere stays in the key);
 // - `./` before a path, a trailing `/`, the workspace's own absolute path before a path;
 // - output redirections (`2>&1`, `> log`) and trailing pipes into a viewer (| tee, head, tail,
 //   less, more, cat); `;` and `&&` between commands read alike;
 // - options that only change how output looks (`--color=always`, `--no-color`, `-no-color`,
-//   `--quiet`, `--silent`, `--verbose`, `--progress`...); short ones such as `-q` and `-v` stay
-//   (`grep -v` inverts, `docker -v` mounts);
+//   `--quiet`, `--silent`, `--verbose`, `--progress`, gradle's `--info` and `--stacktrace`,
+//   maven's `--batch-mode`, bazel's `--test_output=errors`, `--no-pager`...) or how many jobs
+//   run at once (`-j4`, `--jobs=4`); short ones such as `-q` and `-v` stay (`grep -v` inverts,
+//   `docker -v` mounts);
 // - the order of options: `-x -q` is `-q -x`. Every other word keeps its place, so different
 //   subcommands, targets or option values never match (`pytest tests/a` vs `pytest tests/b`).
 // Known limit: an option that takes a value is not told from a switch, so `-a x -b` and
@@ -40,8 +44,15 @@ const WRAPPER_VALUES = { timeout: ["-s", "-k", "--signal", "--kill-after"], nice
                          env: ["-u", "--unset", "-C", "--chdir"], sudo: ["-u", "-g", "--user", "--group"] }
 const WRAPPER_ARGS = { timeout: 1 }
 const RUN_OPTIONAL = new Set(["yarn", "pnpm", "bun"]) // `yarn run x` is `yarn x`
+// bun's own commands: `bun build` bundles and `bun test` runs bun's test runner, while `bun run
+// build` and `bun run test` run the package's scripts of those names.
+const BUN_COMMANDS = new Set(["build", "test", "install", "add", "remove", "update", "upgrade", "x",
+  "init", "create", "link", "unlink", "pm", "publish", "outdated", "patch", "exec", "repl"])
+const SHELLS = new Set(["bash", "sh", "zsh", "dash"]) // `bash script.sh` runs script.sh
 const NPM_SCRIPTS = new Set(["test", "start", "stop", "restart"]) // `npm run test` is `npm test`
-const DISPLAY = /^--?(no-)?colou?rs?(=.*)?$|^--(quiet|silent|verbose|no-progress|progress(=.*)?)$/
+const DISPLAY = new RegExp("^--?(no-)?colou?rs?(=.*)?$|^--(quiet|silent|verbose|no-progress|progress(=.*)?|" +
+  "info|stacktrace|full-stacktrace|scan|batch-mode|no-transfer-progress|verbose_failures|" +
+  "test_output=.*|no-pager|no-cli-pager)$|^-j\\d+$|^--jobs=\\d+$")
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
 const REDIRECT = /^(\d*|&)(>>|>&|>|<&|<)[ \t]*("[^"]*"|'[^']*'|[^\s;&|<>]+)?/
 const OPERATOR = /^(&&|\|\||;|\||\n|&)/
@@ -95,6 +106,13 @@ function pathWord(word, directory) {
 // The words a wrapper runs (null when `words` is no wrapper running a command).
 function unwrapped(words) {
   const name = words[0]
+  if (SHELLS.has(name)) { // a shell running a script file with its options (not `bash -c '...'`)
+    let i = 1
+    while (i < words.length && /^[-+][a-z]+$/.test(words[i]) && !words[i].includes("c")) {
+      i += /o$/.test(words[i]) ? 2 : 1 // `-o pipefail` names an option
+    }
+    return i < words.length && /^[-+]/.test(words[i]) === false ? words.slice(i) : null
+  }
   const next = WRAPPER_NEXT[name]
   if (!WRAPPERS.has(name) || (next && words[1] !== next)) return null
   if (name === "command" && words[1]?.startsWith("-")) return null // `command -v x` looks x up
@@ -117,7 +135,8 @@ function simpleKey(words, directory) {
     const after = unwrapped(rest)
     if (after) { rest = after; changed = true }
   }
-  if (RUN_OPTIONAL.has(rest[0]) && rest[1] === "run" && rest.length > 2 ||
+  if (RUN_OPTIONAL.has(rest[0]) && rest[1] === "run" && rest.length > 2 &&
+      !(rest[0] === "bun" && BUN_COMMANDS.has(rest[2])) ||
       rest[0] === "npm" && ["run", "run-script"].includes(rest[1]) && NPM_SCRIPTS.has(rest[2])) {
     rest = [rest[0], ...rest.slice(2)]
   }
