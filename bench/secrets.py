@@ -49,7 +49,8 @@ from kg_brain.text.redact import redact
 DATA = Path(__file__).parent / "data" / "secrets.jsonl"
 ROUNDS = {"round_3": Path(__file__).parent / "data" / "secrets-r3",
           "round_4": Path(__file__).parent / "data" / "secrets-r4",
-          "round_5": Path(__file__).parent / "data" / "secrets-r5"}
+          "round_5": Path(__file__).parent / "data" / "secrets-r5",
+          "round_6": Path(__file__).parent / "data" / "secrets-r6"}
 HALVES = ("tune", "check")
 
 
