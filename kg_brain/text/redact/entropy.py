@@ -23,9 +23,8 @@ import re
 from collections import Counter
 
 from kg_brain.text.redact.marks import is_placeholder, is_public, mark
-from kg_brain.text.redact.referred import password_like
 
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_~\-])[A-Za-z0-9+/_~\-]{32,}={0,2}"
+CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_~\-])[A-Za-z0-9+/_~\-]{32,}={0,2}"
                         r"(?![A-Za-z0-9+/_~\-=])")
 _DIGIT = re.compile(r"\d")
 _STANDARD_B64 = re.compile(r"[+/]")
@@ -61,8 +60,7 @@ _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY(?: BLOCK)?|
                            r"(?: REQUEST)?)-----.*?(?:-----END [A-Z0-9 ]+-----|\Z)", re.S)
 _CONTENT_ID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")  # an IPFS CIDv0: a digest
 _FILE_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"%PDF", b"\x1f\x8b", b"RIFF")
-_LOGIN_PAIR = re.compile(r"[\w.@+\-]{2,64}:(\S{6,128})")
-_TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
+TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
 
 
 def hide_random(text: str, found: list[str]) -> str:
@@ -73,15 +71,12 @@ def hide_random(text: str, found: list[str]) -> str:
 
     def replace(match: re.Match[str]) -> str:
         value = match.group(0)
-        if _encodes_secret(value):
-            found.append("encoded_secret")
-            return mark("encoded_secret")
         if not _random_enough(value.rstrip("=")) or _explained(value, text, match.start(), urls):
             return value
         found.append("high_entropy_secret")
         return mark("high_entropy_secret")
 
-    return _CANDIDATE.sub(replace, text)
+    return CANDIDATE.sub(replace, text)
 
 
 def entropy(value: str) -> float:
@@ -149,32 +144,6 @@ def _explained(value: str, text: str, start: int, urls: list[tuple[int, int]]) -
     return _decodes_to_data(value)
 
 
-def _decoded_text(value: str) -> str | None:
-    """The text a base64 value encodes, or None when it is not base64 of text."""
-    padded = value + "=" * (-len(value) % 4)
-    try:
-        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    if len(raw) < 8 or sum(b in _TEXT_BYTES for b in raw) < 0.95 * len(raw):
-        return None
-    return raw.decode("ascii", errors="replace")
-
-
-def _encodes_secret(value: str) -> bool:
-    """Base64 of text that holds a secret: a JSON or YAML document with a password or a key in
-    it, a `user:password` pair (a basic-auth value written outside an Authorization header)."""
-    decoded = _decoded_text(value.rstrip("="))
-    if decoded is None:
-        return False
-    pair = _LOGIN_PAIR.fullmatch(decoded.strip())
-    if pair is not None and password_like(pair.group(1)):
-        return True
-    from kg_brain.text.redact import redact  # the whole redactor, on the decoded text
-
-    return bool(redact(decoded)[1])
-
-
 def _decodes_to_data(value: str) -> bool:
     """Base64 of text or of a known file format: sample data, not key material."""
     padded = value + "=" * (-len(value) % 4)
@@ -184,7 +153,7 @@ def _decodes_to_data(value: str) -> bool:
         return False
     if raw.startswith(_FILE_MAGIC) or _public_key_bytes(raw) or _patterned(raw):
         return True
-    return len(raw) >= 12 and sum(b in _TEXT_BYTES for b in raw) >= 0.75 * len(raw)
+    return len(raw) >= 12 and sum(b in TEXT_BYTES for b in raw) >= 0.75 * len(raw)
 
 
 def _public_key_bytes(raw: bytes) -> bool:
