@@ -27,6 +27,15 @@ DSNs, private keys in logs, session cookies, secrets in tracebacks, base64 in co
 hashes, checksums, paths, ids, fixtures, public keys, placeholders): two frames a kind, split by
 random.Random(55), values drawn by random.Random(505); check.jsonl was committed before tuning.
 
+bench/data/secrets-r6/ is the sixth round, new kinds and surroundings again (docker config.json
+auths, kubeconfigs, kubeadm and k3s join tokens, .netrc, .npmrc, .pypirc, gradle.properties,
+terraform state and outputs, Ansible inventories, SSH keys beside an ssh config, HAR and Postman
+files, git remotes with tokens, OIDC and SAML client secrets, signed URLs, otpauth seeds,
+database URIs in stack traces, CI logs, Vault init output; terraform plans, vault ciphertext,
+unsigned URLs, RFC test vectors, SRI hashes, CSP nonces, git object ids, checksum files, masked
+values): two frames a kind, split by random.Random(66), values drawn by random.Random(606);
+check.jsonl was committed before tuning.
+
 `--split tune` scores the tuning halves only (where rules are chosen); `--split all`, the
 default, scores every half and records the check halves' scoring in the ledger.
 
@@ -49,7 +58,8 @@ from kg_brain.text.redact import redact
 DATA = Path(__file__).parent / "data" / "secrets.jsonl"
 ROUNDS = {"round_3": Path(__file__).parent / "data" / "secrets-r3",
           "round_4": Path(__file__).parent / "data" / "secrets-r4",
-          "round_5": Path(__file__).parent / "data" / "secrets-r5"}
+          "round_5": Path(__file__).parent / "data" / "secrets-r5",
+          "round_6": Path(__file__).parent / "data" / "secrets-r6"}
 HALVES = ("tune", "check")
 
 

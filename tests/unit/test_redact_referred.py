@@ -205,14 +205,55 @@ KEPT_ROUND_5 = [
     "token := getToken(ctx)",
 ]
 
+_B64_JSON = base64.b64encode(b'{"user": "relay", "password": "Tin!Kettle58"}').decode()
+_B64_PAIR = base64.b64encode(b"backup-svc:Slate#River27").decode()
+HIDDEN_ROUND_6 = [
+    # the signature of a signed URL; the object's path and the other parameters stay
+    ("GET https://files.example.net/a/b.zip?X-Amz-Date=20270101T000000Z&X-Amz-Signature="
+     + "9c" * 32, "9c" * 32, "url_signature"),
+    ("https://cdn.example.org/v.m3u8?Expires=1790000000&Signature=Qw3rT-y7Ui9oP_a2Sd4Fg6Hj8Kl0Zx"
+     "&Key-Pair-Id=KEXAMPLEID", "Qw3rT-y7Ui9oP_a2Sd4Fg6Hj8Kl0Zx", "url_signature"),
+    # a k3s join token's password part
+    ("K3S_TOKEN=K10" + "ab12" * 16 + "::node:" + "7f3e" * 8 + " sh -", "7f3e" * 8, "k3s_token"),
+    # an authenticator's setup key in groups of four
+    ("2FA setup key: mzxw 6ytb oi2d k4tq nfzg 55lt", "mzxw 6ytb oi2d k4tq nfzg 55lt", "otp_seed"),
+    # a value written into a key or password file
+    ("echo 5e0c9a7b3d1f42e8a6c0b9d7e5f3a1c2 > config/credentials/production.key",
+     "5e0c9a7b3d1f42e8a6c0b9d7e5f3a1c2", "password"),
+    # a password word, then "for" a path
+    ("the keystore password for deploy/release.jks is Ember7?Gorge", "Ember7?Gorge", "password"),
+    # a salt named as a key's last word
+    ("LIVE_VIEW_SALT=Jq4Vx9Lm2Rt7Wb5Nz8Kc3Hp6Yd1Fs0Gu", "Jq4Vx9Lm2Rt7Wb5Nz8Kc3Hp6Yd1Fs0Gu",
+     "secret"),
+    # a Basic header set by a call
+    ('r.headers.set("Authorization", "Basic ' + _B64_PAIR + '")', _B64_PAIR, "basic_auth"),
+    # base64 of text holding a secret: a JSON document, a user:password pair
+    ("printf '%s' " + _B64_JSON + " | base64 -d > creds.json", _B64_JSON, "encoded_secret"),
+    ("X-Relay: " + _B64_PAIR, _B64_PAIR, "encoded_secret"),
+]
+KEPT_ROUND_6 = [
+    # an ARN names a secret in a store
+    "arn:aws:secretsmanager:us-east-2:210987654321:secret:ci/npm/token-Xy7Zq1",
+    # a signed-URL's parameters without the signature, and a doc's template
+    "https://files.example.net/a/b.zip?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=600",
+    "append &X-Amz-Signature=<signature> to the query",
+    # base64 of ordinary text, and a plain command writing a file
+    "greeting: " + base64.b64encode(b"good morning from the fixtures, friend").decode(),
+    "echo v2.4.1 > VERSION && echo $DEPLOY_KEY > deploy.key",
+    "exit code 2345 6723 after the key rotation",
+    "PASSWORD_SALT_ROUNDS=12",
+]
+
+
 @pytest.mark.parametrize(("text", "secret", "kind"),
-                         HIDDEN + HIDDEN_ROUND_3 + HIDDEN_ROUND_4 + HIDDEN_ROUND_5)
+                         HIDDEN + HIDDEN_ROUND_3 + HIDDEN_ROUND_4 + HIDDEN_ROUND_5 + HIDDEN_ROUND_6)
 def test_referred_secret_is_hidden(text: str, secret: str, kind: str) -> None:
     cleaned, found = redact(text)
     assert secret not in cleaned and kind in found
 
 
-@pytest.mark.parametrize("text", KEPT + KEPT_ROUND_3 + KEPT_ROUND_4 + KEPT_ROUND_5)
+@pytest.mark.parametrize("text", KEPT + KEPT_ROUND_3 + KEPT_ROUND_4 + KEPT_ROUND_5 +
+                         KEPT_ROUND_6)
 def test_public_value_comes_back_unchanged(text: str) -> None:
     assert redact(text) == (text, [])
 

@@ -3,9 +3,9 @@
 Detectors run from the most specific to the least, each leaving `[REDACTED:<kind>]` where a
 secret was, which later ones never match: recognisable formats (vendor prefixes, PEM blocks,
 URL passwords), Kubernetes Secret data, labelled assignments, passwords behind a flag, in a
-login pair or after a password word, values named by a nearby word,
-then values random enough on their own. Everything else in the note comes back byte-identical,
-and so does a SealedSecret's ciphertext, which is made to be committed.
+login pair or after a password word, values named by a nearby word, base64 whose decoded text
+holds a secret, then values random enough on their own. Everything else in the note comes back
+byte-identical, and so does a SealedSecret's ciphertext, which is made to be committed.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from kg_brain.text.redact.assignments import (
     sealed_values,
 )
 from kg_brain.text.redact.context import hide_near_words
+from kg_brain.text.redact.encoded import hide_encoded
 from kg_brain.text.redact.entropy import hide_random
 from kg_brain.text.redact.formats import hide_formats
 from kg_brain.text.redact.referred import hide_referred
@@ -37,7 +38,7 @@ def redact(text: str) -> tuple[str, list[str]]:
 
 def _redact(text: str, found: list[str]) -> str:
     for detector in (hide_formats, hide_kubernetes_secrets, hide_assignments, hide_referred,
-                     hide_near_words,
-                     hide_random):
+                     hide_near_words):
         text = detector(text, found)
-    return text
+    text = hide_encoded(text, found, redact)  # base64 of text: the decoded text, redacted
+    return hide_random(text, found)

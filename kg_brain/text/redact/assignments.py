@@ -12,21 +12,29 @@ from __future__ import annotations
 
 import re
 
-from kg_brain.text.redact.marks import is_placeholder, is_public, is_resource_path, mark, splice
+from kg_brain.text.redact.marks import (
+    in_arn,
+    is_placeholder,
+    is_public,
+    is_resource_path,
+    mark,
+    splice,
+)
 from kg_brain.text.redact.referred import password_like
 
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
     "password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
-    "pass": "password", "secret": "secret", "token": "token", "auth": "secret",
+    "pass": "password", "salt": "secret", "secret": "secret", "token": "token", "auth": "secret",
     "apikey": "api_key", "accesskey": "api_key",
     "privatekey": "private_key", "credential": "secret",
 }
 _ASSIGNMENT = re.compile(
     r"(?<![\w.\-])(?P<key>[\w.\-]{0,40}?(?i:passwd|password|passphrase|pwd|secret(?:[_\-]?key)?|"
     r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|"
-    # PASS and AUTH as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH
-    r"(?<=[_\-.])(?:pass|auth)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))"
+    # PASS, AUTH and SALT as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH,
+    # SIGNING_SALT
+    r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))"
     # the key's closing quote, and a subscript's bracket: app.config['SECRET_KEY'] = '...'
     r"(?P<kq>[\"']?\]?)"
     # =, :, and the => of PHP arrays, Ruby hashes and Perl, the := of Go and Pascal
@@ -156,6 +164,8 @@ def _hide_data(block: re.Match[str], found: list[str]) -> str:
 
 def _hide_assignment(match: re.Match[str], found: list[str], sep: str | None = None) -> str:
     key = match.group("key")
+    if in_arn(match.string, match.start()):
+        return match.group(0)
     quoted = match.group("q") is not None
     value = match.group("qval") if quoted else match.group("val")
     if not _is_literal_secret(key, sep or match.group("sep"), value, quoted):

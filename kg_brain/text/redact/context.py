@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from kg_brain.text.redact.entropy import entropy, inside, joined_words, url_spans, word_length
-from kg_brain.text.redact.marks import is_placeholder, is_public, mark
+from kg_brain.text.redact.marks import in_arn, is_placeholder, is_public, mark
 
 _WORD_KINDS = (("passw", "password"), ("pwd", "password"), ("passphrase", "password"),
                ("token", "token"), ("key", "api_key"), ("secret", "secret"), ("cred", "secret"))
@@ -64,7 +64,7 @@ def hide_near_words(text: str, found: list[str]) -> str:
     urls = url_spans(text)
     while match := _CONTEXT.search(text, pos):
         value = match.group("value").rstrip(".:!?")
-        if inside(urls, match.start()) or not _generated(value):
+        if inside(urls, match.start()) or in_arn(text, match.start()) or not _generated(value):
             pos = match.end("word")
             continue
         kind = _kind_of(text[match.start():match.start("value")], value, text, match.start())

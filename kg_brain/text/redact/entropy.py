@@ -24,7 +24,7 @@ from collections import Counter
 
 from kg_brain.text.redact.marks import is_placeholder, is_public, mark
 
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_~\-])[A-Za-z0-9+/_~\-]{32,}={0,2}"
+CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_~\-])[A-Za-z0-9+/_~\-]{32,}={0,2}"
                         r"(?![A-Za-z0-9+/_~\-=])")
 _DIGIT = re.compile(r"\d")
 _STANDARD_B64 = re.compile(r"[+/]")
@@ -60,7 +60,7 @@ _PUBLIC_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY(?: BLOCK)?|
                            r"(?: REQUEST)?)-----.*?(?:-----END [A-Z0-9 ]+-----|\Z)", re.S)
 _CONTENT_ID = re.compile(r"Qm[1-9A-HJ-NP-Za-km-z]{44}")  # an IPFS CIDv0: a digest
 _FILE_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"%PDF", b"\x1f\x8b", b"RIFF")
-_TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
+TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
 
 
 def hide_random(text: str, found: list[str]) -> str:
@@ -76,7 +76,7 @@ def hide_random(text: str, found: list[str]) -> str:
         found.append("high_entropy_secret")
         return mark("high_entropy_secret")
 
-    return _CANDIDATE.sub(replace, text)
+    return CANDIDATE.sub(replace, text)
 
 
 def entropy(value: str) -> float:
@@ -153,7 +153,7 @@ def _decodes_to_data(value: str) -> bool:
         return False
     if raw.startswith(_FILE_MAGIC) or _public_key_bytes(raw) or _patterned(raw):
         return True
-    return len(raw) >= 12 and sum(b in _TEXT_BYTES for b in raw) >= 0.75 * len(raw)
+    return len(raw) >= 12 and sum(b in TEXT_BYTES for b in raw) >= 0.75 * len(raw)
 
 
 def _public_key_bytes(raw: bytes) -> bool:

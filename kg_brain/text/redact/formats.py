@@ -87,7 +87,8 @@ FORMATS: tuple[Format, ...] = (
     _f("auth_header", r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?(?!bearer\b|basic\b)"
                       r"[A-Za-z][\w\-]*[ \t]+(?P<secret>(?=[A-Za-z0-9._~+/\-]{0,200}\d)"
                       r"[A-Za-z0-9._~+/\-]{16,}=*)" + _END, "authorization"),
-    _f("basic_auth", r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+"
+    # also a header set by a call: req.Header.Set("Authorization", "Basic ...")
+    _f("basic_auth", r"(?i)\bauthorization[\"']?\s*[:=,]\s*[\"']?basic\s+"
                      r"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})", "basic"),
     _f("docker_auth", r"\"auth\"\s*:\s*\"(?P<secret>[A-Za-z0-9+/]{12,}={0,2})\"", '"auth"'),
     _f("password", r"\bcurl\b[^\n]{0,300}?\s(?:-u|--user)[\s=]+[\"']?[^\s:\"'$]+:"
@@ -100,6 +101,11 @@ FORMATS: tuple[Format, ...] = (
     _f("azure_client_secret", r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}"
                               r"(?![A-Za-z0-9_~.\-])", "q~"),
     _f("azure_sas_token", r"[?&]sig=(?P<secret>[A-Za-z0-9%+/=]{20,})", "sig="),
+    # the signature of a signed URL (S3 and GCS presigned, CloudFront): the path and the other
+    # parameters name the object, the signature grants it
+    _f("url_signature", r"(?i)[?&](?:x-amz-signature|x-goog-signature|signature|"
+                        r"x-amz-security-token)=(?P<secret>[A-Za-z0-9%+/=_~\-]{20,})",
+       "signature=", "security-token="),
     _f("twilio_key", r"\bSK[0-9a-fA-F]{32}\b", "sk"),
     _f("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}" + _END, "sg."),
     _f("mailgun_key", r"\bkey-[0-9a-f]{32}\b|\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b"),
@@ -142,6 +148,14 @@ FORMATS: tuple[Format, ...] = (
     _f("password", r"(?i)<add\s+key=\"[^\"]*(?:passw(?:or)?d|secret|token|apikey)[^\"]*\"\s+"
                    r"value=\"(?P<secret>[^\"]{4,})\"", "<add"),
     _f("age_secret_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b", "age-secret-key-"),
+    # a k3s node or agent token: K10<CA hash>::<user>:<password>
+    _f("k3s_token", r"\bK10[0-9a-f]{64}::[\w\-]+:(?P<secret>[0-9A-Za-z]{16,})\b", "k10"),
+    # a one-time-password seed as authenticator apps show it, base32 in groups of four
+    # ("setup key: abcd 2efg ..."), named by the word before it
+    _f("otp_seed", r"(?i)\b(?:key|secret|seed)\b[^\n\w]{0,12}(?:is[ \t]*:?[ \t]*)?"
+                   r"(?P<secret>(?=[a-z2-7 ]{0,80}[2-7])(?=[2-7 ]{0,80}[a-z])"
+                   r"[a-z2-7]{4}(?:[ \t][a-z2-7]{4}){3,7})(?![\w])",
+       "key", "secret", "seed"),
     # a token in a URL's path, named by the segment before it (Mattermost /hooks/<id>, IFTTT
     # /with/key/<key>, Zapier /hooks/catch/<n>/<id>/): letters with digits, 16 or more
     _f("url_token", r"(?i)://[^\s/]+/(?:[^\s/?#]+/)*?(?:[\w\-]*hooks?|key|token|secret)/"

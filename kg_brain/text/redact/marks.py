@@ -31,6 +31,15 @@ _SELF_NAMED = re.compile(r"(?:[a-z]+[_\-. ])*(?:key|token|secret|passw(?:or)?d|c
                          r"example|placeholder|dummy|fake|sample)(?:[_\-. ][a-z]+)*")
 
 
+_ARN = re.compile(r"\barn:[\w\-]+:[\w\-]+:[\w\-]*:\d*:\S*\Z")
+
+
+def in_arn(text: str, at: int) -> bool:
+    """Whether `at` is inside an ARN (arn:aws:secretsmanager:...:secret:prod/db-password-AbC123):
+    a resource's name, which may hold secret words; it names a secret, it is not one."""
+    return _ARN.search(text, max(0, at - 160), at) is not None
+
+
 def mark(kind: str) -> str:
     """The text left where a secret was."""
     return f"[REDACTED:{kind}]"

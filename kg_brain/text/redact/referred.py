@@ -72,6 +72,9 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("echo",), r"\becho\s+(?:-n\s+)?" + _VALUE + r"\s*\|[^\n|]*?"
      r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--password-stdin|\bpasswd\s+--stdin)\b"),
     (("pass",), r"(?<!\S)--[\w\-]*pass(?:word|phrase)?(?:[ =])" + _VALUE),
+    # a value written into a key or password file: echo ... > config/master.key, > .vault_pass
+    (("echo", "printf"), r"\b(?:echo|printf)\s+(?:-n\s+)?" + _VALUE + r"\s*>>?\s*[^\s;&|]*"
+     r"(?i:\.key|key|token|secret|passw(?:or)?d|pass|credentials?)(?:\.\w+)?(?=[\s;&|]|$)"),
     # openssl enc -k: the password itself (-kfile names a file)
     (("openssl",), r"\bopenssl\b[^\n]*?\s-k\s+" + _VALUE),
     # Composer's http-basic HOST USER PASSWORD; Bundler's BUNDLE_<HOST>=user:password
@@ -104,7 +107,7 @@ _ACCOUNT_PAIR = re.compile(r"(?i)(?:\b" + _ACCOUNTS + r"|\b(?:as|log[ -]?in|sign
 _NAMED = re.compile(
     r"(?i)\b(?:passw(?:or)?d|pass|pw|pwd|passphrase|passcode)\b"
     r"(?:[ \t]+(?:is|was|are|now|to|as|of|=(?!=)|:|-|for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]"
-    r"|(?:on|at|in|for)(?:[ \t]+[\w.\-]+){1,4}?(?=[ \t]+(?:is|was)\b)))*"
+    r"|(?:on|at|in|for)(?:[ \t]+[\w.\-/]+){1,4}?(?=[ \t]+(?:is|was)\b)))*"
     # `password == other`, `pw != ""`: a comparison, not a value
     r"[ \t]*(?::|(?<![=!<>])=(?!=))?[ \t]*(?![=!<>]=)" + _VALUE)
 _CAPITALISED_WORDS = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
