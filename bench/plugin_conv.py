@@ -22,10 +22,12 @@ For each question, whether its answering words (any of them, case-insensitive) r
   (titles and previews as the model reads them);
 - `any`: in one of the above;
 - `stored`: in a live note of the project at the end (any kind: what a perfect reader could find).
-Baselines over the same live notes, handoffs left out as search_memory leaves them out: the
-numpy fusion (cosine + BM25, min-max summed) and flat cosine, answer in their top 1 or 3
-(bench/baselines.py). Starts its own `kg-brain serve --http`; the bench-* projects are deleted
-afterwards. Needs Node.js and OpenCode (`python -m tests.e2e.opencode` installs it).
+Baselines over the same live notes: the numpy fusion (cosine + BM25, min-max summed) and flat
+cosine (bench/baselines.py), answer in their top 1 or 3, handoffs left out as search_memory leaves
+them out, and with handoffs (`+handoffs`, as the recall searches; the answer anywhere in the
+note, where the recall shows a handoff's matching lines only). Starts its own
+`kg-brain serve --http`; the bench-* projects are deleted afterwards. Needs Node.js and OpenCode
+(`python -m tests.e2e.opencode` installs it).
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted
 
 DATA = Path(__file__).resolve().parent / "data" / "plugin_conv"
 CHANNELS = ("start", "recall", "recall_so_far", "search@1", "search@3", "any", "stored")
-BASELINES = ("fusion@1", "fusion@3", "flat@1", "flat@3")
+BASELINES = ("fusion@1", "fusion@3", "flat@1", "flat@3", "fusion+handoffs@1", "fusion+handoffs@3",
+             "flat+handoffs@1", "flat+handoffs@3")
 
 
 def load(split: str) -> list[dict[str, Any]]:
@@ -133,8 +136,11 @@ def baselines(brain: Brain, project: str, rows: list[dict[str, Any]],
         row["stored"] = any(answered(answer, t) for t in text.values())
         row["stored_kinds"] = sorted({n["note_kind"] for n in notes
                                       if answered(answer, text[n["zk_id"]])})
-        for name, lexical in (("fusion", True), ("flat", False)):
-            ranked, _ = fusion.ranked(question["q"], project, top_k=3, lexical=lexical)
+        for name, lexical, handoffs in (("fusion", True, False), ("flat", False, False),
+                                        ("fusion+handoffs", True, True),
+                                        ("flat+handoffs", False, True)):
+            ranked, _ = fusion.ranked(question["q"], project, top_k=3, lexical=lexical,
+                                      include_contextual=handoffs)
             row[f"{name}@1"] = answered(answer, "\n".join(text.get(z, "") for z in ranked[:1]))
             row[f"{name}@3"] = answered(answer, "\n".join(text.get(z, "") for z in ranked[:3]))
 

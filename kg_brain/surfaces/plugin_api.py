@@ -29,7 +29,9 @@ from starlette.responses import JSONResponse
 
 from kg_brain.base import validate
 from kg_brain.base.errors import BrainError, InvalidInput, StoreUnavailable
+from kg_brain.base.vocab import NoteKind
 from kg_brain.enrichment.llm import SessionDigest
+from kg_brain.shapes.models import Hit
 from kg_brain.surfaces.client_session import within
 from kg_brain.surfaces.plugin import RECALL_BUDGET_TOKENS
 from kg_brain.surfaces.plugin_runs import SCAN_LIMIT, judge, plain
@@ -37,6 +39,7 @@ from kg_brain.surfaces.plugin_session import Failure, PluginSessions, SessionRec
 from kg_brain.surfaces.plugin_text import (
     failure_text,
     fix_text,
+    matching_lines,
     one_line,
     render_recall,
     render_start,
@@ -158,8 +161,10 @@ class PluginActions:
 
     def recall(self, body: Body) -> Body:
         """The few notes relevant to a user message (search_memory, each hit relevant on its
-        own: Search.relevant), leaving out those the session has `shown` already. An automatic
-        read, not a use: no access stamp."""
+        own: Search.relevant), leaving out those the session has `shown` already and its own
+        handoff. Other sessions' handoffs are searched too (what a user said in passing is kept
+        there), each shown by its lines that match the message. An automatic read, not a use:
+        no access stamp."""
         budget, message = _budget(body, RECALL_BUDGET_TOKENS), _text(body, "text", MAX_QUERY)
         shown = body.get("shown") or []
         if not isinstance(shown, list) or not all(isinstance(i, str) for i in shown):
@@ -168,13 +173,30 @@ class PluginActions:
         if not message.strip():
             return {"project": project, "text": "", "ids": []}
         skip = set(shown[-MAX_SHOWN:])
+        session = validate.session_id(body.get("session_id"))
+        if session:  # its own handoff holds this session's messages: never recalled to it
+            record = self.sessions.load(session, project)
+            skip |= {record.summary_zk_id, record.thread_zk_id} - {None}
         search = self.tools.brain.search
-        found = search.search_memory(message, project, min(100, RECALL_NOTES + len(skip)),
-                                     stamp=False)
-        hits = [h for h in found if search.relevant(h) and h.zk_id not in skip]
-        text = render_recall(hits[:RECALL_NOTES], budget)
-        return {"project": project, "text": text,
-                "ids": [h.zk_id for h in hits[:RECALL_NOTES] if h.zk_id in text]}
+        found = search.search_memory(message, project, min(100, RECALL_NOTES + len(skip) + 1),
+                                     include_contextual=True, stamp=False)
+        hits = [h for h in found if search.relevant(h) and h.zk_id not in skip
+                and h.note_kind != NoteKind.OPEN_THREAD]  # its summary says as much
+        hits = self.handoff_lines(hits[:RECALL_NOTES], message)
+        text = render_recall(hits, budget)
+        # a handoff shows only the lines of this message: another message may want others
+        return {"project": project, "text": text, "ids": [
+            h.zk_id for h in hits if h.zk_id in text and h.note_kind != NoteKind.SESSION_SUMMARY]}
+
+    def handoff_lines(self, hits: list[Hit], message: str) -> list[Hit]:
+        """Hits with a handoff's preview made of its lines that share the most words with the
+        message (a handoff lists a whole session: its first lines seldom answer the message)."""
+        handoffs = {h.zk_id for h in hits if h.note_kind == NoteKind.SESSION_SUMMARY}
+        if not handoffs:
+            return hits
+        full = {n.zk_id: n.content for n in self.tools.brain.reader.found(sorted(handoffs))}
+        return [h.model_copy(update={"preview": matching_lines(full[h.zk_id], message)})
+                if h.zk_id in full else h for h in hits]
 
     def known_failures(self, project: str) -> dict[str, str]:
         """The commands (by the plugin's key) whose last run in the project failed with an
@@ -280,10 +302,11 @@ class PluginActions:
         failing = [f"`{f.command}` still fails ({f.zk_id}: {f.error})"
                    for f in record.failures.values()]
         commands = record.commands()[-MAX_LIST:]
+        later = record.requests[1:] if failing else record.requests[1:-1]  # the last: next
         return SessionDigest(
             objective=record.requests[0],
-            completed=[f"edited {f}" for f in record.edited] + [f"ran {c}" for c in commands]
-            or ["no edits or commands"], blockers=failing,
+            completed=[f"asked: {r}" for r in later] + [f"edited {f}" for f in record.edited]
+            + [f"ran {c}" for c in commands] or ["no edits or commands"], blockers=failing,
             next_steps=[f"make `{f.command}` pass" for f in record.failures.values()] or
             [f"follow up on: {record.requests[-1]}"])
 

@@ -8,6 +8,7 @@ import json
 import re
 
 from kg_brain.domain.sessions import CHARS_PER_TOKEN, SessionContext
+from kg_brain.enrichment.llm.text import content_terms
 from kg_brain.shapes.models import Hit, NoteView
 
 RECALL_PREVIEW = 240
@@ -89,6 +90,16 @@ def render_recall(hits: list[Hit], budget_tokens: int) -> str:
         lines.append(f"- {hit.zk_id} ({hit.note_kind}, relevance {hit.relevance:.2f}): {preview}")
     text = cut_lines(lines, budget_tokens * CHARS_PER_TOKEN)
     return text if text.count("\n") >= 2 else ""
+
+
+def matching_lines(content: str, message: str, most: int = 2) -> str:
+    """The `most` lines of `content` sharing the most content words with `message`, in their
+    order (a list item's marker dropped); the content itself when no line shares one."""
+    asked = content_terms(message)
+    lines = [line.strip().removeprefix("- ") for line in content.splitlines() if line.strip()]
+    shared = [len(content_terms(line) & asked) for line in lines]
+    best = sorted((i for i, n in enumerate(shared) if n), key=lambda i: (-shared[i], i))[:most]
+    return "; ".join(lines[i] for i in sorted(best)) if best else content
 
 
 def cut_lines(lines: list[str], limit: int) -> str:

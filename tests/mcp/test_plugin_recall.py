@@ -43,3 +43,31 @@ def test_recall_shows_relevant_notes_once_and_nothing_for_an_unrelated_message(
     assert len(small["text"]) <= 200 and small["ids"] == []  # no preview fits in 200 chars
     with pytest.raises(InvalidInput):
         actions.recall({"directory": folder, "text": ASK, "shown": "ZK-1"})
+
+
+def test_an_earlier_session_s_passing_remark_comes_back_by_its_handoff_lines(
+        brain: Brain, project: str, tmp_path: Path) -> None:
+    actions = PluginActions(BrainTools(brain))
+    folder = str(tmp_path / project)
+    remarks = ["Set up the cache layer for the catalogue service",
+               "Redis for the cache runs on port 6391 on the dev boxes",
+               "Kofi Mensah owns the catalogue service, send schema changes to him",
+               "Add a benchmark for cold cache reads"]
+    earlier = actions.close({"directory": folder, "session_id": "ses_cacheA", "requests": remarks})
+    handoff = brain.reader.found([earlier["summary_zk_id"]])[0].content
+    assert all(r in handoff for r in remarks)  # every request kept, the middle ones too
+    actions.close({"directory": folder, "session_id": "ses_cacheB",
+                   "requests": ["Which port does Redis use on the dev boxes?"]})
+
+    found = actions.recall({"directory": folder, "text": "Which port does Redis use on dev?",
+                            "session_id": "ses_cacheB"})
+    line = next(line for line in found["text"].splitlines() if earlier["summary_zk_id"] in line)
+    assert "6391" in line and "Kofi" not in line  # the handoff's matching line, not its head
+    assert earlier["summary_zk_id"] not in found["ids"]  # its other lines may come back later
+    own = actions.recall({"directory": folder, "session_id": "ses_cacheB",
+                          "text": "Which port does Redis use on the dev boxes?"})
+    assert all("Which port" not in line for line in own["text"].splitlines()[2:])  # not its own
+
+    person = actions.recall({"directory": folder, "text": "Who owns the catalogue service?",
+                             "shown": found["ids"]})
+    assert "Kofi Mensah" in person["text"]

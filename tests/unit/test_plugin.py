@@ -20,7 +20,7 @@ from kg_brain.domain.sessions import Handoff, Headline, MistakeHeadline, Session
 from kg_brain.store.localdb import free_port
 from kg_brain.surfaces import machine, plugin
 from kg_brain.surfaces.plugin_runs import judge
-from kg_brain.surfaces.plugin_text import one_line, render_start
+from kg_brain.surfaces.plugin_text import matching_lines, one_line, render_start
 from kg_brain.surfaces.service import log_path
 from kg_brain.surfaces.wire import CLIENTS, client_entry, server_environment, write_entry
 from tests.support.brains import make_settings
@@ -199,3 +199,18 @@ def test_the_open_thread_written_with_the_last_handoff_is_not_repeated() -> None
     assert "ZK-00000002" not in render_start(ctx.model_copy(update={"open_thread": thread}), 2000)
     older = thread.model_copy(update={"created": "2026-01-01T00:00:00Z"})
     assert "ZK-00000002" in render_start(ctx.model_copy(update={"open_thread": older}), 2000)
+
+
+def test_a_handoff_is_previewed_by_its_lines_that_share_words_with_the_message() -> None:
+    handoff = ("Objective: Tidy the queue consumers\nCompleted:\n"
+               "- asked: The audit consumer reads from the topic audit.events with 8 partitions\n"
+               "- asked: Dana Whitfield approves consumer group renames\n"
+               "- ran `make lint` (exit 0)\nNext steps:\n"
+               "- follow up on: Retry poison messages twice")
+    assert matching_lines(handoff, "How many partitions does the audit topic have?") == \
+        "asked: The audit consumer reads from the topic audit.events with 8 partitions"
+    both = matching_lines(handoff, "Who approves renames, and how often are poison messages "
+                          "retried?")
+    assert both == ("asked: Dana Whitfield approves consumer group renames; follow up on: Retry "
+                    "poison messages twice")  # the best two, in the handoff's order
+    assert matching_lines(handoff, "Write a haiku") == handoff  # no line shares a word

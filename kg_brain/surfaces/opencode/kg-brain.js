@@ -151,7 +151,7 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
   function recall(s, id, text) {
     const first = s.context === null ? startContext(s) : null
     s.recalls.set(id, Promise.resolve(first).then(() => memory.call("recall", {
-      text, budget_tokens: config.recall_budget_tokens, shown: [...s.ids],
+      text, budget_tokens: config.recall_budget_tokens, shown: [...s.ids], session_id: s.id,
     })).then((found) => {
       for (const shown of found?.ids ?? []) s.ids.add(shown)
       return found?.text ?? ""
