@@ -33,7 +33,7 @@ from bench.coding_data import (
     Step,
 )
 from bench.coding_lookalikes import dates, lookalikes, schedule
-from bench.common import delete_bench_project
+from bench.common import delete_bench_project, write_into
 from bench.ingest import drain_evolution, evolution_jobs, run_evolution
 from bench.methods import Method
 from bench.metrics import floor_sweep, latency, score_expected, summarise
@@ -237,7 +237,8 @@ def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Met
                 written = Replayed(stored["project"], dict(stored["ids"]))
             else:
                 written = replay(brain, clock, steps,
-                                 dates(steps, datetime.fromisoformat(data.start), seed), project)
+                                 dates(steps, datetime.fromisoformat(data.start), seed),
+                                 write_into(brain.db, project))
             ask(data, written, calls, tally, rewordings)
         finally:
             if not (keep or reuse):
