@@ -25,10 +25,10 @@ class OnnxEncoder:
 
     Each run of the model encodes one text, so a text's vector never depends on the texts
     embedded with it: the int8 model quantises its activations dynamically, with ranges taken
-    over the whole input of a run, and a batch's other texts (and their padding) moved a text's
-    vector by up to 0.02 in cosine (the same note stored by add_memory, alone, and by an import
-    or an evolution job, in a batch, got other vectors). A run of one text also pads nothing:
-    it costs less CPU per text than batches of 64 did.
+    over the whole input of a run, so in a batch the other texts (and their padding) would move
+    a text's vector by up to 0.02 in cosine, and a note would get one vector from add_memory
+    (alone) and another from an import or an evolution job (in company). A run of one text
+    also pads nothing: it costs less CPU per text than a batch of 64 texts of similar length.
 
     Each run of the model uses one thread: onnxruntime's default splits every operator over
     the cores, its threads spinning while they wait for each other, which costs more CPU for
