@@ -240,6 +240,7 @@ def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Met
                 written = replay(brain, clock, steps,
                                  dates(steps, datetime.fromisoformat(data.start), seed),
                                  write_into(brain.db, project))
+                brain.deps.index_fetch.forget(project)  # read as a fresh process reads it
             ask(data, written, calls, tally, rewordings)
         finally:
             if not (keep or reuse):

@@ -75,6 +75,7 @@ def run_corpora(brain: Brain, calls: dict[str, Method], corpora: list[Corpus], k
             project = write_into(brain.db, f"{prefix}-{run}-{write_path}-{number}")
             began = time.monotonic()
             ids = write_corpus(brain, corpus, project, write_path, with_reply)
+            brain.deps.index_fetch.forget(project)  # read as a fresh process reads it
             timings.append({"project": project, "notes": len(set(ids.values())),
                             "write_s": round(time.monotonic() - began, 1)})
             log.info("corpus %d: %s", number, timings[-1])
