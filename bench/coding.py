@@ -33,8 +33,8 @@ from bench.coding_data import (
     Step,
 )
 from bench.coding_lookalikes import dates, lookalikes, schedule
-from bench.common import delete_bench_project
-from bench.ingest import drain_evolution, evolution_jobs, run_evolution, run_sentences
+from bench.common import delete_bench_project, write_into
+from bench.ingest import drain_evolution, evolution_jobs, run_sentences
 from bench.methods import Method
 from bench.metrics import floor_sweep, latency, score_expected, summarise
 from kg_brain.base.clock import utc_now
@@ -120,7 +120,8 @@ def replay(brain: Brain, clock: ReplayClock, steps: list[Step], times: list[date
            project: str) -> Replayed:
     """Write the steps in order, each at its time, in its client session (client_session),
     applying the evolution jobs after each write as a scheduler would (in real time: queue
-    leases are shared with other processes), then drain what is left."""
+    leases are shared with other processes) and waiting out any another process holds, so
+    every job is applied before the next write whoever takes it: a write is reproducible."""
     out = Replayed(project)
     began = time.monotonic()
     for step, at in zip(steps, times, strict=True):
@@ -134,7 +135,7 @@ def replay(brain: Brain, clock: ReplayClock, steps: list[Step], times: list[date
                 out.merged_real.append(step.key)
             else:
                 out.merged_lookalikes += 1
-        out.evolution_applied += run_evolution(brain, project)
+        out.evolution_applied += drain_evolution(brain, project)
     out.write_s = time.monotonic() - began
     began = time.monotonic()
     out.evolution_applied += drain_evolution(brain, project)
@@ -238,7 +239,9 @@ def run_coding(brain: Brain, projects: list[CodingProject], calls: dict[str, Met
                 written = Replayed(stored["project"], dict(stored["ids"]))
             else:
                 written = replay(brain, clock, steps,
-                                 dates(steps, datetime.fromisoformat(data.start), seed), project)
+                                 dates(steps, datetime.fromisoformat(data.start), seed),
+                                 write_into(brain.db, project))
+                brain.deps.index_fetch.forget(project)  # read as a fresh process reads it
             ask(data, written, calls, tally, rewordings)
         finally:
             if not (keep or reuse):

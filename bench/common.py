@@ -38,6 +38,23 @@ def delete_bench_project(db: Database, project: str) -> int:
     return deleted
 
 
+def run_id(given: str | None) -> str:
+    """The id a run's project names carry: `given`, else a random one. The heuristic enricher
+    names the project in every note's context, which is embedded, so two writes of the same data
+    store the same vectors only under the same project name: a fixed id, one write after the
+    other (write_into refuses a project that holds notes)."""
+    return given or uuid.uuid4().hex[:8]
+
+
+def write_into(db: Database, project: str) -> str:
+    """`project`, after checking it holds no note: a write into another run's notes would mix
+    the two."""
+    if store.stress_note_counts(db, project=project)["notes"]:
+        raise ValueError(f"{project} already holds notes: another run writes there (give "
+                         "another --run-id, or wait for it)")
+    return project
+
+
 def emit_result(result: dict[str, Any], out: Path, settings: Settings | None = None) -> None:
     """Every benchmark's ending: the result printed on stdout and saved as JSON at `out`, with
     what reproduces it (see `provenance`; `out` itself is no uncommitted change: a bench that

@@ -7,10 +7,11 @@ writes too.
 `add`: every turn through add_memory one after the other, as an agent would store it: enrichment,
 dedup, typed links to the notes before it and evolution jobs, which this process applies after
 each write (as a server's scheduler would, a few seconds later; applying them here also keeps
-workers of other processes sharing the database from taking them), the queue drained before any
-question is asked. Each dated session of a conversation is one client session (its turns FOLLOW
-one another); passages name none. Nothing is batched: each write depends on the notes written
-before it.
+workers of other processes sharing the database from taking most of them), waiting out any job
+another process holds, so every job is applied before the next write whoever takes it and two
+writes of the same turns under one project name store the same notes. Each dated session of
+a conversation is one client session (its turns FOLLOW one another); passages name none.
+Nothing is batched: each write depends on the notes written before it.
 """
 
 from __future__ import annotations
@@ -81,8 +82,8 @@ def add_content(turn: Turn) -> str:
 
 
 def add_corpus(brain: Brain, corpus: Corpus, project: str) -> dict[TurnKey, str]:
-    """Every turn through add_memory in order, then the project's evolution queue drained;
-    returns turn key -> zk_id (a turn merged into an earlier note maps to that note)."""
+    """Every turn through add_memory in order, each write's evolution jobs applied before the
+    next; returns turn key -> zk_id (a turn merged into an earlier note maps to that note)."""
     by_key: dict[TurnKey, str] = {}
     merged = evolved = 0
     for turn in corpus.turns:  # an hour of writes waits out a database that goes away
@@ -91,8 +92,7 @@ def add_corpus(brain: Brain, corpus: Corpus, project: str) -> dict[TurnKey, str]
                                                                     session_id=s), "bench write")
         by_key[turn.key] = added.note.zk_id
         merged += added.deduplicated
-        evolved += outlast(lambda: run_evolution(brain, project), "bench evolution")
-    evolved += drain_evolution(brain, project)
+        evolved += outlast(lambda: drain_evolution(brain, project), "bench evolution")
     run_sentences(brain, project)
     log.info("added %d turns into %s (%d merged into earlier notes), evolution jobs: %d applied "
              "here of %d", len(corpus.turns), project, merged, evolved,

@@ -235,7 +235,8 @@ def add_parser(kinds: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pairs", default=str(DATA / "write_pairs.jsonl"),
                    help="labelled pairs (link_pairs.jsonl: the earlier, smaller set; "
-                   "write_pairs_r2.jsonl: a second round written after the rules were shaped)")
+                   "write_pairs_r2.jsonl, write_pairs_r3.jsonl: later rounds written after the "
+                   "rules were shaped)")
     p.add_argument("--kinds", default=str(DATA / "note_kinds.jsonl"))
     p.add_argument("--split", choices=HALVES, default="all",
                    help="the half written and scored: tune (where rules are chosen), check, all")

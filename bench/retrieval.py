@@ -18,7 +18,6 @@ import json
 import logging
 import sys
 import time
-import uuid
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,14 @@ from typing import Any
 from bench import coding
 from bench.baselines import Baselines, Fusion
 from bench.coding_data import rewordings_of, shipped_projects
-from bench.common import BENCH_PREFIX, delete_bench_project, provenance, record_check_run
+from bench.common import (
+    BENCH_PREFIX,
+    delete_bench_project,
+    provenance,
+    record_check_run,
+    run_id,
+    write_into,
+)
 from bench.datasets import (
     SPLITS,
     Corpus,
@@ -51,11 +57,13 @@ Scored = dict[str, list[tuple[str, dict[str, float | None]]]]
 
 def run_corpora(brain: Brain, calls: dict[str, Method], corpora: list[Corpus], keep: bool,
                 with_reply: bool, reuse: Path | None = None,
-                write_path: str = "import", prefix: str = "bench") -> dict[str, Any]:
+                write_path: str = "import", prefix: str = "bench",
+                run: str | None = None) -> dict[str, Any]:
     """`reuse`: a manifest of written projects; the corpora it lists for this write path are
     read as stored (nothing is written), the others written, kept and appended to it before
-    they are questioned, so tuning trials and a failed run skip the writes."""
-    run_id = uuid.uuid4().hex[:8]
+    they are questioned, so tuning trials and a failed run skip the writes. `run`: the
+    projects' run id (common.run_id)."""
+    run = run_id(run)
     scored: Scored = {m: [] for m in calls}
     latencies: dict[str, list[float]] = {m: [] for m in calls}
     written = _read_manifest(reuse, write_path, len(corpora))
@@ -64,9 +72,10 @@ def run_corpora(brain: Brain, calls: dict[str, Method], corpora: list[Corpus], k
         if number < len(written):
             project, ids = written[number]
         else:
-            project = f"{prefix}-{run_id}-{write_path}-{number}"
+            project = write_into(brain.db, f"{prefix}-{run}-{write_path}-{number}")
             began = time.monotonic()
             ids = write_corpus(brain, corpus, project, write_path, with_reply)
+            brain.deps.index_fetch.forget(project)  # read as a fresh process reads it
             timings.append({"project": project, "notes": len(set(ids.values())),
                             "write_s": round(time.monotonic() - began, 1)})
             log.info("corpus %d: %s", number, timings[-1])
@@ -179,7 +188,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         if is_coding:
             projects = shipped_projects(args.projects,
                                         None if args.split == "all" else args.split)
-            return coding.run_coding(brain, projects, calls, clock, uuid.uuid4().hex[:8],
+            return coding.run_coding(brain, projects, calls, clock, run_id(args.run_id),
                                      args.lookalikes, args.seed, args.keep, args.reuse,
                                      args.prefix, rewordings_of(args.rewordings)
                                      if args.rewordings else None) | meta | {
@@ -188,7 +197,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         corpora = _corpora(args)
         paths = list(WRITE_PATHS) if args.write_path == "both" else [args.write_path]
         results = {p: run_corpora(brain, calls, corpora, args.keep, not args.no_reply_context,
-                                  args.reuse, p, args.prefix) for p in paths}
+                                  args.reuse, p, args.prefix, args.run_id) for p in paths}
         return merge_write_paths(results) | meta | {"data": str(args.data)}
     finally:
         brain.close()
@@ -238,6 +247,10 @@ def add_parser(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-
     p.add_argument("--prefix", default="bench",
                    help="the written projects' names start with this (own them on a shared "
                         "server); other than bench, they are kept: with --keep or --reuse")
+    p.add_argument("--run-id", metavar="ID",
+                   help="the written projects' run id (default: a random one); each note's "
+                        "context names its project and is embedded, so two writes store the "
+                        "same vectors only under one id, run one after the other")
     p.add_argument("--no-reply-context", action="store_true",
                    help="import turns without the turn they answer in their context")
     p.set_defaults(handler=cmd_retrieval)

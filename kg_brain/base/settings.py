@@ -108,7 +108,8 @@ class Settings(BaseSettings):
 
     # --- Embeddings ----------------------------------------------------------------------------
     embedding_model: str | None = Field(None, description="path or model id; unset = packaged")
-    embedding_batch_size: int = Field(64, ge=1)
+    embedding_batch_size: int = Field(
+        64, ge=1, description="torch only: texts per run (the onnx runtimes run one text each)")
     embedding_runtime: Literal["torch", "onnx", "onnx-int8"] = Field(
         "onnx-int8", description="onnx-int8 (fastest) | onnx (torch's vectors) | torch")
 

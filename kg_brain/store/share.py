@@ -166,6 +166,13 @@ class IndexFetch:
         """The project's notes, as last counted."""
         return self._counted(project)[2]
 
+    def forget(self, project: str) -> None:
+        """Count the project again at its next use (a caller that has just written much of it:
+        a search reads the project's size, and a count up to `ttl_s` old would size its reads
+        by the project as it was)."""
+        with self._lock:
+            self._shares.pop(project, None)
+
     def _counted(self, project: str) -> tuple[float, float, int]:
         now = time.monotonic()
         with self._lock:

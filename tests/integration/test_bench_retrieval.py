@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bench.baselines import Baselines, Fusion
 from bench.common import delete_bench_project
 from bench.datasets import dia_keys, load_locomo
 from bench.methods import METHODS, Method, build, unfloored
 from bench.retrieval import DEPTH, merge_write_paths, report, run_corpora
-from bench.store import stress_jobs
+from bench.store import project_vectors, stress_jobs
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
@@ -129,3 +131,46 @@ def test_add_write_path_builds_the_graph_add_memory_builds(
     both = merge_write_paths({"import": added, "add": added})
     assert list(both["methods"]) == ["search_memory@import", "search_memory@add",
                                      "fusion@import", "fusion@add"]
+
+
+def _written(db: Database, brain: Brain,
+             manifest: Path) -> dict[str, tuple[str, list[float], list[tuple[str, str, str]]]]:
+    """What a write stored, by turn: context, vector and links (the other note as a turn)."""
+    [entry] = json.loads(manifest.read_text())
+    turn = {z: f"{s}:{t}" for s, t, z in entry["ids"]}
+    vectors = {v["zk_id"]: v["embedding"] for v in project_vectors(db, project=entry["project"])}
+    return {turn[n.zk_id]: (n.context, vectors[n.zk_id],
+                            sorted((link.type, link.direction, turn[link.zk_id])
+                                   for link in n.links))
+            for n in brain.reader.get(sorted(turn))}
+
+
+def test_two_writes_under_one_run_id_store_the_same_notes(
+        tmp_path: Path, db: Database, embedder: SentenceTransformerEmbedder) -> None:
+    """Each note's context names its project and is embedded: under one run id, one write after
+    the other, add_memory's notes, evolved contexts, vectors and links come out the same; a
+    write into a project that still holds a run's notes is refused."""
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([_conversation("Ana", "Ben")]))
+    corpora = load_locomo(data)
+    brain, every = _brain_and_methods(db, embedder)
+    calls = {"vector": every["vector"]}
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+
+    def write(manifest: Path) -> None:
+        run_corpora(brain, calls, corpora, keep=False, with_reply=True, reuse=manifest,
+                    write_path="add", prefix="bench-twice", run="same")
+
+    write(first)
+    project = json.loads(first.read_text())[0]["project"]
+    try:
+        stored = _written(db, brain, first)
+        assert any(links for _, _, links in stored.values())
+        with pytest.raises(ValueError, match="already holds notes"):
+            write(second)
+        delete_bench_project(db, project)
+        write(second)
+        assert json.loads(second.read_text())[0]["project"] == project
+        assert _written(db, brain, second) == stored
+    finally:
+        delete_bench_project(db, project)

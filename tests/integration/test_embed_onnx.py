@@ -108,29 +108,43 @@ def test_two_processes_starting_at_once_build_once(exported: dict[str, Any]) -> 
 
 def test_onnx_vectors_match_torch_on_every_comparison_text(
         exported: dict[str, Any], reference: np.ndarray) -> None:
-    """Batched (padded, as imports embed) and one text at a time (as searches embed)."""
+    """Many texts in one call (as imports embed) and one text a call (as searches embed)."""
     fp32 = build_embedder(load_settings(embedding_runtime="onnx",
                                         kg_brain_cache_dir=exported["cache"]))
-    batched = cosines(fp32.encode_many(COMPARISON), reference)
+    together = cosines(fp32.encode_many(COMPARISON), reference)
     single = cosines([fp32.encode(text) for text in COMPARISON[:120]], reference[:120])
     assert len(COMPARISON) >= 500
-    assert batched.min() >= 0.9999, COMPARISON[int(batched.argmin())]
+    assert together.min() >= 0.9999, COMPARISON[int(together.argmin())]
     assert single.min() >= 0.9999, COMPARISON[int(single.argmin())]
 
 
-def test_batches_run_at_once_give_the_vectors_one_thread_gives(
+def test_texts_run_at_once_give_the_vectors_one_thread_gives(
         exported: dict[str, Any]) -> None:
-    """An import's call: many batches of 8 on 3 threads at once, against the same batches run
-    one after another on one thread: the very same floats, in the order of the texts."""
+    """An import's call: the texts on 3 threads at once, against the same texts one after
+    another on one thread: the very same floats, in the order of the texts."""
     artefact = ensure_artefact(None, exported["cache"], "onnx")
-    together = artefact.encoder().encode(COMPARISON, 8)
+    together = artefact.encoder().encode(COMPARISON)
     alone = OnnxEncoder(artefact.model, artefact.tokenizer, artefact.max_seq_length,
-                        workers=1).encode(COMPARISON, 8)
+                        workers=1).encode(COMPARISON)
     assert np.array_equal(OnnxEncoder(artefact.model, artefact.tokenizer,
-                                      artefact.max_seq_length, workers=3).encode(COMPARISON, 8),
+                                      artefact.max_seq_length, workers=3).encode(COMPARISON),
                           alone)
     assert np.array_equal(together, alone)
-    assert len(COMPARISON) // 8 >= 60
+
+
+def test_a_text_gets_its_own_vector_whatever_is_embedded_beside_it(
+        exported: dict[str, Any]) -> None:
+    """The int8 model quantises activations with ranges over a whole run: a note embedded
+    among others (an import, an evolution job's re-embeds) gets the vector add_memory gives it
+    alone, bit for bit, in any company and order."""
+    int8 = build_embedder(load_settings(embedding_runtime="onnx-int8",
+                                        kg_brain_cache_dir=exported["cache"]))
+    texts = COMPARISON[:48]
+    alone = np.asarray([int8.encode(text) for text in texts])
+    assert np.array_equal(np.asarray(int8.encode_many(texts)), alone)
+    assert np.array_equal(np.asarray(int8.encode_many(texts[::-1]))[::-1], alone)
+    assert np.array_equal(np.asarray(int8.encode_many([texts[0], COMPARISON[-1] * 4]))[0],
+                          alone[0])
 
 
 def test_int8_stays_close_to_torch_and_is_smaller(

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
+
+import pytest
 
 from bench.links import DATA, LABELS, Outcome, link_scores, load_jsonl, render, report
 from kg_brain.base.vocab import NoteKind
 
 PAIRS = load_jsonl(DATA / "write_pairs.jsonl")
 ROUND2 = load_jsonl(DATA / "write_pairs_r2.jsonl")
+ROUND3 = load_jsonl(DATA / "write_pairs_r3.jsonl")
 KINDS = load_jsonl(DATA / "note_kinds.jsonl")
 
 
@@ -31,22 +35,27 @@ def test_the_pair_set_covers_every_label_in_two_stratified_halves() -> None:
     assert len({p["project"] for p in PAIRS}) >= 10
 
 
-def test_the_second_round_is_split_per_label_as_the_first_was() -> None:
+@pytest.mark.parametrize(("rounds", "size"), [((ROUND2,), 120), ((ROUND3, ROUND2), 150)],
+                         ids=["second", "third"])
+def test_the_later_rounds_are_split_per_label_as_the_first_was(
+        rounds: tuple[list[dict[str, Any]], ...], size: int) -> None:
     # one random.Random(25) over the labels in sorted order; each label's pairs in file order,
     # shuffled, the first half (rounded up) tuning
-    assert len(ROUND2) >= 120
+    pairs = rounds[0]
+    assert len(pairs) >= size
     rng = random.Random(25)
-    for label in sorted({p["expected"] for p in ROUND2}):
-        group = [p for p in ROUND2 if p["expected"] == label]
+    for label in sorted({p["expected"] for p in pairs}):
+        group = [p for p in pairs if p["expected"] == label]
         order = list(range(len(group)))
         rng.shuffle(order)
         tune = set(order[:(len(group) + 1) // 2])
         assert [p["half"] for p in group] == ["tune" if i in tune else "check"
                                               for i in range(len(group))], label
-    assert {p["expected"] for p in ROUND2} >= {"SUPERSEDES", "FIXES", "NONE"}
-    assert len({p["id"] for p in ROUND2} | {p["id"] for p in PAIRS}) == len(ROUND2) + len(PAIRS)
+    assert {p["expected"] for p in pairs} >= {"SUPERSEDES", "FIXES", "NONE"}
+    ids = [p["id"] for r in (*rounds, PAIRS) for p in r]
+    assert len(set(ids)) == len(ids)
     kinds = {k.value for k in NoteKind}
-    for p in ROUND2:
+    for p in pairs:
         assert p["new"]["note_kind"] in kinds and p["existing"]["note_kind"] in kinds
         assert p["about"] in {"same", "different"}
 

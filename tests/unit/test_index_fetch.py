@@ -173,3 +173,14 @@ def test_consolidation_asks_the_index_for_its_want_and_scans_a_small_project() -
     assert fetch.for_pairs("a", 100) == (100, False)  # past the rescan bound
     fetch = IndexFetch(Counts({"a": 201, "b": 45_000}, line="2026"), base=100, ceiling=2_000)
     assert fetch.for_pairs("a", 100) == (100, True)  # beyond 100 + 100: the filtered index
+
+
+def test_a_forgotten_project_is_counted_again_within_the_ttl() -> None:
+    counts = Counts({"a": 100, "b": 900})
+    fetch = IndexFetch(counts, ttl_s=3_600)  # type: ignore[arg-type]
+    assert fetch.size("a") == 100
+    counts.sizes["a"] = 400
+    assert fetch.size("a") == 100 and counts.reads == 1  # as counted, within the hour
+    fetch.forget("a")
+    assert fetch.size("a") == 400 and counts.reads == 2
+    assert fetch.share("a") == 400 / 1_300 and counts.reads == 2

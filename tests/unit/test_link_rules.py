@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kg_brain.base.vocab import LinkType
 from kg_brain.enrichment.llm.heuristic import HeuristicEnricher, make_title
-from kg_brain.enrichment.llm.rules import restates
+from kg_brain.enrichment.llm.rules import restates, says_change
 from kg_brain.enrichment.llm.types import Candidate, NoteDraft
 
 ENRICHER = HeuristicEnricher(min_similarity=0.45)
@@ -584,3 +584,23 @@ def test_a_number_counting_the_same_thing_is_the_value_changed() -> None:
 def test_a_key_set_to_another_value_supersedes_it() -> None:
     assert link("wal_level set to logical for the CDC connector.", "general",
                 "wal_level is replica on the primary.", "general", 0.75) == LinkType.SUPERSEDES
+
+
+def test_a_code_comment_naming_the_old_value_announces_the_change() -> None:
+    assert link("queue.prefetch_count = 64  # was 16, the consumers idled", "general",
+                "The billing consumer sets queue.prefetch_count to 16.", "general",
+                0.8) == LinkType.SUPERSEDES
+    assert link("max_open_files: 4096 // previously 1024", "general",
+                "The indexer runs with max_open_files 1024.", "general",
+                0.8) == LinkType.SUPERSEDES
+
+
+def test_what_a_note_stopped_using_is_the_value_it_replaced() -> None:
+    assert link("The thumbnails service stopped using ImageMagick; resizing is done by libvips.",
+                "general", "The thumbnails service resizes images with ImageMagick.", "general",
+                0.75) == LinkType.SUPERSEDES
+
+
+def test_updated_announces_a_change_but_an_event_named_updated_does_not() -> None:
+    assert says_change("- node 22\n- pnpm 9\n(.nvmrc updated)")
+    assert not says_change("The handler listens for invoice.updated and charge.updated events.")

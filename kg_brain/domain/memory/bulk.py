@@ -40,8 +40,8 @@ class Importer:
         """Every record is validated and enriched (statistical key phrases, no LLM) before
         anything is written, so a bad record refuses the whole import; then batches are written
         (notes and their entities) in one transaction each, in record order. Embedding runs on
-        a thread of its own, one call per batch (the runtime sorts the batch's texts by length,
-        so little of its time goes into padding), from the first checked records on and at most
+        a thread of its own, one call per batch (the onnx runtimes run each text alone, one per
+        core at once: nothing is padded), from the first checked records on and at most
         AHEAD batches ahead of the writes: checking, embedding and writing overlap. Larger
         batches cost the server less CPU per note (fewer commits, each updating the full-text
         and vector indexes).

@@ -32,5 +32,4 @@ def build_embedder(settings: Settings) -> Embedder:
                          "(use EMBEDDING_RUNTIME=torch for a hub model id)")
     from kg_brain.enrichment.embed.onnx_runtime import OnnxEmbedder
 
-    return OnnxEmbedder(source, settings.kg_brain_cache_dir, runtime == "onnx-int8",
-                        settings.embedding_batch_size)
+    return OnnxEmbedder(source, settings.kg_brain_cache_dir, runtime == "onnx-int8")

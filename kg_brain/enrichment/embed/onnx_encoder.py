@@ -20,14 +20,21 @@ def usable_cores() -> int:
 
 class OnnxEncoder:
     """One loaded ONNX model: tokenise as sentence-transformers does (truncate to the model's
-    max sequence length, pad to the longest text of the batch), run the transformer, mean-pool
-    over the attention mask and L2-normalise.
+    max sequence length), run the transformer, mean-pool over the attention mask and
+    L2-normalise.
+
+    Each run of the model encodes one text, so a text's vector never depends on the texts
+    embedded with it: the int8 model quantises its activations dynamically, with ranges taken
+    over the whole input of a run, so in a batch the other texts (and their padding) would move
+    a text's vector by up to 0.02 in cosine, and a note would get one vector from add_memory
+    (alone) and another from an import or an evolution job (in company). A run of one text
+    also pads nothing: it costs less CPU per text than a batch of 64 texts of similar length.
 
     Each run of the model uses one thread: onnxruntime's default splits every operator over
     the cores, its threads spinning while they wait for each other, which costs more CPU for
     the same vectors, and beside another busy process (the database, during an import) every
-    operator waits for its slowest thread. A call with several batches runs them on `workers`
-    threads at once instead (onnxruntime releases the GIL while it runs), one batch each; the
+    operator waits for its slowest thread. A call with several texts runs them on `workers`
+    threads at once instead (onnxruntime releases the GIL while it runs), one text each; the
     vectors are the same either way."""
 
     def __init__(self, model: Path, tokenizer: Path, max_seq_length: int,
@@ -44,34 +51,25 @@ class OnnxEncoder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(tokenizer))
         self._tokenizer.enable_truncation(max_length=max_seq_length)
-        pad = self._tokenizer.padding or {}
-        self._tokenizer.enable_padding(pad_id=int(pad.get("pad_id", 0)),
-                                       pad_token=str(pad.get("pad_token", "[PAD]")))
+        self._tokenizer.no_padding()  # the model's tokenizer file pads every text to 128 tokens
         self._workers = ThreadPoolExecutor(max_workers=workers or usable_cores(),
                                            thread_name_prefix="embed")
 
-    def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        """Vectors in the order of `texts`; batches group texts of similar length (longest first,
-        as sentence-transformers does) so little time goes into padding."""
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        chunks = [order[start:start + batch_size] for start in range(0, len(order), batch_size)]
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors in the order of `texts`, each text run alone (the class's note)."""
         out: np.ndarray = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
-        if len(chunks) == 1:
-            out[chunks[0]] = self._batch([texts[i] for i in chunks[0]])
+        if len(texts) == 1:
+            out[0] = self._run(texts[0])
             return out
-        batches = self._workers.map(lambda chunk: self._batch([texts[i] for i in chunk]), chunks)
-        for chunk, vectors in zip(chunks, batches, strict=True):
-            out[chunk] = vectors
+        for i, vector in enumerate(self._workers.map(self._run, texts)):
+            out[i] = vector
         return out
 
-    def _batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
-        mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
-        feed = {"input_ids": ids, "attention_mask": mask,
-                "token_type_ids": np.asarray([e.type_ids for e in encodings], dtype=np.int64)}
+    def _run(self, text: str) -> np.ndarray:
+        encoding = self._tokenizer.encode(text)
+        ids = np.asarray([encoding.ids], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                "token_type_ids": np.asarray([encoding.type_ids], dtype=np.int64)}
         hidden = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return pooled / np.clip(norms, 1e-12, None)
+        pooled = hidden.sum(axis=1) / np.float32(ids.shape[1])
+        return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None))[0]

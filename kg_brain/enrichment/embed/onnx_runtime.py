@@ -28,12 +28,10 @@ class OnnxEmbedder:
 
     dim = EMBEDDING_DIM
 
-    def __init__(self, source: Path | None, cache_dir: Path, quantised: bool,
-                 batch_size: int = 64) -> None:
+    def __init__(self, source: Path | None, cache_dir: Path, quantised: bool) -> None:
         self.runtime = "onnx-int8" if quantised else "onnx"
         self.source = source
         self.cache_dir = cache_dir
-        self._batch_size = batch_size
         self._encoder: OnnxEncoder | None = None
         self._lock = threading.Lock()
 
@@ -53,7 +51,7 @@ class OnnxEmbedder:
             return []
         encoder = self._load()
         try:
-            vectors: Any = encoder.encode(texts, self._batch_size)
+            vectors: Any = encoder.encode(texts)
         except Exception as exc:  # onnxruntime raises its own error types
             raise ProviderError(f"embedding failed: {exc}") from exc
         return [v.tolist() for v in vectors]

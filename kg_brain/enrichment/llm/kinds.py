@@ -45,18 +45,23 @@ _CUES: dict[NoteKind, list[tuple[re.Pattern[str], float]]] = {
         (re.compile(r"\b(?:fixed|resolved|solved) the\b", re.I), 2.0),
         (re.compile(r"\b(?:went away|goes away|is gone|are gone|disappeared|stopped (?:failing|"
                     r"crashing|happening)|works again|pass(?:es)? again)\b", re.I), 2.0),
-        # the failure named as over ("the segfault is fixed", "the 504s stopped", "no more
+        # the failure named as over ("the segfault is fixed", "the 504s stopped", "the 504s on
+        # the login page stopped", "finishes instead of timing out", "no longer occurs", "no more
         # OOMKilled pods", "loads without the KeyError") or the failing step succeeding again
         # ("the import succeeds again", "the image compiles again")
         (re.compile(r"\b(?:is|are|was|were|got|has been|have been) (?:now )?(?:fixed|resolved)\b|"
-                    r"\b\w+[^s\W]s (?:stopped|ceased)(?=\s*(?:[.;,)]|$))|"
+                    r"\b\w+[^s\W]s(?: (?:on|in|at|of|from|for|during) (?:the |an? )?[\w-]+"
+                    r"(?: [\w-]+)?)? (?:stopped|ceased)(?=\s*(?:[.;,)]|$))|"
                     r"\bno more (?:\w+ )?\w*(?:error|exception|crash|loop|backoff|timeout|failure|"
                     r"panic|leak|deadlock|oom\w*|killed|restart)|"
                     r"\bwithout (?:the|an?|any)\s+(?:[\w'\"-]+\s+){0,3}?"
                     r"(?:\w*(?:error|exception)s?|failures?|crash(?:es)?|panics?)\b|"
                     r"\b(?:works?|succeeds?|pass(?:es)?|runs?|builds?|links?|starts?|loads?|"
                     r"imports?|connects?|deploys?|compiles?|installs?|migrates?|boots?|syncs?|"
-                    r"saves?|matches?|match)(?: \w+)? again\b|\b(?:is|are) green again\b",
+                    r"saves?|matches?|match)(?: \w+)? again\b|\b(?:is|are) green again\b|"
+                    r"\b(?:instead of|rather than) (?:timing out|failing|crashing|hanging|"
+                    r"erroring)\b|"
+                    r"\bno longer (?:happens?|occurs?|shows? up|appears?|recurs?)\b",
                     re.I | re.M), 2.0),
         (re.compile(r"\b(?:the|a|one)\s+(?:fix|solution|workaround|remedy)\s+(?:is|was|for)\b",
                     re.I), 3.0),

@@ -29,15 +29,17 @@ from kg_brain.enrichment.llm.types import EntityKind
 # ("up from 30: Kofi needs a quarter").
 _VALUE = r"(?:[^.:;,()]|[.:](?=[\w-]))+"
 # A cue followed by the replaced value ("instead of X", "(was X)", "(from X)", "no longer X",
-# "up from X", "no longer 8101").
+# "stopped using X", "up from X", "no longer 8101", a code comment "= 800  # was 200").
 _BEFORE_VALUE = re.compile(
     r"\b(?:moved (?:off|away from)|replac(?:ed|ing)|dropped|retired|previously|formerly|the old|"
+    r"stopped (?:using|writing(?: to| into)?|running|deploying(?: to)?|sending(?: to)?)|"
     r"(?:up|down) from|"
     r"no longer (?:uses?|using|on|in|at|with|via|depends on|(?=v?\d)|(?:goe?s?|runs?|lives?|"
     r"points?|writes?|reads?|sends?|listens?|routes?|deploys?|publishes|publish|stores?|"
     r"sits?|lands?|connects?) (?:to|on|in|at|from|via)))\s*"
     rf"(?P<value>{_VALUE})"
-    r"|\((?:(?:it|they|that) )?(?:was|were|previously|formerly|from)\s+(?P<paren>[^)]+)\)",
+    r"|\((?:(?:it|they|that) )?(?:was|were|previously|formerly|from)\s+(?P<paren>[^)]+)\)"
+    rf"|(?:#|//)\s*(?:was|previously)\s+(?P<comment>{_VALUE})",
     re.I)
 # "instead of X" is a choice as often as a change ("CBOR instead of JSON"): a change only in a
 # sentence that says one.
@@ -111,7 +113,8 @@ def _replaced_raw(text: str) -> tuple[str, ...]:
         for pattern in patterns:
             for match in pattern.finditer(sentence):
                 groups = match.groupdict()
-                raw = groups.get("value") or groups.get("paren") or groups.get("number") or ""
+                raw = (groups.get("value") or groups.get("paren") or groups.get("comment")
+                       or groups.get("number") or "")
                 found.append(_VALUE_END.sub("", raw))
     return tuple(found)
 

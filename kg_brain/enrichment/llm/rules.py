@@ -65,14 +65,16 @@ _MOVED = re.compile(r"\b(?:moved|postponed|rescheduled|pushed (?:back|out)|delay
                     r"forward|from \S+(?: \S+)? to)\b", re.I)
 _CHANGE = re.compile(
     r"\b(?:now|no longer|any ?more|switched|moved|migrated|replaced|rewritten|renamed|"
-    r"upgraded|downgraded|bumped|raised|lowered|reduced|increased|cut|retired|changed|"
+    r"upgraded|downgraded|(?<![.\w-])updated|bumped|raised|lowered|reduced|increased|cut|"
+    r"retired|changed|"
     r"halved|doubled|scaled|extended|shortened|revers(?:ed|ing)|turned (?:on|off)|dropped to|"
+    r"stopped (?:using|writing|running|deploying|sending)|"
     r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )set to|down to|(?:up|down) from|"
     r"went (?:up |down |back )?to|(?:passed|handed|transferred|reassigned) (?:over )?(?:from|to)|"
     r"from \S+ to|instead of)\b|"
-    r"\((?:(?:it|they|that) )?(?:was|were)\b|→|"
+    r"\((?:(?:it|they|that) )?(?:was|were)\b|(?:#|//)\s*(?:was|previously)\b|→|"
     r"\d\s?[a-z%]{0,7}\s*->\s*v?\d", re.I)
-# "weekly (was monthly)", "30 s → 60 s", "1.4 -> 1.6"; a bare
+# "weekly (was monthly)", "= 800  # was 200", "30 s → 60 s", "1.4 -> 1.6"; a bare
 # "was" narrates ("when I was 10", "we were given") more often than it marks a change
 _NO_LONGER = re.compile(r"\b(?:no longer|any ?more)\b", re.I)
 _STOPPED = re.compile(r"\bno longer (\w+)", re.I)
