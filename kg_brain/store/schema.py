@@ -68,7 +68,8 @@ SCHEMA_MODELS = (Note,)
 SCHEMA_INDEXES = frozenset({
     "constraint_unique_Note_zk_id", VECTOR_INDEX, "index_Note_project", "index_Note_memory_type",
     "index_Note_note_kind", "index_Note_last_accessed", "index_Note_failure_signature",
-    FULLTEXT_INDEX, WORD_INDEX, "job_key", "job_kind_state", "lease_name", "revision_zk_id",
+    FULLTEXT_INDEX, WORD_INDEX, "job_key", "job_kind_state", "job_claim_order",
+    "job_project_claim_order", "lease_name", "revision_zk_id",
     "entity_key", ENTITY_INDEX, "forgotten_zk_id", "note_session_created",
     "plugin_session_id", "command_run_key", "project_id", "project_key",
 })
@@ -118,6 +119,16 @@ def create_job_index(on: On) -> None:
 @autocommit("schema/create_job_state_index.cypher")
 def create_job_state_index(on: On) -> None:
     """Jobs by kind and state."""
+
+
+@autocommit("schema/create_job_claim_index.cypher")
+def create_job_claim_index(on: On) -> None:
+    """A kind's jobs in a state, oldest first (the claim's order)."""
+
+
+@autocommit("schema/create_job_project_claim_index.cypher")
+def create_job_project_claim_index(on: On) -> None:
+    """The same within one project."""
 
 
 @autocommit("schema/create_lease_constraint.cypher")
@@ -176,6 +187,7 @@ def await_indexes(on: On) -> None:
 
 
 STATEMENTS = (create_fulltext_index, create_word_index, create_job_index, create_job_state_index,
+              create_job_claim_index, create_job_project_claim_index,
               create_lease_constraint, create_revision_index, create_entity_constraint,
               create_entity_fulltext_index, create_forgotten_constraint,
               create_session_order_index, create_plugin_session_constraint,
