@@ -187,7 +187,7 @@ def run(mcp_url: str, env: dict[str, str], brain: Brain, base: Path,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.common import delete_bench_project, emit_result
+    from bench.common import delete_bench_project, emit_result, record_check_run
     from kg_brain.base.settings import load_settings
     from kg_brain.store.localdb import free_port
 
@@ -195,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("tune", "check"), default="tune")
     parser.add_argument("--out", type=Path, default=Path("plugin_conv.json"))
     args = parser.parse_args(argv)
+    if args.split == "check":
+        record_check_run("plugin_conv", "check",
+                         [str((DATA / name).relative_to(DATA.parents[2]))
+                          for name in ("conversations.json", "split.json")], args.out)
     env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "KG_BRAIN_SERVICE_START": "false",
            "KG_BRAIN_HTTP_PORT": str(free_port()), "KG_BRAIN_HTTP_TOKEN": secrets.token_urlsafe(24)}
     base = Path(tempfile.mkdtemp())
