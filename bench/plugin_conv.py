@@ -35,9 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
-import shutil
-import tempfile
 import uuid
 from collections import defaultdict
 from pathlib import Path
@@ -49,9 +46,9 @@ from bench.plugin_workload import (
     MEMORY_HEADER,
     RECALL_HEADER,
     Served,
+    bench_service,
     notes_of,
     prepare,
-    service,
     start_memory,
 )
 from kg_brain.root.app import Brain
@@ -188,8 +185,6 @@ def run(mcp_url: str, env: dict[str, str], brain: Brain, base: Path,
 
 def main(argv: list[str] | None = None) -> int:
     from bench.common import delete_bench_project, emit_result, record_check_run
-    from kg_brain.base.settings import load_settings
-    from kg_brain.store.localdb import free_port
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "check"), default="tune")
@@ -199,20 +194,14 @@ def main(argv: list[str] | None = None) -> int:
         record_check_run("plugin_conv", "check",
                          [str((DATA / name).relative_to(DATA.parents[2]))
                           for name in ("conversations.json", "split.json")], args.out)
-    env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "KG_BRAIN_SERVICE_START": "false",
-           "KG_BRAIN_HTTP_PORT": str(free_port()), "KG_BRAIN_HTTP_TOKEN": secrets.token_urlsafe(24)}
-    base = Path(tempfile.mkdtemp())
-    brain = Brain(load_settings())
     projects: list[str] = []
-    try:
-        with service(env) as mcp_url:
+    with bench_service() as (mcp_url, env, brain, base):
+        try:
             result = run(mcp_url, env, brain, base, load(args.split), projects)
-        emit_result({"split": args.split} | result, args.out)
-    finally:
-        for project in projects:
-            delete_bench_project(brain.db, project)
-        brain.close()
-        shutil.rmtree(base, ignore_errors=True)
+            emit_result({"split": args.split} | result, args.out)
+        finally:
+            for project in projects:
+                delete_bench_project(brain.db, project)
     return 0
 
 

@@ -44,6 +44,7 @@ import httpx
 
 from bench.plugin_relay import Relay
 from bench.plugin_workload_data import FILES, SMALL, Session, workload
+from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
 from kg_brain.store.views import export_notes
 from tests.e2e import opencode
@@ -309,29 +310,41 @@ def service(env: dict[str, str]) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
+@contextmanager
+def bench_service() -> Iterator[tuple[str, dict[str, str], Brain, Path]]:
+    """A `kg-brain serve --http` of the bench's own (no scheduler, no shared service) on a free
+    port, a Brain on the same database and a scratch folder: (MCP url, the service's environment,
+    the Brain, the folder); the Brain closed and the folder removed after."""
+    from kg_brain.base.settings import load_settings
+    from kg_brain.store.localdb import free_port
+
+    env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "KG_BRAIN_SERVICE_START": "false",
+           "KG_BRAIN_HTTP_PORT": str(free_port()), "KG_BRAIN_HTTP_TOKEN": secrets.token_urlsafe(24)}
+    base = Path(tempfile.mkdtemp())
+    brain = Brain(load_settings())
+    try:
+        with service(env) as mcp_url:
+            yield mcp_url, env, brain, base
+    finally:
+        brain.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     from bench.common import BENCH_PREFIX, delete_bench_project, emit_result
-    from kg_brain.base.settings import load_settings
-    from kg_brain.root.app import Brain
-    from kg_brain.store.localdb import free_port
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--mode", choices=("run", "serve"), default="run")
     parser.add_argument("--out", type=Path, default=Path("plugin_workload.json"))
     args = parser.parse_args(argv)
-    env = {**os.environ, "SCHEDULER_IN_SERVER": "false", "KG_BRAIN_SERVICE_START": "false",
-           "KG_BRAIN_HTTP_PORT": str(free_port()), "KG_BRAIN_HTTP_TOKEN": secrets.token_urlsafe(24)}
-    base = Path(tempfile.mkdtemp())
     project = f"{BENCH_PREFIX}workload-{uuid.uuid4().hex[:8]}"
-    brain = Brain(load_settings())
-    try:
-        with service(env) as mcp_url:
-            emit_result(run(mcp_url, env, brain.db, base, project, args.small, args.mode), args.out)
-    finally:
-        delete_bench_project(brain.db, project)
-        brain.close()
-        shutil.rmtree(base, ignore_errors=True)
+    with bench_service() as (mcp_url, env, brain, base):
+        try:
+            emit_result(run(mcp_url, env, brain.db, base, project, args.small, args.mode),
+                        args.out)
+        finally:
+            delete_bench_project(brain.db, project)
     return 0
 
 
