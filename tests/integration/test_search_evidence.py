@@ -20,6 +20,7 @@ from kg_brain.enrichment.embed import SentenceTransformerEmbedder
 from kg_brain.root.app import Brain
 from kg_brain.shapes.models import Hit
 from kg_brain.store.db import Database
+from kg_brain.views.sentences import backfill_sentences
 from tests.support.brains import make_brain
 
 SERVICES = ["loyalty-api", "stock-sync", "price-engine", "shift-planner", "voucher-service",
@@ -70,12 +71,20 @@ def channels(hit: Hit) -> set[str]:
 
 def rankings(brain: Brain, query: str, project: str) -> list[list[str]]:
     """The ids search_memory and deep_search answer `query` with, best first."""
+    settled(brain, project)
     return [[h.zk_id for h in search(query, project)]
             for search in (brain.search.search_memory, brain.search.deep_search)]
 
 
+def settled(brain: Brain, project: str) -> None:
+    """Every note of the project holds its sentence vectors, as once its sentences jobs ran: a
+    maintenance drain in another process may run them at any moment otherwise."""
+    backfill_sentences(brain.deps, apply=True, project=project)
+
+
 def unordered_by_time(brain: Brain, query: str, project: str) -> list[str]:
     """The ids search_memory answers `query` with when no note yields to a later one."""
+    settled(brain, project)
     off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
                  replace(brain.search.deep_tuning, same_n=0))
     return [h.zk_id for h in off.search_memory(query, project)]
@@ -85,6 +94,7 @@ def unordered_by_time(brain: Brain, query: str, project: str) -> list[str]:
 def test_the_note_holding_the_asked_identifier_ranks_first_among_lookalikes(
         brain: Brain, project: str, query: str) -> None:
     wanted = tickets(brain, project)
+    settled(brain, project)
     for hits in (brain.search.search_memory(query, project, top_k=5),
                  brain.search.deep_search(query, project, top_k=5)):
         assert hits[0].zk_id == wanted and "exact" in channels(hits[0])
@@ -97,6 +107,7 @@ def test_a_held_identifier_is_relevant_whatever_its_cosine(brain: Brain, project
         "Rolled back 7c1e9a04bd: it restored the old nginx upstream block.", project)])[0]
     strict = Search(brain.deps, replace(brain.search.tuning, floor=0.99),
                     word_floor=(0.99, 0.0, 0.0))
+    settled(brain, project)
     for hits in (strict.search_memory("7c1e9a04bd", project, top_k=3),
                  strict.deep_search("7c1e9a04bd", project, top_k=3)):
         assert hits[0].zk_id == held and hits[0].relevance < 0.99
@@ -108,6 +119,7 @@ def test_a_held_identifier_is_relevant_whatever_its_cosine(brain: Brain, project
 def test_a_token_many_notes_hold_is_no_evidence(brain: Brain, project: str) -> None:
     brain.importer.add_many([record(f"{s} logs ERRX-77 when its queue is full.", project)
                              for s in SERVICES[:brain.search.tuning.exact_df + 1]])
+    settled(brain, project)
     hits = brain.search.search_memory("ERRX-77", project)
     assert hits == [] or not [h for h in hits if "exact" in channels(h)]
 
@@ -123,6 +135,7 @@ def test_an_identifier_inside_a_longer_token_is_relevant_unless_many_hits_hold_i
         project)])[0]
     strict = Search(brain.deps, replace(brain.search.tuning, floor=0.99),
                     word_floor=(0.99, 0.0, 0.0))
+    settled(brain, project)
     hits = strict.search_memory("LOOKER_SCRATCH", project, top_k=3)
     assert hits[0].zk_id == held and hits[0].relevance < 0.99
     brain.importer.add_many([record(f"{s} writes its exports to warehouse.errq_77 hourly.",
@@ -138,6 +151,7 @@ def test_a_reference_number_finds_the_note_citing_it_above_one_stating_the_numbe
                project),
         record("WAF rule on the invoice load balancer: 212 requests per 5 minutes per IP; "
                "what changed is the limit per IP.", project)])
+    settled(brain, project)
     assert brain.search.search_memory("what did PR #212 change?", project, top_k=2)[0].zk_id \
         == cited
 
@@ -145,6 +159,7 @@ def test_a_reference_number_finds_the_note_citing_it_above_one_stating_the_numbe
 def test_lucene_syntax_in_an_identifier_is_only_text(brain: Brain, project: str) -> None:
     held = brain.importer.add_many([record(
         "The lock at ledger/models.py:212 serialises postings per till.", project)])[0]
+    settled(brain, project)
     for query in ("ledger/models.py:212", 'why "ledger/models.py:212"?', "models.py:212]",
                   "ledger\\models.py:212 OR *"):
         assert brain.search.search_memory(query, project, top_k=3)[0].zk_id == held, query
@@ -191,6 +206,7 @@ def test_a_note_on_another_subject_does_not_yield(brain: Brain, days: Days,
         "The ledger API serves on port 8020 in development; set LEDGER_HTTP_PORT to change it.",
         "The billing API serves on port 8040 in development; set BILLING_HTTP_PORT to change "
         "it."])
+    settled(brain, project)
     hits = brain.search.search_memory("which port does the ledger API serve on?", project)
     assert hits[0].zk_id == ledger and billing in {h.zk_id for h in hits}
 
@@ -433,6 +449,7 @@ def test_a_later_session_summary_states_the_current_value(brain: Brain, days: Da
     history = "how many hours did we wait before going to 50% in a rollout originally?"
     off = Search(brain.deps, replace(brain.search.tuning, same_n=0),
                  replace(brain.search.deep_tuning, same_n=0))
+    settled(brain, project)
     hits = {h.zk_id: h for h in off.search_memory(current, project, include_contextual=True)}
     assert list(hits).index(old) < list(hits).index(summary)
     # the summary reaches the query at most same_reach less close (cosines in [-1, 1])
