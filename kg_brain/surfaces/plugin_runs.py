@@ -75,7 +75,7 @@ _LABELLED = re.compile(rf"(?:{_WORDS}|{_LOCAL_WORDS}|{_UNSPACED_WORDS})[^:\n]{{0
 # A compiler's location before its message: `src/a.py:3:`, `a.go:3:2 message` (a column, then a
 # space), `src/a.ts(3,5):`, MSVC's `C:\src\a.c(41):`, maven's `[ERROR] A.java:[3,9] `.
 _PATH = r"(?:[A-Za-z]:\\)?[\w./\\-]+\.\w+"
-_LOCATION = re.compile(rf"^\s*{_PATH}(?::\d+){{1,2}}:\s|^\s*{_PATH}:\d+:\d+\s+\S|"
+_LOCATION = re.compile(rf"^\s*{_PATH}(?::\d+){{1,2}}:\s|^\s*{_PATH}:\d+:\d+\s+(?=\S)|"
                        rf"^\s*{_PATH}\(\d+(?:,\d+)?\):|^\s*\[\w+\]\s+{_PATH}:\[\d+,\d+\]\s")
 # An assertion's values, as test runners of many languages print them (`Expected: 30` with
 # `Received: 27`, `Actual: ...` or `But was: ...` on the next line): a finding with no error word.
