@@ -414,3 +414,21 @@ def test_asked_for_the_value_before_a_named_one_the_note_that_set_it_yields() ->
     assert ranked.index(0) < ranked.index(1)
     assert rank(pool, replace(q, text="pool size before we went to 60?"), t)[0] == 1
     assert rank(pool, replace(q, text="pool size before we went to 80?"), t)[0] == 2
+
+
+def test_the_mirror_reads_a_notes_best_sentence_as_search_memory_does() -> None:
+    """The vector channel, and the relevance floor, read 0.4 x the cosine + 0.6 x the best
+    sentence's (SENTENCE_WHOLE): note 1's one sentence answers (0.9), note 0's whole is closer
+    (0.5 against 0.45) but no sentence of it is (0.1); a note without sentences keeps its
+    cosine."""
+    pool = notes(3)
+    q = asked([0.5, 0.45, 0.0], {1})
+    t = replace(Tuning(), same_n=0, w_exact=0.0)
+    anything = (-1.0, 0.0, 0.0)
+    assert rank(pool, q, t, floor=anything)[:2] == [0, 1]  # no sentences stored: the cosine
+    q.best = np.asarray([0.1, 0.9, np.nan])
+    assert rank(pool, q, t, floor=anything)[:3] == [1, 0, 2]
+    # 0.4 x 0.45 + 0.6 x 0.9 = 0.72 passes a floor of 0.6 that neither cosine reaches
+    assert rank(pool, q, t, floor=(0.6, 0.0, 0.0))[0] == 1
+    q.best = None
+    assert rank(pool, q, t, floor=(0.6, 0.0, 0.0)) == []
