@@ -37,7 +37,9 @@ _SECRET_KEY = (
     r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|authtok|"
     # PASS, AUTH and SALT as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH,
     # SIGNING_SALT
-    r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))")
+    r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS|"
+    # and as a camel-case name's last word: keystorePass, bindPass
+    r"(?-i:(?<=[a-z])Pass)(?![A-Za-z0-9])))")
 _ASSIGNMENT = re.compile(
     _SECRET_KEY +
     # the key's closing quote (escaped inside a JSON string: \", \\\"), and a subscript's
@@ -71,11 +73,13 @@ _VARIABLE = re.compile(r"\bvariable\s+\"(?P<key>[\w\-]*(?i:passw(?:or)?d|passphr
 # an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>,
 # also with attributes (WS-Security's <wsse:Password Type="...">)
 _ELEMENT = re.compile(r"<(?P<key>[\w.:\-]{0,40}?(?i:passw(?:or)?d|passphrase|secret|token|"
-                      r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})(?:[ \t][^<>\n]*)?>"
+                      r"api[_\-]?key|private[_\-]?key|(?<![A-Za-z])pass(?![a-z])|"
+                      r"(?-i:(?<=[a-z])Pass(?![a-z])))[\w.:\-]{0,20})(?:[ \t][^<>\n]*)?>"
                       r"(?P<q>)(?P<qval>[^<>\n]*)</(?P=key)>")
+# (SOPS' ciphertext, ENC[AES256_GCM,...], is made to be committed)
 _REFERENCE_START = ("$", "%", "{", "<", "[", "@", "*", "os.", "env", "process.env", "getenv",
                     "settings.", "config.", "self.", "args.", "request.", "!", "/", "./", "../",
-                    "~/")
+                    "~/", "enc[")
 _NOT_A_CREDENTIAL = re.compile(r"#[0-9a-fA-F]{3,8}|__\w+__")  # a colour, a special token name
 # Helm charts' existingSecret, existingSecretPasswordKey: the name of a Secret, not one
 _REFERENCE_KEY = re.compile(r"(?i)existing")
@@ -103,6 +107,8 @@ _NAMED_FIELD = re.compile(
 _SEALED_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?SealedSecret\b")
 _ENCRYPTED_BLOCK = re.compile(r"(?m)^(?P<indent>[ \t]*)encryptedData[ \t]*:[ \t]*\n"
                               r"(?P<body>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)")
+_SOPS = re.compile(r"ENC\[[A-Z0-9_]+,data:[A-Za-z0-9+/=]*,iv:[A-Za-z0-9+/=]*,tag:[A-Za-z0-9+/=]*,"
+                   r"type:\w+\]")
 _KUBERNETES = "kubernetes_secret"
 _MARK = mark(_KUBERNETES)
 _DATA_ENTRY = re.compile(r"(?m)^(?P<head>[ \t]+[\w.\-]+[ \t]*:[ \t]*)(?P<q>[\"']?)"
@@ -157,16 +163,18 @@ def hide_kubernetes_secrets(text: str, found: list[str]) -> str:
 
 
 def sealed_values(text: str) -> list[tuple[int, int]]:
-    """Where a SealedSecret's `encryptedData:` entries are: ciphertext made to be committed, only
-    the cluster's controller can open it."""
+    """Where a SealedSecret's `encryptedData:` entries and SOPS' `ENC[AES256_GCM,...]` values are:
+    ciphertext made to be committed, only the cluster's controller or the key's holder can open
+    it."""
+    spans = [m.span() for m in _SOPS.finditer(text)] if "ENC[" in text else []
     if "SealedSecret" not in text:
-        return []
-    spans, start = [], 0
+        return spans
+    start = 0
     for end in [m.start() for m in _DOCUMENTS.finditer(text)] + [len(text)]:
         if _SEALED_MANIFEST.search(text, start, end):
             spans += [m.span("body") for m in _ENCRYPTED_BLOCK.finditer(text, start, end)]
         start = end
-    return spans
+    return sorted(spans)
 
 
 def _hide_data(block: re.Match[str], found: list[str]) -> str:

@@ -88,7 +88,7 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
      r"(?P<secret>[^\s'\"]{4,128})(?P=q)"),
     # a flag named for a login pair, then user:password (jenkins-cli -auth, --user, --creds)
     (("auth", "user", "cred"),
-     r"(?<!\S)--?(?:auth|user|creds?|credentials|basic-auth|proxy-user)[ =]['\"]?"
+     r"(?<!\S)--?(?:[a-z]+-)?(?:auth|user|creds?|credentials|basic-auth|proxy-user)[ =]['\"]?"
      r"(?P<user>[^\s:'\"@]+):(?P<q>)(?P<secret>(?!(?P=user)\b)[^\s'\"@]{4,128})"),
     # a token given to a command's login: wandb login KEY, cargo login TOKEN
     (("login",), r"\b[\w\-]+\s+(?:auth\s+)?login(?:\s+-{1,2}[\w\-]+)*\s+" + _VALUE),
@@ -96,6 +96,16 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     # auth=("user", "password"), HTTPBasicAuth(...), NetworkCredential(...)
     (("login(", "auth", "credential"),
      r"(?i)(?:\.login|auth|credentials?)\w*\s*[=(]\s*\(?\s*[\"'][^\"'\n]+[\"']\s*,\s*" + _VALUE),
+    # a connection opened with a name, a user and a password, the password the last literal:
+    # client.connect("node", "user", "..."), FTP_TLS("host", "user", "...")
+    (("connect", "ftp", "smtp"),
+     r"(?i)(?:\.connect|\bftp\w*|\bsmtp\w*)\s*\((?:\s*[\"'][^\"'\n]+[\"']\s*,){2}\s*"
+     r"(?P<q>[\"'])(?P<secret>[^\"'\n]{4,128})(?P=q)\s*\)"),
+    # a field naming a password given a call on a literal: password: await hash('...', 10),
+    # password = encrypt("...") (not Jasypt's ciphertext, ENC(...))
+    (("pass",),
+     r"(?i)\bpass(?:w(?:or)?d)?[\"']?\s*[:=]\s*(?:await\s+)?(?-i:(?!ENC\())[\w.]+\(\s*"
+     + _VALUE),
     # SQL's CREATE/ALTER USER ... IDENTIFIED BY (MySQL's WITH <plugin> BY); not BY PASSWORD
     # or BY VALUES, which take a hash
     (("identified",),
@@ -136,12 +146,23 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
 # (not a struct field's type: `Token *oauth2.Token`)
 _DIRECTIVE = re.compile(r"(?im)^[ \t]*[A-Za-z][\w.\-]{0,40}?(?:passw(?:or)?d|passwd|pw|passphrase|"
                         r"secret|token|authtok)[ \t]+(?![*&])" + _VALUE + r"[ \t]*;?[ \t]*$")
+# a network device's or daemon's config line: a keyword naming a secret, an encryption type
+# (0: plain text), then the value (`snmp-server community ... RO`, `enable secret 0 ...`,
+# `crypto isakmp key ... address ...`, `set ... authentication-key "..."`)
+# (lower case, as those languages write it; not a public key's, nor a key id in hex)
+_KEYWORD_LINE = re.compile(r"(?m)^[ \t]*(?:[\w.:/\-]+[ \t]+){0,8}?(?<!public )(?:community|key|"
+                           r"secret|password|passwd|[\w\-]+-(?:key|secret|password))[ \t]+"
+                           r"(?:0[ \t]+)?(?!['\"]?[0-9A-Fa-f]{8,}['\"]?(?:[ \t;]|$))" + _VALUE
+                           + r"(?=[ \t;]|$)")
 _PAIR = re.compile(r"(?i)(?:\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials|account|"
                    r"user(?:name)?)\b[^\n/]{0,40}?[\w.@\-]+|(?<![\w.@\-])" + _ACCOUNTS + r")"
                    r"\s+/\s+" + _VALUE)
 _ACCOUNT_PAIR = re.compile(r"(?i)(?:\b" + _ACCOUNTS + r"|\b(?:as|log[ -]?in|sign[ -]?in)[ \t]+"
                            r"(?:with[ \t]+)?[a-z][\w.\-]*)"
                            r":(?P<q>)(?P<secret>(?!\d)[^\s:'\"()]{4,64})(?=[\s,;)]|$)")
+# an e-mail address and its password: postfix's sasl_passwd `[host]:587 user@domain:...`
+_ADDRESS_PAIR = re.compile(r"(?<![\w.+\-])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+:(?P<q>)"
+                           r"(?P<secret>(?![\w\-]*\.[a-z]{1,4}(?:\s|$))[^\s/'\"]{6,128})(?=\s|$)")
 # a password word, then connecting words on the same line, then the value
 _NAMED = re.compile(
     r"(?i)\b(?:passw(?:or)?d|pass|pw|pwd|passphrase|passcode)\b"
@@ -163,7 +184,8 @@ def hide_referred(text: str, found: list[str]) -> str:
     """Every password behind a flag, in a pair or named by a password word, hidden."""
     lowered = text.lower()
     for words, pattern in (*_FLAGS, (("pw", "pass", "secret", "token", "authtok"), _DIRECTIVE),
-                           (("/",), _PAIR), ((":",), _ACCOUNT_PAIR),
+                           (("community", "key", "secret", "pass"), _KEYWORD_LINE),
+                           (("/",), _PAIR), ((":",), _ACCOUNT_PAIR), (("@",), _ADDRESS_PAIR),
                            (("pass", "pw"), _NAMED)):
         if any(word in lowered for word in words):
             # after "admin / ", a dotted name is a password (k1wi.Falcon), not code
