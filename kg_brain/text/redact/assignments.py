@@ -30,16 +30,20 @@ _KEY_WORDS = {
     "password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
     "pass": "password", "salt": "secret", "secret": "secret", "token": "token",
     "authtok": "password", "auth": "secret", "apikey": "api_key", "accesskey": "api_key",
-    "privatekey": "private_key", "credential": "secret",
+    "privatekey": "private_key", "credential": "secret", "sharedkey": "password", "psk": "password",
 }
 _SECRET_KEY = (
     r"(?<![\w.\-])(?P<key>[\w.\-]{0,40}?(?i:passwd|password|passphrase|pwd|secret(?:[_\-]?key)?|"
     r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|authtok|"
+    # a pre-shared key: wpa2-pre-shared-key, tunnel1_preshared_key, a Wi-Fi psk
+    r"pre[_\-]?shared[_\-]?key|(?<![A-Za-z])psk(?![A-Za-z0-9])|"
     # PASS, AUTH and SALT as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH,
     # SIGNING_SALT
     r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS|"
     # and as a camel-case name's last word: keystorePass, bindPass
-    r"(?-i:(?<=[a-z])Pass)(?![A-Za-z0-9])))")
+    r"(?-i:(?<=[a-z])Pass)(?![A-Za-z0-9]))"
+    # the same again, to confirm it: password_confirmation
+    r"(?:[_\-]confirm(?:ation)?)?)")
 _ASSIGNMENT = re.compile(
     _SECRET_KEY +
     # the key's closing quote (escaped inside a JSON string: \", \\\"), and a subscript's
@@ -84,6 +88,7 @@ _NOT_A_CREDENTIAL = re.compile(r"#[0-9a-fA-F]{3,8}|__\w+__")  # a colour, a spec
 # Helm charts' existingSecret, existingSecretPasswordKey: the name of a Secret, not one
 _REFERENCE_KEY = re.compile(r"(?i)existing")
 _LEET = re.compile(r"[A-Za-z]\d+[A-Za-z]")
+_CAPITALISED_DOTTED = re.compile(r"[A-Z][a-z]+\.[A-Z][a-z]+\d+")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _SECRET_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?Secret\b")
 _DOCUMENTS = re.compile(r"(?m)(^---[ \t]*$)")
@@ -252,6 +257,8 @@ def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
         has_alpha = any(c.isalpha() for c in value)
         if _LEET.search(value) and "." not in value:
             return True  # s3cret_pw: a digit inside a word is a password's, not a name's
+        if _CAPITALISED_DOTTED.fullmatch(value):
+            return True  # Canyon.Ember42: words and a number, not a module's attribute
         return has_digit and has_alpha and "_" not in value and "." not in value and len(value) >= 6
     return len(value) >= 6 and not value.isdigit()
 

@@ -75,7 +75,7 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("userlist",), r"(?m)^\"[\w.@\-]+\"[ \t]+(?P<q>\")(?P<secret>(?!md5|SCRAM)[^\"\s]{4,128})\""),
     # echoed into a command that reads its password from stdin
     (("echo",), r"\becho\s+(?:-n\s+)?" + _VALUE + r"\s*\|[^\n|]*?"
-     r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--password-stdin|\bpasswd\s+--stdin)\b"),
+     r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--pass(?:wd|word)?-(?:on-)?stdin|\bpasswd\s+--stdin)\b"),
     (("pass",), r"(?<!\S)--[\w\-]*pass(?:word|phrase)?(?:[ =])" + _VALUE),
     # a value written into a key or password file: echo ... > config/master.key, > .vault_pass
     (("echo", "printf"), r"\b(?:echo|printf)\s+(?:-n\s+)?" + _VALUE + r"\s*>>?\s*[^\s;&|]*"
@@ -101,6 +101,17 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("connect", "ftp", "smtp"),
      r"(?i)(?:\.connect|\bftp\w*|\bsmtp\w*)\s*\((?:\s*[\"'][^\"'\n]+[\"']\s*,){2}\s*"
      r"(?P<q>[\"'])(?P<secret>[^\"'\n]{4,128})(?P=q)\s*\)"),
+    # a value stored under a name naming a secret: env.put(Context.SECURITY_CREDENTIALS, "..."),
+    # props.setProperty("mail.smtp.password", "...")
+    (("put", "set", "add"),
+     r"(?i)\.(?:put|set\w*|add)\s*\(\s*[\"']?[\w.]*(?:credentials?|passw(?:or)?d|secret|token|"
+     r"api[_\-]?key)[\"']?\s*,\s*(?P<q>[\"'])(?P<secret>[^\"'\n]{4,128})(?P=q)\s*\)"),
+    # user:password encoded for a Basic header: btoa('user:...'), b64encode(b"user:...")
+    (("btoa", "b64encode", "base64"),
+     r"(?i)\b(?:btoa|b64encode|base64\w*|encodeToString)\s*\(\s*b?(?P<q>[\"'])[\w.@\-]+:"
+     r"(?P<secret>[^\"'\s]{4,128})(?P=q)"),
+    # Java's char[] password: "...".toCharArray()
+    (("tochararray",), r"(?P<q>\")(?P<secret>[^\"\s]{6,128})\"\.toCharArray\(\)"),
     # a field naming a password given a call on a literal: password: await hash('...', 10),
     # password = encrypt("...") (not Jasypt's ciphertext, ENC(...))
     (("pass",),
@@ -134,7 +145,9 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("cat", "type", "head", "get-content", "base64"),
      r"(?m)^[^\n]*(?:\b(?:cat|type|head|more|bat|Get-Content)\s+(?:-\S+\s+)*[^\s|;&>]*"
      r"(?i:\.key|key|token|secret|passw(?:or)?d|pass|credentials?)(?:\.\w+)?|\bsecrets?\b[^\n]*"
-     r"\|\s*base64\s+(?:-d|--decode|-D))[ \t]*\n(?P<q>)(?P<secret>\S{8,256})[ \t]*$"),
+     r"\|\s*base64\s+(?:-d|--decode|-D))[ \t]*\n(?P<q>)"
+     # (not a password file's user:$crypt$hash line)
+     r"(?P<secret>(?![^\s:]*:\$\w{1,10}\$)\S{8,256})[ \t]*$"),
     # PowerShell: ConvertTo-SecureString 'password' -AsPlainText
     (("convertto-securestring",),
      r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + _VALUE + r"\s+-AsPlainText"),
@@ -150,9 +163,10 @@ _DIRECTIVE = re.compile(r"(?im)^[ \t]*[A-Za-z][\w.\-]{0,40}?(?:passw(?:or)?d|pas
 # (0: plain text), then the value (`snmp-server community ... RO`, `enable secret 0 ...`,
 # `crypto isakmp key ... address ...`, `set ... authentication-key "..."`)
 # (lower case, as those languages write it; not a public key's, nor a key id in hex)
-_KEYWORD_LINE = re.compile(r"(?m)^[ \t]*(?:[\w.:/\-]+[ \t]+){0,8}?(?<!public )(?:community|key|"
-                           r"secret|password|passwd|[\w\-]+-(?:key|secret|password))[ \t]+"
-                           r"(?:0[ \t]+)?(?!['\"]?[0-9A-Fa-f]{8,}['\"]?(?:[ \t;]|$))" + _VALUE
+# (a name may stand before a last value: sentinel's `auth-pass <master> ...`)
+_KEYWORD_LINE = re.compile(r"(?m)^[ \t]*(?:[\w.:/\-]+[ \t]+){0,8}?(?<!public )(?:[\w\-]+-)?"
+                           r"(?:community|key|secret|password|passwd|auth-pass(?:[ \t]+[a-z][\w\-]*"
+                           r"(?=[ \t]+\S+[ \t]*$))?)(?:-value)?[ \t]+(?:0[ \t]+)?(?!['\"]?[0-9A-Fa-f]{8,}['\"]?(?:[ \t;]|$))" + _VALUE
                            + r"(?=[ \t;]|$)")
 _PAIR = re.compile(r"(?i)(?:\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials|account|"
                    r"user(?:name)?)\b[^\n/]{0,40}?[\w.@\-]+|(?<![\w.@\-])" + _ACCOUNTS + r")"

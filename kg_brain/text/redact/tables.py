@@ -107,7 +107,9 @@ def _rows(match: re.Match[str], found: list[str], cells: Cells) -> str:
             continue
         column += 1
         value = rows[start:end]
-        if column in wanted and not _NOT_A_SECRET.fullmatch(value) and password_like(value):
+        # (under a password column a dotted name is a password: Hollow.Raven38)
+        if column in wanted and not _NOT_A_SECRET.fullmatch(value) and (
+                password_like(value, dotted=True)):
             hidden.append((start, end))
     if not hidden:
         return match.group(0)
