@@ -23,7 +23,7 @@ from kg_brain.text.redact.marks import (
     mark,
     splice,
 )
-from kg_brain.text.redact.referred import password_like
+from kg_brain.text.redact.referred import CAPITALISED_DOTTED, password_like
 
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
@@ -88,7 +88,6 @@ _NOT_A_CREDENTIAL = re.compile(r"#[0-9a-fA-F]{3,8}|__\w+__")  # a colour, a spec
 # Helm charts' existingSecret, existingSecretPasswordKey: the name of a Secret, not one
 _REFERENCE_KEY = re.compile(r"(?i)existing")
 _LEET = re.compile(r"[A-Za-z]\d+[A-Za-z]")
-_CAPITALISED_DOTTED = re.compile(r"[A-Z][a-z]+\.[A-Z][a-z]+\d+")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _SECRET_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?Secret\b")
 _DOCUMENTS = re.compile(r"(?m)(^---[ \t]*$)")
@@ -257,7 +256,7 @@ def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
         has_alpha = any(c.isalpha() for c in value)
         if _LEET.search(value) and "." not in value:
             return True  # s3cret_pw: a digit inside a word is a password's, not a name's
-        if _CAPITALISED_DOTTED.fullmatch(value):
+        if CAPITALISED_DOTTED.fullmatch(value):
             return True  # Canyon.Ember42: words and a number, not a module's attribute
         return has_digit and has_alpha and "_" not in value and "." not in value and len(value) >= 6
     return len(value) >= 6 and not value.isdigit()

@@ -162,11 +162,12 @@ _DIRECTIVE = re.compile(r"(?im)^[ \t]*[A-Za-z][\w.\-]{0,40}?(?:passw(?:or)?d|pas
 # a network device's or daemon's config line: a keyword naming a secret, an encryption type
 # (0: plain text), then the value (`snmp-server community ... RO`, `enable secret 0 ...`,
 # `crypto isakmp key ... address ...`, `set ... authentication-key "..."`)
-# (lower case, as those languages write it; not a public key's, nor a key id in hex)
+# (lower case, as those languages write it; not a public key's, nor a key id in hex, nor a UUID)
 # (a name may stand before a last value: sentinel's `auth-pass <master> ...`)
 _KEYWORD_LINE = re.compile(r"(?m)^[ \t]*(?:[\w.:/\-]+[ \t]+){0,8}?(?<!public )(?:[\w\-]+-)?"
                            r"(?:community|key|secret|password|passwd|auth-pass(?:[ \t]+[a-z][\w\-]*"
-                           r"(?=[ \t]+\S+[ \t]*$))?)(?:-value)?[ \t]+(?:0[ \t]+)?(?!['\"]?[0-9A-Fa-f]{8,}['\"]?(?:[ \t;]|$))" + _VALUE
+                           r"(?=[ \t]+\S+[ \t]*$))?)(?:-value)?[ \t]+(?:0[ \t]+)?"
+                           r"(?!['\"]?[0-9A-Fa-f\-]{8,}['\"]?(?:[ \t;]|$))" + _VALUE
                            + r"(?=[ \t;]|$)")
 _PAIR = re.compile(r"(?i)(?:\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials|account|"
                    r"user(?:name)?)\b[^\n/]{0,40}?[\w.@\-]+|(?<![\w.@\-])" + _ACCOUNTS + r")"
@@ -190,6 +191,8 @@ _CAPITALISED_WORDS = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
 _PORT_OR_NUMBER = re.compile(r"[\d:./\-]+")
 _CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]].*|.*://.*")  # a.b, f(), x[0]
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+# capitalised words and a number joined by a dot (Canyon.Ember42): a password, not an attribute
+CAPITALISED_DOTTED = re.compile(r"[A-Z][a-z]+\.[A-Z][a-z]+\d+")
 _TAG = re.compile(r"![A-Za-z]+")  # a YAML tag: !vault, !Ref
 _FILE_NAME = re.compile(r"[./]")
 
@@ -240,7 +243,8 @@ def password_like(value: str, dotted: bool = False) -> bool:
     if value[0] in "$%{}<>[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value or (
             is_resource_path(value)) or "</" in value:
         return False  # ..., or the end of a template and a closing tag: ${db.password}</password>
-    if _CODE.fullmatch(value) and not (dotted and _DOTTED.fullmatch(value)):
+    if _CODE.fullmatch(value) and not (dotted and _DOTTED.fullmatch(value)) and not (
+            CAPITALISED_DOTTED.fullmatch(value)):
         return False
     letters = sum(c.isalpha() for c in value)
     digits = sum(c.isdigit() for c in value)
