@@ -2,7 +2,8 @@
 
 Detectors run from the most specific to the least, each leaving `[REDACTED:<kind>]` where a
 secret was, which later ones never match: recognisable formats (vendor prefixes, PEM blocks,
-URL passwords), Kubernetes Secret data, labelled assignments, passwords behind a flag, in a
+URL passwords), Kubernetes Secret data, labelled assignments, the columns of a table (SQL
+inserts, dump rows, CSV) named for a secret, passwords behind a flag, in a
 login pair or after a password word, values named by a nearby word, base64 whose decoded text
 holds a secret, then values random enough on their own, and last the rest of a hidden value
 that a log or a shell wrapped onto the next line. Everything else in the note comes back
@@ -21,6 +22,7 @@ from kg_brain.text.redact.encoded import hide_encoded
 from kg_brain.text.redact.entropy import hide_random
 from kg_brain.text.redact.formats import hide_formats
 from kg_brain.text.redact.referred import hide_referred
+from kg_brain.text.redact.tables import hide_columns
 
 __all__ = ["redact"]
 
@@ -38,8 +40,8 @@ def redact(text: str) -> tuple[str, list[str]]:
 
 
 def _redact(text: str, found: list[str]) -> str:
-    for detector in (hide_formats, hide_kubernetes_secrets, hide_assignments, hide_referred,
-                     hide_near_words):
+    for detector in (hide_formats, hide_kubernetes_secrets, hide_assignments, hide_columns,
+                     hide_referred, hide_near_words):
         text = detector(text, found)
     text = hide_encoded(text, found, redact)  # base64 of text: the decoded text, redacted
     return hide_continued(hide_random(text, found), found)

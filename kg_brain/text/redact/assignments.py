@@ -23,21 +23,27 @@ from kg_brain.text.redact.marks import (
     mark,
     splice,
 )
-from kg_brain.text.redact.referred import password_like
+from kg_brain.text.redact.referred import CAPITALISED_DOTTED, password_like
 
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
     "password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
     "pass": "password", "salt": "secret", "secret": "secret", "token": "token",
     "authtok": "password", "auth": "secret", "apikey": "api_key", "accesskey": "api_key",
-    "privatekey": "private_key", "credential": "secret",
+    "privatekey": "private_key", "credential": "secret", "sharedkey": "password", "psk": "password",
 }
 _SECRET_KEY = (
     r"(?<![\w.\-])(?P<key>[\w.\-]{0,40}?(?i:passwd|password|passphrase|pwd|secret(?:[_\-]?key)?|"
     r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|authtok|"
+    # a pre-shared key: wpa2-pre-shared-key, tunnel1_preshared_key, a Wi-Fi psk
+    r"pre[_\-]?shared[_\-]?key|(?<![A-Za-z])psk(?![A-Za-z0-9])|"
     # PASS, AUTH and SALT as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH,
     # SIGNING_SALT
-    r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))")
+    r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS|"
+    # and as a camel-case name's last word: keystorePass, bindPass
+    r"(?-i:(?<=[a-z])Pass)(?![A-Za-z0-9]))"
+    # the same again, to confirm it: password_confirmation
+    r"(?:[_\-]confirm(?:ation)?)?)")
 _ASSIGNMENT = re.compile(
     _SECRET_KEY +
     # the key's closing quote (escaped inside a JSON string: \", \\\"), and a subscript's
@@ -71,11 +77,13 @@ _VARIABLE = re.compile(r"\bvariable\s+\"(?P<key>[\w\-]*(?i:passw(?:or)?d|passphr
 # an XML element named for a secret: Maven's settings.xml <password>, <passphrase>, <apiKey>,
 # also with attributes (WS-Security's <wsse:Password Type="...">)
 _ELEMENT = re.compile(r"<(?P<key>[\w.:\-]{0,40}?(?i:passw(?:or)?d|passphrase|secret|token|"
-                      r"api[_\-]?key|private[_\-]?key)[\w.:\-]{0,20})(?:[ \t][^<>\n]*)?>"
+                      r"api[_\-]?key|private[_\-]?key|(?<![A-Za-z])pass(?![a-z])|"
+                      r"(?-i:(?<=[a-z])Pass(?![a-z])))[\w.:\-]{0,20})(?:[ \t][^<>\n]*)?>"
                       r"(?P<q>)(?P<qval>[^<>\n]*)</(?P=key)>")
+# (SOPS' ciphertext, ENC[AES256_GCM,...], is made to be committed)
 _REFERENCE_START = ("$", "%", "{", "<", "[", "@", "*", "os.", "env", "process.env", "getenv",
                     "settings.", "config.", "self.", "args.", "request.", "!", "/", "./", "../",
-                    "~/")
+                    "~/", "enc[")
 _NOT_A_CREDENTIAL = re.compile(r"#[0-9a-fA-F]{3,8}|__\w+__")  # a colour, a special token name
 # Helm charts' existingSecret, existingSecretPasswordKey: the name of a Secret, not one
 _REFERENCE_KEY = re.compile(r"(?i)existing")
@@ -103,6 +111,8 @@ _NAMED_FIELD = re.compile(
 _SEALED_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?SealedSecret\b")
 _ENCRYPTED_BLOCK = re.compile(r"(?m)^(?P<indent>[ \t]*)encryptedData[ \t]*:[ \t]*\n"
                               r"(?P<body>(?:(?P=indent)[ \t]+\S[^\n]*(?:\n|\Z))+)")
+_SOPS = re.compile(r"ENC\[[A-Z0-9_]+,data:[A-Za-z0-9+/=]*,iv:[A-Za-z0-9+/=]*,tag:[A-Za-z0-9+/=]*,"
+                   r"type:\w+\]")
 _KUBERNETES = "kubernetes_secret"
 _MARK = mark(_KUBERNETES)
 _DATA_ENTRY = re.compile(r"(?m)^(?P<head>[ \t]+[\w.\-]+[ \t]*:[ \t]*)(?P<q>[\"']?)"
@@ -157,16 +167,18 @@ def hide_kubernetes_secrets(text: str, found: list[str]) -> str:
 
 
 def sealed_values(text: str) -> list[tuple[int, int]]:
-    """Where a SealedSecret's `encryptedData:` entries are: ciphertext made to be committed, only
-    the cluster's controller can open it."""
+    """Where a SealedSecret's `encryptedData:` entries and SOPS' `ENC[AES256_GCM,...]` values are:
+    ciphertext made to be committed, only the cluster's controller or the key's holder can open
+    it."""
+    spans = [m.span() for m in _SOPS.finditer(text)] if "ENC[" in text else []
     if "SealedSecret" not in text:
-        return []
-    spans, start = [], 0
+        return spans
+    start = 0
     for end in [m.start() for m in _DOCUMENTS.finditer(text)] + [len(text)]:
         if _SEALED_MANIFEST.search(text, start, end):
             spans += [m.span("body") for m in _ENCRYPTED_BLOCK.finditer(text, start, end)]
         start = end
-    return spans
+    return sorted(spans)
 
 
 def _hide_data(block: re.Match[str], found: list[str]) -> str:
@@ -244,6 +256,8 @@ def _is_literal_secret(key: str, sep: str, value: str, quoted: bool) -> bool:
         has_alpha = any(c.isalpha() for c in value)
         if _LEET.search(value) and "." not in value:
             return True  # s3cret_pw: a digit inside a word is a password's, not a name's
+        if CAPITALISED_DOTTED.fullmatch(value):
+            return True  # Canyon.Ember42: words and a number, not a module's attribute
         return has_digit and has_alpha and "_" not in value and "." not in value and len(value) >= 6
     return len(value) >= 6 and not value.isdigit()
 

@@ -75,7 +75,7 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("userlist",), r"(?m)^\"[\w.@\-]+\"[ \t]+(?P<q>\")(?P<secret>(?!md5|SCRAM)[^\"\s]{4,128})\""),
     # echoed into a command that reads its password from stdin
     (("echo",), r"\becho\s+(?:-n\s+)?" + _VALUE + r"\s*\|[^\n|]*?"
-     r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--password-stdin|\bpasswd\s+--stdin)\b"),
+     r"(?:\bsudo\s+-S|--passphrase-fd[ =]0|--pass(?:wd|word)?-(?:on-)?stdin|\bpasswd\s+--stdin)\b"),
     (("pass",), r"(?<!\S)--[\w\-]*pass(?:word|phrase)?(?:[ =])" + _VALUE),
     # a value written into a key or password file: echo ... > config/master.key, > .vault_pass
     (("echo", "printf"), r"\b(?:echo|printf)\s+(?:-n\s+)?" + _VALUE + r"\s*>>?\s*[^\s;&|]*"
@@ -88,7 +88,7 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
      r"(?P<secret>[^\s'\"]{4,128})(?P=q)"),
     # a flag named for a login pair, then user:password (jenkins-cli -auth, --user, --creds)
     (("auth", "user", "cred"),
-     r"(?<!\S)--?(?:auth|user|creds?|credentials|basic-auth|proxy-user)[ =]['\"]?"
+     r"(?<!\S)--?(?:[a-z]+-)?(?:auth|user|creds?|credentials|basic-auth|proxy-user)[ =]['\"]?"
      r"(?P<user>[^\s:'\"@]+):(?P<q>)(?P<secret>(?!(?P=user)\b)[^\s'\"@]{4,128})"),
     # a token given to a command's login: wandb login KEY, cargo login TOKEN
     (("login",), r"\b[\w\-]+\s+(?:auth\s+)?login(?:\s+-{1,2}[\w\-]+)*\s+" + _VALUE),
@@ -96,6 +96,27 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     # auth=("user", "password"), HTTPBasicAuth(...), NetworkCredential(...)
     (("login(", "auth", "credential"),
      r"(?i)(?:\.login|auth|credentials?)\w*\s*[=(]\s*\(?\s*[\"'][^\"'\n]+[\"']\s*,\s*" + _VALUE),
+    # a connection opened with a name, a user and a password, the password the last literal:
+    # client.connect("node", "user", "..."), FTP_TLS("host", "user", "...")
+    (("connect", "ftp", "smtp"),
+     r"(?i)(?:\.connect|\bftp\w*|\bsmtp\w*)\s*\((?:\s*[\"'][^\"'\n]+[\"']\s*,){2}\s*"
+     r"(?P<q>[\"'])(?P<secret>[^\"'\n]{4,128})(?P=q)\s*\)"),
+    # a value stored under a name naming a secret: env.put(Context.SECURITY_CREDENTIALS, "..."),
+    # props.setProperty("mail.smtp.password", "...")
+    (("put", "set", "add"),
+     r"(?i)\.(?:put|set\w*|add)\s*\(\s*[\"']?[\w.]*(?:credentials?|passw(?:or)?d|secret|token|"
+     r"api[_\-]?key)[\"']?\s*,\s*(?P<q>[\"'])(?P<secret>[^\"'\n]{4,128})(?P=q)\s*\)"),
+    # user:password encoded for a Basic header: btoa('user:...'), b64encode(b"user:...")
+    (("btoa", "b64encode", "base64"),
+     r"(?i)\b(?:btoa|b64encode|base64\w*|encodeToString)\s*\(\s*b?(?P<q>[\"'])[\w.@\-]+:"
+     r"(?P<secret>[^\"'\s]{4,128})(?P=q)"),
+    # Java's char[] password: "...".toCharArray()
+    (("tochararray",), r"(?P<q>\")(?P<secret>[^\"\s]{6,128})\"\.toCharArray\(\)"),
+    # a field naming a password given a call on a literal: password: await hash('...', 10),
+    # password = encrypt("...") (not Jasypt's ciphertext, ENC(...))
+    (("pass",),
+     r"(?i)\bpass(?:w(?:or)?d)?[\"']?\s*[:=]\s*(?:await\s+)?(?-i:(?!ENC\())[\w.]+\(\s*"
+     + _VALUE),
     # SQL's CREATE/ALTER USER ... IDENTIFIED BY (MySQL's WITH <plugin> BY); not BY PASSWORD
     # or BY VALUES, which take a hash
     (("identified",),
@@ -124,7 +145,9 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     (("cat", "type", "head", "get-content", "base64"),
      r"(?m)^[^\n]*(?:\b(?:cat|type|head|more|bat|Get-Content)\s+(?:-\S+\s+)*[^\s|;&>]*"
      r"(?i:\.key|key|token|secret|passw(?:or)?d|pass|credentials?)(?:\.\w+)?|\bsecrets?\b[^\n]*"
-     r"\|\s*base64\s+(?:-d|--decode|-D))[ \t]*\n(?P<q>)(?P<secret>\S{8,256})[ \t]*$"),
+     r"\|\s*base64\s+(?:-d|--decode|-D))[ \t]*\n(?P<q>)"
+     # (not a password file's user:$crypt$hash line)
+     r"(?P<secret>(?![^\s:]*:\$\w{1,10}\$)\S{8,256})[ \t]*$"),
     # PowerShell: ConvertTo-SecureString 'password' -AsPlainText
     (("convertto-securestring",),
      r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + _VALUE + r"\s+-AsPlainText"),
@@ -136,12 +159,25 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
 # (not a struct field's type: `Token *oauth2.Token`)
 _DIRECTIVE = re.compile(r"(?im)^[ \t]*[A-Za-z][\w.\-]{0,40}?(?:passw(?:or)?d|passwd|pw|passphrase|"
                         r"secret|token|authtok)[ \t]+(?![*&])" + _VALUE + r"[ \t]*;?[ \t]*$")
+# a network device's or daemon's config line: a keyword naming a secret, an encryption type
+# (0: plain text), then the value (`snmp-server community ... RO`, `enable secret 0 ...`,
+# `crypto isakmp key ... address ...`, `set ... authentication-key "..."`)
+# (lower case, as those languages write it; not a public key's, nor a key id in hex, nor a UUID)
+# (a name may stand before a last value: sentinel's `auth-pass <master> ...`)
+_KEYWORD_LINE = re.compile(r"(?m)^[ \t]*(?:[\w.:/\-]+[ \t]+){0,8}?(?<!public )(?:[\w\-]+-)?"
+                           r"(?:community|key|secret|password|passwd|auth-pass(?:[ \t]+[a-z][\w\-]*"
+                           r"(?=[ \t]+\S+[ \t]*$))?)(?:-value)?[ \t]+(?:0[ \t]+)?"
+                           r"(?!['\"]?[0-9A-Fa-f\-]{8,}['\"]?(?:[ \t;]|$))" + _VALUE
+                           + r"(?=[ \t;]|$)")
 _PAIR = re.compile(r"(?i)(?:\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials|account|"
                    r"user(?:name)?)\b[^\n/]{0,40}?[\w.@\-]+|(?<![\w.@\-])" + _ACCOUNTS + r")"
                    r"\s+/\s+" + _VALUE)
 _ACCOUNT_PAIR = re.compile(r"(?i)(?:\b" + _ACCOUNTS + r"|\b(?:as|log[ -]?in|sign[ -]?in)[ \t]+"
                            r"(?:with[ \t]+)?[a-z][\w.\-]*)"
                            r":(?P<q>)(?P<secret>(?!\d)[^\s:'\"()]{4,64})(?=[\s,;)]|$)")
+# an e-mail address and its password: postfix's sasl_passwd `[host]:587 user@domain:...`
+_ADDRESS_PAIR = re.compile(r"(?<![\w.+\-])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+:(?P<q>)"
+                           r"(?P<secret>(?![\w\-]*\.[a-z]{1,4}(?:\s|$))[^\s/'\"]{6,128})(?=\s|$)")
 # a password word, then connecting words on the same line, then the value
 _NAMED = re.compile(
     r"(?i)\b(?:passw(?:or)?d|pass|pw|pwd|passphrase|passcode)\b"
@@ -155,6 +191,8 @@ _CAPITALISED_WORDS = re.compile(r"(?:[A-Z][a-z]{2,}){3,}")
 _PORT_OR_NUMBER = re.compile(r"[\d:./\-]+")
 _CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]].*|.*://.*")  # a.b, f(), x[0]
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+# capitalised words and a number joined by a dot (Canyon.Ember42): a password, not an attribute
+CAPITALISED_DOTTED = re.compile(r"[A-Z][a-z]+\.[A-Z][a-z]+\d+")
 _TAG = re.compile(r"![A-Za-z]+")  # a YAML tag: !vault, !Ref
 _FILE_NAME = re.compile(r"[./]")
 
@@ -163,7 +201,8 @@ def hide_referred(text: str, found: list[str]) -> str:
     """Every password behind a flag, in a pair or named by a password word, hidden."""
     lowered = text.lower()
     for words, pattern in (*_FLAGS, (("pw", "pass", "secret", "token", "authtok"), _DIRECTIVE),
-                           (("/",), _PAIR), ((":",), _ACCOUNT_PAIR),
+                           (("community", "key", "secret", "pass"), _KEYWORD_LINE),
+                           (("/",), _PAIR), ((":",), _ACCOUNT_PAIR), (("@",), _ADDRESS_PAIR),
                            (("pass", "pw"), _NAMED)):
         if any(word in lowered for word in words):
             # after "admin / ", a dotted name is a password (k1wi.Falcon), not code
@@ -204,7 +243,8 @@ def password_like(value: str, dotted: bool = False) -> bool:
     if value[0] in "$%{}<>[(/~.@-" or _PORT_OR_NUMBER.fullmatch(value) or "=" in value or (
             is_resource_path(value)) or "</" in value:
         return False  # ..., or the end of a template and a closing tag: ${db.password}</password>
-    if _CODE.fullmatch(value) and not (dotted and _DOTTED.fullmatch(value)):
+    if _CODE.fullmatch(value) and not (dotted and _DOTTED.fullmatch(value)) and not (
+            CAPITALISED_DOTTED.fullmatch(value)):
         return False
     letters = sum(c.isalpha() for c in value)
     digits = sum(c.isdigit() for c in value)
