@@ -14,17 +14,27 @@ from kg_brain.store.search import LexTerm
 from kg_brain.store.share import STOP_WORDS
 
 _WORD = re.compile(r"\w+")
-# Identifiers: a query's whitespace- or bracket-separated tokens, outer punctuation stripped,
-# that hold a digit, an underscore, a dot or colon inside, a dash between letters or digits, or
-# a lower-case letter before a capital (camelCase): PAY-1432, E0502, ingest.batch.max_rows,
-# file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls, #212 (then 212); not
-# plain words.
-_TOKENS = re.compile(r"[\s()\[\]{}<>\"'`=,;|]+")
+# Identifiers: a query's whitespace- or bracket-separated tokens (_TOKEN), outer punctuation
+# stripped, that hold a digit, an underscore, a dot or colon inside, a dash between letters or
+# digits, or a lower-case letter before a capital (camelCase): PAY-1432, E0502,
+# ingest.batch.max_rows, file.py:412, ERR_OSSL_EVP_UNSUPPORTED, 3f9c2ab, listen-metrics-urls,
+# #212 (then 212), !45, --locked; not plain words.
 _EDGES = re.compile(r"^\W+|\W+$")
-# An issue or pull request number as written ("PR #212", "fixed in #4417"): its holder states
-# that reference, a note holding the bare number may state a count ("212 requests"). The bare
-# number stays a term after it, so a note citing "PR 212" still holds one.
-_REFERENCE = re.compile(r"#\d+")
+_LEAD = re.compile(r"^\W+")
+# A bracketed index or key right after a word (Terraform's module.vpc.aws_subnet.private[0]
+# and aws_instance.web["blue"], a Python or JS subscript) belongs to the token: without it
+# every element of the list is the same identifier.
+_INDEX = r"(?<=\w)\[(?:\d+|\"[\w./:-]+\"|'[\w./:-]+')\]"
+_TOKEN = re.compile(rf"(?:{_INDEX}|[^\s()\[\]{{}}<>\"'`=,;|])+")
+_INDEXED = re.compile(rf"(.*\w{_INDEX})\W*", re.DOTALL)
+# An issue or pull request number as written ("PR #212", "fixed in #4417"), or a GitLab merge
+# request's ("MR !45"): its holder states that reference, a note holding the bare number may
+# state a count ("212 requests"). The bare number stays a term after it, so a note citing
+# "PR 212" still holds one.
+_REFERENCE = re.compile(r"[#!]\d+")
+# A long command-line option of one word (--timeout, --locked): a plain word without its
+# dashes, a flag with them (--max-old-space-size is an identifier without them).
+_FLAG = re.compile(r"--[^\W_]+")
 _IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
 IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
 MAX_IDENTIFIERS = 8
@@ -159,14 +169,23 @@ def identifiers(text: str) -> list[str]:
     MAX_IDENTIFIERS: what a note holding them verbatim is matched on."""
     seen: dict[str, None] = {}
     low, high = IDENTIFIER_CHARS
-    for raw in _TOKENS.split(text):
-        token = _EDGES.sub("", raw)
-        reference = "#" + token
-        if _REFERENCE.fullmatch(reference) and reference in raw and len(reference) >= low:
-            seen.setdefault(reference, None)
+    for raw in _TOKEN.findall(text):
+        token = _token(raw)
+        for mark in "#!":
+            reference = mark + token
+            if _REFERENCE.fullmatch(reference) and reference in raw and len(reference) >= low:
+                seen.setdefault(reference, None)
         if low <= len(token) <= high and _IDENTIFIER.search(token):
             seen.setdefault(token.lower(), None)
+        elif _FLAG.fullmatch(flag := "--" + token) and flag in raw and len(flag) <= high:
+            seen.setdefault(flag.lower(), None)
     return list(seen)[:MAX_IDENTIFIERS]
+
+
+def _token(raw: str) -> str:
+    """A query token without its outer punctuation, but a bracketed index it ends with."""
+    lead = _LEAD.sub("", raw)
+    return m.group(1) if (m := _INDEXED.fullmatch(lead)) is not None else _EDGES.sub("", lead)
 
 
 def names(text: str, terms: list[str]) -> bool:
@@ -186,8 +205,8 @@ def by_code(text: str, terms: list[str]) -> bool:
     note holding one of its identifiers among the hits, nothing is stored of it: a look-alike
     (KG-1234 for KG-123) is no answer."""
     return names(text, terms) and (
-        any(_IDENTIFIER.search(t) for t in terms)
-        or any(_LOWER_CAMEL.fullmatch(_EDGES.sub("", raw)) for raw in _TOKENS.split(text)))
+        any(_IDENTIFIER.search(t) or _FLAG.fullmatch(t) for t in terms)
+        or any(_LOWER_CAMEL.fullmatch(_EDGES.sub("", raw)) for raw in _TOKEN.findall(text)))
 
 
 def exact_query(terms: list[str]) -> str:

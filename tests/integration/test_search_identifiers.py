@@ -36,6 +36,14 @@ NOTES = {
     "proguard_like": "Release builds shrink code with R8; consumer rules ship with each library.",
     "camel": "The websocket reconnect is handled by useSocketRetry in the client hooks.",
     "camel_like": "useSocketState exposes the connection status to the header badge.",
+    "route2": "terraform plan replaces module.edge.aws_route_table.public[2] because its tags "
+              "changed.",
+    "route0": "module.edge.aws_route_table.public[0] keeps the default route to the NAT gateway.",
+    "frozen": "CI installs with --frozen so a drifted lockfile fails the job instead of "
+              "resolving again.",
+    "frozen_like": "The frozen snapshot of the catalogue is rebuilt every Sunday night.",
+    "mr87": "MR !87 moved the theme tokens into a package of their own.",
+    "mr87_like": "The theme tokens package is consumed by 87 components.",
 }
 
 # each question by an identifier, and the note that holds it
@@ -56,11 +64,16 @@ ASKED = {
     "ANALYTICS.LOOKER_SCRATCH": "scratch",
     "what's in app/proguard-rules.pro?": "proguard",
     "useSocketRetry": "camel",
+    "module.edge.aws_route_table.public[2]": "route2",
+    "why does the plan touch `module.edge.aws_route_table.public[0]`?": "route0",
+    "--frozen": "frozen",
+    "what does MR !87 change?": "mr87",
 }
 
 # identifiers no note holds, each a look-alike of one that does
 NOBODY = ["KG-12", "KG-12345", "ERR_CONN_ABORTED", "src/app/db.py:4", "7c1d0ee",
-          "cache.redis.maxmemory", "useSocketReset", "LOOKER_SCRATCH_V2"]
+          "cache.redis.maxmemory", "useSocketReset", "LOOKER_SCRATCH_V2",
+          "module.edge.aws_route_table.public[1]", "--snapshot", "MR !88"]
 
 
 @pytest.fixture

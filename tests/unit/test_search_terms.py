@@ -43,6 +43,16 @@ from kg_brain.domain.search import MAX_QUERY_CHARS
     ("what did PR #212 change?", ["#212", "212"]),
     ("fixed in (#12)", ["#12"]),
     ("see issue#4417", ["issue#4417"]),
+    # a bracketed index or key stays with the address it ends (every element is another one)
+    ("why does the plan replace module.edge.aws_route_table.public[2]?",
+     ["module.edge.aws_route_table.public[2]"]),
+    ('aws_instance.bastion["west"].', ['aws_instance.bastion["west"]']),
+    # a merge request as GitLab writes it, then the bare number when long enough
+    ("what does MR !87 change?", ["!87"]),
+    ("MR !512", ["!512", "512"]),
+    # a one-word long option keeps its dashes; a longer one is an identifier without them
+    ("why do we pass --frozen?", ["--frozen"]),
+    ("--max-heap-size=2g", ["max-heap-size"]),
 ])
 def test_identifiers_are_the_tokens_shaped_like_names_and_codes(query: str,
                                                                 expected: list[str]) -> None:
@@ -92,6 +102,14 @@ def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
     ("the self-hosted router", "self-host", True),
     ("what did PR #212 change", "#212", True),
     ('odd "q"1 and c:\\x1 (a.b+c)', "(a.b+c)", True),
+    ("replace module.edge.aws_route_table.public[2] first", "module.edge.aws_route_table.public[2]",
+     True),
+    ("replace module.edge.aws_route_table.public[21] first",
+     "module.edge.aws_route_table.public[2]", False),
+    ("run it with --frozen=true", "--frozen", True),
+    ("the frozen lockfile", "--frozen", False),
+    ("MR !87 landed", "!87", True),
+    ("MR !870 landed", "!87", False),
 ])
 def test_a_text_holds_an_identifier_as_a_word_not_inside_a_longer_one(
         text: str, term: str, held: bool) -> None:
@@ -108,6 +126,8 @@ def test_identifiers_a_word_may_hold_inside_it_reach_the_word_index_as_wildcards
     ("KG-12", True),
     ("what was TKT-901 about?", True),
     ("useSocketRetry", True),
+    ("--frozen?", True),
+    ("MR !87", True),
     ("what is PgBouncer?", False),  # a product's name, not a code
     ("which port is the local postgres from docker compose on?", False),
     ("how many credits did April use in 2024?", False),  # more than NAMING_WORDS other words
