@@ -36,6 +36,13 @@ _REFERENCE = re.compile(r"[#!]\d+")
 # dashes, a flag with them (--max-old-space-size is an identifier without them).
 _FLAG = re.compile(r"--[^\W_]+")
 _IDENTIFIER = re.compile(r"\d|_|\w[.:]\w|[^\W_]-[^\W_]|[a-z][A-Z]")
+# Letters joined by dashes (cherry-picked, read-only, listen-metrics-urls) make an English
+# compound as often as a name. Beside an identifier of another shape (a hash, a key, a path:
+# "why was 3c5ab03 cherry-picked?") the query names that one: the dashed word counts for
+# WEAK_SHARE of an identifier in the exact signal, and a hit holding it alone does not show
+# that what the query names is stored (codes).
+_DASHED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+WEAK_SHARE = 0.5
 IDENTIFIER_CHARS = (3, 100)  # shorter tokens (v2, S3) say little; longer ones are no names
 MAX_IDENTIFIERS = 8
 # A query of identifiers and at most this many other words names what it asks for ("GLS-233",
@@ -186,6 +193,19 @@ def _token(raw: str) -> str:
     """A query token without its outer punctuation, but a bracketed index it ends with."""
     lead = _LEAD.sub("", raw)
     return m.group(1) if (m := _INDEXED.fullmatch(lead)) is not None else _EDGES.sub("", lead)
+
+
+def codes(terms: list[str]) -> list[str]:
+    """The identifiers of `terms` (from identifiers) that say what the query names: those of
+    another shape than letters joined by dashes when it holds one, else all."""
+    return [t for t in terms if not _DASHED.fullmatch(t)] or terms
+
+
+def shares(terms: list[str]) -> list[float]:
+    """Each identifier's share of the exact signal: 1 for a code (codes), WEAK_SHARE for a
+    dashed word beside one."""
+    named = codes(terms)
+    return [1.0 if t in named else WEAK_SHARE for t in terms]
 
 
 def names(text: str, terms: list[str]) -> bool:
