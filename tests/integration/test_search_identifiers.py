@@ -44,6 +44,8 @@ NOTES = {
     "frozen_like": "The frozen snapshot of the catalogue is rebuilt every Sunday night.",
     "mr87": "MR !87 moved the theme tokens into a package of their own.",
     "mr87_like": "The theme tokens package is consumed by 87 components.",
+    "relay": "Commit 5d7e2a9 restored the retry budget of the mail relay after the outage.",
+    "relay_like": "The mail relay pagination fix was cherry-picked onto the 3.2 branch.",
 }
 
 # each question by an identifier, and the note that holds it
@@ -68,12 +70,14 @@ ASKED = {
     "why does the plan touch `module.edge.aws_route_table.public[0]`?": "route0",
     "--frozen": "frozen",
     "what does MR !87 change?": "mr87",
+    "why was 5d7e2a9 cherry-picked?": "relay",
 }
 
 # identifiers no note holds, each a look-alike of one that does
 NOBODY = ["KG-12", "KG-12345", "ERR_CONN_ABORTED", "src/app/db.py:4", "7c1d0ee",
           "cache.redis.maxmemory", "useSocketReset", "LOOKER_SCRATCH_V2",
-          "module.edge.aws_route_table.public[1]", "--snapshot", "MR !88"]
+          "module.edge.aws_route_table.public[1]", "--snapshot", "MR !88",
+          "why was 5d7e2b1 cherry-picked?"]
 
 
 @pytest.fixture

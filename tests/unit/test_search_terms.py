@@ -13,6 +13,7 @@ from kg_brain.domain.query_text import (
     asks_for_many,
     by_code,
     clauses,
+    codes,
     content_word,
     earlier,
     exact_query,
@@ -24,6 +25,7 @@ from kg_brain.domain.query_text import (
     lucene_query,
     names,
     numbers,
+    shares,
     whole_query,
     word_queries,
 )
@@ -134,6 +136,20 @@ def test_identifiers_a_word_may_hold_inside_it_reach_the_word_index_as_wildcards
 ])
 def test_a_query_names_what_it_asks_for_by_a_code(query: str, coded: bool) -> None:
     assert by_code(query, identifiers(query)) is coded
+
+
+@pytest.mark.parametrize(("query", "named", "weights"), [
+    # a dashed word beside a code is part of the question, not what it names
+    ("why was 7b1e0c4 back-ported?", ["7b1e0c4"], [1.0, 0.5]),
+    ("is ORDERS_DLQ_TTL still read-only?", ["orders_dlq_ttl"], [1.0, 0.5]),
+    # alone, or beside other dashed words, it is what the query names
+    ("what does metrics-relay-sidecar do", ["metrics-relay-sidecar"], [1.0]),
+    ("read-only vs write-through", ["read-only", "write-through"], [1.0, 1.0]),
+])
+def test_a_dashed_word_beside_a_code_counts_less_and_says_nothing_is_stored(
+        query: str, named: list[str], weights: list[float]) -> None:
+    terms = identifiers(query)
+    assert codes(terms) == named and shares(terms) == weights
 
 
 def test_a_query_with_lone_surrogates_can_be_sent() -> None:
