@@ -216,14 +216,28 @@ def names(text: str, terms: list[str]) -> bool:
 
 
 _LOWER_CAMEL = re.compile(r"[a-z]+[A-Z]\w*")
+# A question about a code in more words ("what did we do about CVE-2024-1234?", "why does the
+# plan touch module.vpc.aws_subnet.private[0]?"): a code mixing letters with digits, an
+# underscore or punctuation inside (not a number nor a version, which a question may name as
+# the value after the one it asks for; not a dashed word, see codes) and at most CODE_WORDS
+# content words (content_word) beside its identifiers. Chosen on the coding tuning split: at
+# 2 every question it adds has its answer holding the code; at 3 one loses it ("k8s version
+# on the batch cluster"); no nothing-stored question is added past 2.
+CODE_WORDS = 2
+_MIXED = re.compile(r"(?=.*[^\W\d_])(?=.*(?:\d|_|\w[.:/]\w))")
 
 
 def by_code(text: str, terms: list[str]) -> bool:
     """Whether the query names what it asks for (names) by a code: an identifier with a digit,
     an underscore, or a dot, colon or dash inside, or a camelCase name starting lower-case
-    (useSocketRetry; not a product's name, PgBouncer, that a note may write pg bouncer). No
-    note holding one of its identifiers among the hits, nothing is stored of it: a look-alike
-    (KG-1234 for KG-123) is no answer."""
+    (useSocketRetry; not a product's name, PgBouncer, that a note may write pg bouncer), or
+    in more words by a code mixing letters and digits (_MIXED, CODE_WORDS). No note holding
+    one of its codes among the hits, nothing is stored of it: a look-alike (KG-1234 for
+    KG-123) is no answer."""
+    if any(_MIXED.match(t) for t in codes(terms)) and len(
+            [w for w in lucene_query(text).split()
+             if content_word(w) and not any(w in t for t in terms)]) <= CODE_WORDS:
+        return True
     return names(text, terms) and (
         any(_IDENTIFIER.search(t) or _FLAG.fullmatch(t) for t in terms)
         or any(_LOWER_CAMEL.fullmatch(_EDGES.sub("", raw)) for raw in _TOKEN.findall(text)))

@@ -133,6 +133,11 @@ def test_identifiers_a_word_may_hold_inside_it_reach_the_word_index_as_wildcards
     ("what is PgBouncer?", False),  # a product's name, not a code
     ("which port is the local postgres from docker compose on?", False),
     ("how many credits did April use in 2024?", False),  # more than NAMING_WORDS other words
+    # in more words, by a code mixing letters and digits and at most CODE_WORDS content words
+    ("what did we end up doing about CVE-2021-33910?", True),
+    ("why does the plan want to touch module.db.aws_rds_cluster.main[1]?", True),
+    ("why did the nightly export on the batch cluster break with E0716?", False),
+    ("what Redis were we on right before 7.2?", False),  # a version: no code
 ])
 def test_a_query_names_what_it_asks_for_by_a_code(query: str, coded: bool) -> None:
     assert by_code(query, identifiers(query)) is coded
