@@ -250,8 +250,20 @@ def exact_query(terms: list[str]) -> str:
     side by side and the statement then checks the note holds `pay-1432` itself."""
     if not terms:
         return ""
-    phrases = " ".join(_phrase(t) for t in terms)
+    phrases = " ".join(_phrase(s) for t in terms for s in _spellings(t))
     return f"content:({phrases}) title:({phrases})"
+
+
+# A version is written with or without a leading v (v1.4.0-rc.2, 1.4.0-rc.2, v2.8): either
+# stands for the other, as the note index keeps each a word of its own.
+_VERSION = re.compile(r"v?(\d+\.\d+[\w.+-]*)")
+
+
+def _spellings(term: str) -> list[str]:
+    """`term` and, for a version, its other spelling (with or without the v)."""
+    if (m := _VERSION.fullmatch(term)) is None:
+        return [term]
+    return [term, m.group(1) if term.startswith("v") else "v" + term]
 
 
 # A short commit hash (hex digits and letters, at least 7) stands for every longer hash it
@@ -277,13 +289,16 @@ def identifier_pattern(term: str) -> str:
     """The regular expression (Java's, as Cypher's =~ reads it, and Python's) a lower-cased
     text matches in full when it holds the identifier `term` (lower-cased) as written (but any
     punctuation inside, _PARTS), nothing of an identifier beside it but an ending (_ENDING) or
-    the rest of a hash a short hash starts."""
+    the rest of a hash a short hash starts; a version with or without its v (_VERSION)."""
     rest = "[0-9a-f]*" if _HASH.fullmatch(term) else ""
+    lead = ""
+    if (version := _VERSION.fullmatch(term)) is not None:
+        lead, term = "v?", version.group(1)
     parts = _PARTS.findall(term)
     written = "".join(
         p if p[0].isalnum() else _APART if 0 < i < len(parts) - 1
         else "".join("\\" + c for c in p) for i, p in enumerate(parts))
-    return f"(?s).*(?<!{_BESIDE}){written}{rest}{_ENDING}(?!{_BESIDE}).*"
+    return f"(?s).*(?<!{_BESIDE}){lead}{written}{rest}{_ENDING}(?!{_BESIDE}).*"
 
 
 def holds_identifier(text: str, term: str) -> bool:

@@ -46,6 +46,8 @@ NOTES = {
     "mr87_like": "The theme tokens package is consumed by 87 components.",
     "relay": "Commit 5d7e2a9 restored the retry budget of the mail relay after the outage.",
     "relay_like": "The mail relay pagination fix was cherry-picked onto the 3.2 branch.",
+    "pilot": "Build v6.2.0-rc.3 of the desktop client went to the pilot customers on Friday.",
+    "pilot_like": "Build 6.2.0-rc.4 of the desktop client fixed the tray icon on Windows.",
 }
 
 # each question by an identifier, and the note that holds it
@@ -71,6 +73,8 @@ ASKED = {
     "--frozen": "frozen",
     "what does MR !87 change?": "mr87",
     "why was 5d7e2a9 cherry-picked?": "relay",
+    "6.2.0-rc.3": "pilot",
+    "what went out in v6.2.0-rc.4?": "pilot_like",
 }
 
 # identifiers no note holds, each a look-alike of one that does

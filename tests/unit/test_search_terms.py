@@ -77,6 +77,7 @@ def test_identifiers_are_capped_and_deduplicated() -> None:
 def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
     assert exact_query([]) == ""
     assert exact_query(["ab-12"]) == 'content:("ab-12") title:("ab-12")'
+    assert exact_query(["v3.7.1"]) == 'content:("v3.7.1" "3.7.1") title:("v3.7.1" "3.7.1")'
     assert exact_query(['q"1', "c:\\x1"]) == (
         'content:("q\\"1" "c:\\\\x1") title:("q\\"1" "c:\\\\x1")')
 
@@ -112,6 +113,11 @@ def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
     ("the frozen lockfile", "--frozen", False),
     ("MR !87 landed", "!87", True),
     ("MR !870 landed", "!87", False),
+    # a version with or without its v
+    ("tagged v3.7.1-beta.4 for the testers", "3.7.1-beta.4", True),
+    ("tagged 3.7.1-beta.4 for the testers", "v3.7.1-beta.4", True),
+    ("tagged 3.7.1-beta.41 for the testers", "v3.7.1-beta.4", False),
+    ("the rev3.7.1 board", "3.7.1", False),
 ])
 def test_a_text_holds_an_identifier_as_a_word_not_inside_a_longer_one(
         text: str, term: str, held: bool) -> None:
