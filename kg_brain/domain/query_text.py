@@ -267,7 +267,8 @@ def _spellings(term: str) -> list[str]:
 
 
 # A short commit hash (hex digits and letters, at least 7) stands for every longer hash it
-# starts: a note holding the full hash holds it.
+# starts: a note holding the full hash holds it; so does one ending an identifier
+# (sha256:9f86d08 of a digest, the end of a range abc1234..def5678).
 _HASH = re.compile(r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,39}")
 # What may stand beside a held identifier: anything but a letter, digit or underscore, so a
 # longer identifier does not hold a shorter one it starts or ends with (KG-1234 is not KG-123,
@@ -290,11 +291,11 @@ def identifier_pattern(term: str) -> str:
     text matches in full when it holds the identifier `term` (lower-cased) as written (but any
     punctuation inside, _PARTS), nothing of an identifier beside it but an ending (_ENDING) or
     the rest of a hash a short hash starts; a version with or without its v (_VERSION)."""
-    rest = "[0-9a-f]*" if _HASH.fullmatch(term) else ""
     lead = ""
     if (version := _VERSION.fullmatch(term)) is not None:
         lead, term = "v?", version.group(1)
     parts = _PARTS.findall(term)
+    rest = "[0-9a-f]*" if parts and _HASH.fullmatch(parts[-1]) else ""
     written = "".join(
         p if p[0].isalnum() else _APART if 0 < i < len(parts) - 1
         else "".join("\\" + c for c in p) for i, p in enumerate(parts))
@@ -308,9 +309,12 @@ def holds_identifier(text: str, term: str) -> bool:
 
 def inside_query(terms: list[str]) -> str:
     """The word index's query for the identifiers of `terms` the note index may keep inside a
-    longer word (_INSIDE): each a wildcard (`*looker_scratch*`) in the content and title
-    fields; '' for none."""
-    inside = " ".join(f"*{t}*" for t in terms if _INSIDE.fullmatch(t))
+    longer word (_INSIDE), and for the short hash ending one (`sha256:9f86d08`: the note
+    index keeps a digest's hex a word of its own): each a wildcard (`*looker_scratch*`,
+    `*9f86d08*`) in the content and title fields; '' for none."""
+    inside = " ".join(f"*{w}*" for w in dict.fromkeys(
+        t if _INSIDE.fullmatch(t) else _PARTS.findall(t)[-1] for t in terms
+        if _INSIDE.fullmatch(t) or _HASH.fullmatch(_PARTS.findall(t)[-1])))
     return f"content:({inside}) title:({inside})" if inside else ""
 
 

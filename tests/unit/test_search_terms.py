@@ -118,6 +118,10 @@ def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
     ("tagged 3.7.1-beta.4 for the testers", "v3.7.1-beta.4", True),
     ("tagged 3.7.1-beta.41 for the testers", "v3.7.1-beta.4", False),
     ("the rev3.7.1 board", "3.7.1", False),
+    # a short hash ending an identifier stands for the longer hash it starts
+    ("pinned to sha256:5c1e9a07d2b44f0e8a6d3b17c9e2f4a0", "sha256:5c1e9a07", True),
+    ("pinned to sha1:5c1e9a07d2b44f0e8a6d3b17c9e2f4a0", "sha256:5c1e9a07", False),
+    ("range 0d4f2e1a..77c0b3e9f1 went out", "0d4f2e1a..77c0b3e", True),
 ])
 def test_a_text_holds_an_identifier_as_a_word_not_inside_a_longer_one(
         text: str, term: str, held: bool) -> None:
@@ -128,6 +132,7 @@ def test_identifiers_a_word_may_hold_inside_it_reach_the_word_index_as_wildcards
     assert inside_query(["kg-123", "looker_scratch", "4be8a71", "a.b.c"]) == (
         "content:(*looker_scratch* *4be8a71* *a.b.c*) title:(*looker_scratch* *4be8a71* *a.b.c*)")
     assert inside_query(["kg-123", "db.py:42", 'q"1']) == ""
+    assert inside_query(["sha256:5c1e9a07"]) == "content:(*5c1e9a07*) title:(*5c1e9a07*)"
 
 
 @pytest.mark.parametrize(("query", "coded"), [
