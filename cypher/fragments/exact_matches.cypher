@@ -10,7 +10,8 @@
 // none). The pattern then checks each candidate holds the identifier itself, not only its words
 // nor a longer one (`kg-1234` does not hold `kg-123`). A term held by more than {{most}} of the
 // candidates is no rare token and counts for nothing; a rarer one is split among its holders:
-// s sums 1/(its holders) over the note's rare terms, so a token only one note holds says most.
+// s sums share/(its holders) over the note's rare terms ($question.shares[i] of term i: a
+// dashed word beside a code counts less), so a token only one note holds says most.
 CALL () {
   WITH 1 AS one WHERE $question.exact <> ''
   CALL db.index.fulltext.queryNodes('note_fulltext', $question.exact, {limit: $lex_fetch})
@@ -29,11 +30,12 @@ CALL () {
   }
   UNWIND phrased + inside AS n
   WITH DISTINCT n
-  UNWIND [t IN $question.terms WHERE toLower(n.content) =~ t
-                         OR toLower(coalesce(n.title, '')) =~ t] AS term
+  UNWIND [i IN range(0, size($question.terms) - 1)
+          WHERE toLower(n.content) =~ $question.terms[i]
+             OR toLower(coalesce(n.title, '')) =~ $question.terms[i]] AS term
   WITH term, collect(n) AS holders
   WHERE size(holders) <= {{most}}
   UNWIND holders AS n
-  WITH n, sum(1.0 / size(holders)) AS s
+  WITH n, sum($question.shares[term] / size(holders)) AS s
   RETURN collect({n: n, s: s}) AS {{as}}
 }

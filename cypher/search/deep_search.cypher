@@ -23,7 +23,8 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {project, text, lex, terms, exact, inside, by_code, entity_keys, excluded,
+//         holds): {project, text, lex, terms, shares, codes, exact, inside, by_code,
+//         entity_keys, excluded,
 //         clauses}; project: the project read (the fragments' `project`); text: Lucene
 //         query from word tokens ('' = none), for entity names;
 //         lex: one {query, whole} per query word in every boosted field, kept to the
@@ -31,7 +32,7 @@
 //         hits counted per word; rare_share: most share of the project's notes a rare word is
 //         held by; floor, lex_floor, rare_words, unknown_step, unknown_most, lacked_step:
 //         the relevance floor, as search_memory's (fragments/relevance_floor; floor is
-//         DeepTuning.floor past OWN_IDF_MAX notes); terms, exact, inside,
+//         DeepTuning.floor past OWN_IDF_MAX notes); terms, shares, codes, exact, inside,
 //         by_code: as search_memory's; entity_keys: canonical keys of the question's entities;
 //         excluded: note kinds to leave out; hops: 1..3; fetch, lex_fetch, pool: candidate
 //         sizes; rescan: the exact scan follows a short index answer; total: live notes of the project as last counted (a small project is counted
@@ -381,7 +382,7 @@ WITH placed, any(h IN placed[..$k] WHERE h.relevance >= coalesce(
                          [r IN h.recs WHERE r.ch = 'lexical' | r.floor][0], floor)
                      OR any(r IN h.recs WHERE r.ch = 'exact'))
              AND (NOT $question.by_code
-                  OR any(h IN placed[..$k] WHERE any(t IN $question.terms
+                  OR any(h IN placed[..$k] WHERE any(t IN $question.codes
                            WHERE toLower(h.n.content) =~ t
                               OR toLower(coalesce(h.n.title, '')) =~ t))) AS known,
      CASE WHEN $near.diverse_head > $near.diverse_from AND placed[0].score > 0
@@ -409,7 +410,7 @@ ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // when no hit reaches the floor (a lexical hit its own, fragments/relevance_floor) and none
 // holds a rare identifier of the query (the exact channel), or the query names what it asks
-// for by a code ($question.by_code) and no hit holds one of its identifiers, nothing relevant
+// for by a code ($question.by_code) and no hit holds one of its codes, nothing relevant
 // is stored: no rows.
 WITH known, collect(h) AS top
 WHERE known

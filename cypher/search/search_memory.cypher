@@ -14,14 +14,17 @@
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
-//         holds): {project, lex, terms, exact, inside, by_code, excluded, kinds}; project: the
+//         holds): {project, lex, terms, shares, codes, exact, inside, by_code, excluded,
+//         kinds}; project: the
 //         project read (the fragments' `project`); lex: one {query, whole} per query
 //         word, the query that word
 //         in every boosted field kept to the project, or one whole query ([] = no lexical
 //         part); notes: the project's notes (as last counted); lex_df: most hits counted per
 //         word (of the whole query); rare_share: most share of the project's notes a rare
 //         word is held by; terms: the query's identifiers, each the pattern of a lower-cased
-//         text holding it (query_text.identifier_pattern); exact: Lucene query, each
+//         text holding it (query_text.identifier_pattern); shares: each one's share of
+//         the exact signal; codes: the patterns of those saying what the query names
+//         (query_text.shares, query_text.codes); exact: Lucene query, each
 //         identifier a phrase in content and title ('' = none); inside: the word index's
 //         query for those inside a longer word ('' = none); by_code: the query names what
 //         it asks for by a code (query_text.by_code); excluded: note kinds to
@@ -210,13 +213,13 @@ LIMIT $k
 // channel, or one of `held`), none of the lexical channel's holds at least $rare_words rare
 // words of the query (fragments/lexical_in_project) nor has a lexical score of at least
 // $lex_floor, nothing relevant is stored: no rows. Nor is it when the query names what it asks
-// for by a code ($question.by_code) and no hit holds one of its identifiers.
+// for by a code ($question.by_code) and no hit holds one of its codes ($question.codes).
 WITH floor, held, collect(h {.*, relevance: coalesce(
                                 [x IN matched WHERE x.n = h.n | x.s][0],
                                 2.0 * vector.similarity.cosine(h.n.embedding, $vector) - 1.0)})
      AS top
 WHERE (NOT $question.by_code
-       OR any(h IN top WHERE any(t IN $question.terms WHERE toLower(h.n.content) =~ t
+       OR any(h IN top WHERE any(t IN $question.codes WHERE toLower(h.n.content) =~ t
                                  OR toLower(coalesce(h.n.title, '')) =~ t)))
   AND any(h IN top WHERE h.match >= coalesce(h.lexical, floor) OR 'exact' IN h.channels
                          OR any(t IN held WHERE toLower(h.n.content) =~ t

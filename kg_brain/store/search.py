@@ -30,7 +30,9 @@ class Asked(TypedDict):
     the class of its size (up to 10, 100, 1,000 characters or items), never on what a map holds,
     so one plan serves every question in every project. `project`: the project read; `lex`: the
     lexical terms; `terms`: the identifiers, each as the pattern of a text holding it
-    (query_text.identifier_pattern); `exact`: their Lucene phrase query ('' = none); `inside`:
+    (query_text.identifier_pattern), `shares` each one's share of the exact signal and `codes`
+    the patterns of those saying what the query names (query_text.shares, query_text.codes);
+    `exact`: their Lucene phrase query ('' = none); `inside`:
     the word index's query for those a word of the note index may hold inside it
     (query_text.inside_query); `by_code`: the query names what it asks for by a code
     (query_text.by_code); `excluded`: note kinds left out; `numbers`: the numbers the question
@@ -39,6 +41,8 @@ class Asked(TypedDict):
     project: str
     lex: list[LexTerm]
     terms: list[str]
+    shares: list[float]
+    codes: list[str]
     exact: str
     inside: str
     by_code: bool

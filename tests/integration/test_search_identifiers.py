@@ -36,6 +36,22 @@ NOTES = {
     "proguard_like": "Release builds shrink code with R8; consumer rules ship with each library.",
     "camel": "The websocket reconnect is handled by useSocketRetry in the client hooks.",
     "camel_like": "useSocketState exposes the connection status to the header badge.",
+    "route2": "terraform plan replaces module.edge.aws_route_table.public[2] because its tags "
+              "changed.",
+    "route0": "module.edge.aws_route_table.public[0] keeps the default route to the NAT gateway.",
+    "frozen": "CI installs with --frozen so a drifted lockfile fails the job instead of "
+              "resolving again.",
+    "frozen_like": "The frozen snapshot of the catalogue is rebuilt every Sunday night.",
+    "mr87": "MR !87 moved the theme tokens into a package of their own.",
+    "mr87_like": "The theme tokens package is consumed by 87 components.",
+    "relay": "Commit 5d7e2a9 restored the retry budget of the mail relay after the outage.",
+    "relay_like": "The mail relay pagination fix was cherry-picked onto the 3.2 branch.",
+    "pilot": "Build v6.2.0-rc.3 of the desktop client went to the pilot customers on Friday.",
+    "pilot_like": "Build 6.2.0-rc.4 of the desktop client fixed the tray icon on Windows.",
+    "digest": "Production checkout is pinned by digest sha256:5c1e9a07d2b44f0e8a6d3b17c9e2f4a0b1c2"
+              "d3e4f5a6b7c8d9e0f1a2b3c4d5e6 so a re-pushed tag cannot change it.",
+    "digest_like": "The staging checkout runs sha256:5c1e77a0c3d9b2e4f6a8c0e2d4f6b8a0c2e4d6f8a0b2"
+                   "c4e6d8f0a2b4c6e8d0f2 until the smoke tests pass.",
 }
 
 # each question by an identifier, and the note that holds it
@@ -56,11 +72,21 @@ ASKED = {
     "ANALYTICS.LOOKER_SCRATCH": "scratch",
     "what's in app/proguard-rules.pro?": "proguard",
     "useSocketRetry": "camel",
+    "module.edge.aws_route_table.public[2]": "route2",
+    "why does the plan touch `module.edge.aws_route_table.public[0]`?": "route0",
+    "--frozen": "frozen",
+    "what does MR !87 change?": "mr87",
+    "why was 5d7e2a9 cherry-picked?": "relay",
+    "6.2.0-rc.3": "pilot",
+    "what went out in v6.2.0-rc.4?": "pilot_like",
+    "sha256:5c1e9a07d2b4": "digest",
 }
 
 # identifiers no note holds, each a look-alike of one that does
 NOBODY = ["KG-12", "KG-12345", "ERR_CONN_ABORTED", "src/app/db.py:4", "7c1d0ee",
-          "cache.redis.maxmemory", "useSocketReset", "LOOKER_SCRATCH_V2"]
+          "cache.redis.maxmemory", "useSocketReset", "LOOKER_SCRATCH_V2",
+          "module.edge.aws_route_table.public[1]", "--snapshot", "MR !88",
+          "why was 5d7e2b1 cherry-picked?", "sha256:5c1e9a07ffee"]
 
 
 @pytest.fixture

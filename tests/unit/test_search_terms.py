@@ -13,6 +13,7 @@ from kg_brain.domain.query_text import (
     asks_for_many,
     by_code,
     clauses,
+    codes,
     content_word,
     earlier,
     exact_query,
@@ -24,6 +25,7 @@ from kg_brain.domain.query_text import (
     lucene_query,
     names,
     numbers,
+    shares,
     whole_query,
     word_queries,
 )
@@ -43,6 +45,16 @@ from kg_brain.domain.search import MAX_QUERY_CHARS
     ("what did PR #212 change?", ["#212", "212"]),
     ("fixed in (#12)", ["#12"]),
     ("see issue#4417", ["issue#4417"]),
+    # a bracketed index or key stays with the address it ends (every element is another one)
+    ("why does the plan replace module.edge.aws_route_table.public[2]?",
+     ["module.edge.aws_route_table.public[2]"]),
+    ('aws_instance.bastion["west"].', ['aws_instance.bastion["west"]']),
+    # a merge request as GitLab writes it, then the bare number when long enough
+    ("what does MR !87 change?", ["!87"]),
+    ("MR !512", ["!512", "512"]),
+    # a one-word long option keeps its dashes; a longer one is an identifier without them
+    ("why do we pass --frozen?", ["--frozen"]),
+    ("--max-heap-size=2g", ["max-heap-size"]),
 ])
 def test_identifiers_are_the_tokens_shaped_like_names_and_codes(query: str,
                                                                 expected: list[str]) -> None:
@@ -65,6 +77,7 @@ def test_identifiers_are_capped_and_deduplicated() -> None:
 def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
     assert exact_query([]) == ""
     assert exact_query(["ab-12"]) == 'content:("ab-12") title:("ab-12")'
+    assert exact_query(["v3.7.1"]) == 'content:("v3.7.1" "3.7.1") title:("v3.7.1" "3.7.1")'
     assert exact_query(['q"1', "c:\\x1"]) == (
         'content:("q\\"1" "c:\\\\x1") title:("q\\"1" "c:\\\\x1")')
 
@@ -92,6 +105,23 @@ def test_an_identifier_reaches_the_index_as_an_escaped_phrase_only() -> None:
     ("the self-hosted router", "self-host", True),
     ("what did PR #212 change", "#212", True),
     ('odd "q"1 and c:\\x1 (a.b+c)', "(a.b+c)", True),
+    ("replace module.edge.aws_route_table.public[2] first", "module.edge.aws_route_table.public[2]",
+     True),
+    ("replace module.edge.aws_route_table.public[21] first",
+     "module.edge.aws_route_table.public[2]", False),
+    ("run it with --frozen=true", "--frozen", True),
+    ("the frozen lockfile", "--frozen", False),
+    ("MR !87 landed", "!87", True),
+    ("MR !870 landed", "!87", False),
+    # a version with or without its v
+    ("tagged v3.7.1-beta.4 for the testers", "3.7.1-beta.4", True),
+    ("tagged 3.7.1-beta.4 for the testers", "v3.7.1-beta.4", True),
+    ("tagged 3.7.1-beta.41 for the testers", "v3.7.1-beta.4", False),
+    ("the rev3.7.1 board", "3.7.1", False),
+    # a short hash ending an identifier stands for the longer hash it starts
+    ("pinned to sha256:5c1e9a07d2b44f0e8a6d3b17c9e2f4a0", "sha256:5c1e9a07", True),
+    ("pinned to sha1:5c1e9a07d2b44f0e8a6d3b17c9e2f4a0", "sha256:5c1e9a07", False),
+    ("range 0d4f2e1a..77c0b3e9f1 went out", "0d4f2e1a..77c0b3e", True),
 ])
 def test_a_text_holds_an_identifier_as_a_word_not_inside_a_longer_one(
         text: str, term: str, held: bool) -> None:
@@ -102,18 +132,40 @@ def test_identifiers_a_word_may_hold_inside_it_reach_the_word_index_as_wildcards
     assert inside_query(["kg-123", "looker_scratch", "4be8a71", "a.b.c"]) == (
         "content:(*looker_scratch* *4be8a71* *a.b.c*) title:(*looker_scratch* *4be8a71* *a.b.c*)")
     assert inside_query(["kg-123", "db.py:42", 'q"1']) == ""
+    assert inside_query(["sha256:5c1e9a07"]) == "content:(*5c1e9a07*) title:(*5c1e9a07*)"
 
 
 @pytest.mark.parametrize(("query", "coded"), [
     ("KG-12", True),
     ("what was TKT-901 about?", True),
     ("useSocketRetry", True),
+    ("--frozen?", True),
+    ("MR !87", True),
     ("what is PgBouncer?", False),  # a product's name, not a code
     ("which port is the local postgres from docker compose on?", False),
     ("how many credits did April use in 2024?", False),  # more than NAMING_WORDS other words
+    # in more words, by a code mixing letters and digits and at most CODE_WORDS content words
+    ("what did we end up doing about CVE-2021-33910?", True),
+    ("why does the plan want to touch module.db.aws_rds_cluster.main[1]?", True),
+    ("why did the nightly export on the batch cluster break with E0716?", False),
+    ("what Redis were we on right before 7.2?", False),  # a version: no code
 ])
 def test_a_query_names_what_it_asks_for_by_a_code(query: str, coded: bool) -> None:
     assert by_code(query, identifiers(query)) is coded
+
+
+@pytest.mark.parametrize(("query", "named", "weights"), [
+    # a dashed word beside a code is part of the question, not what it names
+    ("why was 7b1e0c4 back-ported?", ["7b1e0c4"], [1.0, 0.5]),
+    ("is ORDERS_DLQ_TTL still read-only?", ["orders_dlq_ttl"], [1.0, 0.5]),
+    # alone, or beside other dashed words, it is what the query names
+    ("what does metrics-relay-sidecar do", ["metrics-relay-sidecar"], [1.0]),
+    ("read-only vs write-through", ["read-only", "write-through"], [1.0, 1.0]),
+])
+def test_a_dashed_word_beside_a_code_counts_less_and_says_nothing_is_stored(
+        query: str, named: list[str], weights: list[float]) -> None:
+    terms = identifiers(query)
+    assert codes(terms) == named and shares(terms) == weights
 
 
 def test_a_query_with_lone_surrogates_can_be_sent() -> None:
