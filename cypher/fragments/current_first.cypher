@@ -41,6 +41,16 @@
 // asked for the current value, does a note holding an identifier of the query
 // ($question.terms) to one that does not hold it (look-alike services written in a row share
 // their words, not the name asked about; a history question names the later value).
+// Asked for a value of some shape ($question.shapes: a version, a share, an amount, a port,
+// an instance class, a number of a unit; never for an earlier value), a note among the best
+// {{head}} (a fix too) also yields to a later hit among them, linked or not, that restates a
+// value of that shape the note states beside another ("5% now (was 10%)"), when both hold a
+// subject word of the question ($question.subject, as itself or with an s) and the later one
+// names nothing (a word of no digit with a dash, an underscore, a dot or colon inside; their
+// punctuation dropped, $question.glue) the note and the question do not hold: another
+// service's value restated is no update. A note's words: its title and content lower-cased,
+// split at $question.split, one trailing . : ! or ? dropped; its values "<shape>:<value>"
+// (bench/ranking.py _values reads them the same way).
 CALL ({{hits}}) {
   CALL ({{hits}}) {
     UNWIND range(0, size({{hits}}) - 1) AS i
@@ -78,8 +88,12 @@ CALL ({{hits}}) {
                    + CASE WHEN k + 1 < size(ws) AND ws[k] =~ '[0-9]+(\\.[0-9]+)?'
                                AND $question.units[ws[k + 1]] IS NOT NULL
                           THEN ['q:' + $question.units[ws[k + 1]] + ':' + ws[k]] ELSE [] END
-                   + [u IN keys($question.units) WHERE ws[k] =~ ('[0-9]+(\\.[0-9]+)?' + u)
-                      | 'q:' + $question.units[u] + ':' + left(ws[k], size(ws[k]) - size(u))])
+                   + CASE WHEN ws[k] =~ '[0-9][0-9.]*[a-z]+'
+                          THEN [u IN keys($question.units)
+                                WHERE ws[k] =~ ('[0-9]+(\\.[0-9]+)?' + u)
+                                | 'q:' + $question.units[u] + ':'
+                                  + left(ws[k], size(ws[k]) - size(u))]
+                          ELSE [] END)
            AS vals,
          [w IN ws WHERE size(w) >= 3 AND NOT w =~ '.*[0-9].*'
                         AND w =~ '.*(_|[a-z0-9][.:][a-z0-9]|[a-z0-9]-[a-z0-9]).*'
