@@ -93,7 +93,9 @@ def record_check_run(suite: str, split: str, data: list[str], out: Path | None,
 def _checkout(out: Path | None = None) -> dict[str, Any]:
     """The commit that runs and whether tracked files differ from it (the ledger and the
     result file `out` aside: a run appending to one or rewriting the other changes no code)."""
-    aside = [f":(exclude){out.resolve()}"] if out is not None else []
+    top = _git("rev-parse", "--show-toplevel")
+    inside = out is not None and top is not None and out.resolve().is_relative_to(top)
+    aside = [f":(exclude){out.resolve()}"] if inside and out is not None else []
     changed = _git("status", "--porcelain", "--untracked-files=no", "--", ":/",
                    f":(top,exclude){LEDGER_PATH}", *aside)
     return {"commit": _git("rev-parse", "HEAD"), "uncommitted_changes": bool(changed)}

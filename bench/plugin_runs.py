@@ -28,6 +28,18 @@ pre-commit, ansible, packer, pulumi, cloud CLIs, database clients, systemd, dock
 minikube, exit statuses with meanings, rsync, git bisect, `set -e` scripts, pipefail, other
 languages, long outputs) and 53 pairs, split once into tune (93 runs, 27 pairs) and check by
 `random.Random(6).shuffle` before any scoring.
+
+`--round 3` reads round 3 (bench/data/plugin_runs_r3 and plugin_pairs_r3): 165 runs of situations
+neither round has (commands behind wrappers: npx, pnpm dlx, bunx, make/just/task targets, nx,
+turbo, lerna, tox, nox, cargo xtask, mise and asdf, docker compose run, kubectl exec; runs killed
+or interrupted: 124, 130, 134, 137, 139, 143; watch modes and servers stopped by the agent; flaky
+tests retried; exit statuses that mean "different" or "changes present": git diff --exit-code,
+cmp, terraform/tofu plan -detailed-exitcode, helm diff, kubectl diff, pulumi preview
+--expect-no-changes, npm outdated, gh pr checks, robocopy; colour codes and progress bars; other
+locales; Windows paths under WSL; long outputs cut in the middle) and 56 pairs (environment
+variables, a `cd` against a tool's own directory option, options that do not change what is
+checked, wrappers), split once into tune (83 runs, 28 pairs) and check by
+`random.Random(7).shuffle` before any scoring.
 """
 
 from __future__ import annotations
@@ -107,8 +119,8 @@ def read(path: Path) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "check"), default="tune")
-    parser.add_argument("--round", type=int, choices=(1, 2), default=1,
-                        help="1: plugin_runs, plugin_pairs; 2: plugin_runs_r2, plugin_pairs_r2")
+    parser.add_argument("--round", type=int, choices=(1, 2, 3), default=1,
+                        help="1: plugin_runs, plugin_pairs; N > 1: plugin_runs_rN, plugin_pairs_rN")
     parser.add_argument("--out", type=Path, default=Path("plugin_runs.json"))
     args = parser.parse_args(argv)
     suffix = "" if args.round == 1 else f"_r{args.round}"

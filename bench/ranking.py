@@ -1,8 +1,9 @@
 """search_memory's ranking mirrored in numpy, over signals read once from stored notes.
 
 `signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
-note's embedding, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links and entities, and for
-each question its cosine to every note, each note index's score of every note (live or not:
+note's embedding and sentence vectors, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links
+and entities, and for each question its cosine to every note and to its best sentence, each note
+index's score of every note (live or not:
 the statement counts a word's hits among all the project's notes) for each query word in each
 field (the statement asks for a word in the boosted fields at once: the sum of those scores times
 the boosts) and which notes hold each identifier of the query (word for word, and found by the
@@ -59,6 +60,8 @@ from kg_brain.domain.ranking import (
     RARE_SHARE,
     RARE_WORDS,
     SAME_LINKED,
+    SENTENCE_REACH,
+    SENTENCE_WHOLE,
     UNKNOWN_MOST,
     UNKNOWN_STEP,
     Tuning,
@@ -82,9 +85,10 @@ SUMMARY = "session_summary"  # states the values of several subjects (fragments/
 @dataclass
 class Notes:
     """One project's live notes: ids, kinds, creation and statement times, unit embeddings,
-    links as index pairs (later, earlier) for FOLLOWS, (fix, mistake) for FIXES, (new, old) for
-    SUPERSEDES (`asserted`: those someone linked, not the write path), and the entities (with
-    how many notes mention each) each note mentions."""
+    the unit vectors of their sentences (`sentence_of`: each one's note), links as index pairs
+    (later, earlier) for FOLLOWS, (fix, mistake) for FIXES, (new, old) for SUPERSEDES
+    (`asserted`: those someone linked, not the write path), and the entities (with how many
+    notes mention each) each note mentions."""
 
     ids: list[str]
     kinds: np.ndarray
@@ -100,6 +104,8 @@ class Notes:
     texts: list[str]
     order: np.ndarray  # each note's place among the ids sorted: ties go to the smaller id
     stated: np.ndarray  # when each was written or last rewritten by update_memory
+    sentences: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    sentence_of: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @cached_property
     def bm25(self) -> BM25:
@@ -148,6 +154,9 @@ class Asked:
     # when empty
     content: list[bool] = field(default_factory=list)
     text: str = ""  # the question as asked
+    # each note's best sentence's cosine to the query (nan: a note without sentences; none:
+    # no note has any)
+    best: np.ndarray | None = None
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -162,6 +171,9 @@ def read_notes(db: Database, project: str) -> Notes:
     at = {r["zk_id"]: i for i, r in enumerate(rows)}
     vectors = np.asarray([r["embedding"] for r in rows], dtype=np.float64)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    sentences = np.asarray([v for r in rows for v in r["sentences"]],
+                           dtype=np.float64).reshape(-1, vectors.shape[1])
+    sentences /= np.linalg.norm(sentences, axis=1, keepdims=True)
     return Notes(ids=[r["zk_id"] for r in rows], kinds=np.asarray([r["note_kind"] for r in rows]),
                  created=np.asarray([r["created"] for r in rows], dtype=np.float64),
                  vectors=vectors, follows=_pairs(rows, "follows", at),
@@ -177,7 +189,10 @@ def read_notes(db: Database, project: str) -> Notes:
                                for e, k in zip(r["entities"], r["entity_kinds"], strict=True)},
                  texts=[f"{r['title']}\n{r['content']}".lower() for r in rows],
                  order=np.argsort(np.argsort([r["zk_id"] for r in rows])),
-                 stated=np.asarray([r["stated"] for r in rows], dtype=np.float64))
+                 stated=np.asarray([r["stated"] for r in rows], dtype=np.float64),
+                 sentences=sentences,
+                 sentence_of=np.asarray([i for i, r in enumerate(rows) for _ in r["sentences"]],
+                                        dtype=np.int64))
 
 
 def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str, kind: str,
@@ -206,15 +221,41 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
         inside = np.asarray([[z in found for z in notes.ids]], dtype=bool)
     holders = contains & (phrased | inside)
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
+    vector /= np.linalg.norm(vector)
     asks = earlier(text)
     return Asked(kind=kind, contextual=contextual, history=asks is not None,
                  before=asks == "before",
-                 cosine=notes.vectors @ (vector / np.linalg.norm(vector)), words=words,
+                 cosine=notes.vectors @ vector, words=words,
                  written=written,
                  size=int(project_share(db, project=project)["project_notes"]),
                  holders=holders, contains=contains, expected=expected, pairs=pairs,
                  named=names(text, terms), by_code=by_code(text, terms),
-                 content=[content_word(w) for w in kept], text=text)
+                 content=[content_word(w) for w in kept], text=text,
+                 best=best_sentences(notes, vector))
+
+
+def best_sentences(notes: Notes, vector: np.ndarray) -> np.ndarray | None:
+    """Each note's best sentence's cosine to the unit `vector` (nan for a note without
+    sentences), or None when no note has any."""
+    if not notes.sentence_of.size:
+        return None
+    best = np.full(len(notes.ids), -np.inf)
+    np.maximum.at(best, notes.sentence_of, notes.sentences @ vector)
+    out: np.ndarray = np.where(np.isfinite(best), best, np.nan)
+    return out
+
+
+def matched(notes: Notes, q: Asked, keep: np.ndarray, pool: int) -> np.ndarray:
+    """fragments/nearest_in_project's re-score as search_memory reads it: each of the kept
+    notes best by the cosine (SENTENCE_REACH, at least `pool`) scores SENTENCE_WHOLE times its
+    cosine plus the rest times its best sentence's (its cosine without sentences); any other
+    note 2 below its cosine (the vector channel, the current value first and the relevance
+    floor read this score; search_memory.cypher's `match`)."""
+    reach = _top(q.cosine, keep, max(SENTENCE_REACH, pool), notes.order)
+    out: np.ndarray = q.cosine - 2.0
+    best = q.cosine if q.best is None else np.where(np.isnan(q.best), q.cosine, q.best)
+    out[reach] = SENTENCE_WHOLE * q.cosine[reach] + (1.0 - SENTENCE_WHOLE) * best[reach]
+    return out
 
 
 def _index_hits(db: Database, project: str, query: str,
@@ -415,7 +456,8 @@ Floor = tuple[float, float, float]  # a hit holding every content word; per unkn
 @dataclass
 class Reach:
     """What the relevance floor reads of a question's best hits: whether one is relevant on
-    exact or lexical evidence alone, each one's cosine and how many content words of the query
+    exact or lexical evidence alone, each one's match (`matched`: a re-scored note's mixed
+    score, 2 below the cosine for any other) and how many content words of the query
     it holds (none outside the lexical channel's pool), how many content words no note of the
     project holds (at most UNKNOWN_MOST) and how many some note holds."""
 
@@ -426,7 +468,7 @@ class Reach:
     known: int
 
     def relevant(self, floor: Floor) -> bool:
-        """Whether a hit passes `floor`: its cosine reaches the floor raised by `floor[1]` per
+        """Whether a hit passes `floor`: its match reaches the floor raised by `floor[1]` per
         unknown word and by `floor[2]` per known word it lacks, or it passes on evidence."""
         least = floor[0] + floor[1] * self.unknown + floor[2] * (self.known - self.holds)
         return self.evident or bool((self.cosines >= least).any())
@@ -449,10 +491,11 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
     keep = _kept(notes, q)
     pool = max(t.pool, k)
     score = np.zeros(len(notes.ids))
-    vec = _top(q.cosine, keep, pool, notes.order)
-    low = min(q.cosine[vec[-1]], q.cosine[vec[0]] - t.vec_span) if vec.size else 0.0
-    span = q.cosine[vec[0]] - low if vec.size else 0.0
-    score[vec] += t.w_vec * ((q.cosine[vec] - low) / span if span > 0 else 1.0)
+    match = matched(notes, q, keep, pool)
+    vec = _top(match, keep, pool, notes.order)
+    low = min(match[vec[-1]], match[vec[0]] - t.vec_span) if vec.size else 0.0
+    span = match[vec[0]] - low if vec.size else 0.0
+    score[vec] += t.w_vec * ((match[vec] - low) / span if span > 0 else 1.0)
     found: np.ndarray = np.zeros(len(notes.ids), dtype=bool)
     found[vec] = True
     boosts = {"content": 1.0, "title": t.lex_title, "keywords": t.lex_keywords,
@@ -479,7 +522,7 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
                    else notes.asserted, t)
     order = _top(score, found, len(notes.ids), notes.order)
     if t.same_n > 0:
-        score = current_first(notes, q, order, score, t)
+        score = current_first(notes, q, order, score, t, match)
         order = _top(score, found, len(notes.ids), notes.order)
     top = order[:k]
     # the identifiers at most exact_df of the hits hold, found by the exact channel or not
@@ -487,7 +530,7 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
     return [int(i) for i in top], Reach(
         evident=bool(((exact[top] > 0).any() or strong[top].any() or rare_held[:, top].any())
                      and (not q.by_code or q.contains[:, top].any())),
-        cosines=q.cosine[top],
+        cosines=match[top],
         holds=np.where(pooled[top], holds[top], 0), unknown=unknown(q, boosts), known=known)
 
 
@@ -504,7 +547,7 @@ def _exact(q: Asked, keep: np.ndarray, t: Tuning) -> np.ndarray:
 
 
 def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
-                  t: Tuning) -> np.ndarray:
+                  t: Tuning, match: np.ndarray) -> np.ndarray:
     """fragments/current_first: among the best same_n hits a note yields to each one of the
     same subject stated later (earlier for a history question; `stated`: written or rewritten
     by update_memory) that, asked for the current value, holds every identifier of the query it
@@ -521,7 +564,8 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     notes it yields to, the closest to the query ranks first (CURRENT_TIE). Asked for history,
     the score passes down the chain: of a value changed several times, the first takes it.
     Asked for a value of some shape (query_text.value_shapes), a note (a fix too) also yields to
-    a later valued hit among the best same_n that `restates` its value."""
+    a later valued hit among the best same_n that `restates` its value. `match`: what stands for
+    each note's cosine to the query (`matched`)."""
     head = [int(i) for i in ranked[:t.same_n]]
     far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
@@ -543,7 +587,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
                   or (notes.kinds[a] != "fix" or q.history and (a, b) in linked)
                   and (b in head or not q.history and notes.kinds[b] == notes.kinds[a]
                        and (a, b) in linked)
-                  and same_subject(notes, q, a, b, t, (a, b) in linked))]
+                  and same_subject(notes, match, a, b, t, (a, b) in linked))]
     if q.before:
         named = numbers(q.text)
         top = min((a for a, _ in pairs if any(holds_number(notes.texts[a], x) for x in named)),
@@ -555,7 +599,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     for _ in range(len(pairs) if q.history else 1):  # asked for history, down the chain
         step = lifted.copy()
         for a, b in pairs:
-            lifted[b] = max(lifted[b], step[a] * (1.0 + CURRENT_TIE * (1.0 + q.cosine[b]) / 2.0))
+            lifted[b] = max(lifted[b], step[a] * (1.0 + CURRENT_TIE * (1.0 + match[b]) / 2.0))
     out = lifted.copy()
     for a in {a for a, _ in pairs}:
         over = [lifted[b] for x, b in pairs if x == a]
@@ -626,7 +670,8 @@ VALUELESS = ("mistake", "session_summary", "open_thread")  # kinds stating no va
 # states the one it set, and yields only asked for history, to a note it is linked to)
 
 
-def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool) -> bool:
+def same_subject(notes: Notes, match: np.ndarray, a: int, b: int, t: Tuning,
+                 linked: bool) -> bool:
     """Two notes state the same subject (a yielding to b): a SUPERSEDES link, mutual cosine >=
     SAME_LINKED and b of a's kind or either a fix, or mutual cosine >= same_cos (any when b is a
     session summary), the later one (b) at most same_reach less close to the query and an
@@ -637,7 +682,7 @@ def same_subject(notes: Notes, q: Asked, a: int, b: int, t: Tuning, linked: bool
                                              or notes.kinds[a] == "fix"):
         return True
     if (mutual < t.same_cos and notes.kinds[b] != SUMMARY
-            or q.cosine[b] < q.cosine[a] - t.same_reach):
+            or match[b] < match[a] - t.same_reach):
         return False
     shared = notes.entities[a].keys() & notes.entities[b].keys()
     return any(notes.entities[a][e] <= t.same_subject

@@ -36,6 +36,19 @@ unsigned URLs, RFC test vectors, SRI hashes, CSP nonces, git object ids, checksu
 values): two frames a kind, split by random.Random(66), values drawn by random.Random(606);
 check.jsonl was committed before tuning.
 
+bench/data/secrets-r7/ is the seventh round, kinds and surroundings no earlier round held: web
+frameworks' application secrets in their own config forms (Laravel's `base64:` keys, Symfony,
+Django, Rails, Phoenix, Spring, ASP.NET, Next.js and NextAuth, Flask's bytes), Kubernetes Secrets
+as JSON, literals and manifests, Helm values, CI variable files, mobile app configs
+(google-services, Info.plist, AndroidManifest, keystore passwords in Gradle), SQL dumps and seeds,
+`IDENTIFIED BY`, Redis ACLs, message-queue URLs, NATS seeds, LDAP binds, SNMP communities, Wi-Fi
+PSKs in device configs and code, license keys, webhook signing secrets, recovery phrases, JSON
+escaped once and twice, URL-encoded values, a value wrapped over log lines; and look-alikes an
+agent writes every day (hasher names, bcrypt costs, images and gzip in base64, hex colours, IPv6
+and MAC addresses, device serials, certificates, fingerprints, feature flags, placeholders,
+references, ciphertext, password hashes in dumps): two frames a kind, split by random.Random(77),
+values drawn by random.Random(707); check.jsonl was committed before tuning.
+
 `--split tune` scores the tuning halves only (where rules are chosen); `--split all`, the
 default, scores every half and records the check halves' scoring in the ledger.
 
@@ -59,7 +72,8 @@ DATA = Path(__file__).parent / "data" / "secrets.jsonl"
 ROUNDS = {"round_3": Path(__file__).parent / "data" / "secrets-r3",
           "round_4": Path(__file__).parent / "data" / "secrets-r4",
           "round_5": Path(__file__).parent / "data" / "secrets-r5",
-          "round_6": Path(__file__).parent / "data" / "secrets-r6"}
+          "round_6": Path(__file__).parent / "data" / "secrets-r6",
+          "round_7": Path(__file__).parent / "data" / "secrets-r7"}
 HALVES = ("tune", "check")
 
 

@@ -259,6 +259,7 @@ class RankingNote(TypedDict):
     entities: list[str]
     entity_notes: list[int]
     entity_kinds: list[str]
+    sentences: list[list[float]]
 
 
 @read("bench/ranking_notes.cypher")

@@ -1,7 +1,8 @@
 // Every live note of a project with what search_memory's ranking reads of it (bench/ranking.py
 // mirrors that ranking in numpy to fit its constants); read only. params: project.
 // returns: zk_id, title, content, note_kind, created, stated, embedding, follows, fixes,
-//          fix_weights, supersedes, asserted, entities, entity_notes, entity_kinds; created: epoch
+//          fix_weights, supersedes, asserted, entities, entity_notes, entity_kinds, sentences;
+//          created: epoch
 //          seconds with their fraction (notes written within one second keep their order, as
 //          search_memory compares them); stated: the same, or when update_memory last rewrote it
 //          if later; follows:
@@ -10,7 +11,8 @@
 //          supersedes: the live notes it SUPERSEDES, asserted: those of them linked by someone,
 //          not the write path (origin not 'auto'); entities: keys of the entities it
 //          MENTIONS; entity_notes, entity_kinds: how many notes mention each and its kind, in
-//          the same order
+//          the same order; sentences: its sentences' vectors (fragments/write_sentences; none
+//          until its sentences job ran)
 MATCH (n:Note {project: $project, memory_type: 'permanent'})
 WHERE n.embedding IS NOT NULL
 RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
@@ -35,5 +37,6 @@ RETURN n.zk_id AS zk_id, coalesce(n.title, '') AS title, n.content AS content,
        COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.notes ORDER BY e.key }
          AS entity_notes,
        COLLECT { MATCH (n)-[:MENTIONS]->(e:Entity) RETURN e.kind ORDER BY e.key }
-         AS entity_kinds
+         AS entity_kinds,
+       COLLECT { MATCH (p:Sentence)-[:SENTENCE_OF]->(n) RETURN p.embedding } AS sentences
 ORDER BY zk_id

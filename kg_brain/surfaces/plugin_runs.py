@@ -5,26 +5,38 @@ A run that exited non-zero is a mistake when its output shows an error, when it 
 (a crash signal, `timeout`'s 124) whatever it printed, or when it ran a check (`--check`,
 `-check`, `pip check`, `go mod verify`, `--verify-no-changes`, `npm audit`, `pip-audit`) that
 printed anything: a check's status says what it found fails, in whatever words. An exit status
-alone is not one: `grep` with no match, `test -f`, `cmp -s` say nothing, and a `diff` or `git
-diff --exit-code` shows a difference (whatever words the files hold), not an error; nor is a
-question answered no by its status in at most one line of its own words (`git rev-parse
+alone is not one: `grep` with no match, `test -f`, `cmp -s` say nothing; a status a tool
+documents as "it worked and found a difference" apart from its error status (`diff`, `cmp` and
+`git diff --exit-code`'s 1, `terraform`/`tofu plan -detailed-exitcode`'s and `helm diff
+--detailed-exitcode`'s 2, `gh pr checks`' 8 for checks pending, robocopy's 1-7) is no error
+whatever words the compared content holds, nor is a diff's text shown with another status; nor is
+a question answered no by its status in at most one line of its own words (`git rev-parse
 --verify` of a missing ref, `git cat-file -e`, `id` of no such user); nor a run the user
-interrupted (Ctrl-C, 130) or whose reader went away (141): it did not fail.
+interrupted (Ctrl-C, 130), whose reader went away (141) or that was asked to stop from outside
+(SIGTERM, 143): it did not fail. `timeout` ending a program that runs until it is stopped (a
+watcher, a development server: a `watch`, `serve`, `server` or `dev` word or `--watch` in its
+command, or output that says it waits for changes or how to stop it) is how the agent stops it:
+such a run is judged by its output alone.
 
 A line shows an error when it holds an error word as a word (`error_page`, `error.html`,
 `worker-failures`, `src/errors/` are names, not errors; `did not`, `gave up` are failures in
-plain words), when it is a finding at a location (`a.go:3:2: unreachable code`, `A.cs(3,5):
-warning ...`; not a `note:` nor a stack frame without a message), or when it is a diagnostic
-under the name of a program or file the command runs (`cp: ...`, `make: *** ...`, `deploy.sh:
-line 3: ...`, the convention of Unix tools in every language). The headline is the output's
-most telling error line: a typed exception (`KeyError: 'name'`) first, then a line that is not
-a tally (`Found 2 errors`, `1 failed, 3 passed`), an exit status relayed (`make: *** [...] Error
-1`, `exit code: 1`, `(code 23)`), a step's failure relayed and no more (`error: update failed`,
-`ESM Build failed`), advice (`for more information ...`, `-> [Help 1]`) or an error word alone
-before a path (`FAIL pkg 0.01s`); among these a labelled diagnostic (`error: ...`, `file.py:3:
-error ...`, `File.java:[3,9] ...`) first; the last of the best, with the next line when it ends
-in `:` (what it introduces). A check with no error line is headed by its last sentence that is
-not advice, progress or a command to run. The colour codes of a terminal are no part of any line.
+plain words; "error" as compilers, make and git say it in other locales: `Fehler`, `erreur`,
+`エラー`, `错误`...; apt's and kotlinc's `E:`), when it is a finding at a location (`a.go:3:2:
+unreachable code`, `A.cs(3,5): warning ...`, `C:\\src\\a.c(41): ...`; not a `note:` nor a stack
+frame without a message) or an assertion's values (`Expected: 30` above `Received: 27`), or when
+it is a diagnostic under the name of a program or file the command runs (`cp: ...`, `make: ***
+...`, `deploy.sh: line 3: ...`, the convention of Unix tools in every language). The headline is
+the output's most telling error line: a typed exception (`KeyError: 'name'`) first, then a line
+that is not a tally (`Found 2 errors`, `1 failed, 3 passed`), an exit status relayed (`make: ***
+[...] Error 1`, `exit code: 1`, `(code 23)`, PowerShell's `+ CategoryInfo : ...`), a step's
+failure relayed and no more (`error: update failed`, `ESM Build failed`) or an error word alone
+before a path (`FAIL pkg 0.01s`), and below even these advice (`for more information ...`, `->
+[Help 1]`, `See https://...`, `Press f to ...`); among these a finding at a location with an
+error word (`file.py:3: error ...`; not its `note`, not a `warning`) first, then a labelled
+diagnostic (`error: ...`, `File.java:[3,9] ...`, ` ERR_PNPM_X ...`); the last of the best, with
+the next line when it ends in `:` (what it introduces). A check with no error line is headed by
+its last sentence that is not advice, progress or a command to run. The colour codes of a
+terminal are no part of any line.
 """
 from __future__ import annotations
 
@@ -41,8 +53,14 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 _WORDS = (r"error|exception|traceback|fail|fatal|panic|abort|denied|refused|cannot|can't|"
           r"could not|couldn't|unable|not found|no such|no module named|undefined|unexpected|"
           r"invalid|timed out|timeout|segmentation fault|killed|usage:|ERR!|did not|didn't|"
-          r"gave up|giving up")
-_ERROR = re.compile(rf"(?<![\w-])[A-Za-z]*(?:{_WORDS})[A-Za-z]*(?![\w]|[./-]\w)", re.IGNORECASE)
+          r"gave up|giving up|not recognized")
+# "error" as compilers, make, git and coreutils say it in other locales (de, fr, es, pt, it, nl,
+# pl, ru, tr: the start of a word), and in scripts written without spaces between words (ja, zh,
+# ko: wherever it stands); and `E:`, the error tag of apt, dpkg and kotlinc.
+_LOCAL_WORDS = r"fehler|erreur|erro|fout|błąd|błęd|ошибк|hata"
+_UNSPACED_WORDS = r"エラー|错误|錯誤|오류"
+_ERROR = re.compile(rf"(?<![\w-])(?:[A-Za-z]*(?:{_WORDS})[A-Za-z]*|(?:{_LOCAL_WORDS})[^\W\d_]*)"
+                    rf"(?![\w]|[./-]\w)|{_UNSPACED_WORDS}|^E\d*:\s", re.IGNORECASE)
 # A diff's own lines (`diff`, `git diff --exit-code`): their text is the files' content. A
 # unified diff's `--- a` comes with its `+++ b` (a test runner's `--- FAIL: TestX` is no diff).
 _DIFF_START = re.compile(r"^(diff |--- .*\n\+\+\+ |@@ |\d+(,\d+)?[acd]\d+(,\d+)?$)", re.MULTILINE)
@@ -50,20 +68,32 @@ _DIFF_LINE = re.compile(r"^(diff |index |--- |\+\+\+ |@@|[-+<> ]|\\ No newline|\
 # A typed exception with its message: `KeyError: 'name'`, `AssertionError [ERR_X]: ...`.
 _ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 _TYPED = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?:\s*\[[^\]]*\])?:\s*\S")
-# An error word labelling what follows (`error: ...`, `error[E0308]: ...`, `--- FAIL: TestX`),
-# or a compiler's location (`src/a.py:3:` `src/a.ts(3,5):`) before the message.
-_LABELLED = re.compile(rf"(?:{_WORDS})[^:\n]{{0,40}}:\s+\S", re.IGNORECASE)
-_LOCATION = re.compile(r"^\s*[\w./\\-]+\.\w+(?::\d+){1,2}:\s|^\s*[\w./\\-]+\.\w+\(\d+,\d+\):|"
-                       r"^\s*\[\w+\]\s+[\w./\\-]+\.\w+:\[\d+,\d+\]\s")
+# An error word labelling what follows (`error: ...`, `error[E0308]: ...`, `--- FAIL: TestX`,
+# `E: ...`).
+_LABELLED = re.compile(rf"(?:{_WORDS}|{_LOCAL_WORDS}|{_UNSPACED_WORDS})[^:\n]{{0,40}}:\s+\S|"
+                       r"^E\d*:\s", re.IGNORECASE)
+# A compiler's location before its message: `src/a.py:3:`, `a.go:3:2 message` (a column, then a
+# space), `src/a.ts(3,5):`, MSVC's `C:\src\a.c(41):`, maven's `[ERROR] A.java:[3,9] `.
+_PATH = r"(?:[A-Za-z]:\\)?[\w./\\-]+\.\w+"
+_LOCATION = re.compile(rf"^\s*{_PATH}(?::\d+){{1,2}}:\s|^\s*{_PATH}:\d+:\d+\s+(?=\S)|"
+                       rf"^\s*{_PATH}\(\d+(?:,\d+)?\):|^\s*\[\w+\]\s+{_PATH}:\[\d+,\d+\]\s")
+# An assertion's values, as test runners of many languages print them (`Expected: 30` with
+# `Received: 27`, `Actual: ...` or `But was: ...` on the next line): a finding with no error word.
+_EXPECTED = re.compile(r"^Expected:\s+\S")
+_GOT = re.compile(r"^(?:Received|Actual|But was):\s+\S", re.IGNORECASE)
 # A location's message that is a remark, not a finding (`a.py:3: note: ...`).
 _REMARK = re.compile(r"^\s*(?:note|info|hint|help)\b", re.IGNORECASE)
-# Lines that sum up or relay a failure told elsewhere, or advise: never the headline while
-# another error line is there.
+# Lines that sum up or relay a failure told elsewhere (`The error appears to be in ...`, `This
+# error happened while ...`): never the headline while another error line is there.
 _TALLY = re.compile(
     r"(?<![\d.:])\d+\s+(?:[A-Za-z()]+\s+)?(?:errors?|failures?|failed|problems?)\b|"
-    r"\b(?:errors?|failures?|failed)\s*[:=]\s*\d|\bexit(?:ed)?\b|\bError \d+\s*$|"
-    r"\bcode:?\s*\d+\b|for more info|for details|\bre-?run\b|\brun with\b|can be found in|"
-    r"\[Help \d+\]", re.IGNORECASE)
+    r"\b(?:errors?|failures?|failed)\s*[:=]\s*\d|\bexit(?:ed)?\b|"
+    rf"(?:\bError|\b(?:{_LOCAL_WORDS})|{_UNSPACED_WORDS}) \d+\s*$|\bcode:?\s*\d+\b|"
+    r"^\+\s+\w+\s+:\s|^(?:the|this|that|these)\s+(?:errors?|failures?|exceptions?)\b",
+    re.IGNORECASE)
+# Advice: where to read more, what to run or press; below even a tally.
+_POINTER = re.compile(r"for more info|for details|\bre-?run\b|\brun with\b|can be found in|"
+                      r"\[Help \d+\]|\bsee:?\s+https?://|\bpress\s+\S+\s+to\b", re.IGNORECASE)
 # A line relaying that a step failed and no more (`error: update failed`, `ESM Build failed`,
 # `evaluation failed :(`), once its label, bracketed asides and a duration are set apart.
 _ADVICE = re.compile(r"(?:to|run|try|see|fix|hint|use|please)\b", re.IGNORECASE)
@@ -86,12 +116,36 @@ _QUESTIONS: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
     (("id",), set(), {1}),
     (("getent",), set(), {2}),
 )
+# Statuses a tool documents as "the run worked and found a difference" (or "changes present",
+# "checks pending"), apart from its error status: what it prints is the compared content, whatever
+# words that holds. The program (and subcommand), the options that give the status that meaning
+# (any of them; none needed when empty), the statuses.
+_DIFFERENCES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
+    (("diff",), set(), {1}),
+    (("cmp",), set(), {1}),
+    (("git", "diff"), {"--exit-code", "--quiet", "--no-index"}, {1}),
+    (("terraform", "plan"), {"-detailed-exitcode"}, {2}),
+    (("tofu", "plan"), {"-detailed-exitcode"}, {2}),
+    (("helm", "diff"), {"--detailed-exitcode"}, {2}),
+    (("gh", "pr", "checks"), set(), {8}),
+    (("robocopy",), set(), set(range(1, 8))),  # files copied, extra or mismatched; 8+ failed
+)
+# Options of these programs that take the next word as their value (`git -C dir diff`,
+# `kubectl -n shop diff`), so that word is no subcommand.
+_VALUE_OPTIONS = {"-c", "-C", "-n", "--namespace", "--context", "--kubeconfig", "-R", "--repo"}
 # Statuses of a run killed: `timeout`'s, and the shell's 128 + a crash signal (ILL, ABRT, BUS,
-# FPE, KILL, SEGV); 130 (INT: Ctrl-C) and 141 (PIPE: the reader closed) are interruptions.
+# FPE, KILL, SEGV); 130 (INT: Ctrl-C), 141 (PIPE: the reader closed) and 143 (TERM: asked to stop
+# from outside) are interruptions.
 TIMED_OUT = 124
 KILLED = {132: "SIGILL", 134: "SIGABRT", 135: "SIGBUS", 136: "SIGFPE", 137: "SIGKILL",
           139: "SIGSEGV"}
-INTERRUPTED = (130, 141)
+INTERRUPTED = (130, 141, 143)
+# A program that runs until it is stopped (a watcher, a development server): a `watch`, `serve`,
+# `server` or `dev` word or a `--watch` option in its command, or output that says it waits for
+# changes or how to stop it. `timeout` ending it is how the agent stops it, no failure.
+_RUNS_UNTIL_STOPPED = re.compile(r"watch|serve|server|dev|--watch\w*(?:=.*)?")
+_WAITING = re.compile(r"\b(?:watching|waiting) for (?:file )?changes\b|"
+                      r"\b(?:press|ctrl[-+]c)\b.{0,30}\b(?:quit|stop|exit)\b", re.IGNORECASE)
 SCAN_LIMIT = 16_000  # the output's last characters judged
 
 
@@ -123,25 +177,35 @@ def _is_check(words: list[str]) -> bool:
     return any(_CHECK.fullmatch(w) for w in words)
 
 
+def _status_means(table: tuple[tuple[tuple[str, ...], set[str], set[int]], ...],
+                  words: list[str], status: object) -> bool:
+    """Whether the command is one of `table`'s and `status` one of its statuses. A Windows
+    program run from WSL is named with its `.exe`."""
+    words = [w for w in words if not _ASSIGNMENT.match(w)]
+    if not words:
+        return False
+    program = PurePosixPath(words[0]).name.removesuffix(".exe")
+    plain_words = [w for i, w in enumerate(words[1:], 1)
+                   if not w.startswith("-") and words[i - 1] not in _VALUE_OPTIONS]
+    return any((program, *plain_words[:len(head) - 1]) == head and status in statuses and (
+        not options or bool(options & set(words))) for head, options, statuses in table)
+
+
 def _answers_no(words: list[str], status: object, lines: list[str]) -> bool:
     """A question (see _QUESTIONS) whose status says no, with at most one line of output."""
-    words = [w for w in words if not _ASSIGNMENT.match(w)]
-    if not words or len(lines) > 1:
-        return False
-    program = PurePosixPath(words[0]).name
-    plain_words = [w for w in words[1:] if not w.startswith("-")]
-    for head, options, statuses in _QUESTIONS:
-        if (program, *plain_words[:len(head) - 1]) == head and status in statuses and (
-                not options or options & set(words)):
-            return True
-    return False
+    return len(lines) <= 1 and _status_means(_QUESTIONS, words, status)
+
+
+def _runs_until_stopped(words: list[str], lines: list[str]) -> bool:
+    return any(_RUNS_UNTIL_STOPPED.fullmatch(w) for w in words) or any(
+        _WAITING.search(line) for line in lines[-5:])
 
 
 def _lines(output: str) -> list[str]:
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    if _DIFF_START.search(output):
+    lines = output.splitlines()
+    if _DIFF_START.search(output):  # a diff's lines, its context lines too, are the files' text
         lines = [line for line in lines if not _DIFF_LINE.match(line)]
-    return lines
+    return [line.strip() for line in lines if line.strip()]
 
 
 def _finding(line: str) -> bool:
@@ -167,14 +231,20 @@ def _bare(line: str, names: set[str]) -> bool:
     """An error word and nothing else but the command's names, paths and numbers (`FAIL pkg
     0.01s`, `ERROR a.py`, `npm ERR!`)."""
     rest = _ERROR.sub(" ", line).split()
-    return all(w in names or re.fullmatch(r"[\W\d_]*|\S*[/.:]\S*", w) for w in rest)
+    return bool(_ERROR.search(line)) and all(
+        w in names or re.fullmatch(r"[\W\d_]*|\S*[/.:]\S*", w) for w in rest)
 
 
-def _rank(line: str, index: int, names: set[str]) -> tuple[bool, bool, bool, bool, bool, int]:
-    said = not _TALLY.search(line) and not _bare(line, names) and not _relay(line)
-    error = bool(_ERROR.search(line)) or _finding(line)
-    labelled = bool(_LABELLED.search(line) or _LOCATION.match(line))
-    return bool(_TYPED.search(line)), said, error and labelled, error, labelled, index
+def _rank(line: str, index: int,
+          names: set[str]) -> tuple[bool, bool, bool, bool, bool, bool, bool, int]:
+    advice = bool(_POINTER.search(line))
+    said = not advice and not _TALLY.search(line) and not _bare(line, names) and not _relay(line)
+    worded = bool(_ERROR.search(line))
+    located = bool(_LOCATION.match(line))
+    error = worded or _finding(line)
+    labelled = bool(_LABELLED.search(line)) or located
+    return (bool(_TYPED.search(line)), said, worded and located, error and labelled, error,
+            labelled, not advice, index)
 
 
 def _sentence(line: str) -> bool:
@@ -198,9 +268,15 @@ def judge(command: str, status: object, output: str) -> Verdict:
     telling = [(_rank(line, i, names), line) for i, line in enumerate(lines)
                if _shows_error(line, names) or _LOCATION.match(line)]
     errors = [item for item in telling if _shows_error(item[1], names)]
+    # an assertion's values rank as a line that says an error with no error word nor label
+    assertions = [((False, True, False, False, True, False, True, i), f"{line} {lines[i + 1]}")
+                  for i, line in enumerate(lines[:-1])
+                  if _EXPECTED.match(line) and _GOT.match(lines[i + 1])]
+    telling += assertions
+    errors += assertions
     killed = KILLED.get(status) if isinstance(status, int) else None
     timed_out = status == TIMED_OUT
-    check = _is_check(words) and bool(lines)
+    check = _is_check(words) and bool(lines) and not timed_out  # 124 is `timeout`'s status
     if telling:
         best = max(telling)
         headline = best[1]
@@ -216,6 +292,7 @@ def judge(command: str, status: object, output: str) -> Verdict:
     else:
         headline = (lines or ["(no output)"])[-1][:500]
     interrupted = status in INTERRUPTED
-    answered = _answers_no(words, status, lines)
+    answered = _answers_no(words, status, lines) or _status_means(_DIFFERENCES, words, status)
+    stopped = timed_out and _runs_until_stopped(words, lines)
     return Verdict(not interrupted and not answered and (
-        bool(errors) or bool(killed) or timed_out or check), headline)
+        bool(errors) or bool(killed) or (timed_out and not stopped) or check), headline)

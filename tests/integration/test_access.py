@@ -20,6 +20,8 @@ from kg_brain.root.app import Brain
 from kg_brain.store.db import Database, Mode
 from tests.support.brains import make_brain
 
+pytestmark = pytest.mark.usefixtures("own_drains")  # tests/integration/conftest.py
+
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 LATER = datetime(2026, 3, 2, 8, 30, tzinfo=UTC)
 TEXTS = ["The connection pool holds twenty sessions; raise it when workers wait.",

@@ -26,6 +26,8 @@ from kg_brain.store.db import Database
 from kg_brain.store.notes import new_zk_id
 from tests.support.brains import make_brain
 
+pytestmark = pytest.mark.usefixtures("own_drains")  # tests/integration/conftest.py
+
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 

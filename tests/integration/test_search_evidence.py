@@ -23,6 +23,8 @@ from kg_brain.store.db import Database
 from kg_brain.views.sentences import backfill_sentences
 from tests.support.brains import make_brain
 
+pytestmark = pytest.mark.usefixtures("own_drains")  # tests/integration/conftest.py
+
 SERVICES = ["loyalty-api", "stock-sync", "price-engine", "shift-planner", "voucher-service",
             "store-admin", "audit-exporter", "tax-calculator", "kiosk-bridge", "report-builder"]
 

@@ -3,7 +3,10 @@ developer's `.env`, and a small graph with every kind of thing a view shows."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from kg_brain.base.clock import Clock, utc_now
@@ -12,6 +15,8 @@ from kg_brain.base.vocab import LinkType
 from kg_brain.enrichment.embed import Embedder
 from kg_brain.root.app import Brain
 from kg_brain.store.db import Database
+from kg_brain.surfaces.leasing import Leases, default_holder
+from kg_brain.surfaces.maintenance import EVOLUTION_DRAIN, SENTENCE_DRAIN
 
 
 def make_settings(**overrides: Any) -> Settings:
@@ -75,3 +80,18 @@ def delete_project(db: Database, project: str) -> None:
     db.driver.execute_query(
         "MATCH (f:Forgotten {project: $project}) OPTIONAL MATCH (r:Revision)-[:REVISION_OF]->(f) "
         "DETACH DELETE f, r", project=project, database_=db.conn.database)
+
+
+@contextmanager
+def drains_held(db: Database, project: str) -> Iterator[None]:
+    """The project's evolution and sentences drains held here, as a window holds its own: a
+    service or scheduler another test started leaves the project's queued jobs alone, so what a
+    test searches is what it wrote (each note by its whole vector until a test runs its jobs)."""
+    held = Leases(db, utc_now, default_holder())
+    names = [f"{job}:{project}" for job in (EVOLUTION_DRAIN, SENTENCE_DRAIN)]
+    assert all(held.acquire(name, timedelta(hours=1)) for name in names)
+    try:
+        yield
+    finally:
+        for name in names:
+            held.release(name)

@@ -86,3 +86,23 @@ def test_a_result_rewritten_after_each_step_is_no_uncommitted_change(
     (repo / "code.py").write_text("x = 2\n")
     emit_result({"step": 2}, repo / "result.json", settings)
     assert json.loads((repo / "result.json").read_text())["provenance"]["uncommitted_changes"]
+
+
+def test_a_result_saved_outside_the_checkout_still_sees_its_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str) -> str | None:  # as bench.common._git: None when git refuses
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    git("init", "-q")
+    (repo / "code.py").write_text("x = 1\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    monkeypatch.setattr(bench.common, "_git", git)
+    (repo / "code.py").write_text("x = 2\n")
+    emit_result({"step": 0}, tmp_path / "elsewhere.json", load_settings(_env_file=None))
+    saved = json.loads((tmp_path / "elsewhere.json").read_text())
+    assert saved["provenance"]["uncommitted_changes"] is True

@@ -442,3 +442,21 @@ def test_a_value_restated_by_a_note_naming_another_subject_word_does_not_count()
     q = asked([0.6, 0.5], {0})
     q.text = "how long do session tokens last?"
     assert rank(pool, q, t)[0] == 0
+
+
+def test_the_mirror_reads_a_notes_best_sentence_as_search_memory_does() -> None:
+    """The vector channel, and the relevance floor, read 0.4 x the cosine + 0.6 x the best
+    sentence's (SENTENCE_WHOLE): note 1's one sentence answers (0.9), note 0's whole is closer
+    (0.5 against 0.45) but no sentence of it is (0.1); a note without sentences keeps its
+    cosine."""
+    pool = notes(3)
+    q = asked([0.5, 0.45, 0.0], {1})
+    t = replace(Tuning(), same_n=0, w_exact=0.0)
+    anything = (-1.0, 0.0, 0.0)
+    assert rank(pool, q, t, floor=anything)[:2] == [0, 1]  # no sentences stored: the cosine
+    q.best = np.asarray([0.1, 0.9, np.nan])
+    assert rank(pool, q, t, floor=anything)[:3] == [1, 0, 2]
+    # 0.4 x 0.45 + 0.6 x 0.9 = 0.72 passes a floor of 0.6 that neither cosine reaches
+    assert rank(pool, q, t, floor=(0.6, 0.0, 0.0))[0] == 1
+    q.best = None
+    assert rank(pool, q, t, floor=(0.6, 0.0, 0.0)) == []

@@ -1,8 +1,9 @@
 """Which bash runs the OpenCode plugin treats as the same or an equivalent command (`commandKey`
 of kg_brain/surfaces/opencode/kg-brain-commands.mjs, run under Node): quoting, variables and
-wrappers, a `cd` into the workspace, `./`, redirections, viewer pipes and option order do not tell
-runs apart; another subcommand, target, option value, a `cd` elsewhere or an `||` does. The commands
-are this file's own."""
+wrappers, a `cd` into the workspace, `./`, redirections, viewer pipes, option order and options a
+program documents as changing only how it runs or shows do not tell runs apart, and a program's
+own option to run elsewhere is a `cd` there; another subcommand, target, option value, a `cd`
+elsewhere or an `||` does. The commands are this file's own."""
 
 from __future__ import annotations
 
@@ -50,6 +51,36 @@ EQUIVALENT = [
     ["./tools/seed.sh demo", "bash tools/seed.sh demo", "sh -x ./tools/seed.sh demo",
      "bash -o pipefail tools/seed.sh demo"],
     ["bun lint", "bun run lint"],
+    # a program's own option to run in another directory is a `cd` there; a subshell around it all
+    ["cd api && make test", "make -C api test", "make --directory=api test",
+     "(cd api && make test)", f"cd {WORKSPACE}/api && make test"],
+    ["cd envs/dev && terraform validate", "terraform -chdir=envs/dev validate"],
+    ["cd pkg/core && cargo build", "cargo build --manifest-path pkg/core/Cargo.toml"],
+    ["cd site && pnpm lint", "pnpm --dir site lint", "pnpm -C site run lint"],
+    ["cd sub && git log", "git -C sub log", "git -C sub log | head -5"],
+    ["npm test", "npm --prefix . test", f"npm --prefix {WORKSPACE} test"],
+    # more wrappers
+    ["stylelint src", "pnpm dlx stylelint src", "yarn dlx stylelint src",
+     "mise exec node@22 -- stylelint src", "mise x -- stylelint src", "asdf exec stylelint src"],
+    # nx's `run project:target`, turbo's optional `run`
+    ["nx lint web", "nx run web:lint", "npx nx run web:lint"],
+    ["nx build web --configuration=production", "nx run web:build:production"],
+    ["turbo typecheck", "turbo run typecheck"],
+    # options a program documents as changing how it runs or shows, not what it checks
+    ["pytest tests/unit", "pytest -v -s tests/unit", "pytest -n 8 --reruns 3 tests/unit",
+     "pytest -rA -x tests/unit"],
+    ["npx jest src", "npx jest --runInBand src", "npx jest -w 2 src"],
+    ["cargo test -p io", "cargo test -p io -- --nocapture --test-threads=1"],
+    ["go test ./pkg/...", "go test -v -count=1 ./pkg/..."],
+    ["make build", "make -k build"], ["mvn verify", "mvn -B -q verify"],
+    ["dotnet test", "dotnet test --logger trx -v minimal"],
+    ["npx playwright test", "npx playwright test --retries 1 --workers=2"],
+    ["pre-commit run --all-files", "pre-commit run -a"], ["nox -s lint", "nox --session lint"],
+    ["docker compose run --rm web rake", "docker compose run -T web rake",
+     "docker compose run web rake"],
+    ["kubectl exec -it db-0 -- psql -c 'select 1'", "kubectl exec db-0 -- psql -c 'select 1'"],
+    ["kubectl -n shop exec -it db-0 -- ls", "kubectl -n shop exec db-0 -- ls"],
+    ["docker run --rm -it alpine ls -i", "docker run alpine ls -i"],
 ]
 DIFFERENT = [
     "pytest tests/a", "pytest tests/b", "pytest tests/a -k slow", "pytest tests/a -k fast",
@@ -62,6 +93,12 @@ DIFFERENT = [
     "grep -v TODO notes.md", "grep TODO notes.md", "timeout 5 bats test/a", "bats test/b",
     "bash -c 'tools/seed.sh demo'", "tools/seed.sh demo",
     "bun run test", "bun test", "bun run build", "bun build",
+    "make -C web test", "cd api && make test", "git -C sub log | grep fix", "git log | grep fix",
+    "pytest -k slow tests/unit", "pytest tests/unit", "nx lint api", "nx lint web", "turbo prune",
+    "turbo run prune", "kubectl exec db-1 -- ls", "kubectl -n dev exec db-0 -- ls",
+    "go test -race ./pkg/...", "go test ./pkg/...", "cargo test -p io --release",
+    "docker run alpine ls", "docker run alpine ls -i", "(cd web && npm ci) && npm test",
+    "cd web && npm ci && npm test", "go run ./cmd/tool -v", "go run ./cmd/tool",
 ]
 
 

@@ -213,3 +213,129 @@ def test_a_script_giving_up_in_plain_words_is_a_mistake(line: str) -> None:
 ])
 def test_the_headline_is_the_error_not_its_relay(output: str, headline: str) -> None:
     assert judge("run", 1, output).headline == headline
+
+
+@pytest.mark.parametrize(("command", "status", "output"), [
+    # a plan with changes whose content holds error words
+    ("tofu plan -detailed-exitcode", 2, '  + resource "aws_sns_topic" "alerts" {\n'
+     '      + display_name = "when a nightly job failed"\n    }\n'
+     'Plan: 1 to add, 0 to change, 0 to destroy.'),
+    ("terraform -chdir=live plan -detailed-exitcode", 2, "  ~ on_failure = \"abort\" -> \"retry\""),
+    ("helm diff upgrade web ./chart --detailed-exitcode", 2,
+     "default, web, ConfigMap (v1) has changed:\n-  LOG: error\n+  LOG: warn"),
+    ("git -C lib diff --quiet", 1, ""),
+    ("cmp fixtures/a.bin out/a.bin", 1, "fixtures/a.bin out/a.bin differ: char 9, line 1"),
+    ("gh pr checks 31", 8, "Some checks are still pending\n1 failing, 2 pending checks"),
+    ("robocopy.exe build D:\\\\www /MIR", 3, "   Files :   12   4   8   0   0   1\n"
+     "               Total    Copied   Skipped  Mismatch    FAILED    Extras"),
+])
+def test_a_status_that_means_a_difference_is_no_mistake(command: str, status: int,
+                                                        output: str) -> None:
+    assert not judge(command, status, output).mistake
+
+
+@pytest.mark.parametrize(("command", "status", "output"), [
+    ("tofu plan -detailed-exitcode", 1, "Error: Unsupported block type"),
+    ("cmp fixtures/a.bin out/a.bin", 2, "cmp: out/a.bin: No such file or directory"),
+    ("robocopy.exe build D:\\\\www /MIR", 16, "ERROR : Invalid Parameter #3 : \"/MIRR\""),
+])
+def test_the_error_status_of_such_a_tool_is_judged_by_its_output(command: str, status: int,
+                                                                 output: str) -> None:
+    assert judge(command, status, output).mistake
+
+
+def test_a_diffs_context_lines_are_the_files_text() -> None:
+    output = ("diff -u -N /tmp/LIVE-1/v1.Service.web /tmp/MERGED-2/v1.Service.web\n"
+              "--- /tmp/LIVE-1/v1.Service.web\n+++ /tmp/MERGED-2/v1.Service.web\n@@ -4,3 +4,3 @@\n"
+              "   errorPage: /500.html\n-  port: 80\n+  port: 8080\n")
+    assert not judge("kubectl diff -f web.yaml", 1, output).mistake
+    assert judge("kubectl diff -f web.yaml", 1, 'error: the path "web.yaml" does not exist').mistake
+
+
+@pytest.mark.parametrize(("command", "output"), [
+    ("timeout 30 ng serve", "** Angular Live Development Server is listening on localhost:4200 **"
+     "\n✔ Compiled successfully."),
+    ("timeout 20 dotnet watch run", "dotnet watch 🚀 Started\nNow listening on: http://localhost:5000"),
+    ("timeout 40 ./bin/devd", "serving ./public on :8000\nPress Ctrl-C to stop"),
+    ("timeout 15 cargo watch -x clippy", "[Running 'cargo clippy']\n"
+     "    Finished dev profile in 0.4s\n[Finished running. Exit status: 0]"),
+])
+def test_timeout_stopping_a_program_that_runs_until_stopped_is_no_mistake(command: str,
+                                                                          output: str) -> None:
+    assert not judge(command, 124, output).mistake
+
+
+def test_a_program_that_runs_until_stopped_is_judged_by_what_it_showed() -> None:
+    output = ("[09:00:01] Starting compilation in watch mode...\n"
+              "src/a.ts(3,7): error TS2304: Cannot find name 'qux'.\n"
+              "[09:00:03] Found 1 error. Watching for file changes.")
+    verdict = judge("timeout 25 npx tsc --watch --noEmit", 124, output)
+    assert verdict.mistake
+    assert verdict.headline == "src/a.ts(3,7): error TS2304: Cannot find name 'qux'."
+    hung = judge("timeout 30 ./scripts/smoke.sh", 124, "smoke: waiting for api")
+    assert hung.mistake and hung.headline == "timed out (exit 124)"
+
+
+def test_a_run_asked_to_stop_from_outside_is_no_mistake() -> None:
+    output = "worker: draining queue\nnpm error signal SIGTERM\nnpm error command failed"
+    assert not judge("npm run worker", 143, output).mistake
+
+
+@pytest.mark.parametrize(("command", "output", "headline"), [
+    ("gcc -c util.c", "util.c: В функции «main»:\n"
+     "util.c:7:2: ошибка: неизвестное имя типа «sizet»\nutil.c:7:2: замечание: reported once",
+     "util.c:7:2: ошибка: неизвестное имя типа «sizet»"),
+    ("javac Main.java", "Main.java:5: 错误: 找不到符号\n        Lst<String> a;\n1 个错误",
+     "Main.java:5: 错误: 找不到符号"),
+    ("clang -c net.c", "net.c:3:1: erreur: type inconnu « socklen »\nnet.c:3:1: remarque: ici",
+     "net.c:3:1: erreur: type inconnu « socklen »"),
+    ("apt-get install -y libfoo-dev", "Paketlisten werden gelesen… Fertig\n"
+     "E: Paket libfoo-dev kann nicht gefunden werden.", "E: Paket libfoo-dev kann nicht gefunden "
+     "werden."),
+])
+def test_an_error_in_another_locale_is_an_error_and_heads_over_its_note(command: str, output: str,
+                                                                        headline: str) -> None:
+    verdict = judge(command, 1, output)
+    assert verdict.mistake and verdict.headline == headline
+
+
+@pytest.mark.parametrize(("command", "output", "headline"), [
+    ("cmd.exe /c deploy.cmd", "'deploy.cmd' is not recognized as an internal or external command,"
+     "\noperable program or batch file.", "'deploy.cmd' is not recognized as an internal or "
+     "external command,"),
+    ("cl.exe /W4 net.c", "net.c\n"
+     "C:\\build\\src\\net.c(12): error C2143: syntax error: missing ';'\n"
+     "C:\\build\\src\\net.c(30): warning C4244: conversion from 'double' to 'int'",
+     "C:\\build\\src\\net.c(12): error C2143: syntax error: missing ';'"),
+    ("pwsh -File build.ps1", "Copy-Item : Access to the path 'C:\\out\\app.dll' is denied.\n"
+     "At C:\\src\\build.ps1:9 char:1\n+ Copy-Item $dll C:\\out\n"
+     "    + CategoryInfo          : PermissionDenied: (C:\\out\\app.dll:FileInfo) [Copy-Item], "
+     "UnauthorizedAccessException", "Copy-Item : Access to the path 'C:\\out\\app.dll' is denied."),
+])
+def test_windows_programs_errors_and_paths(command: str, output: str, headline: str) -> None:
+    verdict = judge(command, 1, output)
+    assert verdict.mistake and verdict.headline == headline
+
+
+@pytest.mark.parametrize(("output", "headline"), [
+    # an assertion's values over the runner's tally and its watch-mode keys
+    ("  ● cart › applies coupon\n\n    Expected: 45\n    Received: 50\n\n"
+     "Tests:       1 failed, 3 total\n › Press f to run only failed tests.",
+     "Expected: 45 Received: 50"),
+    ("  Failed Billing.Tests.Round [3 ms]\n  Expected: 2.50\n  Actual:   2.49", "Expected: 2.50 "
+     "Actual:   2.49"),
+    # the error over a pointer to a web page about it
+    ('thrown: "Exceeded timeout of 2000 ms for a hook.\nSee https://example.org/docs/timeouts for '
+     'an error like this."', 'thrown: "Exceeded timeout of 2000 ms for a hook.'),
+    # the error over sentences about it told after it
+    (" ERR_PNPM_META_FETCH_FAIL  GET https://npm.example.org/left-pad: Unable to reach host\n\n"
+     "This error happened while installing the dependencies of app@1.0.0\n"
+     "The error appears to come from your network settings.",
+     "ERR_PNPM_META_FETCH_FAIL  GET https://npm.example.org/left-pad: Unable to reach host"),
+    # a finding at a location and column with no colon after it, over the tool's summary
+    ("lib/x.ts:4:1 lint/suspicious/noDoubleEquals ━━━━━━━━\n\n  ✖ Use === instead of ==\n\n"
+     "  ✖ Some errors were emitted while running checks.",
+     "lib/x.ts:4:1 lint/suspicious/noDoubleEquals ━━━━━━━━"),
+])
+def test_the_headline_passes_over_tallies_and_advice(output: str, headline: str) -> None:
+    assert judge("run", 1, output).headline == headline

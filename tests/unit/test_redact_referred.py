@@ -244,16 +244,106 @@ KEPT_ROUND_6 = [
     "PASSWORD_SALT_ROUNDS=12",
 ]
 
+_NKEY_SEED = "SAA" + "QX4TZ7RL2MVB6KPWJ3EHN5DGYC" * 2 + "ABC"
+HIDDEN_ROUND_7 = [
+    # a random key behind a `base64:` scheme prefix (Laravel's APP_KEY)
+    ("APP_KEY=base64:Zq9xW3vB7nM2kL5pR8tY1uI4oP6aS0dF3gH7jK9lQ2w=",
+     "Zq9xW3vB7nM2kL5pR8tY1uI4oP6aS0dF3gH7jK9lQ2w", "high_entropy_secret"),
+    # quotes escaped inside a JSON string, once and twice
+    ('{"body": "{\\"db_password\\": \\"Rook#Valley61\\"}"}', "Rook#Valley61", "password"),
+    ('"{\\\\\\"apiToken\\\\\\": \\\\\\"Mv7Qz2Lp9Xw4Rk8Tn3\\\\\\"}"',
+     "Mv7Qz2Lp9Xw4Rk8Tn3", "token"),
+    # a literal's prefix: Python's bytes, C#'s verbatim string
+    ("app.secret_key = b'\\x9a\\x1f\\xc4\\x07\\x5e\\xd2'", "\\x9a\\x1f\\xc4", "secret"),
+    ('var dbPassword = @"Fern_Quill.84";', "Fern_Quill.84", "password"),
+    # PAM/sssd's authtok as a key's last word
+    ("ldap_default_authtok = Wren&Harbor19", "Wren&Harbor19", "password"),
+    # an unquoted value with a & in it (not a query string's next parameter)
+    ("MAIL_PASSWORD=Dune&Marsh&44", "&Marsh&44", "password"),
+    # a plist key naming a secret, and the string after it
+    ("<key>StripeSecretKey</key>\n<string>Qp4Wm8Zx2Rt6Yv0Bn3</string>", "Qp4Wm8Zx2Rt6Yv0Bn3",
+     "secret"),
+    # a name and a value as attributes (Android's meta-data)
+    ('<meta-data android:name="io.sentry.auth-token" android:value="Lk3Jh7Gf2Ds9Aq5Wx1" />',
+     "Lk3Jh7Gf2Ds9Aq5Wx1", "token"),
+    # a variables file's CSV or tab-separated row
+    ("SFTP_PASS,Mallow-Crest-52,false", "Mallow-Crest-52", "password"),
+    ("SMTP_PASSWORD\tOtter!Lane33", "Otter!Lane33", "password"),
+    # a fallback literal for a secret read from the environment
+    ('val apiToken = System.getenv("API_TOKEN") ?: "Hv5Jm9Kc2Lx7Nb4"', "Hv5Jm9Kc2Lx7Nb4", "token"),
+    ("DB_PASS = os.getenv('DB_PASS') or 'Tern%Cove58'", "Tern%Cove58", "password"),
+    # SQL's IDENTIFIED BY, quoted or not
+    ("CREATE USER 'etl'@'10.%' IDENTIFIED WITH caching_sha2_password BY 'Gale+Birch40';",
+     "Gale+Birch40", "password"),
+    ("ALTER USER scott IDENTIFIED BY Tiger_Moth77;", "Tiger_Moth77", "password"),
+    # a literal handed to a password hashing or setting call
+    ("'password' => bcrypt('Heron*Ridge23'),", "Heron*Ridge23", "password"),
+    ('user.set_password("Moss-Anvil-88")', "Moss-Anvil-88", "password"),
+    # a Redis ACL password
+    ("ACL SETUSER reports on >Pike7Lantern ~report:* +get", "Pike7Lantern", "password"),
+    # net-snmp's community and SNMPv3 passphrases, every flag of the command
+    ("snmpbulkwalk -v2c -c Xr7Lq2Mn9Vt ups-01 .1.3.6.1.2.1.33", "Xr7Lq2Mn9Vt", "password"),
+    ("snmpwalk -v3 -u mon -l authPriv -A 'Coral9Dune' -X 'Slate4Fjord' sw1", "Slate4Fjord",
+     "password"),
+    # a Wi-Fi network joined in code
+    ('WiFi.softAP("lab-ap", "Kestrel#2049");', "Kestrel#2049", "password"),
+    # a value set under a name naming a secret
+    ("pnpm config set npmAuthToken Nq7Rv2Xk9Lw4Zp1", "Nq7Rv2Xk9Lw4Zp1", "password"),
+    # a directive naming a password, and its value alone on the line
+    ("rootpw Quill9.Harbor", "Quill9.Harbor", "password"),
+    ('    keyPassword "Sable&Creek62"', "Sable&Creek62", "password"),
+    # a network OS's plain-text type before the password
+    ("enable password 0 Birch$Lake45", "Birch$Lake45", "password"),
+    # a key file printed, and a secret decoded, on the line after the command
+    ("$ cat .secrets/session.key\n9d4e7a2b6c1f8e3d5a0b7c9e2f4a6d81",
+     "9d4e7a2b6c1f8e3d5a0b7c9e2f4a6d81", "password"),
+    ("$ kubectl get secret mq -o jsonpath='{.data.pass}' | base64 -d\nVole$Summit27",
+     "Vole$Summit27", "password"),
+    # Google OAuth client secrets, NATS nkey seeds, a wallet's recovery phrase
+    ("client_id=1.apps.googleusercontent.com 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",
+     "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", "google_client_secret"),
+    ("nats creds: " + _NKEY_SEED, _NKEY_SEED, "nkey_seed"),
+    ("seed words = crane lumber orbit velvet hollow drift saddle ember quiver tunnel "
+     "pilot frost", "crane lumber orbit velvet hollow drift saddle ember quiver tunnel pilot "
+     "frost", "recovery_phrase"),
+    # a decryption or validation key named in camel case
+    ('<machineKey decryptionKey="8F3A61C04D9B27E5F08C3D6A1B9E4F72" />',
+     "8F3A61C04D9B27E5F08C3D6A1B9E4F72", "api_key"),
+]
+KEPT_ROUND_7 = [
+    # a data URL's base64 (an image) and Jasypt's ciphertext
+    "ENC(Vq3Lm8Zr2Xw7Nt4Kb9Hy1Pd6Gs0Jf5Qa3Tc8Wm2Ex)",
+    # a Helm chart's reference to an existing Secret
+    "auth:\n  existingSecret: redis-auth\n  existingSecretPasswordKey: redis-password",
+    # a variables file's header row
+    "API_TOKEN,OWNER,EXPIRES\n",
+    # fallbacks that are empty or a dev placeholder
+    "password = os.getenv('DB_PASSWORD', '')",
+    # a hashing call on a variable, a Wi-Fi join with variables, a public SNMP community
+    "Hash::make($request->password)",
+    "WiFi.begin(ssid, password);",
+    "snmpwalk -v2c -c public 10.0.0.1 system",
+    # a struct's fields, sshd's options
+    "type Config struct {\n    Token    *oauth2.Token\n    Secret   oauth2.Secret\n}",
+    "PasswordAuthentication no\nPermitEmptyPasswords no",
+    # a sentence of ordinary words after "backup phrase"
+    "the backup phrase recovery works only when the user types every single word back into "
+    "the same wallet app",
+    # a public key printed by cat
+    "$ cat deploy_key.pub\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIH8 ci@build",
+]
+
 
 @pytest.mark.parametrize(("text", "secret", "kind"),
-                         HIDDEN + HIDDEN_ROUND_3 + HIDDEN_ROUND_4 + HIDDEN_ROUND_5 + HIDDEN_ROUND_6)
+                         HIDDEN + HIDDEN_ROUND_3 + HIDDEN_ROUND_4 + HIDDEN_ROUND_5 + HIDDEN_ROUND_6
+                         + HIDDEN_ROUND_7)
 def test_referred_secret_is_hidden(text: str, secret: str, kind: str) -> None:
     cleaned, found = redact(text)
     assert secret not in cleaned and kind in found
 
 
 @pytest.mark.parametrize("text", KEPT + KEPT_ROUND_3 + KEPT_ROUND_4 + KEPT_ROUND_5 +
-                         KEPT_ROUND_6)
+                         KEPT_ROUND_6 + KEPT_ROUND_7)
 def test_public_value_comes_back_unchanged(text: str) -> None:
     assert redact(text) == (text, [])
 
@@ -277,3 +367,18 @@ def test_a_sealed_secret_keeps_its_ciphertext_and_a_secret_beside_it_is_hidden()
     cleaned, found = redact(sealed + plain)
     assert cleaned.startswith(sealed) and "Zr5Kq8Wm2Xt7Lb4Nv9" not in cleaned
     assert found == ["kubernetes_secret"]
+
+
+def test_a_value_wrapped_onto_the_next_log_line_is_hidden_whole() -> None:
+    head, tail = "Zr4Kq8Wm2Xv6Ln9Tb3Hy7Pc", "Jd5Fs1Gx8Qw2Mk6Rv0"
+    log = f'[job/sync-4] {{"upload_secret":"{head}\n[job/sync-4] {tail}","ok":true}}'
+    shell = f"+ export PUSH_TOKEN={head}\\\n+ {tail}\n+ ./push.sh"
+    for text in (log, shell):
+        cleaned, _ = redact(text)
+        assert head not in cleaned and tail not in cleaned
+        assert cleaned.endswith(('","ok":true}', "+ ./push.sh"))
+    # the next line of a log or a shell is kept when it is not the value's rest
+    for text, kept in (("[api] token=Kq9Wz3Lv7Xm2Rt5Ny8\n", "[api] Started OrderService2 in 4.2s"),
+                       ("export DEPLOY_TOKEN=Kq9Wz3Lv7Xm2Rt5Ny8\n",
+                        "export BUILD_ID=ci-20261201-build7")):
+        assert redact(text + kept)[0].endswith("]\n" + kept)

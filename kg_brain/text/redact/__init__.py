@@ -4,7 +4,8 @@ Detectors run from the most specific to the least, each leaving `[REDACTED:<kind
 secret was, which later ones never match: recognisable formats (vendor prefixes, PEM blocks,
 URL passwords), Kubernetes Secret data, labelled assignments, passwords behind a flag, in a
 login pair or after a password word, values named by a nearby word, base64 whose decoded text
-holds a secret, then values random enough on their own. Everything else in the note comes back
+holds a secret, then values random enough on their own, and last the rest of a hidden value
+that a log or a shell wrapped onto the next line. Everything else in the note comes back
 byte-identical, and so does a SealedSecret's ciphertext, which is made to be committed.
 """
 
@@ -15,7 +16,7 @@ from kg_brain.text.redact.assignments import (
     hide_kubernetes_secrets,
     sealed_values,
 )
-from kg_brain.text.redact.context import hide_near_words
+from kg_brain.text.redact.context import hide_continued, hide_near_words
 from kg_brain.text.redact.encoded import hide_encoded
 from kg_brain.text.redact.entropy import hide_random
 from kg_brain.text.redact.formats import hide_formats
@@ -41,4 +42,4 @@ def _redact(text: str, found: list[str]) -> str:
                      hide_near_words):
         text = detector(text, found)
     text = hide_encoded(text, found, redact)  # base64 of text: the decoded text, redacted
-    return hide_random(text, found)
+    return hide_continued(hide_random(text, found), found)

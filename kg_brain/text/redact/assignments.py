@@ -1,11 +1,14 @@
 """Labelled secrets: `password=`/`token:`/`"api_key": "..."`/`config['SECRET_KEY'] = ...`/
-`'password' => '...'`/`token := "..."` assignments, XML elements and Terraform variables named
-for a secret, a name and its value as two fields (`- name: API_TOKEN` / `value: ...`), session
-cookies on a cookie line, and the data of Kubernetes Secret manifests (a SealedSecret's
-`encryptedData` is ciphertext: `sealed_values` says where it is, and it is not read).
+`'password' => '...'`/`token := "..."` assignments (also with a literal's prefix, `b'...'`, and with
+quotes escaped inside a JSON string, `\\"token\\": \\"...\\"`), XML elements, plist
+`<key>`/`<string>` pairs and Terraform variables named for a secret, a name and its value as two
+fields (`- name: API_TOKEN` / `value: ...`, `android:name=... android:value=...`), a variables
+file's `NAME,value` rows, a fallback literal for a secret read from the environment (`getenv("X") ?:
+"..."`), session cookies on a cookie line, and the data of Kubernetes Secret manifests (a
+SealedSecret's `encryptedData` is ciphertext: `sealed_values` says where it is, and it is not read).
 
-An assignment only counts when its value is a literal: variable references, calls, placeholders
-and type annotations are code, not secrets, and ordinary notes must come back byte-identical.
+An assignment only counts when its value is a literal: variable references, calls, placeholders and
+type annotations are code, not secrets, and ordinary notes must come back byte-identical.
 """
 
 from __future__ import annotations
@@ -25,22 +28,42 @@ from kg_brain.text.redact.referred import password_like
 # the key's words without separators, and the kind each one reports; the last one wins
 _KEY_WORDS = {
     "password": "password", "passwd": "password", "pwd": "password", "passphrase": "password",
-    "pass": "password", "salt": "secret", "secret": "secret", "token": "token", "auth": "secret",
-    "apikey": "api_key", "accesskey": "api_key",
+    "pass": "password", "salt": "secret", "secret": "secret", "token": "token",
+    "authtok": "password", "auth": "secret", "apikey": "api_key", "accesskey": "api_key",
     "privatekey": "private_key", "credential": "secret",
 }
-_ASSIGNMENT = re.compile(
+_SECRET_KEY = (
     r"(?<![\w.\-])(?P<key>[\w.\-]{0,40}?(?i:passwd|password|passphrase|pwd|secret(?:[_\-]?key)?|"
-    r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|"
+    r"token|api[_\-]?key|access[_\-]key|private_key|credentials?|authtok|"
     # PASS, AUTH and SALT as a key's last word: DB_PASS, ansible_become_pass, REDIS_AUTH,
     # SIGNING_SALT
-    r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))"
-    # the key's closing quote, and a subscript's bracket: app.config['SECRET_KEY'] = '...'
-    r"(?P<kq>[\"']?\]?)"
+    r"(?<=[_\-.])(?:pass|auth|salt)(?![A-Za-z0-9])|(?<![A-Za-z])SSHPASS))")
+_ASSIGNMENT = re.compile(
+    _SECRET_KEY +
+    # the key's closing quote (escaped inside a JSON string: \", \\\"), and a subscript's
+    # bracket: app.config['SECRET_KEY'] = '...'
+    r"(?P<kq>(?:\\*[\"'])?\]?)"
     # =, :, and the => of PHP arrays, Ruby hashes and Perl, the := of Go and Pascal
     r"(?P<sep>[ \t]*(?<![=!<>])(?:=>|:=|[:=](?![=>]))[ \t]*)"
-    r"(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"'`,;&)\]}]+))"
+    # a literal's prefix (Python's b'' and r'', C#'s @""), its quotes escaped or not
+    r"(?:(?:[bBrRuU]{1,2}|@)?\\*(?P<q>[\"'])(?P<qval>(?:[^\"'\n\\]|\\+(?![\\\"']))*)\\*(?P=q)"
+    # unquoted, up to a query string's next parameter (&user=...): a & inside is the value's
+    r"|(?P<val>[^\s\"'`,;&)\]}]+(?:&(?![\w.\-]*=)[^\s\"'`,;&)\]}]+)*))"
 )
+# a plist's <key>...</key> and the <string> after it
+_PLIST = re.compile(r"<key>(?P<key>[\w.\-]{0,40}?(?i:passw(?:or)?d|passphrase|secret|token|"
+                    r"api[_\-]?key|private[_\-]?key)[\w.\-]{0,20})</key>\s*<string>(?P<q>)"
+                    r"(?P<qval>[^<>\n]*)</string>")
+# a variables file's rows (CSV, tabs): an upper-case name naming a secret, then its value
+_ROW = re.compile(r"(?m)^[ \t]*[\"']?(?P<key>[A-Z][A-Z0-9_]{0,40}?(?:PASSWORD|PASSWD|PASS|PWD|"
+                  r"SECRET(?:_KEY)?|TOKEN|API_?KEY|ACCESS_KEY|PRIVATE_KEY))[\"']?"
+                  r"(?P<sep>[ \t]*[,\t][ \t]*)[\"']?(?P<val>[^\s,\"']+)(?:(?P<q>)(?!))?")
+# a fallback literal for a secret read from the environment, the line's last value:
+# `System.getenv("X") ?: "..."`, `process.env.X || '...'`, `env('X', '...')`, `getenv("X") or "..."`
+_FALLBACK = re.compile(
+    r"(?m)" + _SECRET_KEY + r"[\"']?(?P<sep>[ \t]*(?:=>|:|=)"
+    r"[ \t]*)(?P<expr>[^\n;]{0,100}?(?i:env|environ)[^\n;]{0,60}?)(?:\?:|\?\?|\|\||\bor\b|,)"
+    r"[ \t]*(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)(?=[ \t]*\)?[ \t]*[;,]?[ \t]*$)")
 # a Terraform variable named for a secret, and its default value
 _VARIABLE = re.compile(r"\bvariable\s+\"(?P<key>[\w\-]*(?i:passw(?:or)?d|passphrase|secret|token|"
                        r"api[_\-]?key|private[_\-]?key)[\w\-]*)\"\s*\{[^{}]*?\bdefault\s*=\s*"
@@ -54,6 +77,8 @@ _REFERENCE_START = ("$", "%", "{", "<", "[", "@", "*", "os.", "env", "process.en
                     "settings.", "config.", "self.", "args.", "request.", "!", "/", "./", "../",
                     "~/")
 _NOT_A_CREDENTIAL = re.compile(r"#[0-9a-fA-F]{3,8}|__\w+__")  # a colour, a special token name
+# Helm charts' existingSecret, existingSecretPasswordKey: the name of a Secret, not one
+_REFERENCE_KEY = re.compile(r"(?i)existing")
 _LEET = re.compile(r"[A-Za-z]\d+[A-Za-z]")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _SECRET_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?Secret\b")
@@ -69,10 +94,11 @@ _COOKIE = re.compile(r"(?P<key>(?<![\w.\-])[\w.\-]*(?i:sess|sid|auth|token|jwt|r
 _SESSION = "session_cookie"
 # a name and its value as two fields: Kubernetes' `- name: API_TOKEN` / `value: ...`, a
 # Postman variable's {"key": "apiKey", "value": "..."}
+# also as attributes: Android's <meta-data android:name="...API_KEY" android:value="..." />
 _NAMED_FIELD = re.compile(
     r"(?i)\b(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<key>[\w.\-]{0,40}?(?:passw(?:or)?d|"
     r"passphrase|pwd|secret(?:[_\-]?key)?|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|"
-    r"credentials?))[\"']?[ \t]*[,\n][ \t]*[\"']?value[\"']?"
+    r"credentials?))[\"']?(?:[ \t]*[,\n]|(?<=[\"'])[ \t])\s*[\"']?(?:[\w\-]+:)?value[\"']?"
     r"(?P<sep>[ \t]*[:=][ \t]*)(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"',}]+))")
 _SEALED_MANIFEST = re.compile(r"(?m)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?SealedSecret\b")
 _ENCRYPTED_BLOCK = re.compile(r"(?m)^(?P<indent>[ \t]*)encryptedData[ \t]*:[ \t]*\n"
@@ -92,6 +118,13 @@ def hide_assignments(text: str, found: list[str]) -> str:
         text = _VARIABLE.sub(lambda m: _hide_assignment(m, found, "="), text)
     if "alue" in text:
         text = _NAMED_FIELD.sub(lambda m: _hide_assignment(m, found, "="), text)
+    if "<key>" in text:
+        text = _PLIST.sub(lambda m: _hide_assignment(m, found, "="), text)
+    if "," in text or "\t" in text:
+        text = _ROW.sub(lambda m: _hide_assignment(m, found, "=") if password_like(m.group("val"))
+                        else m.group(0), text)  # a row, not a header: API_KEY,NAME,CREATED
+    if any(op in text for op in ("?:", "??", "||", " or ", ",")):
+        text = _FALLBACK.sub(lambda m: _hide_assignment(m, found, "="), text)
     if "ookie" in text or "-b" in text:
         text = _COOKIE_LINE.sub(lambda m: _hide_cookies(m, found), text)
     return _ASSIGNMENT.sub(lambda m: _hide_assignment(m, found), text)
@@ -164,7 +197,7 @@ def _hide_data(block: re.Match[str], found: list[str]) -> str:
 
 def _hide_assignment(match: re.Match[str], found: list[str], sep: str | None = None) -> str:
     key = match.group("key")
-    if in_arn(match.string, match.start()):
+    if in_arn(match.string, match.start()) or _REFERENCE_KEY.match(key):
         return match.group(0)
     quoted = match.group("q") is not None
     value = match.group("qval") if quoted else match.group("val")

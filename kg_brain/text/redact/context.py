@@ -3,10 +3,12 @@ word (password, secret, token, creds, api key, ...) or a service whose keys carr
 (Datadog, Twilio, Heroku, ...), then only connecting words ("is", "for prod", "new one is",
 ":", "=") before the value. The value must look generated: hex of 20+ characters, a UUID, or
 8+ characters mixing classes; not a word, a path, a reference, an address, a slug or a name.
+`hide_continued` hides the rest of a value wrapped onto the next line of a log or a shell.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from kg_brain.text.redact.entropy import entropy, inside, joined_words, url_spans, word_length
@@ -27,18 +29,20 @@ _NOT_THE_SECRET = ("hash|hashed|digest|ids?|name|file|path|url|uri|length|len|si
 _VALUE = r"[^\s\"'`<>(){}\[\],;:]"
 _CONTEXT = re.compile(
     # a word of its own (DD_API_KEY and ddAppKey count, monkey does not)
-    r"(?i)(?=[acdehlmnopst])(?-i:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))"
+    r"(?i)(?=[acdehlmnopstv])(?-i:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))"
     # a secret word, with suffixes that keep it a name for the secret (_PROD, -v2) and not for
     # something about it (_hash, _ids); or a service's bare name (not AWS_REGION)
     r"(?P<word>(?:passw(?:or)?ds?|pwd|passphrase|secrets?|tokens?|creds|credentials?|"
     r"api[ _\-]?keys?|(?:access|app|application|account|storage|signing|master|encryption|"
-    r"private|license|deploy|sandbox|live|prod|production|staging)[ _\-]?keys?)"
+    r"decryption|validation|private|license|deploy|sandbox|live|prod|production|staging)"
+    r"[ _\-]?keys?)"
     rf"(?:[_\-.](?!(?:{_NOT_THE_SECRET})(?![a-z0-9]))[a-z0-9]+){{0,2}}|{'|'.join(_SERVICES)})"
     r"(?![a-z0-9])"
     # then separators, arrows, "for <name>:" and connecting words on the same line, a bounded
     # number of them
     # (a flag may stand between: DEPLOY_KEY --body '...'; a here-string: NAME <<< '...')
-    r"(?P<gap>(?:[ \t\"'`:=<>(,|]|-+>|(?<=[ \t])-+(?=[ \t])|(?<=[ \t])--?[a-z][a-z\-]*(?=[ \t=])"
+    # (a JSON string's escaped quotes: \\\")
+    r"(?P<gap>(?:[ \t\"'`:=<>(,|\\]|-+>|(?<=[ \t])-+(?=[ \t])|(?<=[ \t])--?[a-z][a-z\-]*(?=[ \t=])"
     r"|\b(?:for|of|on|in)(?:[ \t]+[\w.\-]+){1,3}[ \t]*(?:[:=]|is\b)"
     rf"|\b(?:{_FILLER})\b){{1,12}}+)"
     # then the value, not a call (io.StringIO(...))
@@ -51,6 +55,9 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _DIGIT = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+")
 _SYMBOL = re.compile(r"[^A-Za-z0-9]")
+_MARKED_END = re.compile(r"\[REDACTED:(\w+)\]\\?[ \t]*\n")
+_MARK_KIND = re.compile(r"\[REDACTED:(\w+)\]")
+_CONTINUATION = re.compile(r"[A-Za-z0-9+/_~.\-]{8,}={0,2}(?=[\"'`,;)}\]\s\\]|$)")
 
 
 def hide_near_words(text: str, found: list[str]) -> str:
@@ -71,6 +78,30 @@ def hide_near_words(text: str, found: list[str]) -> str:
         found.append(kind)
         pieces += [text[done:match.start("value")], mark(kind)]
         done = pos = match.start("value") + len(value)
+    return "".join(pieces) + text[done:]
+
+
+def hide_continued(text: str, found: list[str]) -> str:
+    """The rest of a hidden value that a log or a shell wrapped onto the next line: a line ending
+    in a marker (or a marker and a shell's `\\`), then the next line, after the prefix the two
+    lines share (`[pod/api-7d9f] `, `+ `), opening with a generated run."""
+    if "[REDACTED:" not in text:
+        return text
+    pieces: list[str] = []
+    done = 0
+    for end in _MARKED_END.finditer(text):
+        line_start = text.rfind("\n", 0, end.start()) + 1
+        following = text[end.end():text.find("\n", end.end()) % (len(text) + 1)]
+        shared = os.path.commonprefix([text[line_start:end.start()], following])
+        shared = shared[:max(shared.rfind(" "), shared.rfind("\t")) + 1]
+        rest = _CONTINUATION.match(following, len(shared))
+        if rest is None or not _generated(rest.group(0)):
+            continue
+        start = end.end() + rest.start()
+        kind = _MARK_KIND.search(text, end.start(), end.end())
+        found.append(kind.group(1) if kind else "secret")
+        pieces += [text[done:start], mark(kind.group(1) if kind else "secret")]
+        done = start + len(rest.group(0))
     return "".join(pieces) + text[done:]
 
 

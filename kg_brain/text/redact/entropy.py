@@ -1,17 +1,17 @@
-"""Unlabelled secrets that stand out by randomness alone, as detect-secrets' high-entropy
-strings: a base64/alphanumeric run of 32+ characters with upper case, lower case and digits,
-high Shannon entropy for its length and no run that reads as a word.
+"""Unlabelled secrets that stand out by randomness alone, as detect-secrets' high-entropy strings: a
+base64/alphanumeric run of 32+ characters with upper case, lower case and digits, high Shannon
+entropy for its length and no run that reads as a word.
 
-What keeps ordinary data out: a URL or a certificate or public key block around it, an IPFS
-content id, a digest algorithm in front of it (sha256:, sha512-, h1:, base64,, pin-sha256=),
-a public key or password hash it belongs to (ssh-ed25519, a WireGuard peer, "the public key
-is", a JWK's public members, a captcha's site key, a crypt(3) hash's `$6$salt$`), the rest of a
-public token (pk.eyJ...), words joined by - or _ (a test or model name), a placeholder or a
-documented example, a line that calls it a fixture, sample or test vector, a test function's
-first lines, base64 that decodes to text, to a known file, to a public key's layout or to
-counting bytes (sample data), and an id, hash, nonce, cursor or address introducing it. Hex
-is never hidden here: commit ids, digests and checksums are hex too (context.py hides hex that a
-secret word names).
+What keeps ordinary data out: a URL or a certificate or public key block around it, an IPFS content
+id, a digest algorithm in front of it (sha256:, sha512-, h1:, base64,, pin-sha256=), a public key or
+password hash it belongs to (ssh-ed25519, a WireGuard peer, "the public key is", a JWK's public
+members, a captcha's site key, a crypt(3) hash's `$6$salt$`), the rest of a public token
+(pk.eyJ...), Jasypt's ciphertext (ENC(...)), words joined by - or _ (a test or model name), a
+placeholder or a documented example, a line that calls it a fixture, sample or test vector, a test
+function's first lines, base64 that decodes to text, to a known file, to a public key's layout or to
+counting bytes (sample data), and an id, hash, nonce, cursor or address introducing it. Hex is never
+hidden here: commit ids, digests and checksums are hex too (context.py hides hex that a secret word
+names).
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ _SEPARATOR = re.compile(r"[_\-.]")
 _WORD = re.compile(r"[a-z]{3,}|[A-Z][a-z]{2,}|[A-Z]{3,}")
 _PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s\"'<>`]+")
-_DIGEST_BEFORE = re.compile(r"(?i)\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+|base64)"
-                            r"(?:[:,=-][\"']?|//)\Z")  # pin-sha256="...", sha256//...
+# pin-sha256="...", sha256//..., a data URL's ;base64, (Laravel's `base64:` scheme prefixes a key)
+_DIGEST_BEFORE = re.compile(r"(?i)(?:\b(?:sha\d*|md5|h1|blake2b?|sha3-\d+)(?:[:,=-][\"']?|//)|"
+                            r"\bbase64,)\Z")
 _DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d*|md5|blake2b?)-")
 _EXPLAINED_BEFORE = re.compile(  # "request id: ...", "nonce=...", "ssh-ed25519 ...", "$2b$12$..."
     # also as a name's last word: next_cursor, contentHash, page_ids
@@ -44,8 +45,8 @@ _EXPLAINED_BEFORE = re.compile(  # "request id: ...", "nonce=...", "ssh-ed25519 
     r"(?:\b|_)(?:address|wallet)\b|"
     # a public key, also as a name's last word (MINISIGN_PUBKEY); a JWK's public members
     r"(?:\b|_)(?:public[ _\-]?key|pubkey)(?:\s+(?:is|was))?\b|[\"'][nexy][\"']|"
-    # inside a crypt(3) hash: $6$salt$..., $2b$12$...
-    r"(?-i:[a-z]Id)|\$)"
+    # inside a crypt(3) hash: $6$salt$..., $2b$12$...; Jasypt's ciphertext: ENC(...)
+    r"(?-i:[a-z]Id)|\$|(?-i:\bENC)\()"
     r"[\s\"'`:=(]*\Z")
 _WORD_BEFORE = re.compile(r"[\w.\-]+\Z")
 _CRYPT_HASH = re.compile(r"\$\w{1,10}\$[^\s\"']*\Z")  # inside $6$salt$hash, $2b$12$...

@@ -148,6 +148,18 @@ FORMATS: tuple[Format, ...] = (
     _f("password", r"(?i)<add\s+key=\"[^\"]*(?:passw(?:or)?d|secret|token|apikey)[^\"]*\"\s+"
                    r"value=\"(?P<secret>[^\"]{4,})\"", "<add"),
     _f("age_secret_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b", "age-secret-key-"),
+    # Google's OAuth client secrets
+    _f("google_client_secret", r"\bGOCSPX-[A-Za-z0-9_\-]{28}" + _END, "gocspx-"),
+    # an NKEY seed (NATS): S, the key's type, then base32; the public keys start N, A, U, O, C
+    _f("nkey_seed", r"\bS[UNAOCX][A-Z2-7]{56}\b", "s"),
+    # a wallet's recovery phrase after the word naming it: BIP39's 12, 15, 18, 21 or 24 words
+    # of 3 to 8 lower-case letters, the whole value (a sentence goes on)
+    _f("recovery_phrase", r"(?i)\b(?:mnemonic|(?:seed|recovery|backup|secret|wallet)[ _\-]?"
+                          r"(?:phrase|words))\b[\"'`]?[ \t]*(?:[:=]|is|was)?[ \t]*[\"'`]?"
+                          r"(?P<secret>(?-i:[a-z]{3,8}(?:(?:[ \t]+[a-z]{3,8}){23}|"
+                          r"(?:[ \t]+[a-z]{3,8}){20}|(?:[ \t]+[a-z]{3,8}){17}|"
+                          r"(?:[ \t]+[a-z]{3,8}){14}|(?:[ \t]+[a-z]{3,8}){11})))"
+                          r"(?![ \t]*[\w\-])", "mnemonic", "phrase", "words"),
     # a k3s node or agent token: K10<CA hash>::<user>:<password>
     _f("k3s_token", r"\bK10[0-9a-f]{64}::[\w\-]+:(?P<secret>[0-9A-Za-z]{16,})\b", "k10"),
     # a one-time-password seed as authenticator apps show it, base32 in groups of four

@@ -7,7 +7,12 @@ argument (`mysql -pS3cret`, `sshpass -p ...`, `redis-cli -a ...`, `gpg --passphr
 into a command that reads it from stdin (`echo ... | gpg --passphrase-fd 0`,
 `echo user:... | chpasswd`), a redis `requirepass`, a pgbouncer userlist line, a user and a
 password passed together (`.login("user", "...")`, `auth=("user", "...")`,
-`NetworkCredential(...)`), PowerShell's `ConvertTo-SecureString '...' -AsPlainText`, a login
+`NetworkCredential(...)`), PowerShell's `ConvertTo-SecureString '...' -AsPlainText`, SQL's
+`IDENTIFIED BY ...`, a literal handed to a hashing call (`Hash::make('...')`,
+`set_password("...")`), a Redis ACL's `>...`, net-snmp's `-c`/`-A`/`-X`, a Wi-Fi join in code
+(`WiFi.begin("ssid", "...")`), a value set under a secret's name (`user-secrets set NAME ...`), a
+config directive and its value alone on a line (`bindpw ...`, `storePassword '...'`), a key file
+printed on the line after `cat config/master.key` (or a secret after `| base64 -d`), a login
 and its password written as a pair (`admin / Adm1n!2024`, `sign in with viewer / ...`,
 `log in as builder:...`), and a password or passphrase named by a word before it (`the staging
 db password is sunshine2024`, `new root pw on db2 is ...`, `gpg passphrase: QuietOrbitMeadow`).
@@ -24,7 +29,7 @@ from functools import partial
 
 from kg_brain.text.redact.marks import is_placeholder, is_resource_path, mark
 
-_VALUE = r"(?P<q>['\"]?)(?P<secret>[^\s'\"]{4,128})(?P=q)"
+_VALUE = r"(?P<q>['\"]?)(?!\[REDACTED:)(?P<secret>[^\s'\"]{4,128})(?P=q)"
 _HTPASSWD = r"\bhtpasswd(?=(?:\s+-[A-Za-z]+)*?\s+-[A-Za-z]*b)"  # -b: the password is an argument
 _HT_FLAG = r"(?:\s+-[A-Za-z]+)*?\s+-[A-Za-z]*"
 _HT_FLAGS = r"(?:\s+-[A-Za-z]+)+"
@@ -91,12 +96,46 @@ _FLAGS = tuple((words, re.compile(p, re.M)) for words, p in (
     # auth=("user", "password"), HTTPBasicAuth(...), NetworkCredential(...)
     (("login(", "auth", "credential"),
      r"(?i)(?:\.login|auth|credentials?)\w*\s*[=(]\s*\(?\s*[\"'][^\"'\n]+[\"']\s*,\s*" + _VALUE),
+    # SQL's CREATE/ALTER USER ... IDENTIFIED BY (MySQL's WITH <plugin> BY); not BY PASSWORD
+    # or BY VALUES, which take a hash
+    (("identified",),
+     r"(?i)\bIDENTIFIED\s+(?:WITH\s+\S+\s+)?BY\s+(?!PASSWORD\b|VALUES\b)" + _VALUE),
+    # a literal handed to a password hashing or setting call: Hash::make('...'),
+    # make_password("..."), bcrypt.hashSync('...', 10), user.set_password("...")
+    (("hash", "bcrypt", "password"),
+     r"(?i)(?:\bHash::make|\bbcrypt(?:\.hash(?:Sync)?)?|\bpassword_hash|\bmake_password|"
+     r"\bgenerate_password_hash|\bhashpw|\bPassword\.create|\.?set_?password)\s*\(\s*"
+     r"(?P<q>['\"])(?P<secret>[^'\"\n]{4,128})(?P=q)"),
+    # a Redis ACL rule's >password (ACL SETUSER, an ACL file's user lines)
+    (("setuser", "user"), r"(?im)(?:\bACL\s+SETUSER|^[ \t]*user)\s+[\w.@\-]+(?:\s+[^\s>]\S*)*?"
+     r"\s+>(?P<q>)(?P<secret>\S{4,128})"),
+    # net-snmp's community (-c) and SNMPv3 auth and privacy passphrases (-A, -X)
+    (("snmp",), r"\bsnmp\w*\b[^\n]*?\s-[cAX]\s+" + _VALUE),
+    # a Wi-Fi network joined in code: WiFi.begin("ssid", "..."), wlan.connect('ssid', '...')
+    (("wifi", "wlan", "sta"),
+     r"(?i)\b(?:wifi|wlan|sta|station)\w*\.(?:begin|connect|softAP)\s*\(\s*[\"'][^\"'\n]+[\"']\s*,"
+     r"\s*" + _VALUE),
+    # a value set under a name naming a secret: dotnet user-secrets set "X:ClientSecret" "...",
+    # yarn config set npmAuthToken ...
+    (("set",), r"(?i)\bset\s+[\"']?[\w:./\-]*(?:secret|token|passw(?:or)?d|api[_\-]?key|"
+     r"credential)[\w:./\-]*[\"']?\s+" + _VALUE),
+    # a key or password file printed, its content on the next line: cat config/master.key,
+    # kubectl get secret ... | base64 -d
+    (("cat", "type", "head", "get-content", "base64"),
+     r"(?m)^[^\n]*(?:\b(?:cat|type|head|more|bat|Get-Content)\s+(?:-\S+\s+)*[^\s|;&>]*"
+     r"(?i:\.key|key|token|secret|passw(?:or)?d|pass|credentials?)(?:\.\w+)?|\bsecrets?\b[^\n]*"
+     r"\|\s*base64\s+(?:-d|--decode|-D))[ \t]*\n(?P<q>)(?P<secret>\S{8,256})[ \t]*$"),
     # PowerShell: ConvertTo-SecureString 'password' -AsPlainText
     (("convertto-securestring",),
      r"(?i)\bConvertTo-SecureString\s+(?:-String\s+)?" + _VALUE + r"\s+-AsPlainText"),
 ))
 # "admin / Adm1n!2024", "ops / S3cret" after a login word, "root:hunter22x" after a service name
 # or "sign in with viewer / Juniper#4", or a well-known account's: "use admin / k1wi.Falcon"
+# a config line of a directive naming a password and its value alone: nslcd's `bindpw ...`,
+# Apache's `AuthLDAPBindPassword "..."`, Gradle's `storePassword '...'`
+# (not a struct field's type: `Token *oauth2.Token`)
+_DIRECTIVE = re.compile(r"(?im)^[ \t]*[A-Za-z][\w.\-]{0,40}?(?:passw(?:or)?d|passwd|pw|passphrase|"
+                        r"secret|token|authtok)[ \t]+(?![*&])" + _VALUE + r"[ \t]*;?[ \t]*$")
 _PAIR = re.compile(r"(?i)(?:\b(?:log[ -]?in|logon|sign[ -]?in|creds?|credentials|account|"
                    r"user(?:name)?)\b[^\n/]{0,40}?[\w.@\-]+|(?<![\w.@\-])" + _ACCOUNTS + r")"
                    r"\s+/\s+" + _VALUE)
@@ -106,7 +145,9 @@ _ACCOUNT_PAIR = re.compile(r"(?i)(?:\b" + _ACCOUNTS + r"|\b(?:as|log[ -]?in|sign
 # a password word, then connecting words on the same line, then the value
 _NAMED = re.compile(
     r"(?i)\b(?:passw(?:or)?d|pass|pw|pwd|passphrase|passcode)\b"
-    r"(?:[ \t]+(?:is|was|are|now|to|as|of|=(?!=)|:|-|for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]"
+    # (a network OS's encryption type before it: `password 0 ...`, `secret 0 ...`)
+    r"(?:[ \t]+(?:is|was|are|now|to|as|of|[0-7](?=[ \t])|=(?!=)|:|-|"
+    r"for(?:[ \t]+[\w.\-]+){1,4}[ \t]*[:=]"
     r"|(?:on|at|in|for)(?:[ \t]+[\w.\-/]+){1,4}?(?=[ \t]+(?:is|was)\b)))*"
     # `password == other`, `pw != ""`: a comparison, not a value
     r"[ \t]*(?::|(?<![=!<>])=(?!=))?[ \t]*(?![=!<>]=)" + _VALUE)
@@ -121,16 +162,29 @@ _FILE_NAME = re.compile(r"[./]")
 def hide_referred(text: str, found: list[str]) -> str:
     """Every password behind a flag, in a pair or named by a password word, hidden."""
     lowered = text.lower()
-    for words, pattern in (*_FLAGS, (("/",), _PAIR), ((":",), _ACCOUNT_PAIR),
+    for words, pattern in (*_FLAGS, (("pw", "pass", "secret", "token", "authtok"), _DIRECTIVE),
+                           (("/",), _PAIR), ((":",), _ACCOUNT_PAIR),
                            (("pass", "pw"), _NAMED)):
         if any(word in lowered for word in words):
             # after "admin / ", a dotted name is a password (k1wi.Falcon), not code
-            text = pattern.sub(partial(_hide, found=found, dotted=pattern is _PAIR), text)
+            text = _hide_all(pattern, text, found)
     return text
 
 
-def _hide(match: re.Match[str], found: list[str], dotted: bool) -> str:
+def _hide_all(pattern: re.Pattern[str], text: str, found: list[str]) -> str:
+    """Every value the pattern finds; again while that hides one, as a command's later flags
+    (snmpget ... -A ... -X ...) are reached once the earlier ones are hidden."""
+    hide = partial(_hide, found=found, pattern=pattern)
+    while (hidden := pattern.sub(hide, text)) != text:
+        text = hidden
+    return text
+
+
+def _hide(match: re.Match[str], found: list[str], pattern: re.Pattern[str]) -> str:
     value = match.group("secret") if match.group("q") else match.group("secret").rstrip(".,;)")
+    # after "admin / ", a dotted name is a password (k1wi.Falcon), not code; after a config
+    # directive (bindpw ...) too when it opens with a capital (a package's type does not)
+    dotted = pattern is _PAIR or (pattern is _DIRECTIVE and value[:1].isupper())
     if not password_like(value, dotted):
         return match.group(0)
     found.append("password")
