@@ -15,10 +15,11 @@ search the constants; its agreement with the statement is measured in docs/BENCH
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,14 @@ from bench.retrieval import DEPTH
 from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
     MAX_LEX_WORDS,
+    VALUE_SPLIT,
+    VALUE_UNITS,
     by_code,
     content_word,
     earlier,
     exact_query,
     fielded_query,
+    glued,
     holds_identifier,
     holds_number,
     identifiers,
@@ -45,6 +49,8 @@ from kg_brain.domain.query_text import (
     lucene_query,
     names,
     numbers,
+    subject_words,
+    value_shapes,
 )
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
@@ -557,22 +563,31 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     to a later session summary among the best same_n by the entity and the reach alone; of the
     notes it yields to, the closest to the query ranks first (CURRENT_TIE). Asked for history,
     the score passes down the chain: of a value changed several times, the first takes it.
-    `match`: what stands for each note's cosine to the query (`matched`)."""
+    Asked for a value of some shape (query_text.value_shapes), a note (a fix too) also yields to
+    a later valued hit among the best same_n that `restates` its value. `match`: what stands for
+    each note's cosine to the query (`matched`)."""
     head = [int(i) for i in ranked[:t.same_n]]
     far = [int(i) for i in ranked[:LINKED_FAR * t.same_n]]
     fixes, linked = notes.fix_pairs, notes.linked
+    shapes = [] if q.history else value_shapes(q.text)
+
+    def restated(a: int, b: int) -> bool:
+        return bool(shapes) and b in head and notes.kinds[b] not in VALUELESS \
+            and restates(notes.texts[a], notes.texts[b], q.text, shapes)
+
     pairs = [(a, b) for a in head if notes.kinds[a] not in VALUELESS
              for b in far if b != a
-             and (notes.kinds[a] != "fix" or q.history and (a, b) in linked)
-             and (b in head or not q.history and notes.kinds[b] == notes.kinds[a]
-                  and (a, b) in linked)
              and (notes.kinds[b] not in ((*VALUELESS, "fix") if q.history else VALUELESS)
                   or not q.history and notes.kinds[b] == SUMMARY)
              and (notes.stated[b] < notes.stated[a] if q.history
                   else notes.stated[b] > notes.stated[a])
-             and same_subject(notes, match, a, b, t, (a, b) in linked)
              and (q.history or not (q.contains[:, a] & ~q.contains[:, b]).any())
-             and (a, b) not in fixes and (b, a) not in fixes]
+             and (a, b) not in fixes and (b, a) not in fixes
+             and (restated(a, b)
+                  or (notes.kinds[a] != "fix" or q.history and (a, b) in linked)
+                  and (b in head or not q.history and notes.kinds[b] == notes.kinds[a]
+                       and (a, b) in linked)
+                  and same_subject(notes, match, a, b, t, (a, b) in linked))]
     if q.before:
         named = numbers(q.text)
         top = min((a for a, _ in pairs if any(holds_number(notes.texts[a], x) for x in named)),
@@ -590,6 +605,65 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
         over = [lifted[b] for x, b in pairs if x == a]
         out[a] = min(lifted[a], 0.99 ** len(over) * max(over))
     return out
+
+
+def _words(text: str) -> list[str]:
+    """A note's words as fragments/current_first reads them (query_text.VALUE_SPLIT, one
+    trailing . : ! or ? dropped)."""
+    for c in VALUE_SPLIT:
+        text = text.replace(c, " ")
+    return [w[:-1] if len(w) > 1 and w[-1] in ".:!?" else w for w in text.split(" ") if w]
+
+
+_NUMBER_TEXT = r"[0-9]+(\.[0-9]+)?"
+
+
+@lru_cache(maxsize=65536)
+def _values(text: str) -> frozenset[str]:
+    """The values a note states, each "<shape>:<value>", as fragments/current_first reads them."""
+    ws = _words(text)
+    out = set()
+    for k, w in enumerate(ws):
+        if re.fullmatch(r"v?[0-9]+(\.[0-9]+)+", w):
+            out.add("version:" + (w[1:] if w.startswith("v") else w))
+        if re.fullmatch(_NUMBER_TEXT + "%", w):
+            out.add("pct:" + w[:-1])
+        if re.fullmatch(r"\$[0-9][0-9,]*(\.[0-9]+)?", w):
+            out.add("money:" + w[1:].replace(",", ""))
+        if re.fullmatch(r".*[a-z0-9]:[0-9]{2,5}", w):
+            out.add("port:" + w.split(":")[-1])
+        if re.fullmatch(r"((db|cache)\.)?[a-z][0-9]+[a-z]*\.[0-9]*x?"
+                        r"(nano|micro|small|medium|large|xlarge)", w):
+            out.add("class:" + w)
+        if k + 1 < len(ws) and re.fullmatch(_NUMBER_TEXT, w) and ws[k + 1] in VALUE_UNITS:
+            out.add(f"q:{VALUE_UNITS[ws[k + 1]]}:{w}")
+        out.update(f"q:{unit}:{w[:-len(u)]}" for u, unit in VALUE_UNITS.items()
+                   if re.fullmatch(_NUMBER_TEXT + u, w))
+    return frozenset(out)
+
+
+def _shape(value: str) -> str:
+    return value[:value.rindex(":")]
+
+
+def restates(earlier: str, later: str, question: str, shapes: list[str]) -> bool:
+    """fragments/current_first's route for a value no rule linked: the later note (texts
+    lower-cased as Notes.texts) restates a value of a shape the question asks for that the
+    earlier one states, beside another of that shape; both name a subject word of the question
+    (query_text.subject_words, as itself or with an s); the later names nothing (a word of no
+    digit with a dash, an underscore, a dot or colon inside) the earlier one and the question
+    do not hold (query_text.glued)."""
+    va, vb = _values(earlier), _values(later)
+    if not any(v in va and any(v.startswith(h) for h in shapes)
+               and any(u not in va and _shape(u) == _shape(v) for u in vb) for v in vb):
+        return False
+    if not any(re.search(rf"\b{w}s?\b", earlier) and re.search(rf"\b{w}s?\b", later)
+               for w in subject_words(question)):
+        return False
+    held = {glued(w) for w in _words(later) if len(w) >= 3 and not re.search("[0-9]", w)
+            and re.fullmatch(r".*(_|[a-z0-9][.:][a-z0-9]|[a-z0-9]-[a-z0-9]).*", w)}
+    earlier_glued, question_glued = glued(earlier), glued(question)
+    return all(m in earlier_glued or m in question_glued for m in held)
 
 
 VALUELESS = ("mistake", "session_summary", "open_thread")  # kinds stating no value (a fix

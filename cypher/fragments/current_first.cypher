@@ -41,6 +41,16 @@
 // asked for the current value, does a note holding an identifier of the query
 // ($question.terms) to one that does not hold it (look-alike services written in a row share
 // their words, not the name asked about; a history question names the later value).
+// Asked for a value of some shape ($question.shapes: a version, a share, an amount, a port,
+// an instance class, a number of a unit; never for an earlier value), a note among the best
+// {{head}} (a fix too) also yields to a later hit among them, linked or not, that restates a
+// value of that shape the note states beside another ("5% now (was 10%)"), when both hold a
+// subject word of the question ($question.subject, as itself or with an s) and the later one
+// names nothing (a word of no digit with a dash, an underscore, a dot or colon inside; their
+// punctuation dropped, $question.glue) the note and the question do not hold: another
+// service's value restated is no update. A note's words: its title and content lower-cased,
+// split at $question.split, one trailing . : ! or ? dropped; its values "<shape>:<value>"
+// (bench/ranking.py _values reads them the same way).
 CALL ({{hits}}) {
   CALL ({{hits}}) {
     UNWIND range(0, size({{hits}}) - 1) AS i
@@ -52,7 +62,42 @@ CALL ({{hits}}) {
       RETURN max(r.created) AS rewritten
     }
     WITH i, n, match,
-         CASE WHEN rewritten > n.created THEN rewritten ELSE n.created END AS stated
+         CASE WHEN rewritten > n.created THEN rewritten ELSE n.created END AS stated,
+         CASE WHEN i < {{head}} AND size($question.shapes) > 0
+              THEN toLower(coalesce(n.title, '') + '\n' + n.content) ELSE '' END AS t
+    // asked for a value of some shape: the note's words, its values ("<shape>:<value>") and
+    // the names it holds (a word of no digit with a dash, an underscore, a dot or colon inside)
+    WITH i, n, match, stated, t,
+         [w IN split(reduce(s = t, c IN $question.split | replace(s, c, ' ')), ' ') WHERE w <> ''
+          | CASE WHEN size(w) > 1 AND right(w, 1) IN ['.', ':', '!', '?']
+                 THEN left(w, size(w) - 1) ELSE w END] AS ws
+    WITH i, n, match, stated, t, ws,
+         reduce(vs = [], k IN range(0, size(ws) - 1) |
+                vs + CASE WHEN ws[k] =~ 'v?[0-9]+(\\.[0-9]+)+'
+                          THEN ['version:' + CASE WHEN ws[k] STARTS WITH 'v'
+                                                  THEN substring(ws[k], 1) ELSE ws[k] END]
+                          ELSE [] END
+                   + CASE WHEN ws[k] =~ '[0-9]+(\\.[0-9]+)?%'
+                          THEN ['pct:' + left(ws[k], size(ws[k]) - 1)] ELSE [] END
+                   + CASE WHEN ws[k] =~ '\\$[0-9][0-9,]*(\\.[0-9]+)?'
+                          THEN ['money:' + replace(substring(ws[k], 1), ',', '')] ELSE [] END
+                   + CASE WHEN ws[k] =~ '.*[a-z0-9]:[0-9]{2,5}'
+                          THEN ['port:' + last(split(ws[k], ':'))] ELSE [] END
+                   + CASE WHEN ws[k] =~ '((db|cache)\\.)?[a-z][0-9]+[a-z]*\\.[0-9]*x?(nano|micro|small|medium|large|xlarge)'
+                          THEN ['class:' + ws[k]] ELSE [] END
+                   + CASE WHEN k + 1 < size(ws) AND ws[k] =~ '[0-9]+(\\.[0-9]+)?'
+                               AND $question.units[ws[k + 1]] IS NOT NULL
+                          THEN ['q:' + $question.units[ws[k + 1]] + ':' + ws[k]] ELSE [] END
+                   + CASE WHEN ws[k] =~ '[0-9][0-9.]*[a-z]+'
+                          THEN [u IN keys($question.units)
+                                WHERE ws[k] =~ ('[0-9]+(\\.[0-9]+)?' + u)
+                                | 'q:' + $question.units[u] + ':'
+                                  + left(ws[k], size(ws[k]) - size(u))]
+                          ELSE [] END)
+           AS vals,
+         [w IN ws WHERE size(w) >= 3 AND NOT w =~ '.*[0-9].*'
+                        AND w =~ '.*(_|[a-z0-9][.:][a-z0-9]|[a-z0-9]-[a-z0-9]).*'
+          | reduce(s = w, c IN $question.glue | replace(s, c, ''))] AS held
     ORDER BY i
     // mistakes and handoffs state no value; a fix states the one it set
     RETURN collect({i: i, n: n, stated: stated, fix: n.note_kind = 'fix',
@@ -62,7 +107,8 @@ CALL ({{hits}}) {
                                WHERE toLower(coalesce(n.title, '') + '\n' + n.content)
                                      =~ ('(?s).*(?<![0-9.])' + replace(v, '.', '\\.')
                                          + '(?![0-9]).*')),
-                    e: n.embedding,
+                    e: n.embedding, t: t, vals: vals, held: held,
+                    glued: reduce(s = t, c IN $question.glue | replace(s, c, '')),
                     q: CASE WHEN match IS NULL THEN vector.similarity.cosine(n.embedding, $vector)
                             ELSE (1.0 + match) / 2.0 END}) AS told
   }
@@ -70,14 +116,30 @@ CALL ({{hits}}) {
     UNWIND told AS x
     UNWIND told AS y
     WITH x, y
-    WHERE x.i < {{head}} AND x.valued AND (NOT x.fix OR $history) AND NOT ($history AND y.fix)
+    WHERE x.i < {{head}} AND x.valued AND NOT ($history AND y.fix)
       AND (y.valued OR NOT $history AND y.summary)
       AND CASE WHEN $history THEN y.stated < x.stated ELSE y.stated > x.stated END
+    // asked for a value of a shape (never for an earlier one), the later note restates a
+    // value of that shape the earlier one states beside another, both name a subject word of
+    // the question, and the later names nothing the earlier one and the question do not
+    WITH x, y, y.i < {{head}} AND y.valued AND size(x.vals) > 0
+               AND any(v IN y.vals WHERE v IN x.vals
+                                    AND any(h IN $question.shapes WHERE v STARTS WITH h)
+                                    AND any(u IN y.vals WHERE NOT u IN x.vals
+                                        AND left(u, size(u) - size(last(split(u, ':'))))
+                                            = left(v, size(v) - size(last(split(v, ':'))))))
+               AND any(w IN $question.subject
+                       WHERE x.t =~ ('(?s).*\\b' + w + 's?\\b.*')
+                         AND y.t =~ ('(?s).*\\b' + w + 's?\\b.*'))
+               AND all(m IN y.held WHERE x.glued CONTAINS m OR $question.glued CONTAINS m)
+         AS restated
+    WHERE NOT x.fix OR $history OR restated
     WITH x.i AS i, y.i AS j, x.n AS a, y.n AS b, y.q >= x.q - {{reach}} / 2.0 AS near,
          y.stated AS stated, vector.similarity.cosine(x.e, y.e) AS ab, y.summary AS summary,
-         x.fix AS fix
-    WHERE (NOT fix OR EXISTS { (a)-[:SUPERSEDES]-(b) })
-      AND (ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
+         x.fix AS fix, restated
+    WHERE (NOT fix OR restated OR EXISTS { (a)-[:SUPERSEDES]-(b) })
+      AND (restated
+           OR ab >= (1.0 + {{linked}}) / 2.0 AND EXISTS { (a)-[:SUPERSEDES]-(b) }
            AND (b.note_kind = a.note_kind OR 'fix' IN [a.note_kind, b.note_kind])
            OR (summary OR ab >= (1.0 + {{same}}) / 2.0) AND near
               AND EXISTS { MATCH (a)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(b)

@@ -121,6 +121,61 @@ def earlier(text: str) -> Earlier | None:
     return "first" if FIRST_VALUE.search(text) else "before"
 
 
+# A question asking for a value of some shape ("which kotlin version ...", "how long ...", "what
+# share ...") and the subject it names: among the hits, a note yields to a later one of that
+# subject restating its value of that shape beside another ("5% now (was 10%)", "2.0.20 (from
+# 2.0.0)"), fragments/current_first. The shapes as the statement reads a note's values (each a
+# text "<shape>:<value>"): a version (1.8.3, v2), a percentage (10%), an amount of money ($400),
+# a port (host:8080), an instance class (db.r6g.xlarge), a number with a unit of time or size
+# (30 days, 898s, 500 gb: "q:<unit>:"). A question about a count ("how many", "limit", "size")
+# asks for a number with a unit. Chosen on the coding tuning split (docs/bench/tune/current39-*).
+VALUE_ASKS = (
+    ("version:", re.compile(r"\b(?:version|release)\b")),
+    ("q:", re.compile(r"\bhow long\b|\bhow many (?:ms|seconds|minutes|hours|days|weeks|months|"
+                      r"years)\b|\b(?:ttl|timeout|retention|lifetime|interval)\b")),
+    ("pct:", re.compile(r"\b(?:share|percent|percentage|ratio)\b|%")),
+    ("port:", re.compile(r"\bport\b")),
+    ("class:", re.compile(r"\b(?:instance|class|tier)\b")),
+    ("money:", re.compile(r"\b(?:budget|cost|price|spend)\b|\$")),
+    ("q:", re.compile(r"\bhow (?:many|much|big|large)\b|"
+                      r"\b(?:limit|cap|max|min|maximum|minimum|size|count|number of)\b")))
+# a number's unit, as the statement names it in a value ("q:d:30" for "30 days" and "30d")
+VALUE_UNITS = {
+    "ms": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "m": "min",
+    "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h",
+    "hrs": "h", "hour": "h", "hours": "h", "d": "d", "day": "d", "days": "d", "week": "w",
+    "weeks": "w", "month": "mo", "months": "mo", "year": "y", "years": "y", "kb": "kb",
+    "mb": "mb", "gb": "gb", "tb": "tb", "kib": "kb", "mib": "mb", "gib": "gb", "tib": "tb"}
+# what splits a note's text into words (then one trailing . : ! or ? dropped) ...
+VALUE_SPLIT = (" ", "\n", "\t", "(", ")", ",", ";", '"', "'", "`", "[", "]", "{", "}", "=", "<",
+               ">", "|", "*")
+# ... and what is dropped to compare names: "day-one" is held by "on day one"
+NAME_GLUE = (*VALUE_SPLIT, "-", "_", ".", ":", "/", "%", "$", "#", "@", "!", "?", "+", "&", "~")
+_SUBJECT = re.compile(r"[a-z0-9]+")
+
+
+def value_shapes(text: str) -> list[str]:
+    """The shapes of value the question asks for (VALUE_ASKS), each once."""
+    low = text.lower()
+    return sorted({shape for shape, asks in VALUE_ASKS if asks.search(low)})
+
+
+def subject_words(text: str) -> list[str]:
+    """The question's content words of three or more letters, a plural's s dropped: the subject
+    two notes must both name (each held as itself or with an s)."""
+    return sorted({w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                   for w in _SUBJECT.findall(text.lower())
+                   if len(w) > 2 and not w.isdigit() and content_word(w)})
+
+
+def glued(text: str) -> str:
+    """`text` lower-cased without NAME_GLUE: what a name is looked for in."""
+    out = text.lower()
+    for c in NAME_GLUE:
+        out = out.replace(c, "")
+    return out
+
+
 # A question asking several things ("pgbackrest: where does the repo live and when do the
 # fulls run?"): its clauses, split at a comma, a semicolon, or an "and" that opens another
 # question (a wh-word follows), each after the topic a leading "topic: " names. A text of

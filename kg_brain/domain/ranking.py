@@ -259,7 +259,13 @@ class Tuning:
     # tuning projects one history question more, no other kind moved; asked for the value
     # before a named number, the first stated hit holding it yields: with the linked fix, one
     # history question more there and 8 of 190 history rewordings, none lost,
-    # docs/bench/tune/current37d-history-a9116af.json). Chosen by
+    # docs/bench/tune/current37d-history-a9116af.json). Asked for a value of some shape
+    # (query_text.value_shapes), a note (a fix too) also yields to a later hit among the best
+    # same_n that holds a subject word of the question with it and restates its value of that
+    # shape beside another, naming nothing else (no link needed: the write path links few value
+    # changes; chosen on the coding tuning split in 11 of 11 leave-one-project-out folds over
+    # the questions as written and reworded, current value 77.78 -> 80.56, every other kind
+    # equal, docs/bench/tune/current39-*.json). Chosen by
     # leave-one-project-out on the coding tuning split through the mirror (bench/ranking.py;
     # docs/BENCHMARKS.md): same_n 3, 10, 20, 40; SAME_LINKED 0.4-0.6; same_cos 0.6, 0.7;
     # same_reach 0.15-0.3; same_subject 4, 8; fixes, SUPERSEDES and the reach on linked pairs

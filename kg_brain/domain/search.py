@@ -20,6 +20,9 @@ from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.query_text import (
+    NAME_GLUE,
+    VALUE_SPLIT,
+    VALUE_UNITS,
     asks_for_many,
     by_code,
     clauses,
@@ -27,6 +30,7 @@ from kg_brain.domain.query_text import (
     earlier,
     exact_query,
     fielded_query,
+    glued,
     identifier_pattern,
     identifiers,
     in_project,
@@ -35,6 +39,8 @@ from kg_brain.domain.query_text import (
     names,
     numbers,
     shares,
+    subject_words,
+    value_shapes,
     whole_query,
     word_queries,
 )
@@ -207,7 +213,10 @@ class Search:
                         "exact": in_project(exact_query(terms), project),
                         "inside": in_project(inside_query(terms), project),
                         "by_code": by_code(text, terms),
-                        "excluded": _excluded(include_contextual), "numbers": numbers(text)}
+                        "excluded": _excluded(include_contextual), "numbers": numbers(text),
+                        "shapes": [] if asks is not None else value_shapes(text),
+                        "subject": subject_words(text), "glued": glued(text),
+                        "units": VALUE_UNITS, "split": list(VALUE_SPLIT), "glue": list(NAME_GLUE)}
         return {"vector": self.embedder.encode(text), "text": words,
                 "history": asks is not None, "before": asks == "before",
                 "named": names(text, terms)}, asked

@@ -464,3 +464,48 @@ def test_a_later_session_summary_states_the_current_value(brain: Brain, days: Da
     assert [r[0] for r in both(current)] == [summary, summary]
     assert [r[0] for r in both(history)] == [old, old]
     assert brain.search.search_memory(current, project)[0].zk_id == old  # no handoffs asked for
+
+
+def test_a_later_note_restating_the_value_it_replaced_takes_the_current_value(
+        brain: Brain, days: Days, project: str) -> None:
+    """Notes the write path never linked: the later one restates the day-one share it replaced
+    beside the new one. Asked for the share, both searches put it first; asked what it was at
+    first, the older note. A later note of another service restating that share (a name
+    neither the older note nor the question holds) takes nothing."""
+    old, = write(brain, days, project, [
+        "Production rollouts are staged: 10% of users on day one, 50% after 48 hours if the "
+        "crash-free rate holds."])
+    write(brain, days, project, [
+        f"Rollout of 3.{i}.0 is at {20 + 9 * i}% now (was {3 + i}%); the on-call watches the "
+        f"crash-free rate." for i in range(4)])
+    new, = write(brain, days, project, [
+        "Day-one rollout is 5% now (was 10%) after the ANRs of 3.7.0."])
+    other, = write(brain, days, project, [
+        "The kiosk_bridge day-one rollout is 20% now (was 10%) for the store tablets."])
+    current = "what share of users gets a new version on the first day of a rollout?"
+    the_newer_first(brain, project, old, new, current,
+                    "what share of users got a new version on the first day of a rollout "
+                    "originally?")
+    for ranked in rankings(brain, current, project):
+        assert ranked.index(new) < ranked.index(other)
+
+
+def test_a_fix_yields_to_a_later_note_restating_the_value_it_set(brain: Brain, days: Days,
+                                                                project: str) -> None:
+    """A fix states the value it set and never yields to a later note on its setting, but asked
+    for that value, it yields to a later note restating it as the value it replaced."""
+    failed = brain.mistakes.record_failure(
+        "After the Kotlin 2.0 bump kapt failed on :core:database with an internal error.",
+        project, "KAPT-K2").zk_id
+    days.next()
+    fix = brain.mistakes.record_resolution(
+        failed, "The build is on Kotlin version 2.0.0 now with the K2 compiler (was 1.9.22): "
+                "room and hilt moved from kapt to ksp.", project).fix_zk_id
+    days.next()
+    later, = write(brain, days, project, [
+        "Moved kotlin to 2.0.20 (from 2.0.0) with ksp 2.0.20-1.0.24 for the compose bugfixes."])
+    current = "which Kotlin version is the build on?"
+    ranked = unordered_by_time(brain, current, project)
+    assert ranked.index(fix) < ranked.index(later)
+    for ranked in rankings(brain, current, project):
+        assert ranked.index(later) < ranked.index(fix)

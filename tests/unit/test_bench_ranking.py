@@ -416,6 +416,34 @@ def test_asked_for_the_value_before_a_named_one_the_note_that_set_it_yields() ->
     assert rank(pool, replace(q, text="pool size before we went to 80?"), t)[0] == 2
 
 
+def test_a_note_yields_to_a_later_one_restating_its_value_beside_another() -> None:
+    # no link, no shared entity: note 0 states the day-one share, note 1 (later) restates it as
+    # the value it replaced; note 2 (later still) restates it for another service; note 3 is
+    # another subject
+    pool = notes(4, texts=["production rollouts are staged: 10% of users on day one",
+                           "day-one rollout is 5% now (was 10%) after the crash spike",
+                           "the kiosk_bridge day-one rollout is 20% now (was 10%)",
+                           "release 3.6.3 reached the internal track"])
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    q = asked([0.6, 0.5, 0.45, 0.3], {1})
+    q.text = "what share of users gets a new version on the first day of a rollout?"
+    assert rank(pool, q, t)[:3] == [1, 0, 2]
+    q.text = "who watches the first day of a rollout?"  # asks for no value
+    assert rank(pool, q, t)[0] == 0
+    q.history = True
+    q.text = "what share of users got the first day of a rollout originally?"
+    assert rank(pool, q, t)[0] == 0
+
+
+def test_a_value_restated_by_a_note_naming_another_subject_word_does_not_count() -> None:
+    pool = notes(2, texts=["session tokens expire after 30 minutes",
+                           "export jobs expire after 45 minutes now (was 30 minutes)"])
+    t = replace(Tuning(), w_exact=0.0, session_after=0.0, session_before=0.0)
+    q = asked([0.6, 0.5], {0})
+    q.text = "how long do session tokens last?"
+    assert rank(pool, q, t)[0] == 0
+
+
 def test_the_mirror_reads_a_notes_best_sentence_as_search_memory_does() -> None:
     """The vector channel, and the relevance floor, read 0.4 x the cosine + 0.6 x the best
     sentence's (SENTENCE_WHOLE): note 1's one sentence answers (0.9), note 0's whole is closer

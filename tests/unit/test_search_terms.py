@@ -17,6 +17,7 @@ from kg_brain.domain.query_text import (
     content_word,
     earlier,
     exact_query,
+    glued,
     holds_identifier,
     holds_number,
     identifiers,
@@ -26,6 +27,8 @@ from kg_brain.domain.query_text import (
     names,
     numbers,
     shares,
+    subject_words,
+    value_shapes,
     whole_query,
     word_queries,
 )
@@ -318,3 +321,28 @@ def test_the_numbers_a_question_names_are_read_whole_and_once() -> None:
 def test_a_text_holds_a_number_only_as_a_whole_number_or_a_version_prefix(
         text: str, number: str, held: bool) -> None:
     assert holds_number(text, number) is held
+
+
+@pytest.mark.parametrize(("question", "shapes"), [
+    ("which Kotlin version is the build on?", ["version:"]),
+    ("what share of users gets it on day one?", ["pct:"]),
+    ("how long do courier tokens last?", ["q:"]),
+    ("how many partitions does the topic have?", ["q:"]),
+    ("which port does the ledger API use?", ["port:"]),
+    ("what instance class is the prod database?", ["class:"]),
+    ("what's the monthly budget for prod?", ["money:"]),
+    ("why did we pick meilisearch?", []),
+])
+def test_a_question_asks_for_the_shapes_of_value_it_names(question: str,
+                                                          shapes: list[str]) -> None:
+    assert value_shapes(question) == shapes
+
+
+def test_the_subject_words_are_the_content_words_a_plural_s_dropped() -> None:
+    assert subject_words("how many partitions do the parcel events topics have?") == [
+        "event", "parcel", "partition", "topic"]
+    assert subject_words("is the class less?") == ["class", "less"]
+
+
+def test_names_are_looked_for_without_their_punctuation() -> None:
+    assert glued("Day-one rollout: 5% (was 10%)") == "dayonerollout5was10"
