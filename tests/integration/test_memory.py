@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 from typing import Any
 
@@ -305,34 +304,6 @@ def test_the_pipelined_import_writes_what_one_batch_does(brain: Brain, project: 
         own = brain.embedder.encode(embed_text(note.title, note.content, note.context))
         closest = max(stored, key=lambda z: _cosine(stored[z], own))
         assert closest == note.zk_id and _cosine(stored[note.zk_id], own) > 0.98
-
-
-def test_the_embedding_runs_through_the_check_without_waiting_for_a_write(
-    brain: Brain, project: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """No batch is written before the last record is checked, so meanwhile the embedding
-    waits for no write: every full batch is embedded before the first write starts (capped at
-    a few batches ahead of the writes, the embedding would stop there and this write wait)."""
-    encode, calls, embedded = brain.embedder.encode_many, [], threading.Event()
-
-    def counted(texts: Any) -> Any:
-        vectors = encode(texts)
-        calls.append(len(texts))
-        if len(calls) == 6:
-            embedded.set()
-        return vectors
-
-    insert = notes.insert_notes
-
-    def after_every_embedding(tx: Any, rows: list[dict[str, Any]], now: Any) -> list[str]:
-        assert embedded.wait(timeout=30), f"the first write waits on {len(calls)} embeddings"
-        return insert(tx, rows, now)
-
-    monkeypatch.setattr(brain.embedder, "encode_many", counted)
-    monkeypatch.setattr("kg_brain.store.notes.insert_notes", after_every_embedding)
-    ids = brain.importer.add_many(_records(project, 60), batch_size=10)
-    assert len(set(ids)) == 60 == _count(brain.db, project)
-    assert calls == [10] * 6
 
 
 def test_the_import_sends_vectors_that_print_as_their_length(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from array import array
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,7 +25,7 @@ from kg_brain.store.notes import Floats, new_zk_id, with_fresh_ids
 
 Row = dict[str, Any]
 Progress = Callable[[str, int], None]
-AHEAD = 2  # batches queued for embedding ahead of the one being written, once all are checked
+AHEAD = 2  # batches queued for embedding ahead of the one being written, at most
 
 
 class Importer:
@@ -42,11 +41,8 @@ class Importer:
         anything is written, so a bad record refuses the whole import; then batches are written
         (notes and their entities) in one transaction each, in record order. Embedding runs on
         a thread of its own, one call per batch (the onnx runtimes run each text alone, one per
-        core at once: nothing is padded), from the first checked records on: every full batch
-        while the records are checked (no write starts before the last record is checked, so
-        a cap there would leave a core idle through a long check), then at most AHEAD batches
-        ahead of the writes; checking, embedding and writing overlap. The vectors wait as
-        float32 arrays (1.5 kB a note, not a list's 12 kB) until their batch is sent. Larger
+        core at once: nothing is padded), from the first checked records on and at most
+        AHEAD batches ahead of the writes: checking, embedding and writing overlap. Larger
         batches cost the server less CPU per note (fewer commits, each updating the full-text
         and vector indexes).
         No linking or evolution (like fleeting capture): one embedding per note keeps it near
@@ -66,7 +62,7 @@ class Importer:
                 rows.append(self._checked(number, record))
                 if progress and (number % batch_size == 0 or number == len(records)):
                     progress("checked", number % batch_size or batch_size)
-                embedding.fill(rows, batch_size, checking=True)
+                embedding.fill(rows, batch_size, whole=True)
             ids: list[str] = []
             while embedding.taken < len(rows):
                 embedding.fill(rows, batch_size)
@@ -99,7 +95,7 @@ class Importer:
         vectors = self.deps.embedder.encode_many(
             [embed_text(r["title"], r["content"], r["context"]) for r in rows])
         for row, vector in zip(rows, vectors, strict=True):
-            row["embedding"] = array("f", vector)
+            row["embedding"] = Floats(vector)
         return rows
 
     def _write(self, batch: list[Row]) -> list[str]:
@@ -108,8 +104,7 @@ class Importer:
         now = self.deps.clock()
 
         def write(tx: Tx) -> list[str]:
-            ids = notes.insert_notes(
-                tx, [{**r, "embedding": Floats(r["embedding"])} for r in batch], now)
+            ids = notes.insert_notes(tx, batch, now)
             jobs.enqueue_jobs(tx, now=now,
                               rows=[sentence_job(r["zk_id"], r["project"]) for r in batch])
             return ids
@@ -149,8 +144,8 @@ class Importer:
 
 
 class _Embedding:
-    """Rows embedded in order on a thread of its own; `sent` and `taken` count the rows handed
-    over and back. Closing drops what is queued (a failed import)."""
+    """Rows embedded in order on a thread of its own, at most AHEAD calls queued; `sent` and
+    `taken` count the rows handed over and back. Closing drops what is queued (a failed import)."""
 
     def __init__(self, embed: Callable[[list[Row]], list[Row]], split: dict[str, float]) -> None:
         self._embed = embed
@@ -160,11 +155,11 @@ class _Embedding:
         self.sent = 0
         self.taken = 0
 
-    def fill(self, rows: list[Row], size: int, checking: bool = False) -> None:
-        """Hand over the next `size` rows of `rows`: while they are being checked
-        (`checking`), every full batch; after, while fewer than AHEAD calls are queued."""
-        while self.sent < len(rows) and (checking or len(self._queued) < AHEAD):
-            if checking and len(rows) - self.sent < size:
+    def fill(self, rows: list[Row], size: int, whole: bool = False) -> None:
+        """Hand over the next `size` rows of `rows` while fewer than AHEAD calls are queued
+        (`whole`: only a full batch; the rows are still being checked)."""
+        while len(self._queued) < AHEAD and self.sent < len(rows):
+            if whole and len(rows) - self.sent < size:
                 return
             part = rows[self.sent:self.sent + size]
             self.sent += len(part)
