@@ -59,8 +59,16 @@ _WORDS = (r"error|exception|traceback|fail|fatal|panic|abort|denied|refused|cann
 # ko: wherever it stands); and `E:`, the error tag of apt, dpkg and kotlinc.
 _LOCAL_WORDS = r"fehler|erreur|erro|fout|błąd|błęd|ошибк|hata"
 _UNSPACED_WORDS = r"エラー|错误|錯誤|오류"
+# Severity tags at or above error of servers' and validators' logs (`[emerg]`, `[ALERT]`,
+# `CRITICAL`, java's `SEVERE`), bracketed or leading the line.
+_SEVERITY = r"\[(?:emerg|alert|crit|critical|severe)\]|^(?-i:EMERG|ALERT|CRIT|CRITICAL|SEVERE)\b"
 _ERROR = re.compile(rf"(?<![\w-])(?:[A-Za-z]*(?:{_WORDS})[A-Za-z]*|(?:{_LOCAL_WORDS})[^\W\d_]*)"
-                    rf"(?![\w]|[./-]\w)|{_UNSPACED_WORDS}|^E\d*:\s", re.IGNORECASE)
+                    rf"(?![\w]|[./-]\w)|{_UNSPACED_WORDS}|^E\d*:\s|{_SEVERITY}", re.IGNORECASE)
+# A tally of none (`Found 0 errors`, `0 failed`, `no errors`): no error said.
+_NONE = re.compile(r"\b(?:0|no)\s+(?:errors?|failures?|failed|problems?)\b", re.IGNORECASE)
+# A level tag before a line's message (`npm ERR!`, `lerna ERR!`, `[ERROR]`, `ERROR:`): the line's
+# own words follow it.
+_TAG = re.compile(r"^(?:[\w@/.-]+\s+)?(?:ERR!|\[?(?:ERROR|FATAL)\]?:?)(?=\s)", re.IGNORECASE)
 # A diff's own lines (`diff`, `git diff --exit-code`): their text is the files' content. A
 # unified diff's `--- a` comes with its `+++ b` (a test runner's `--- FAIL: TestX` is no diff).
 _DIFF_START = re.compile(r"^(diff |--- .*\n\+\+\+ |@@ |\d+(,\d+)?[acd]\d+(,\d+)?$)", re.MULTILINE)
@@ -83,6 +91,9 @@ _EXPECTED = re.compile(r"^Expected:\s+\S")
 _GOT = re.compile(r"^(?:Received|Actual|But was):\s+\S", re.IGNORECASE)
 # A location's message that is a remark, not a finding (`a.py:3: note: ...`).
 _REMARK = re.compile(r"^\s*(?:note|info|hint|help)\b", re.IGNORECASE)
+# A label before a bare name or version (`npm ERR! While resolving: web@0.1.0`, `Found:
+# react@18.2.0`): context of a message told on other lines.
+_CONTEXT = re.compile(r"^[^:]*:\s+[\w@/.^~=<>-]+$")
 # Lines that sum up or relay a failure told elsewhere (`The error appears to be in ...`, `This
 # error happened while ...`): never the headline while another error line is there.
 _TALLY = re.compile(
@@ -97,13 +108,15 @@ _POINTER = re.compile(r"for more info|for details|\bre-?run\b|\brun with\b|can b
 # A line relaying that a step failed and no more (`error: update failed`, `ESM Build failed`,
 # `evaluation failed :(`), once its label, bracketed asides and a duration are set apart.
 _ADVICE = re.compile(r"(?:to|run|try|see|fix|hint|use|please)\b", re.IGNORECASE)
-_LABEL = re.compile(r"^[^:\s][^:]{0,40}:\s+")
+_LABEL = re.compile(r"^(?:[^:\s][^:]{0,40}:|[\w@/.-]+\s+(?:>|ERR!)|[A-Z]{2,}(?=\s{2}))\s+")
 _ASIDE = re.compile(r"\([^)]*\w[^)]*\)|\[[^\]]*\w[^\]]*\]|\bin [\d.]+\s*m?s\b")
-_RELAY = re.compile(r"(?:[\w-]+(?:\s+|\.{2,}\s*|…\s*)){0,2}fail(?:ed|ure|s)?", re.IGNORECASE)
+_RELAY = re.compile(r"(?:[\w-]+(?:\s+|\.{2,}\s*|…\s*)){0,2}fail(?:ed|ure|s)?|"
+                    r"[^:]*\s(?:has\s+)?failed(?:\s+with\s+(?:an?\s+)?(?:error|exception|(?:exit\s+)?"
+                    r"(?:code|status)\s+\d+))?", re.IGNORECASE)
 # Checks: a subcommand or option that makes a tool report what fails a check instead of acting
 # (`--check`, `-check`, `--check-only`, `pip check`, `go mod verify`, `--verify-no-changes`,
 # `npm audit`, `pip-audit`): its non-zero status says the check failed, in whatever words.
-_CHECK = re.compile(r"-{0,2}(?:\w+-)?(?:check|verify|audit)(?:-[\w-]+)?(?:=.*)?")
+_CHECK = re.compile(r"-{0,2}(?:\w+-)?(?:check|verify|audit|diff|list-different)(?:-[\w-]+)?(?:=.*)?")
 # Questions answered "no" by a status, in the tool's own words at most one line (`git rev-parse
 # --verify` of a missing ref: `fatal: Needed a single revision`; `id` of no such user): the
 # program (and subcommand), the options that make it a question, the statuses that say no.
@@ -113,6 +126,7 @@ _QUESTIONS: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
     (("git", "show-ref"), {"--verify", "--exists"}, {1, 2}),
     (("git", "merge-base"), {"--is-ancestor"}, {1}),
     (("git", "ls-remote"), {"--exit-code"}, {2}),
+    (("pg_isready",), set(), {1, 2}),  # the server rejects connections, or does not answer
     (("id",), set(), {1}),
     (("getent",), set(), {2}),
 )
@@ -129,7 +143,18 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
     (("helm", "diff"), {"--detailed-exitcode"}, {2}),
     (("gh", "pr", "checks"), set(), {8}),
     (("robocopy",), set(), set(range(1, 8))),  # files copied, extra or mismatched; 8+ failed
+    (("make",), {"-q", "--question"}, {1}),  # a target not up to date; 2 is an error
+    (("dvc", "status"), {"-q", "--quiet"}, {1}),
 )
+# Options and subcommands that make any program's run a query its status answers ("not up to
+# date", "outdated", "changes present": `task --status`, `npm outdated`, `prisma migrate diff
+# --exit-code`), with the statuses that answer; such a run fails only when a line says an error in
+# words, not for a line under the program's name alone (`task: Task "x" is not up-to-date`). A
+# subcommand `is-...` (`systemctl is-active`) asks a question answered in at most one line.
+_QUERY_WORDS = {"--status": {1}, "--question": {1}, "outdated": {1}, "--exit-code": {1, 2}}
+# Programs (and subcommands) that are such queries whatever their options: kubectl diff's 1 is
+# "differences found", and also the status of its own errors.
+_QUERIES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = ((("kubectl", "diff"), set(), {1}),)
 # Options of these programs that take the next word as their value (`git -C dir diff`,
 # `kubectl -n shop diff`), so that word is no subcommand.
 _VALUE_OPTIONS = {"-c", "-C", "-n", "--namespace", "--context", "--kubeconfig", "-R", "--repo"}
@@ -143,9 +168,18 @@ INTERRUPTED = (130, 141, 143)
 # A program that runs until it is stopped (a watcher, a development server): a `watch`, `serve`,
 # `server` or `dev` word or a `--watch` option in its command, or output that says it waits for
 # changes or how to stop it. `timeout` ending it is how the agent stops it, no failure.
-_RUNS_UNTIL_STOPPED = re.compile(r"watch|serve|server|dev|--watch\w*(?:=.*)?")
-_WAITING = re.compile(r"\b(?:watching|waiting) for (?:file )?changes\b|"
-                      r"\b(?:press|ctrl[-+]c)\b.{0,30}\b(?:quit|stop|exit)\b", re.IGNORECASE)
+_RUNS_UNTIL_STOPPED = re.compile(r"watch|serve|server|dev|--watch\w*(?:=.*)?|--reload")
+_WAITING = re.compile(r"\b(?:watching|waiting) for (?:file )?changes\b|\bwatching\b|"
+                      r"\b(?:press|ctrl[-+]c)\b.{0,30}\b(?:quit|stop|exit)\b|"
+                      r"\b(?:listening|running|serving|available|ready)\b.{0,50}"
+                      r"(?:https?://|\bport\s+\d{2,5}\b|:\d{2,5}\b)", re.IGNORECASE)
+# A wrapper relaying its child's exit status (`exit status 1`, `exited with code 2`, make's
+# `Error 1`): the run failed, told in the lines above.
+_EXIT = re.compile(r"\bexit(?:ed)?\s+(?:with\s+)?(?:status|code):?\s*[1-9]\d*\b|"
+                   r"\bError [1-9]\d*$")
+# The shell's statuses for a command it could not run: found but not executable (a shim with no
+# version chosen, a file without its execute bit), not found.
+CANNOT_RUN = (126, 127)
 SCAN_LIMIT = 16_000  # the output's last characters judged
 
 
@@ -192,8 +226,22 @@ def _status_means(table: tuple[tuple[tuple[str, ...], set[str], set[int]], ...],
 
 
 def _answers_no(words: list[str], status: object, lines: list[str]) -> bool:
-    """A question (see _QUESTIONS) whose status says no, with at most one line of output."""
-    return len(lines) <= 1 and _status_means(_QUESTIONS, words, status)
+    """A question (see _QUESTIONS, an `is-...` subcommand) whose status says no, with at most one
+    line of output."""
+    asks = isinstance(status, int) and 0 < status < 5 and any(
+        w.startswith("is-") for w in words[1:3] if not w.startswith("--"))
+    return len(lines) <= 1 and (asks or _status_means(_QUESTIONS, words, status))
+
+
+def _queried(words: list[str], status: object) -> bool:
+    """A query (see _QUERY_WORDS) whose status is one of its answers."""
+    return any(status in _QUERY_WORDS.get(w, ()) for w in words) or _status_means(
+        _QUERIES, words, status)
+
+
+def _under_timeout(words: list[str]) -> bool:
+    words = [w for w in words if not _ASSIGNMENT.match(w)]
+    return bool(words) and PurePosixPath(words[0]).name == "timeout"
 
 
 def _runs_until_stopped(words: list[str], lines: list[str]) -> bool:
@@ -220,8 +268,13 @@ def _relay(line: str) -> bool:
         "", line))).strip()))
 
 
+def _worded(line: str) -> bool:
+    """An error word in the line, a tally of none aside."""
+    return bool(_ERROR.search(_NONE.sub(" ", line)))
+
+
 def _shows_error(line: str, names: set[str]) -> bool:
-    if _ERROR.search(line) or _finding(line):
+    if _worded(line) or _finding(line):
         return True
     program = line.split(":", 1)[0] if ":" in line else ""
     return bool(program) and program in names
@@ -229,9 +282,12 @@ def _shows_error(line: str, names: set[str]) -> bool:
 
 def _bare(line: str, names: set[str]) -> bool:
     """An error word and nothing else but the command's names, paths and numbers (`FAIL pkg
-    0.01s`, `ERROR a.py`, `npm ERR!`)."""
+    0.01s`, `ERROR a.py`, `npm ERR!`), or a context label before a name (`npm ERR! in workspace:
+    shop@1.0.0`)."""
     rest = _ERROR.sub(" ", line).split()
-    return bool(_ERROR.search(line)) and all(
+    if _worded(line) and _CONTEXT.search(_ERROR.sub(" ", line)):
+        return True
+    return _worded(line) and all(
         w in names or re.fullmatch(r"[\W\d_]*|\S*[/.:]\S*", w) for w in rest)
 
 
@@ -239,10 +295,10 @@ def _rank(line: str, index: int,
           names: set[str]) -> tuple[bool, bool, bool, bool, bool, bool, bool, int]:
     advice = bool(_POINTER.search(line))
     said = not advice and not _TALLY.search(line) and not _bare(line, names) and not _relay(line)
-    worded = bool(_ERROR.search(line))
+    worded = _worded(line)
     located = bool(_LOCATION.match(line))
     error = worded or _finding(line)
-    labelled = bool(_LABELLED.search(line)) or located
+    labelled = bool(_LABELLED.search(line)) and not _CONTEXT.search(line) or located
     return (bool(_TYPED.search(line)), said, worded and located, error and labelled, error,
             labelled, not advice, index)
 
@@ -251,13 +307,25 @@ def _sentence(line: str) -> bool:
     return len(re.findall(r"(?<!\S)[a-z]+(?![\w=])", line)) >= 3
 
 
+def _above_summary(lines: list[str], index: int) -> int | None:
+    """The sentence nearest above a wrapper's summary (a tally, a relayed failure or exit status)
+    within a few lines: what the wrapped tool said before the wrapper summed it up."""
+    for j in range(index - 1, max(index - 8, 0) - 1, -1):
+        line = lines[j]
+        if _sentence(line) and not _TALLY.search(line) and not _POINTER.search(line) and not \
+                _relay(line) and not line.startswith(">"):
+            return j
+    return None
+
+
 def _plain_headline(lines: list[str], program: str) -> str:
     """A failed check's headline when no line shows an error: its last sentence that is not
     advice (`To address all issues, run:`, `fix available via ...`), progress (`Checking...`) or
     a command to run; else its last line."""
     said = [line for line in lines if _sentence(line) and not _ADVICE.match(line)
             and not line.endswith(("...", "…")) and line.split()[0] != program]
-    return (said or lines or ["(no output)"])[-1]
+    findings = [line for line in said if not re.match(r"\d+\s", line)]  # not a count of them
+    return (findings or said or lines or ["(no output)"])[-1]
 
 
 def judge(command: str, status: object, output: str) -> Verdict:
@@ -267,7 +335,10 @@ def judge(command: str, status: object, output: str) -> Verdict:
     names = _names(words)
     telling = [(_rank(line, i, names), line) for i, line in enumerate(lines)
                if _shows_error(line, names) or _LOCATION.match(line)]
-    errors = [item for item in telling if _shows_error(item[1], names)]
+    # a relayed exit status shows an error when the wrapped program said something above it
+    telling += [(_rank(line, i, names), line) for i, line in enumerate(lines)
+                if i and _EXIT.search(line) and not _shows_error(line, names)]
+    errors = [item for item in telling if _shows_error(item[1], names) or _EXIT.search(item[1])]
     # an assertion's values rank as a line that says an error with no error word nor label
     assertions = [((False, True, False, False, True, False, True, i), f"{line} {lines[i + 1]}")
                   for i, line in enumerate(lines[:-1])
@@ -276,23 +347,38 @@ def judge(command: str, status: object, output: str) -> Verdict:
     errors += assertions
     killed = KILLED.get(status) if isinstance(status, int) else None
     timed_out = status == TIMED_OUT
-    check = _is_check(words) and bool(lines) and not timed_out  # 124 is `timeout`'s status
+    cannot_run = status in CANNOT_RUN
+    changed = re.findall(r"^\+\+\+ (?:[ab]/)?(\S+)", plain(output), re.MULTILINE)
+    # 124 is `timeout`'s status
+    check = _is_check(words) and bool(lines or changed) and not timed_out
     if telling:
         best = max(telling)
         headline = best[1]
         index = best[0][-1]
+        if not any(best[0][:2]) and best[0][-2]:  # a summary: what stands above it says more
+            above = _above_summary(lines, index)
+            if above is not None:
+                headline, index = lines[above], above
         if headline.endswith(":") and index + 1 < len(lines):
             headline += " " + lines[index + 1]
         headline = headline[:500]
     elif killed or timed_out:
         headline = f"killed by {killed}" if killed else "timed out"
         headline += f" (exit {status})"
+    elif check and not lines:
+        headline = f"would change {', '.join(changed)}"[:500]
     elif check:
         headline = _plain_headline(lines, PurePosixPath(words[0]).name if words else "")[:500]
+    elif cannot_run:
+        headline = (lines or [f"could not run (exit {status})"])[0][:500]
     else:
         headline = (lines or ["(no output)"])[-1][:500]
     interrupted = status in INTERRUPTED
-    answered = _answers_no(words, status, lines) or _status_means(_DIFFERENCES, words, status)
-    stopped = timed_out and _runs_until_stopped(words, lines)
-    return Verdict(not interrupted and not answered and (
-        bool(errors) or bool(killed) or (timed_out and not stopped) or check), headline)
+    answered = _answers_no(words, status, lines) or _status_means(_DIFFERENCES, words, status) or (
+        _queried(words, status) and not any(_worded(line) or _finding(line) for _, line in errors))
+    # `timeout -s KILL` ends a program whose command says it serves or watches with that signal
+    stopped = (timed_out and _runs_until_stopped(words, lines)) or (
+        bool(killed) and _under_timeout(words) and _runs_until_stopped(words, []))
+    return Verdict(not interrupted and not answered and not stopped and (
+        bool(errors) or bool(killed) or timed_out or check or cannot_run) or (
+        stopped and bool(errors)), headline)
