@@ -1,47 +1,57 @@
-"""Which failed bash runs the OpenCode plugin stores as mistakes, and the line a mistake's
-headline quotes (kg_brain/surfaces/plugin_api.py).
+"""Which failed bash runs the OpenCode plugin stores as mistakes, and the line a mistake's headline
+quotes (kg_brain/surfaces/plugin_api.py).
 
-A run that exited non-zero is a mistake when its output shows an error, when it was killed
-(a crash signal, `timeout`'s 124) whatever it printed, or when it ran a check (`--check`,
-`-check`, `pip check`, `go mod verify`, `--verify-no-changes`, `npm audit`, `pip-audit`) that
-printed anything: a check's status says what it found fails, in whatever words. An exit status
-alone is not one: `grep` with no match, `test -f`, `cmp -s` say nothing; a status a tool
-documents as "it worked and found a difference" apart from its error status (`diff`, `cmp` and
-`git diff --exit-code`'s 1, `terraform`/`tofu plan -detailed-exitcode`'s and `helm diff
---detailed-exitcode`'s 2, `gh pr checks`' 8 for checks pending, robocopy's 1-7) is no error
-whatever words the compared content holds, nor is a diff's text shown with another status; nor is
-a question answered no by its status in at most one line of its own words (`git rev-parse
---verify` of a missing ref, `git cat-file -e`, `id` of no such user); nor a run the user
-interrupted (Ctrl-C, 130), whose reader went away (141) or that was asked to stop from outside
-(SIGTERM, 143): it did not fail. `timeout` ending a program that runs until it is stopped (a
-watcher, a development server: a `watch`, `serve`, `server` or `dev` word or `--watch` in its
-command, or output that says it waits for changes or how to stop it) is how the agent stops it:
-such a run is judged by its output alone.
+A run that exited non-zero is a mistake when its output shows an error, when it was killed (a crash
+signal, `timeout`'s 124) whatever it printed, or when it ran a check (`--check`, `-check`, `pip
+check`, `go mod verify`, `--verify-no-changes`, `npm audit`, `pip-audit`, a formatter's `--diff` or
+`--list-different`) that printed anything: a check's status says what it found fails, in whatever
+words. An exit status alone is not one: `grep` with no match, `test -f`, `cmp -s` say nothing; a
+status a tool documents as "it worked and found a difference" apart from its error status (`diff`,
+`cmp` and `git diff --exit-code`'s 1, `terraform`/`tofu plan -detailed-exitcode`'s and `helm diff
+--detailed-exitcode`'s 2, `gh pr checks`' 8 for checks pending, robocopy's 1-7, `make -q`'s 1) is
+no error whatever words the compared content holds, nor is a query's answer (`--status`,
+`--question`, `outdated`, `--exit-code`, `kubectl diff`: "not up to date", "outdated", "changes
+present") unless a line says an error in words, nor is a diff's text shown with another status; nor
+is a question answered no by its status in at most one line of its own words (`git rev-parse
+--verify` of a missing ref, `git cat-file -e`, `id` of no such user, an `is-...` subcommand such as
+`systemctl is-active`, `pg_isready`); nor a run the user interrupted (Ctrl-C, 130), whose reader
+went away (141) or that was asked to stop from outside (SIGTERM, 143): it did not fail. `timeout`
+ending a program that runs until it is stopped (a watcher, a development server: a `watch`,
+`serve`, `server` or `dev` word or `--watch` in its command, or output that says it waits for
+changes, watches, listens at an address or how to stop it) is how the agent stops it, as is
+`timeout -s KILL` ending a command that serves, watches or reloads: such a run is judged by its
+output alone. A command the shell could not run (126, 127: a shim with no version chosen, a file
+that is not executable) is a mistake whatever it printed, headed by its first line.
 
 A line shows an error when it holds an error word as a word (`error_page`, `error.html`,
-`worker-failures`, `src/errors/` are names, not errors; `did not`, `gave up` are failures in
-plain words; "error" as compilers, make and git say it in other locales: `Fehler`, `erreur`,
-`エラー`, `错误`...; apt's and kotlinc's `E:`), when it is a finding at a location (`a.go:3:2:
-unreachable code`, `A.cs(3,5): warning ...`, `C:\\src\\a.c(41): ...`; not a `note:` nor a stack
-frame without a message) or an assertion's values (`Expected: 30` above `Received: 27`), or when
-it is a diagnostic under the name of a program or file the command runs (`cp: ...`, `make: ***
-...`, `deploy.sh: line 3: ...`, the convention of Unix tools in every language). The headline is
-the output's most telling error line: a typed exception (`KeyError: 'name'`) first, then a line
-that is not a tally (`Found 2 errors`, `1 failed, 3 passed`), an exit status relayed (`make: ***
-[...] Error 1`, `exit code: 1`, `(code 23)`, PowerShell's `+ CategoryInfo : ...`), a step's
-failure relayed and no more (`error: update failed`, `ESM Build failed`) or an error word alone
-before a path (`FAIL pkg 0.01s`), and below even these advice (`for more information ...`, `->
-[Help 1]`, `See https://...`, `Press f to ...`); among these a finding at a location with an
-error word (`file.py:3: error ...`; not its `note`, not a `warning`) first, then a labelled
-diagnostic (`error: ...`, `File.java:[3,9] ...`, ` ERR_PNPM_X ...`); the last of the best, with
-the next line when it ends in `:` (what it introduces). A check with no error line is headed by
-its last sentence that is not advice, progress or a command to run. The colour codes of a
-terminal are no part of any line.
+`worker-failures`, `src/errors/` are names, not errors; `did not`, `gave up` are failures in plain
+words; "error" as compilers, make and git say it in other locales: `Fehler`, `erreur`, `エラー`,
+`错误`...; apt's and kotlinc's `E:`; a severity tag above error: `[emerg]`, `[ALERT]`, `CRITICAL`; a
+tally of none, `0 errors`, is none), when it is a finding at a location (`a.go:3:2: unreachable
+code`, `A.cs(3,5): warning ...`, `C:\\src\\a.c(41): ...`; not a `note:` nor a stack frame without a
+message) or an assertion's values (`Expected: 30` above `Received: 27`), or when it is a diagnostic
+under the name of a program or file the command runs (`cp: ...`, `make: *** ...`, `deploy.sh: line
+3: ...`, the convention of Unix tools in every language). A wrapper relaying its child's exit
+status (`exit status 1`) below what the child said shows an error. The headline is the output's
+most telling error line: a typed exception (`KeyError: 'name'`) first, then a line that is not a
+tally (`Found 2 errors`, `1 failed, 3 passed`), an exit status relayed (`make: *** [...] Error 1`,
+`exit code: 1`, `(code 23)`, PowerShell's `+ CategoryInfo : ...`), a step's failure relayed and no
+more (`error: update failed`, `ESM Build failed`) or an error word alone before a path (`FAIL pkg
+0.01s`), and below even these advice (`for more information ...`, `-> [Help 1]`, `See https://...`,
+`Press f to ...`); among these a finding at a location with an error word (`file.py:3: error ...`;
+not its `note`, not a `warning`) first, then a labelled diagnostic (`error: ...`, `File.java:[3,9]
+...`, ` ERR_PNPM_X ...`); the last of the best, with the next line when it ends in `:` (what it
+introduces); when the best is a wrapper's summary (a tally, a relayed failure or exit status), the
+sentence nearest above it. A prefix a wrapper puts on each line of what it ran (`web:build: `,
+`api-1 | `) and a label before a bare name (`npm ERR! in workspace: web@1.0.0`) are no part of a
+message. A check with no error line is headed by its last sentence that is not advice, progress or
+a command to run. The colour codes of a terminal are no part of any line.
 """
 from __future__ import annotations
 
 import re
 import shlex
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -53,7 +63,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 _WORDS = (r"error|exception|traceback|fail|fatal|panic|abort|denied|refused|cannot|can't|"
           r"could not|couldn't|unable|not found|no such|no module named|undefined|unexpected|"
           r"invalid|timed out|timeout|segmentation fault|killed|usage:|ERR!|did not|didn't|"
-          r"gave up|giving up|not recognized")
+          r"gave up|giving up|not recognized|conflict")
 # "error" as compilers, make, git and coreutils say it in other locales (de, fr, es, pt, it, nl,
 # pl, ru, tr: the start of a word), and in scripts written without spaces between words (ja, zh,
 # ko: wherever it stands); and `E:`, the error tag of apt, dpkg and kotlinc.
@@ -100,11 +110,13 @@ _TALLY = re.compile(
     r"(?<![\d.:])\d+\s+(?:[A-Za-z()]+\s+)?(?:errors?|failures?|failed|problems?)\b|"
     r"\b(?:errors?|failures?|failed)\s*[:=]\s*\d|\bexit(?:ed)?\b|"
     rf"(?:\bError|\b(?:{_LOCAL_WORDS})|{_UNSPACED_WORDS}) \d+\s*$|\bcode:?\s*\d+\b|"
-    r"^\+\s+\w+\s+:\s|^(?:the|this|that|these)\s+(?:errors?|failures?|exceptions?)\b",
+    r"^\+\s+\w+\s+:\s|^(?:the|this|that|these)\s+(?:errors?|failures?|exceptions?)\b|"
+    r"\b(?:errors|failures)\s+(?:were\s+|have\s+been\s+)?(?:found|emitted|occurred|detected)\b",
     re.IGNORECASE)
 # Advice: where to read more, what to run or press; below even a tally.
-_POINTER = re.compile(r"for more info|for details|\bre-?run\b|\brun with\b|can be found in|"
-                      r"\[Help \d+\]|\bsee:?\s+https?://|\bpress\s+\S+\s+to\b", re.IGNORECASE)
+_POINTER = re.compile(r"for more info|for details|for help|\bre-?run\b|\brun with\b|"
+                      r"can be found in|\[Help \d+\]|\b(?:see|visit):?\s+https?://|"
+                      r"\bpress\s+\S+\s+to\b", re.IGNORECASE)
 # A line relaying that a step failed and no more (`error: update failed`, `ESM Build failed`,
 # `evaluation failed :(`), once its label, bracketed asides and a duration are set apart.
 _ADVICE = re.compile(r"(?:to|run|try|see|fix|hint|use|please)\b", re.IGNORECASE)
@@ -116,7 +128,8 @@ _RELAY = re.compile(r"(?:[\w-]+(?:\s+|\.{2,}\s*|…\s*)){0,2}fail(?:ed|ure|s)?|"
 # Checks: a subcommand or option that makes a tool report what fails a check instead of acting
 # (`--check`, `-check`, `--check-only`, `pip check`, `go mod verify`, `--verify-no-changes`,
 # `npm audit`, `pip-audit`): its non-zero status says the check failed, in whatever words.
-_CHECK = re.compile(r"-{0,2}(?:\w+-)?(?:check|verify|audit|diff|list-different)(?:-[\w-]+)?(?:=.*)?")
+_CHECK = re.compile(
+    r"-{0,2}(?:\w+-)?(?:check|verify|audit|diff|list-different)(?:-[\w-]+)?(?:=.*)?")
 # Questions answered "no" by a status, in the tool's own words at most one line (`git rev-parse
 # --verify` of a missing ref: `fatal: Needed a single revision`; `id` of no such user): the
 # program (and subcommand), the options that make it a question, the statuses that say no.
@@ -154,7 +167,8 @@ _DIFFERENCES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
 _QUERY_WORDS = {"--status": {1}, "--question": {1}, "outdated": {1}, "--exit-code": {1, 2}}
 # Programs (and subcommands) that are such queries whatever their options: kubectl diff's 1 is
 # "differences found", and also the status of its own errors.
-_QUERIES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = ((("kubectl", "diff"), set(), {1}),)
+_QUERIES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
+    (("kubectl", "diff"), set(), {1}),)
 # Options of these programs that take the next word as their value (`git -C dir diff`,
 # `kubectl -n shop diff`), so that word is no subcommand.
 _VALUE_OPTIONS = {"-c", "-C", "-n", "--namespace", "--context", "--kubeconfig", "-R", "--repo"}
@@ -180,6 +194,10 @@ _EXIT = re.compile(r"\bexit(?:ed)?\s+(?:with\s+)?(?:status|code):?\s*[1-9]\d*\b|
 # The shell's statuses for a command it could not run: found but not executable (a shim with no
 # version chosen, a file without its execute bit), not found.
 CANNOT_RUN = (126, 127)
+# The prefix a wrapper puts before each line of a program it runs: turbo's `web:build: `, lerna's
+# `@shop/utils: `, docker compose's `api-1  | ` (a name with a `:`, `@` or `/` in it, or before
+# `|`), not a label such as `error: `.
+_PREFIX = re.compile(r"^(?:[\w.-]+(?::[\w.#-]+)+:|@?[\w.-]+/[\w./-]+:|@[\w.-]+:|[\w.-]+\s+\|)\s")
 SCAN_LIMIT = 16_000  # the output's last characters judged
 
 
@@ -253,6 +271,11 @@ def _lines(output: str) -> list[str]:
     lines = output.splitlines()
     if _DIFF_START.search(output):  # a diff's lines, its context lines too, are the files' text
         lines = [line for line in lines if not _DIFF_LINE.match(line)]
+    prefixes = Counter(found.group() for line in lines if (found := _PREFIX.match(line)))
+    if prefixes:  # a wrapper's prefix on the lines of the program it ran
+        prefix, count = prefixes.most_common(1)[0]
+        if count >= 3:
+            lines = [line.removeprefix(prefix) for line in lines]
     return [line.strip() for line in lines if line.strip()]
 
 
