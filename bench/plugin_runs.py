@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--frame reads round 4's tune half")
     chosen = [[row for row in read(path) if args.frame in (None, row.get("frame"))]
               for path in (runs, pairs)]
-    emit_result({"split": args.split, "round": args.round, "frame": args.frame,
+    emit_result({"split": args.split, "round": args.round,
+                 **({"frame": args.frame} if args.frame else {}),
                  **score(chosen[0]), "commands": score_pairs(chosen[1])}, args.out)
     return 0
 
