@@ -55,6 +55,14 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from kg_brain.surfaces.plugin_statuses import (
+    ASSIGNMENT,
+    DIFFERENCES,
+    answers_no,
+    queried,
+    status_means,
+)
+
 # Terminal control sequences: colours (CSI) and titles/links (OSC).
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 # Error words (chosen on the tuning examples of tests/unit/test_plugin_failures.py), each a
@@ -76,15 +84,11 @@ _ERROR = re.compile(rf"(?<![\w-])(?:[A-Za-z]*(?:{_WORDS})[A-Za-z]*|(?:{_LOCAL_WO
                     rf"(?![\w]|[./-]\w)|{_UNSPACED_WORDS}|^E\d*:\s|{_SEVERITY}", re.IGNORECASE)
 # A tally of none (`Found 0 errors`, `0 failed`, `no errors`): no error said.
 _NONE = re.compile(r"\b(?:0|no)\s+(?:errors?|failures?|failed|problems?)\b", re.IGNORECASE)
-# A level tag before a line's message (`npm ERR!`, `lerna ERR!`, `[ERROR]`, `ERROR:`): the line's
-# own words follow it.
-_TAG = re.compile(r"^(?:[\w@/.-]+\s+)?(?:ERR!|\[?(?:ERROR|FATAL)\]?:?)(?=\s)", re.IGNORECASE)
 # A diff's own lines (`diff`, `git diff --exit-code`): their text is the files' content. A
 # unified diff's `--- a` comes with its `+++ b` (a test runner's `--- FAIL: TestX` is no diff).
 _DIFF_START = re.compile(r"^(diff |--- .*\n\+\+\+ |@@ |\d+(,\d+)?[acd]\d+(,\d+)?$)", re.MULTILINE)
 _DIFF_LINE = re.compile(r"^(diff |index |--- |\+\+\+ |@@|[-+<> ]|\\ No newline|\d+(,\d+)?[acd]\d)")
 # A typed exception with its message: `KeyError: 'name'`, `AssertionError [ERR_X]: ...`.
-_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
 _TYPED = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?:\s*\[[^\]]*\])?:\s*\S")
 # An error word labelling what follows (`error: ...`, `error[E0308]: ...`, `--- FAIL: TestX`,
 # `E: ...`).
@@ -130,48 +134,6 @@ _RELAY = re.compile(r"(?:[\w-]+(?:\s+|\.{2,}\s*|…\s*)){0,2}fail(?:ed|ure|s)?|"
 # `npm audit`, `pip-audit`): its non-zero status says the check failed, in whatever words.
 _CHECK = re.compile(
     r"-{0,2}(?:\w+-)?(?:check|verify|audit|diff|list-different)(?:-[\w-]+)?(?:=.*)?")
-# Questions answered "no" by a status, in the tool's own words at most one line (`git rev-parse
-# --verify` of a missing ref: `fatal: Needed a single revision`; `id` of no such user): the
-# program (and subcommand), the options that make it a question, the statuses that say no.
-_QUESTIONS: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
-    (("git", "rev-parse"), {"--verify"}, {1, 128}),
-    (("git", "cat-file"), {"-e"}, {1, 128}),
-    (("git", "show-ref"), {"--verify", "--exists"}, {1, 2}),
-    (("git", "merge-base"), {"--is-ancestor"}, {1}),
-    (("git", "ls-remote"), {"--exit-code"}, {2}),
-    (("pg_isready",), set(), {1, 2}),  # the server rejects connections, or does not answer
-    (("id",), set(), {1}),
-    (("getent",), set(), {2}),
-)
-# Statuses a tool documents as "the run worked and found a difference" (or "changes present",
-# "checks pending"), apart from its error status: what it prints is the compared content, whatever
-# words that holds. The program (and subcommand), the options that give the status that meaning
-# (any of them; none needed when empty), the statuses.
-_DIFFERENCES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
-    (("diff",), set(), {1}),
-    (("cmp",), set(), {1}),
-    (("git", "diff"), {"--exit-code", "--quiet", "--no-index"}, {1}),
-    (("terraform", "plan"), {"-detailed-exitcode"}, {2}),
-    (("tofu", "plan"), {"-detailed-exitcode"}, {2}),
-    (("helm", "diff"), {"--detailed-exitcode"}, {2}),
-    (("gh", "pr", "checks"), set(), {8}),
-    (("robocopy",), set(), set(range(1, 8))),  # files copied, extra or mismatched; 8+ failed
-    (("make",), {"-q", "--question"}, {1}),  # a target not up to date; 2 is an error
-    (("dvc", "status"), {"-q", "--quiet"}, {1}),
-)
-# Options and subcommands that make any program's run a query its status answers ("not up to
-# date", "outdated", "changes present": `task --status`, `npm outdated`, `prisma migrate diff
-# --exit-code`), with the statuses that answer; such a run fails only when a line says an error in
-# words, not for a line under the program's name alone (`task: Task "x" is not up-to-date`). A
-# subcommand `is-...` (`systemctl is-active`) asks a question answered in at most one line.
-_QUERY_WORDS = {"--status": {1}, "--question": {1}, "outdated": {1}, "--exit-code": {1, 2}}
-# Programs (and subcommands) that are such queries whatever their options: kubectl diff's 1 is
-# "differences found", and also the status of its own errors.
-_QUERIES: tuple[tuple[tuple[str, ...], set[str], set[int]], ...] = (
-    (("kubectl", "diff"), set(), {1}),)
-# Options of these programs that take the next word as their value (`git -C dir diff`,
-# `kubectl -n shop diff`), so that word is no subcommand.
-_VALUE_OPTIONS = {"-c", "-C", "-n", "--namespace", "--context", "--kubeconfig", "-R", "--repo"}
 # Statuses of a run killed: `timeout`'s, and the shell's 128 + a crash signal (ILL, ABRT, BUS,
 # FPE, KILL, SEGV); 130 (INT: Ctrl-C), 141 (PIPE: the reader closed) and 143 (TERM: asked to stop
 # from outside) are interruptions.
@@ -229,36 +191,8 @@ def _is_check(words: list[str]) -> bool:
     return any(_CHECK.fullmatch(w) for w in words)
 
 
-def _status_means(table: tuple[tuple[tuple[str, ...], set[str], set[int]], ...],
-                  words: list[str], status: object) -> bool:
-    """Whether the command is one of `table`'s and `status` one of its statuses. A Windows
-    program run from WSL is named with its `.exe`."""
-    words = [w for w in words if not _ASSIGNMENT.match(w)]
-    if not words:
-        return False
-    program = PurePosixPath(words[0]).name.removesuffix(".exe")
-    plain_words = [w for i, w in enumerate(words[1:], 1)
-                   if not w.startswith("-") and words[i - 1] not in _VALUE_OPTIONS]
-    return any((program, *plain_words[:len(head) - 1]) == head and status in statuses and (
-        not options or bool(options & set(words))) for head, options, statuses in table)
-
-
-def _answers_no(words: list[str], status: object, lines: list[str]) -> bool:
-    """A question (see _QUESTIONS, an `is-...` subcommand) whose status says no, with at most one
-    line of output."""
-    asks = isinstance(status, int) and 0 < status < 5 and any(
-        w.startswith("is-") for w in words[1:3] if not w.startswith("--"))
-    return len(lines) <= 1 and (asks or _status_means(_QUESTIONS, words, status))
-
-
-def _queried(words: list[str], status: object) -> bool:
-    """A query (see _QUERY_WORDS) whose status is one of its answers."""
-    return any(status in _QUERY_WORDS.get(w, ()) for w in words) or _status_means(
-        _QUERIES, words, status)
-
-
 def _under_timeout(words: list[str]) -> bool:
-    words = [w for w in words if not _ASSIGNMENT.match(w)]
+    words = [w for w in words if not ASSIGNMENT.match(w)]
     return bool(words) and PurePosixPath(words[0]).name == "timeout"
 
 
@@ -397,8 +331,8 @@ def judge(command: str, status: object, output: str) -> Verdict:
     else:
         headline = (lines or ["(no output)"])[-1][:500]
     interrupted = status in INTERRUPTED
-    answered = _answers_no(words, status, lines) or _status_means(_DIFFERENCES, words, status) or (
-        _queried(words, status) and not any(_worded(line) or _finding(line) for _, line in errors))
+    answered = answers_no(words, status, lines) or status_means(DIFFERENCES, words, status) or (
+        queried(words, status) and not any(_worded(line) or _finding(line) for _, line in errors))
     # `timeout -s KILL` ends a program whose command says it serves or watches with that signal
     stopped = (timed_out and _runs_until_stopped(words, lines)) or (
         bool(killed) and _under_timeout(words) and _runs_until_stopped(words, []))
