@@ -5,7 +5,7 @@ multi-note questions, their rewordings with `--rewordings`, LoCoMo's multi-hop o
 Each question is asked of the statement (cypher/search/deep_search.cypher) with today's
 constants for its best DUMP_K. For each needed note it gives its place there and, over the
 project's live notes, its place in each channel: the query's cosine, the best of its clauses'
-(query_text.clauses), the lexical score (bench/ranking.py's mirror of the statement's), the
+(question.clauses), the lexical score (bench/ranking.py's mirror of the statement's), the
 rare entities (at most `ent_cap` notes) it shares with the other needed notes, the typed links
 and the session order (FOLLOWS) joining it to them, its cosine to them and its place among the
 neighbours (typed links, FOLLOWS, rare shared entities) of the statement's best NEIGHBOURS_OF
@@ -33,7 +33,7 @@ from bench.datasets import load_locomo, split_corpora
 from bench.deep_replay import tuning_questions
 from bench.ranking import Notes, ask, lexical, read_notes
 from kg_brain.base.settings import load_settings
-from kg_brain.domain.query_text import clauses
+from kg_brain.domain.question import clauses
 from kg_brain.domain.ranking import DeepTuning
 from kg_brain.domain.search import Search, _excluded
 from kg_brain.root.app import Brain

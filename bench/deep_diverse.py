@@ -11,7 +11,7 @@ Each setting replays today's three steps (bench.deep_replay.replay), then one of
   hits placed above it; the others follow in their order; the chosen keep theirs. The best
   `start` places stay (no hit@1 moves).
 - `split`: `mmr` from place 3 to place 10 of the best 20 at `many` (lam, mix) for a question
-  asking for several things (kg_brain.domain.query_text.asks_for_many), at `one` for the
+  asking for several things (kg_brain.domain.question.asks_for_many), at `one` for the
   others.
 - `prf`: a feedback slot: the project note nearest to the query blended with the best `m`
   hits' vectors (the query weighing `alpha`) not among the best `at - 1` takes place `at` when
@@ -56,7 +56,7 @@ from bench.fit_ranking import cached, objective
 from bench.ranking import CHAT, Notes, by_kind
 from bench.scale import TimedDatabase
 from kg_brain.base.settings import load_settings
-from kg_brain.domain.query_text import asks_for_many
+from kg_brain.domain.question import asks_for_many
 from kg_brain.domain.ranking import DIVERSE_HEAD
 from kg_brain.domain.search import Search, _excluded
 from kg_brain.root.app import Brain

@@ -54,7 +54,7 @@ from bench.fit_ranking import Rows, cached, objective
 from bench.ranking import CHAT, Notes, by_kind, read_notes
 from bench.retrieval import DEPTH
 from kg_brain.base.settings import load_settings
-from kg_brain.domain.query_text import clauses
+from kg_brain.domain.question import clauses
 from kg_brain.domain.ranking import (
     BRIDGE_AT,
     BRIDGE_LEAST,

@@ -33,21 +33,23 @@ from bench.retrieval import DEPTH
 from kg_brain.base.vocab import FULLTEXT_INDEX, HANDOFF_KINDS, WORD_INDEX
 from kg_brain.domain.query_text import (
     MAX_LEX_WORDS,
-    VALUE_SPLIT,
-    VALUE_UNITS,
     by_code,
     content_word,
-    earlier,
     exact_query,
     fielded_query,
-    glued,
     holds_identifier,
-    holds_number,
     identifiers,
     in_project,
     inside_query,
     lucene_query,
     names,
+)
+from kg_brain.domain.question import (
+    VALUE_SPLIT,
+    VALUE_UNITS,
+    earlier,
+    glued,
+    holds_number,
     numbers,
     subject_words,
     value_shapes,
@@ -554,7 +556,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     holds; the later note takes the best score of those yielding to it, and a note yielding to
     m notes scores at most 0.99^m times the best of theirs. Asked for the value just before
     (`before`), one of these notes yields, to the one stated just before it: the first stated
-    of those holding a number the question names (query_text.holds_number; none holding one:
+    of those holding a number the question names (question.holds_number; none holding one:
     none), or for a question naming none the best. Mistakes and open threads take no part, a
     session summary never yields; a fix yields only asked for history, to a note it is
     SUPERSEDES-linked to, and only asked for the current value is one yielded to. Asked for
@@ -563,7 +565,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
     to a later session summary among the best same_n by the entity and the reach alone; of the
     notes it yields to, the closest to the query ranks first (CURRENT_TIE). Asked for history,
     the score passes down the chain: of a value changed several times, the first takes it.
-    Asked for a value of some shape (query_text.value_shapes), a note (a fix too) also yields to
+    Asked for a value of some shape (question.value_shapes), a note (a fix too) also yields to
     a later valued hit among the best same_n that `restates` its value. `match`: what stands for
     each note's cosine to the query (`matched`)."""
     head = [int(i) for i in ranked[:t.same_n]]
@@ -608,7 +610,7 @@ def current_first(notes: Notes, q: Asked, ranked: np.ndarray, score: np.ndarray,
 
 
 def _words(text: str) -> list[str]:
-    """A note's words as fragments/current_first reads them (query_text.VALUE_SPLIT, one
+    """A note's words as fragments/current_first reads them (question.VALUE_SPLIT, one
     trailing . : ! or ? dropped)."""
     for c in VALUE_SPLIT:
         text = text.replace(c, " ")
@@ -650,9 +652,9 @@ def restates(earlier: str, later: str, question: str, shapes: list[str]) -> bool
     """fragments/current_first's route for a value no rule linked: the later note (texts
     lower-cased as Notes.texts) restates a value of a shape the question asks for that the
     earlier one states, beside another of that shape; both name a subject word of the question
-    (query_text.subject_words, as itself or with an s); the later names nothing (a word of no
+    (question.subject_words, as itself or with an s); the later names nothing (a word of no
     digit with a dash, an underscore, a dot or colon inside) the earlier one and the question
-    do not hold (query_text.glued)."""
+    do not hold (question.glued)."""
     va, vb = _values(earlier), _values(later)
     if not any(v in va and any(v.startswith(h) for h in shapes)
                and any(u not in va and _shape(u) == _shape(v) for u in vb) for v in vb):

@@ -85,7 +85,7 @@ LINKED_FAR = 2
 # Chosen by leave-one-project-out over seven coding tuning projects (gap 0.1-0.3, 9 = off; of
 # 5 or 10; every fold chose 0.2 of 5), replaying the statement's best 40 in numpy: every needed
 # note in the top 3 for 59.5% of the multi-note questions against 52.4% through Neo4j. Then,
-# for a question asking several things (query_text.clauses), the closest hit to each clause
+# for a question asking several things (question.clauses), the closest hit to each clause
 # among the best CLAUSE_OF takes one of those places after the first: chosen likewise over
 # the eleven projects (5-40 or off; every fold chose 15), 62.9% against 57.1% left out.
 # `python -m bench.deep_replay` reruns the replay (docs/bench/tune/deep-replay.json): over the
@@ -130,7 +130,7 @@ BRIDGE_LEAST = 1.2
 # place 3, 5 or 10; of the best 10, 20 or 40; mix 0-1; lam 0.1-0.8): the coding tuning split
 # does not tell the settings from place 3 apart (its all@3 and hit@1 do not move); placing from
 # place 1 lost multi-note questions; every fold chose mix 0.25 at lam 0.2. A question asking for
-# several things (query_text.asks_for_many: "which countries ...") weighs the cosine and the
+# several things (question.asks_for_many: "which countries ...") weighs the cosine and the
 # likeness more (DIVERSE_MANY_MIX, DIVERSE_MANY_LAM): that setting finds more of what LoCoMo's
 # multi-hop questions need, but, asked of every question, it pushed out the answers of
 # questions about one thing (adversarial ones most), whose turn matches the query's words
@@ -260,7 +260,7 @@ class Tuning:
     # before a named number, the first stated hit holding it yields: with the linked fix, one
     # history question more there and 8 of 190 history rewordings, none lost,
     # docs/bench/tune/current37d-history-a9116af.json). Asked for a value of some shape
-    # (query_text.value_shapes), a note (a fix too) also yields to a later hit among the best
+    # (question.value_shapes), a note (a fix too) also yields to a later hit among the best
     # same_n that holds a subject word of the question with it and restates its value of that
     # shape beside another, naming nothing else (no link needed: the write path links few value
     # changes; chosen on the coding tuning split in 11 of 11 leave-one-project-out folds over

@@ -20,29 +20,31 @@ from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import HANDOFF_KINDS
 from kg_brain.domain.deps import Deps
 from kg_brain.domain.query_text import (
-    NAME_GLUE,
-    VALUE_SPLIT,
-    VALUE_UNITS,
-    asks_for_many,
     by_code,
-    clauses,
     codes,
-    earlier,
     exact_query,
     fielded_query,
-    glued,
     identifier_pattern,
     identifiers,
     in_project,
     inside_query,
     lucene_query,
     names,
-    numbers,
     shares,
-    subject_words,
-    value_shapes,
     whole_query,
     word_queries,
+)
+from kg_brain.domain.question import (
+    NAME_GLUE,
+    VALUE_SPLIT,
+    VALUE_UNITS,
+    asks_for_many,
+    clauses,
+    earlier,
+    glued,
+    numbers,
+    subject_words,
+    value_shapes,
 )
 from kg_brain.domain.ranking import (
     AS_WRITTEN,

@@ -36,11 +36,11 @@ class Asked(TypedDict):
     the word index's query for those a word of the note index may hold inside it
     (query_text.inside_query); `by_code`: the query names what it asks for by a code
     (query_text.by_code); `excluded`: note kinds left out; `numbers`: the numbers the question
-    names (query_text.numbers); `shapes`: the shapes of value it asks for, none asked for an
-    earlier value (query_text.value_shapes); `subject`: its subject words
-    (query_text.subject_words); `glued`: its text as names are looked for in it
-    (query_text.glued); `units`, `split`, `glue`: how the statement reads a note's values and
-    names (query_text.VALUE_UNITS, VALUE_SPLIT, NAME_GLUE)."""
+    names (question.numbers); `shapes`: the shapes of value it asks for, none asked for an
+    earlier value (question.value_shapes); `subject`: its subject words
+    (question.subject_words); `glued`: its text as names are looked for in it
+    (question.glued); `units`, `split`, `glue`: how the statement reads a note's values and
+    names (question.VALUE_UNITS, VALUE_SPLIT, NAME_GLUE)."""
 
     project: str
     lex: list[LexTerm]

@@ -17,7 +17,8 @@ from kg_brain.base.errors import NotFound
 from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX, LinkType
 from kg_brain.domain import search as search_module
 from kg_brain.domain.mistakes import Mistakes
-from kg_brain.domain.query_text import asks_for_many, fielded_query, in_project, lucene_query
+from kg_brain.domain.query_text import fielded_query, in_project, lucene_query
+from kg_brain.domain.question import asks_for_many
 from kg_brain.domain.ranking import DeepTuning, Tuning
 from kg_brain.domain.search import Search
 from kg_brain.enrichment.embed import SentenceTransformerEmbedder

@@ -10,27 +10,29 @@ from kg_brain.base.vocab import FULLTEXT_INDEX, WORD_INDEX
 from kg_brain.domain.query_text import (
     MAX_IDENTIFIERS,
     MAX_LEX_WORDS,
-    asks_for_many,
     by_code,
-    clauses,
     codes,
     content_word,
-    earlier,
     exact_query,
-    glued,
     holds_identifier,
-    holds_number,
     identifiers,
     in_project,
     inside_query,
     lucene_query,
     names,
-    numbers,
     shares,
-    subject_words,
-    value_shapes,
     whole_query,
     word_queries,
+)
+from kg_brain.domain.question import (
+    asks_for_many,
+    clauses,
+    earlier,
+    glued,
+    holds_number,
+    numbers,
+    subject_words,
+    value_shapes,
 )
 from kg_brain.domain.search import MAX_QUERY_CHARS
 
