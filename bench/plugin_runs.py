@@ -40,6 +40,17 @@ locales; Windows paths under WSL; long outputs cut in the middle) and 56 pairs (
 variables, a `cd` against a tool's own directory option, options that do not change what is
 checked, wrappers), split once into tune (83 runs, 28 pairs) and check by
 `random.Random(7).shuffle` before any scoring.
+
+`--round 4` reads round 4 (bench/data/plugin_runs_r4 and plugin_pairs_r4): 46 situations of runs
+and 30 of pairs, each written three times in other tools or stacks (frames): watchers and
+development servers stopped by `timeout`, status queries (not up to date, outdated, changes
+present, a service's state), shims' 126 and 127, configuration validators, formatters listing
+files, errors above a wrapper's summary (make, just, task, tox, nox, turbo, nx, lerna, docker
+compose run, gradle, maven, sbt, bundlers, helm plugins, npm scripts, pre-commit). A
+`random.Random(8).shuffle` of each situation's three frames, before any scoring, put one (frame C)
+in the check half and two (frames A and B, the `frame` field) in the tune half: 92 runs and 60
+pairs tune, 46 and 30 check. `--frame A` or `--frame B` scores one tune frame: rules chosen on A
+are read on B to tell how a rule carries to a tool it was not written on.
 """
 
 from __future__ import annotations
@@ -119,8 +130,10 @@ def read(path: Path) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "check"), default="tune")
-    parser.add_argument("--round", type=int, choices=(1, 2, 3), default=1,
+    parser.add_argument("--round", type=int, choices=(1, 2, 3, 4), default=1,
                         help="1: plugin_runs, plugin_pairs; N > 1: plugin_runs_rN, plugin_pairs_rN")
+    parser.add_argument("--frame", choices=("A", "B"),
+                        help="round 4's tune half: score one frame of each situation")
     parser.add_argument("--out", type=Path, default=Path("plugin_runs.json"))
     args = parser.parse_args(argv)
     suffix = "" if args.round == 1 else f"_r{args.round}"
@@ -129,8 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.split == "check":
         record_check_run(f"plugin_runs{suffix}", "check",
                          [str(p.relative_to(DATA.parent.parent)) for p in (runs, pairs)], args.out)
-    emit_result({"split": args.split, "round": args.round, **score(read(runs)),
-                 "commands": score_pairs(read(pairs))}, args.out)
+    if args.frame and (args.round < 4 or args.split != "tune"):
+        parser.error("--frame reads round 4's tune half")
+    chosen = [[row for row in read(path) if args.frame in (None, row.get("frame"))]
+              for path in (runs, pairs)]
+    emit_result({"split": args.split, "round": args.round,
+                 **({"frame": args.frame} if args.frame else {}),
+                 **score(chosen[0]), "commands": score_pairs(chosen[1])}, args.out)
     return 0
 
 

@@ -339,3 +339,99 @@ def test_windows_programs_errors_and_paths(command: str, output: str, headline: 
 ])
 def test_the_headline_passes_over_tallies_and_advice(output: str, headline: str) -> None:
     assert judge("run", 1, output).headline == headline
+
+
+@pytest.mark.parametrize(("command", "status", "output"), [
+    ("task --status bundle", 1, 'task: Task "bundle" is not up-to-date\n'),
+    ("make --question site/index.html", 1, ""),
+    ("yarn outdated", 1, "Package Current Wanted Latest\nlodash  4.17.20 4.17.21 4.17.21\n"),
+    ("git diff --exit-code --stat main", 1, " lib/error_codes.rb | 2 +-\n"),
+    ("systemctl --user is-active mailer", 3, "failed\n"),
+    ("pg_isready -h db.local", 2, "db.local:5432 - no response\n"),
+])
+def test_a_status_query_answered_by_its_status_is_no_mistake(command: str, status: int,
+                                                               output: str) -> None:
+    assert not judge(command, status, output).mistake
+
+
+def test_a_status_query_that_says_an_error_in_words_is_a_mistake() -> None:
+    output = "task: Failed to parse Taskfile.yml: yaml: line 4: did not find expected key\n"
+    assert judge("task --status bundle", 1, output).mistake
+    assert judge("make -q site", 2, "make: *** No rule to make target 'site'.  Stop.\n").mistake
+
+
+@pytest.mark.parametrize(("command", "status", "output"), [
+    ("timeout 30 ./bin/api", 124, "config read\napi ready at http://127.0.0.1:9090\n"),
+    ("timeout 20 npx nodemon api.js", 124, "[nodemon] watching extensions: js,json\n"),
+    ("timeout -s KILL 15 uvicorn api:app --reload", 137, "INFO: Started reloader process\n"),
+])
+def test_a_server_or_watcher_stopped_by_timeout_is_no_mistake(command: str, status: int,
+                                                               output: str) -> None:
+    assert not judge(command, status, output).mistake
+
+
+def test_a_program_killed_by_timeout_that_does_not_serve_is_a_mistake() -> None:
+    assert judge("timeout -s KILL 5 ./bin/import --once", 137, "import: row 4000\n").mistake
+    assert judge("timeout 60 ./bin/import", 124, "import: row 4000\n").mistake
+
+
+def test_a_tally_of_none_is_no_error() -> None:
+    output = "[10:01:02] Found 0 errors. Watching for file changes.\nno failures so far\n"
+    assert not judge("timeout 9 npx tsc -b -w", 124, output).mistake
+
+
+@pytest.mark.parametrize(("status", "output", "headline"), [
+    (126, "No version is set for command terraform\nConsider adding one to .tool-versions\n",
+     "No version is set for command terraform"),
+    (127, "", "could not run (exit 127)"),
+])
+def test_a_command_the_shell_could_not_run_is_a_mistake(status: int, output: str,
+                                                         headline: str) -> None:
+    verdict = judge("terraform init", status, output)
+    assert verdict.mistake and verdict.headline == headline
+
+
+def test_a_severity_tag_above_error_shows_an_error() -> None:
+    output = ("[ALERT] (91) : parsing [lb.cfg:8] : unknown keyword 'bind_adress'\n"
+              "[ALERT] (91) : Fatal errors found in configuration.\n")
+    verdict = judge("haproxy -c -f lb.cfg", 1, output)
+    assert verdict.mistake and "bind_adress" in verdict.headline
+    assert judge("apache2ctl -t", 1, "httpd: [crit] bad user name wwwdata\n").mistake
+
+
+def test_a_relayed_exit_status_heads_with_what_the_program_said_above_it() -> None:
+    verdict = judge("go run ./cmd/feed", 1, "reading feed.xml\nunexpected EOF in item 7\n"
+                    "exit status 1\n")
+    assert verdict.mistake and verdict.headline == "unexpected EOF in item 7"
+    assert not judge("kubectl exec pod/a -- test -d /data", 1,
+                     "command terminated with exit code 1\n").mistake
+
+
+@pytest.mark.parametrize(("output", "headline"), [
+    # a wrapper's relayed failure and tally below the tool's own sentence
+    ("> nx run shop:e2e\n  Timeout waiting for the cart badge to show 2\nSpecs: 1 failed, 3 total\n"
+     " NX   Running target e2e for project shop failed\n",
+     "Timeout waiting for the cart badge to show 2"),
+    ("mix test\n  left:  3\n  right: 4\n  the stock count is off by one\n"
+     "** (Mix) mix test failed with exit code 2\n", "the stock count is off by one"),
+])
+def test_the_sentence_above_a_wrappers_summary_heads_it(output: str, headline: str) -> None:
+    assert judge("wrap run", 1, output).headline == headline
+
+
+def test_a_wrappers_line_prefix_and_context_lines_are_set_aside() -> None:
+    output = ("api:lint: > eslint .\napi:lint: src/db.ts:4:1  error  Missing return type\n"
+              "api:lint: ELIFECYCLE  Command failed with exit code 1.\n"
+              "npm ERR!   in workspace: api@2.0.0\n")
+    assert "Missing return type" in judge("npx turbo run lint", 1, output).headline
+
+
+@pytest.mark.parametrize(("command", "output", "headline"), [
+    ("prettier --list-different .", "web/app.tsx\n", "web/app.tsx"),
+    ("ruff format --diff", "--- lib/io.py\n+++ lib/io.py\n@@ -1 +1 @@\n-x=1\n+x = 1\n",
+     "would change lib/io.py"),
+])
+def test_a_formatter_listing_what_it_would_change_is_a_failed_check(command: str, output: str,
+                                                                    headline: str) -> None:
+    verdict = judge(command, 1, output)
+    assert verdict.mistake and verdict.headline == headline
