@@ -37,6 +37,7 @@ from tests.e2e.conftest import git_workspace, kg_env, project_notes, wire
 from tests.e2e.scripted_model import ScriptedModel, Step, content_text, scripted_model
 from tests.mcp.test_http import http_server
 from tests.support.brains import make_settings
+from tests.support.loopback import holding
 from tests.support.mcp import bearer
 from tests.support.neo4j import ServerUnderTest
 
@@ -200,6 +201,25 @@ def test_continued_runs_of_a_session_keep_one_handoff_that_covers_them_all(
     assert len(fixes) == 1 and REPAIR in fixes[0]["content"]  # the fix spans the two runs
     starts = {p.split(RECALL_HEADER)[0] for p in continued + [opening]}
     assert len(starts) == 1  # the start context is the session's, unchanged
+
+
+def test_the_handoff_written_at_idle_is_answered_before_the_run_exits(
+        opencode_binary: Path, service: tuple[str, dict[str, str]], db: Database,
+        project: str, tmp_path: Path) -> None:
+    """`opencode run` exits right after the session goes idle, without waiting for the plugin's
+    event hook: with the service's handoff request held 2 s on its way, the run still ends with
+    the handoff written (OpenCode awaits the plugin's dispose, which waits for it)."""
+    mcp_url, env = service
+    home = tmp_path / "home"
+    with holding(mcp_url.removesuffix("/mcp"), "/plugin/close", 2.0) as (relay, dropped), \
+            scripted_model() as (model, url):
+        workspace = git_workspace(tmp_path, project, url)
+        wire_plugin(workspace, env, home, f"{relay}/mcp")
+        run, _ = play(model, [bash(FAILING)], workspace, home, env, "Make the todo list readable")
+
+    summaries = [n for n in project_notes(db, project) if n["note_kind"] == "session_summary"]
+    assert not dropped, plugin_warnings(run)
+    assert len(summaries) == 1 and "Make the todo list readable" in summaries[0]["content"]
 
 
 @pytest.mark.parametrize("typed", ["command", "message"])

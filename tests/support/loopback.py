@@ -1,18 +1,23 @@
 """Stand-in servers on 127.0.0.1 for a block: an HTTP server (a scripted model, an Obsidian REST
-API), a port that accepts and never answers (a hung service), and an imitation of the kg-brain
-service that keeps the headers of every request it gets (on a port or a Unix socket)."""
+API), a port that accepts and never answers (a hung service), an imitation of the kg-brain
+service that keeps the headers of every request it gets (on a port or a Unix socket), and a relay
+to a real service that holds one path's requests back."""
 
 from __future__ import annotations
 
 import json
+import select
 import socket
 import socketserver
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 
 @contextmanager
@@ -101,3 +106,55 @@ def imitation(health: dict[str, Any], path: Path | None = None
     finally:
         server.shutdown()
         server.server_close()
+
+
+def closed(connection: socket.socket) -> bool:
+    """The client has closed `connection` (it is readable and reads as ended)."""
+    readable, _, _ = select.select([connection], [], [], 0)
+    try:
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
+@contextmanager
+def holding(target: str, path: str, hold_s: float) -> Iterator[tuple[str, list[str]]]:
+    """`http://127.0.0.1:<free port>` relaying every request to `target` (its method, path,
+    headers and body), except that a request for `path` is held `hold_s` seconds first and, when
+    its client has gone meanwhile, never relayed (a request its client gave up before it was
+    sent): such requests' paths are kept in the list yielded beside the url."""
+    dropped: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def relay(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            if self.path == path:
+                time.sleep(hold_s)
+                if closed(self.connection):
+                    dropped.append(self.path)
+                    self.close_connection = True
+                    return
+            headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
+            reply = httpx.request(self.command, target + self.path, headers=headers,
+                                  content=body, timeout=120)
+            self.send_response(reply.status_code)
+            for name in ("content-type", "mcp-session-id"):
+                if name in reply.headers:
+                    self.send_header(name, reply.headers[name])
+            self.send_header("Content-Length", str(len(reply.content)))
+            self.end_headers()
+            self.wfile.write(reply.content)
+
+        def do_GET(self) -> None:
+            self.relay()
+
+        def do_POST(self) -> None:
+            self.relay()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    with serving(Handler) as url:
+        yield url, dropped

@@ -6,7 +6,7 @@
 // its fix; a command whose last run in the project failed with a known fix held once, before it
 // runs, with the warning and the fix as its output (matched here, against the commands the start
 // answer listed, read again at each user message: no request per command); the session's handoff
-// brought up to date at each idle;
+// brought up to date at each idle, and answered before OpenCode exits;
 // `/remember <text>` and `/dream [cluster ids]`.
 //
 // This file is the glue between OpenCode's hooks and the service: what a session did is kept on
@@ -194,11 +194,18 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
     }
   }
 
-  async function close(s) {
-    if (s.activity === s.closedAt) return
+  // OpenCode does not wait for an event hook before it exits (`opencode run` ends right after the
+  // idle event): the handoff's write is kept here until it is answered, and `dispose`, which
+  // OpenCode awaits before exiting, waits for it.
+  const closing = new Set()
+  function close(s) {
+    if (s.activity === s.closedAt) return Promise.resolve()
     s.closedAt = s.activity
-    const closed = await send(s, "close", {})
-    if (closed?.summary_zk_id) s.ids.add(closed.summary_zk_id)
+    const write = send(s, "close", {}).then((closed) => {
+      if (closed?.summary_zk_id) s.ids.add(closed.summary_zk_id)
+    }).finally(() => closing.delete(write))
+    closing.add(write)
+    return write
   }
 
   async function command(name, argumentsText, s) {
@@ -286,6 +293,11 @@ export const KgBrain = async ({ client, directory }, _options, config = loadConf
         `- notes: ${[...s.ids].join(", ") || "none"}`,
         `- still failing: ${open.join(", ") || "nothing"}`,
       ].join("\n"))
+    },
+    // Before OpenCode exits (the end of `opencode run`, `opencode serve` stopped): the handoffs
+    // under way answered, and a session with work since its last handoff closed.
+    dispose: async () => {
+      await Promise.allSettled([...closing, ...[...sessions.values()].map(close)])
     },
     event: async ({ event }) => {
       const info = event.properties?.info
