@@ -826,21 +826,17 @@ def test_search_memory_gives_a_top_place_to_the_closest_hit_of_each_clause(
     """As deep_search: notes sharing the first clause's words fill the best places of a
     question asking two things, and the note answering the second clause gets one through its
     clause."""
-    write = brain.writer.add
-    for n, text in enumerate([
-            "The payments service listens on port 8443 behind the gateway.",
-            "The payments service health check calls port 8443 every 10 seconds.",
-            "The payments service exports its metrics on port 9464.",
-            "The payments service admin pages listen on port 8444.",
-            "The payments service gRPC reflection port is 8445 in staging.",
-            "The payments service listens on port 8446 for its debug endpoints.",
-            "The payments service canary listens on port 8447 during a rollout."]):
-        write(text, project, session_id=f"window-p{n}")
-    owner = write("Priya Raman reviews every merge request before it ships.",
-                  project, session_id="window-b").note.zk_id
-    for n, text in enumerate(["The mobile app caches avatars for a week.",
-                              "Grafana dashboards live in the ops folder."]):
-        write(text, project, session_id=f"window-f{n}")
+    texts = [f"The payments service {what}." for what in [
+        "listens on port 8443 behind the gateway",
+        "health check calls port 8443 every 10 seconds",
+        "exports its metrics on port 9464", "admin pages listen on port 8444",
+        "gRPC reflection port is 8445 in staging",
+        "listens on port 8446 for its debug endpoints",
+        "canary listens on port 8447 during a rollout"]] + [
+        "Priya Raman reviews every merge request before it ships.",
+        "The mobile app caches avatars for a week.", "Grafana dashboards live in the ops folder."]
+    owner = [brain.writer.add(text, project, session_id=f"window-{n}").note.zk_id
+             for n, text in enumerate(texts)][7]
     query = "which port does the payments service listen on, and who reviews its changes?"
     monkeypatch.setattr(search_module, "CLAUSE_OF", 0)  # no clause takes a place
     without = [h.zk_id for h in search.search_memory(query, project, top_k=5)]
