@@ -79,7 +79,8 @@ class SessionRecord:
 
     def state(self) -> dict[str, Any]:
         """The record as properties; a field not set yet is left out (never erases a value a
-        concurrent save wrote)."""
+        concurrent save wrote); the start context's ids are left out with its text, being saved
+        together."""
         keys = list(self.failures)
         state = {"requests": self.requests, "edited": self.edited, "events": self.events,
                  "ran": self.ran, "held": self.held, "fail_keys": keys,
@@ -87,7 +88,8 @@ class SessionRecord:
                  "fail_commands": [self.failures[k].command for k in keys],
                  "fail_errors": [self.failures[k].error for k in keys],
                  "fail_at": [self.failures[k].at for k in keys],
-                 "start_text": self.start_text, "start_ids": self.start_ids,
+                 "start_text": self.start_text,
+                 "start_ids": None if self.start_text is None else self.start_ids,
                  "summary_zk_id": self.summary_zk_id, "thread_zk_id": self.thread_zk_id}
         return {k: v for k, v in state.items() if v is not None}
 

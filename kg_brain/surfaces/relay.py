@@ -54,7 +54,12 @@ MCP_HELP = ("the stdio MCP server for a client window: forwards to the shared se
             "(`serve --http`) when it runs, else serves in-process and starts one")
 HEALTH_PATH = "/health"
 SERVICE_NAME = "kg-brain"
-PROBE_TIMEOUT_S = 0.5
+# How long `/health` is waited for. Only this user's service can listen on the socket in the
+# private state folder: idle, it answers in milliseconds; busy (warming up beside other work on
+# a loaded machine) in half a second or more, and a window that stops waiting sooner is served
+# in-process beside it.
+PROBE_TIMEOUT_S = 3.0
+CLOSE_TIMEOUT_S = 2.0
 CALL_TIMEOUT_S = 600.0
 SERVICE_WAIT_S = 90.0
 JSON = "application/json"
@@ -256,7 +261,7 @@ class Relay:
         """The client went away: end the service's session for it."""
         if "Mcp-Session-Id" not in self.headers:
             return
-        conn = self._connection(PROBE_TIMEOUT_S * 4)
+        conn = self._connection(CLOSE_TIMEOUT_S)
         try:
             conn.request("DELETE", self.path, headers=self.headers)
             conn.getresponse().read()

@@ -62,7 +62,7 @@ def test_opencode_over_stdio_keeps_a_session_and_hands_it_to_the_next(
     env = kg_env(neo4j_server)
     with scripted_model() as (model, url):
         workspace = git_workspace(tmp_path, project, url)
-        assert "Embedding model ready" in wire(workspace, env, tmp_path / "home")
+        assert "Embedding model ready" in wire_patient(workspace, env, tmp_path / "home")
         first, results = run_script(model, first_session_steps(), workspace, tmp_path / "home",
                                     env)
         offered = {t["function"]["name"] for t in model.requests[-1]["tools"]}

@@ -112,6 +112,16 @@ def settled(db: Database, project: str, written: list[str], vault: Vault,
         time.sleep(0.2)
 
 
+def logged(path: Path, line: str) -> str:
+    """The log at `path` once it holds `line`; fails after SETTLE_S. A drain logs what it did
+    after its last batch, so a running service may log a job a moment after it is done."""
+    began = time.monotonic()
+    while line not in (text := path.read_text()):
+        assert time.monotonic() - began < SETTLE_S, text
+        time.sleep(0.2)
+    return text
+
+
 def added(session: StdioSession, content: str) -> dict[str, Any]:
     answer = session.call_tool("add_memory", {"content": content})["result"]
     return dict(answer["structuredContent"])
@@ -151,9 +161,9 @@ def test_the_shared_service_drains_writes_that_came_without_a_tool_list(
     notes = [remembered(env, folder, text) for text in PAIRS[0]]
     assert {n["project"] for n in notes} == {project}
     settled(own_db, project, [n["zk_id"] for n in notes], obsidian[0], tmp_path / "vault")
-    log = (tmp_path / "data" / "state" / "service.log").read_text()
+    log = logged(tmp_path / "data" / "state" / "service.log",
+                 f"evolution drain of {project}: 1 job(s) done")
     assert "maintenance scheduler running in the server" in log
-    assert f"evolution drain of {project}: 1 job(s) done" in log, log
 
 
 def test_windows_and_the_service_on_one_project_run_each_job_once(

@@ -161,8 +161,10 @@ def test_clients_racing_to_start_the_service_start_one_that_logs_and_keeps_its_p
     log = (state / "service.log").read_text()
     assert log.count("In each workspace: kg-brain wire") == 1, log  # one service ever started
     assert "cannot listen" not in log
+    # the three others waited for the start under way, found the port taken, or (started
+    # late on a loaded machine) found the service answering
     assert sum("being started by another client" in err or "up already" in err
-               for _, err in outputs) == 3
+               or out.startswith("already running") for out, err in outputs) == 3
     assert json.loads((state / "service.pid").read_text()) == {
         "pid": pid, "port": int(env["KG_BRAIN_HTTP_PORT"])}
     assert os.readlink(f"/proc/{pid}/fd/2") == str(state / "service.log")

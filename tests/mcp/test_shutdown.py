@@ -17,8 +17,13 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from bench.cold_start import StdioSession
+from kg_brain.enrichment.embed import Embedder
+from kg_brain.store.db import Database
 from kg_brain.store.localdb import free_port
+from kg_brain.store.schema import bootstrap_schema
+from tests.mcp.test_background_work import jobs_of
 from tests.mcp.test_stdio import workspace
+from tests.support.brains import delete_project, make_brain
 from tests.support.mcp import REPO, server_env
 from tests.support.neo4j import ServerUnderTest
 
@@ -29,6 +34,7 @@ TOPIC = ("The billing service retries failed webhook deliveries with exponential
 BUSY = {"SCHEDULER_IN_SERVER": "true", "EVOLUTION_INTERVAL_S": "0.2",
         "ARCHIVE_CRON": "0 3 29 2 *", "CONSOLIDATION_CRON": "30 3 29 2 *",
         "FORGET_PURGE_CRON": "45 3 29 2 *"}
+MARKER = "Deploys go out through the blue-green switch on Tuesdays."
 
 
 def assert_clean(stderr: str) -> None:
@@ -64,11 +70,30 @@ def _add_notes(url: str, count: int) -> list[bool]:
     return anyio.run(run)
 
 
+def drained(db: Database, project: str) -> None:
+    """Returns once the project has no sentences job left: the whole database's drain, which
+    takes the projects longest waiting first, has gone past every job queued before."""
+    deadline = time.monotonic() + 120
+    while any(j["kind"] == "sentences" for j in jobs_of(db, project)):
+        assert time.monotonic() < deadline, jobs_of(db, project)
+        time.sleep(0.2)
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_a_busy_http_server_stops_without_a_traceback(
-        neo4j_server: ServerUnderTest, project: str, tmp_path: Path, stop: int) -> None:
+        own_neo4j: ServerUnderTest, db: Database, embedder: Embedder, project: str,
+        tmp_path: Path, stop: int) -> None:
+    """On the run's own server (`own_neo4j`): an HTTP service drains the whole database it
+    uses, so on the suite's shared one it would run other tests' queued jobs in the middle of
+    those tests. A bystander's job queued on the shared one is still queued after the service's
+    drains went past the time it was queued."""
+    bystander = f"{project}-bystander"
+    make_brain(db, embedder).writer.add(TOPIC.format(n=2), bystander)
+    served = Database(own_neo4j.conn)
+    bootstrap_schema(served)
+    make_brain(served, embedder).writer.add(MARKER, project)
     port = free_port()
-    env = server_env(neo4j_server, KG_BRAIN_PROJECT=project, KG_BRAIN_HTTP_AUTH="none",
+    env = server_env(own_neo4j, KG_BRAIN_PROJECT=project, KG_BRAIN_HTTP_AUTH="none",
                      **BUSY)  # stopping is the subject here, access: tests/mcp/test_http.py
     proc = subprocess.Popen([sys.executable, str(REPO / "mcp_server.py"), "--http", "--port",
                              str(port)], env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
@@ -82,9 +107,15 @@ def test_a_busy_http_server_stops_without_a_traceback(
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
+        drained(served, project)
         assert any(_add_notes(url, 6))
     finally:
         proc.send_signal(stop)
         _, stderr = proc.communicate(timeout=60)
+        served.close()
     assert proc.returncode == 0, stderr
     assert_clean(stderr)
+    try:
+        assert [j["kind"] for j in jobs_of(db, bystander)] == ["sentences"]
+    finally:
+        delete_project(db, bystander)

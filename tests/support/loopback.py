@@ -65,11 +65,12 @@ class UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer)
 
 
 @contextmanager
-def imitation(health: dict[str, Any], path: Path | None = None
+def imitation(health: dict[str, Any], path: Path | None = None, health_after_s: float = 0.0
               ) -> Iterator[tuple[int | str, list[dict[str, str]]]]:
-    """An HTTP server that answers `/health` with `health` (what kg-brain's says) and every
-    other request `200 {}`, keeping each request's line and headers (header names in lower
-    case) in the list it yields beside its port, or at the Unix socket `path` when given."""
+    """An HTTP server that answers `/health` with `health` (what kg-brain's says), after
+    `health_after_s` seconds (a busy service), and every other request `200 {}`, keeping each
+    request's line and headers (header names in lower case) in the list it yields beside its
+    port, or at the Unix socket `path` when given."""
     seen: list[dict[str, str]] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -79,6 +80,8 @@ def imitation(health: dict[str, Any], path: Path | None = None
             seen.append({"request": self.requestline,
                          **{k.lower(): v for k, v in self.headers.items()}})
             self.rfile.read(int(self.headers.get("content-length") or 0))
+            if self.path == "/health":
+                time.sleep(health_after_s)
             body = json.dumps(health if self.path == "/health" else {}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
