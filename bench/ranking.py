@@ -2,7 +2,8 @@
 
 `signals` reads a written coding project (bench retrieval --keep/--reuse) once: every live
 note's embedding and sentence vectors, kind, creation time, FOLLOWS, FIXES and SUPERSEDES links
-and entities, and for each question its cosine to every note and to its best sentence, each note
+and entities, and for each question its cosine to every note and to its best sentence (and
+each note's closeness to each of its clauses), each note
 index's score of every note (live or not:
 the statement counts a word's hits among all the project's notes) for each query word in each
 field (the statement asks for a word in the boosted fields at once: the sum of those scores times
@@ -47,6 +48,7 @@ from kg_brain.domain.query_text import (
 from kg_brain.domain.question import (
     VALUE_SPLIT,
     VALUE_UNITS,
+    clauses,
     earlier,
     glued,
     holds_number,
@@ -56,9 +58,11 @@ from kg_brain.domain.question import (
 )
 from kg_brain.domain.ranking import (
     AS_WRITTEN,
+    CLAUSE_OF,
     KNOWN_FLOOR,
     LACKED_STEP,
     LINKED_FAR,
+    NEAR_HEAD,
     RARE_SHARE,
     RARE_WORDS,
     SAME_LINKED,
@@ -159,6 +163,10 @@ class Asked:
     # each note's best sentence's cosine to the query (nan: a note without sentences; none:
     # no note has any)
     best: np.ndarray | None = None
+    # per clause of a question asking several things (question.clauses), each note's closeness
+    # to it as the statement reads it (`close`: SENTENCE_WHOLE times the cosine, the rest the
+    # best sentence's); (0, notes) for a question of one
+    clauses: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def _pairs(rows: list[store.RankingNote], field: str, at: dict[str, int]) -> np.ndarray:
@@ -199,8 +207,8 @@ def read_notes(db: Database, project: str) -> Notes:
 
 def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str, kind: str,
         contextual: bool, expected: set[int], pairs: list[tuple[int, int]]) -> Asked:
-    """The signals of one question over `notes` (one embedding, one query per word and field,
-    one per identifier)."""
+    """The signals of one question over `notes` (one embedding, and one per clause of a
+    question asking several things, one query per word and field, one per identifier)."""
     kept = [w for w in lucene_query(text).split() if w not in STOP_WORDS][:MAX_LEX_WORDS]
     hits = {index: [{name: _index_hits(db, project, fielded_query(word, {name: 1.0}), index)
                      for name in FIELDS} for word in kept]
@@ -225,6 +233,7 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
     vector = np.asarray(embedder.encode(text), dtype=np.float64)
     vector /= np.linalg.norm(vector)
     asks = earlier(text)
+    parts = [np.asarray(v, dtype=np.float64) for v in embedder.encode_many(clauses(text))]
     return Asked(kind=kind, contextual=contextual, history=asks is not None,
                  before=asks == "before",
                  cosine=notes.vectors @ vector, words=words,
@@ -233,7 +242,22 @@ def ask(db: Database, embedder: Embedder, notes: Notes, project: str, text: str,
                  holders=holders, contains=contains, expected=expected, pairs=pairs,
                  named=names(text, terms), by_code=by_code(text, terms),
                  content=[content_word(w) for w in kept], text=text,
-                 best=best_sentences(notes, vector))
+                 best=best_sentences(notes, vector),
+                 clauses=np.asarray([close(notes, v / np.linalg.norm(v)) for v in parts]
+                                    ).reshape(len(parts), len(notes.ids)))
+
+
+def close(notes: Notes, vector: np.ndarray) -> np.ndarray:
+    """Each note's closeness to the unit `vector` of a clause as search_memory reads it:
+    SENTENCE_WHOLE times its cosine plus the rest times its best sentence's (its cosine
+    without sentences)."""
+    cosine: np.ndarray = notes.vectors @ vector
+    best = best_sentences(notes, vector)
+    if best is None:
+        return cosine
+    out: np.ndarray = np.where(np.isnan(best), cosine,
+                               SENTENCE_WHOLE * cosine + (1.0 - SENTENCE_WHOLE) * best)
+    return out
 
 
 def best_sentences(notes: Notes, vector: np.ndarray) -> np.ndarray | None:
@@ -526,6 +550,7 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
     if t.same_n > 0:
         score = current_first(notes, q, order, score, t, match)
         order = _top(score, found, len(notes.ids), notes.order)
+    order = by_clause(order, q)
     top = order[:k]
     # the identifiers at most exact_df of the hits hold, found by the exact channel or not
     rare_held = q.contains[q.contains[:, order].sum(axis=1) <= t.exact_df]
@@ -534,6 +559,24 @@ def before_floor(notes: Notes, q: Asked, t: Tuning,
                      and (not q.by_code or q.contains[:, top].any())),
         cosines=match[top],
         holds=np.where(pooled[top], holds[top], 0), unknown=unknown(q, boosts), known=known)
+
+
+def by_clause(order: np.ndarray, q: Asked) -> np.ndarray:
+    """A question asking several things: after the first place, the hit closest to each clause
+    among the best CLAUSE_OF takes one of the best NEAR_HEAD places, clause by clause; the
+    others follow in their order."""
+    if not len(q.clauses) or not order.size:
+        return order
+    lead = [0]
+    for near in q.clauses:
+        if len(lead) >= NEAR_HEAD:
+            break
+        pick = int(np.argmax(near[order[:CLAUSE_OF]]))  # the first of equals, as the statement
+        if pick not in lead:
+            lead.append(pick)
+    lead.sort()
+    placed: np.ndarray = order[lead + [i for i in range(order.size) if i not in lead]]
+    return placed
 
 
 def _exact(q: Asked, keep: np.ndarray, t: Tuning) -> np.ndarray:

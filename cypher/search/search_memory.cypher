@@ -7,7 +7,7 @@
 // ($session_before, $session_after); the fix of a found note ranks with it ($fix_lift); a note
 // superseded by a live note through a link someone asserted yields to it ($superseded factor),
 // and so does an older hit stating the same thing as a newer one (fragments/current_first);
-// $history turns both round. Read only: the caller stamps access on what it returns
+// $history turns both round. Then a hit per clause of a question asking several things. Read only: the caller stamps access on what it returns
 // (search/stamp_access).
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
@@ -15,7 +15,7 @@
 //         the statement has one plan whatever the question (Neo4j keys a cached plan on each
 //         parameter's type and, for a text or a list, its size class, never on what a map
 //         holds): {project, lex, terms, shares, codes, exact, inside, by_code, excluded,
-//         kinds}; project: the
+//         kinds, clauses}; project: the
 //         project read (the fragments' `project`); lex: one {query, whole} per query
 //         word, the query that word
 //         in every boosted field kept to the project, or one whole query ([] = no lexical
@@ -28,7 +28,10 @@
 //         identifier a phrase in content and title ('' = none); inside: the word index's
 //         query for those inside a longer word ('' = none); by_code: the query names what
 //         it asks for by a code (query_text.by_code); excluded: note kinds to
-//         leave out; kinds: note kinds to keep or null; fetch: vector index candidates;
+//         leave out; kinds: note kinds to keep or null; clauses: a vector per clause of a
+//         question asking several things ([] for one); clause_of, clause_head: a hit per
+//         clause among the best clause_of takes a place among the best clause_head (CLAUSE_OF,
+//         NEAR_HEAD in kg_brain/domain/ranking.py); fetch: vector index candidates;
 //         rescan: the exact scan follows a short index answer; sentences: the vector
 //         channel's re-scoring by sentences ({whole, reach}, fragments/nearest_in_project:
 //         the best reach notes by the cosine, of which the first pool by the mixed score are
@@ -205,6 +208,39 @@ WITH floor, matched, current,
      AS held
 UNWIND current AS h
 WITH floor, matched, held, h ORDER BY h.score DESC, h.n.zk_id
+// a question asking several things ($question.clauses: a vector per clause, [] for one): after
+// the first place, the hit closest to each clause among the best $clause_of takes one of the
+// best $clause_head places, clause by clause; the others follow in their order, just below the
+// last of them. A hit's closeness to a clause is read as the vector channel's match: its
+// cosine weighing $sentences.whole and its best sentence's the rest (one note's vector is
+// mostly what the note is about, one clause asks what a sentence of it states)
+WITH floor, matched, held, collect(h) AS placed
+CALL (placed) {
+  UNWIND CASE WHEN size($question.clauses) > 0 THEN range(0, size(placed[..$clause_of]) - 1)
+              ELSE [] END AS i
+  WITH i, placed[i].n AS n
+  WITH i, n, [(part:Sentence)-[:SENTENCE_OF]->(n) | part.embedding] AS parts
+  ORDER BY i
+  RETURN collect([c IN $question.clauses | CASE WHEN size(parts) = 0
+           THEN vector.similarity.cosine(n.embedding, c)
+           ELSE $sentences.whole * vector.similarity.cosine(n.embedding, c)
+                + (1 - $sentences.whole) * reduce(b = 0.0, e IN parts |
+                    CASE WHEN vector.similarity.cosine(e, c) > b
+                         THEN vector.similarity.cosine(e, c) ELSE b END) END]) AS close
+}
+WITH floor, matched, held, placed, reduce(lead = [0], j IN range(0, size($question.clauses) - 1) |
+       CASE WHEN size(lead) >= $clause_head OR size(close) = 0 THEN lead
+            ELSE lead + [pick IN [reduce(b = 0, i IN range(0, size(close) - 1) |
+                   CASE WHEN close[i][j] > close[b][j] THEN i ELSE b END)]
+                         WHERE NOT pick IN lead] END) AS lead
+WITH floor, matched, held, placed, [i IN range(0, size(placed) - 1) WHERE i IN lead] AS lead
+UNWIND range(0, size(placed) - 1) AS i
+WITH floor, matched, held, placed[i] AS h,
+     CASE WHEN lead <> range(0, size(lead) - 1) AND NOT i IN lead
+          THEN 0.99 * placed[lead[-1]].score * (1.0 - 0.001 * (i + 1) / size(placed)) END AS passed
+WITH floor, matched, held, h {.*, score: CASE WHEN passed < h.score THEN passed ELSE h.score END}
+     AS h
+ORDER BY h.score DESC, h.n.zk_id
 LIMIT $k
 // relevance: a re-scored note's match (above), any other's cosine to the query, in [-1, 1]
 // (vector.similarity.cosine is (1+cos)/2), comparable across queries; when no hit's match

@@ -136,12 +136,13 @@ def glued(text: str) -> str:
 
 
 # A question asking several things ("pgbackrest: where does the repo live and when do the
-# fulls run?"): its clauses, split at a comma, a semicolon, or an "and" that opens another
-# question (a wh-word follows), each after the topic a leading "topic: " names. A text of
-# more than MAX_CLAUSES of them (a pasted log, a list) is read as one.
+# fulls run?"): its clauses, split at a comma (not one before a number: "on 9 April, 2023"
+# asks one thing), a semicolon, or an "and" that opens another question (a wh-word follows),
+# each after the topic a leading "topic: " names. A text of more than MAX_CLAUSES of them (a
+# pasted log, a list) is read as one.
 _TOPIC = re.compile(r"^([^:?]{2,60}):\s+(.*)$", re.DOTALL)
-_CLAUSE = re.compile(r",\s*(?:and\s+|then\s+)?|;\s*|\s+and\s+(?=(?:what|which|how|why|where|"
-                     r"when|who|whose|in what|what's)\b)")
+_CLAUSE = re.compile(r",(?!\s*\d)\s*(?:and\s+|then\s+)?|;\s*|\s+and\s+(?=(?:what|which|how|why|"
+                     r"where|when|who|whose|in what|what's)\b)")
 MAX_CLAUSES = 4
 
 

@@ -103,6 +103,17 @@ NEAR_HEAD = 3
 # eleven coding tuning projects with the LoCoMo tuning conversations (0, 1 or 3; 9 of 11 folds
 # chose 1; at 3 LoCoMo's recall@10 falls): `python -m bench.deep_reach`, docs/BENCHMARKS.md.
 NEAR_REACH = 1
+# search_memory places the clauses' hits too (after the current value first, before its best
+# k), among its best CLAUSE_OF, each hit's closeness to a clause read as its vector channel's
+# match (SENTENCE_WHOLE times its cosine, the rest its best sentence's), into the best
+# NEAR_HEAD places. Chosen by leave-one-project-out over the eleven coding tuning projects,
+# replaying search_memory's best 20 in numpy with SENTENCE_WHOLE kept (3-20 or off; 10 of 11
+# folds chose 15, none lowering another kind's all@3): multi-note all@3 55.7 -> 62.9 left out.
+# Through the statement over the same stored notes, 55.7 -> 64.3, every other kind's hit@1 and
+# all@3 as before, and the LoCoMo tuning conversations' recall@10 of no category lower, multi-hop
+# 41.7 as before (docs/bench/tune/coding-tune11-clauses37.json, locomo-add-clauses37.json and
+# their -c58de68-before runs, from the tree of c58de68). Reading the whole note's cosine alone
+# found less (58.6-61.4); deep_search reading the sentences too gained nothing left out.
 CLAUSE_OF = 15
 # ... and last the first hit's bridge: the note sharing the rarest entities with the first hit
 # (each entity at least 2 and at most ent_cap notes mention weighing its rarity among the

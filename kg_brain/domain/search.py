@@ -1,8 +1,9 @@
 """The read side: hybrid search, deep (iterative) search, neighbourhoods, access stamping.
 
-Every search embeds the query once in Python and sends one Cypher statement: the vector index,
-the full-text index, the later hops (query vectors blended inside Cypher), the neighbour
-expansion all run in that statement, a read transaction; the hits' access stamp is written just
+Every search embeds the query (and each clause of a question asking several things) in Python
+and sends one Cypher statement: the vector index, the full-text index, the later hops (query
+vectors blended inside Cypher), the neighbour expansion all run in that statement, a read
+transaction; the hits' access stamp is written just
 after, off the caller's path (kg_brain/domain/access.py). Once a minute per project and process
 a count of the project's notes comes first (kg_brain/store/share.py). The baselines the searches
 are measured against live with the benchmarks (bench/baselines.py).
@@ -218,7 +219,8 @@ class Search:
                         "excluded": _excluded(include_contextual), "numbers": numbers(text),
                         "shapes": [] if asks is not None else value_shapes(text),
                         "subject": subject_words(text), "glued": glued(text),
-                        "units": VALUE_UNITS, "split": list(VALUE_SPLIT), "glue": list(NAME_GLUE)}
+                        "units": VALUE_UNITS, "split": list(VALUE_SPLIT), "glue": list(NAME_GLUE),
+                        "clauses": self.embedder.encode_many(clauses(text))}
         return {"vector": self.embedder.encode(text), "text": words,
                 "history": asks is not None, "before": asks == "before",
                 "named": names(text, terms)}, asked
@@ -226,7 +228,8 @@ class Search:
     def search_memory(self, query: str, project: str, top_k: int = 10,
                       include_contextual: bool = False, note_kinds: list[str] | None = None,
                       stamp: bool = True) -> list[Hit]:
-        """Hybrid vector + BM25 search (Tuning.fusion) with exact identifiers; one statement.
+        """Hybrid vector + BM25 search (Tuning.fusion) with exact identifiers, a hit per clause
+        of a question asking several things among the first (CLAUSE_OF); one statement.
         `stamp`: count the hits as used (an agent's search), not for automatic reads; the
         stamp is written within STAMP_INTERVAL_S (kg_brain/domain/access.py)."""
         k = validate.bounded(top_k, 1, 100, "top_k")
@@ -246,7 +249,8 @@ class Search:
             session_after=t.session_after, session_before=t.session_before,
             fix_lift=t.fix_lift, same_n=t.same_n,
             same_cos=t.same_cos, same_reach=t.same_reach, same_subject=t.same_subject,
-            same_linked=SAME_LINKED, linked_far=LINKED_FAR, sentences=_sentences(pool), k=k)
+            same_linked=SAME_LINKED, linked_far=LINKED_FAR, sentences=_sentences(pool),
+            clause_of=CLAUSE_OF, clause_head=NEAR_HEAD, k=k)
         self._stamp(stamp, rows)
         return [_hit(r, found_by=_found_by(r)) for r in rows]
 
@@ -266,8 +270,8 @@ class Search:
         total = lexical.pop("notes")
         params |= lexical
         question: DeepQuestion = {
-            **asked, "text": params.pop("text"), "clauses": self.embedder.encode_many(
-                clauses(text)), "entity_keys": [e.key for e in extract_entities(text)]}
+            **asked, "text": params.pop("text"),
+            "entity_keys": [e.key for e in extract_entities(text)]}
         rows = statements.deep_search(
             self.db, **params, **fetches, question=question, hops=hops, k=k, total=total,
             ent_cap=min(t.ent_ceiling, max(t.ent_floor, int(total * t.ent_share))), pool=pool,

@@ -40,7 +40,8 @@ class Asked(TypedDict):
     earlier value (question.value_shapes); `subject`: its subject words
     (question.subject_words); `glued`: its text as names are looked for in it
     (question.glued); `units`, `split`, `glue`: how the statement reads a note's values and
-    names (question.VALUE_UNITS, VALUE_SPLIT, NAME_GLUE)."""
+    names (question.VALUE_UNITS, VALUE_SPLIT, NAME_GLUE); `clauses`: a vector per clause of a
+    question asking several things ([] for one; question.clauses)."""
 
     project: str
     lex: list[LexTerm]
@@ -58,6 +59,7 @@ class Asked(TypedDict):
     units: dict[str, str]
     split: list[str]
     glue: list[str]
+    clauses: list[Vector]
 
 
 class Question(Asked):
@@ -68,12 +70,10 @@ class Question(Asked):
 
 class DeepQuestion(Asked):
     """deep_search's: `text`, the Lucene query of the question's words for entity names;
-    `entity_keys`, its entities' keys; `clauses`, a vector per clause of a question asking
-    several things ([] for one)."""
+    `entity_keys`, its entities' keys."""
 
     text: str
     entity_keys: list[str]
-    clauses: list[Vector]
 
 
 class SearchHit(TypedDict):
@@ -128,10 +128,12 @@ def search_memory(on: On, *, vector: Vector, question: Question, notes: int, lex
                   session_after: float, session_before: float, fix_lift: float, history: bool,
                   before: bool, named: bool, same_n: int, same_cos: float, same_reach: float,
                   same_subject: int, same_linked: float, linked_far: int,
-                  sentences: dict[str, float], k: int, floor: float,
+                  sentences: dict[str, float], clause_of: int, clause_head: int, k: int,
+                  floor: float,
                   unknown_step: float, unknown_most: int, lacked_step: float, lex_floor: float,
                   rare_share: float, rare_words: int) -> list[SearchHit]:
-    """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal."""
+    """Vector + full-text fused (linear or reciprocal rank) with the exact-identifier signal,
+    then a hit close to each clause of a question asking several things (`clauses`)."""
 
 
 @read("search/deep_search.cypher")

@@ -820,6 +820,34 @@ def test_deep_search_gives_a_top_place_to_the_closest_hit_of_each_clause(
     assert owner not in [h.zk_id for h in without][:3], [h.title for h in without]
 
 
+def test_search_memory_gives_a_top_place_to_the_closest_hit_of_each_clause(
+        brain: Brain, search: Search, project: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """As deep_search: notes sharing the first clause's words fill the best places of a
+    question asking two things, and the note answering the second clause gets one through its
+    clause."""
+    texts = [f"The payments service {what}." for what in [
+        "listens on port 8443 behind the gateway",
+        "health check calls port 8443 every 10 seconds",
+        "exports its metrics on port 9464", "admin pages listen on port 8444",
+        "gRPC reflection port is 8445 in staging",
+        "listens on port 8446 for its debug endpoints",
+        "canary listens on port 8447 during a rollout"]] + [
+        "Priya Raman reviews every merge request before it ships.",
+        "The mobile app caches avatars for a week.", "Grafana dashboards live in the ops folder."]
+    owner = [brain.writer.add(text, project, session_id=f"window-{n}").note.zk_id
+             for n, text in enumerate(texts)][7]
+    query = "which port does the payments service listen on, and who reviews its changes?"
+    monkeypatch.setattr(search_module, "CLAUSE_OF", 0)  # no clause takes a place
+    without = [h.zk_id for h in search.search_memory(query, project, top_k=5)]
+    assert owner not in without[:3], without
+    monkeypatch.undo()
+    hits = search.search_memory(query, project, top_k=5)
+    ids = [h.zk_id for h in hits]
+    assert ids[0] == without[0] and owner in ids[:3], [h.title for h in hits]
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
 def test_deep_search_gives_the_third_place_to_the_note_sharing_the_first_hits_rare_entities(
         brain: Brain, search: Search, project: str,
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -460,3 +460,14 @@ def test_the_mirror_reads_a_notes_best_sentence_as_search_memory_does() -> None:
     assert rank(pool, q, t, floor=(0.6, 0.0, 0.0))[0] == 1
     q.best = None
     assert rank(pool, q, t, floor=(0.6, 0.0, 0.0)) == []
+
+
+def test_the_closest_hit_to_each_clause_takes_a_place_after_the_first() -> None:
+    # the query is closest to notes 0-3; the second clause is closest to note 5, far below
+    pool = notes(8)
+    q = replace(asked([0.9, 0.85, 0.8, 0.75, 0.7, 0.5, 0.4, 0.3], {0, 5}),
+                clauses=np.asarray([[0.9, 0.2, 0.3, 0.1, 0.1, 0.2, 0.1, 0.1],
+                                    [0.1, 0.2, 0.1, 0.3, 0.2, 0.8, 0.1, 0.1]]))
+    plain = replace(Tuning(), same_n=0)
+    assert rank(pool, q, plain)[:4] == [0, 5, 1, 2]
+    assert rank(pool, replace(q, clauses=np.zeros((0, 8))), plain)[:3] == [0, 1, 2]

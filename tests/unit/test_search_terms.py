@@ -281,6 +281,7 @@ def test_a_whole_query_is_scored_by_the_stemmed_index_alone() -> None:
     ("which node do I need; which pnpm?", ["which node do I need", "which pnpm"]),
     ("what runs on a merge request: the linter and the dbt build?", []),  # one clause
     ("which port does the payments service listen on?", []),
+    ("which show did she go to on 9 April, 2023?", []),  # a date's comma splits nothing
     ("a, b, c, d, e", []),  # more than MAX_CLAUSES: a list or a pasted log, read as one
 ])
 def test_a_question_asking_several_things_is_split_into_its_clauses(
