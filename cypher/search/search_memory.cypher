@@ -7,8 +7,8 @@
 // ($session_before, $session_after); the fix of a found note ranks with it ($fix_lift); a note
 // superseded by a live note through a link someone asserted yields to it ($superseded factor),
 // and so does an older hit stating the same thing as a newer one (fragments/current_first);
-// $history turns both round. Then a hit per clause of a question asking several things. Read only: the caller stamps access on what it returns
-// (search/stamp_access).
+// $history turns both round. Then a hit per clause of a question asking several things. Read
+// only: the caller stamps access on what it returns (search/stamp_access).
 // The vector channel is the index, or an exact scan of a small project
 // (fragments/nearest_in_project).
 // params: vector: 384 floats; question: the parts that change with the question in one map, so
